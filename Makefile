@@ -1,0 +1,162 @@
+# SPDX-License-Identifier: GPL-2.0
+# claimd: build, test, demo, bench, install. Everything lands in build/.
+#
+#   make            build claimd, claimctl, libclaim, claimlab, tests
+#   make test       unit tests, then BPF / end-to-end tests (root)
+#   make demo       the retry-storm rehearsal with claimd attached
+#   make V=1 ...    show the commands
+#   make SAN=1 ...  build user code with ASan + UBSan (into build-san/)
+
+.DELETE_ON_ERROR:
+.SECONDARY:
+.SUFFIXES:
+
+SAN ?= 0
+ifeq ($(SAN),1)
+BUILD ?= build-san
+else
+BUILD ?= build
+endif
+
+PREFIX ?= /usr/local
+DESTDIR ?=
+CLANG ?= clang
+CC ?= gcc
+BPFTOOL ?= bpftool
+LLVM_STRIP ?= llvm-strip
+ARCH := $(shell uname -m | sed -e 's/x86_64/x86/' -e 's/aarch64/arm64/')
+
+ifeq ($(V),1)
+Q =
+msg =
+else
+Q = @
+msg = @printf '  %-8s %s\n' "$(1)" "$(2)";
+endif
+
+CFLAGS_BASE := -std=gnu11 -Wall -Wextra -Werror -O2 -g -MMD -MP \
+	-Iheaders -Iuser -I$(BUILD) -D_GNU_SOURCE
+ifeq ($(SAN),1)
+CFLAGS_BASE += -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
+LDFLAGS += -fsanitize=address,undefined
+endif
+CFLAGS ?=
+override CFLAGS := $(CFLAGS_BASE) $(CFLAGS)
+LDLIBS_BPF := -lbpf -lelf -lz
+LDLIBS_JSON := -ljson-c
+
+BPF_CFLAGS := -g -O2 -target bpf -mcpu=v3 -D__TARGET_ARCH_$(ARCH) -Wall -Werror \
+	-Iheaders -Ibpf -I$(BUILD) -MMD -MP
+
+DEPS_STAMP := $(BUILD)/.deps-installed
+
+BPF_MODS := observer
+BPF_OBJS := $(patsubst %,$(BUILD)/%.bpf.o,$(BPF_MODS))
+SKELS := $(patsubst %,$(BUILD)/%.skel.h,$(BPF_MODS))
+
+# Modules shared by claimd and claimctl.
+COMMON_SRCS := user/log.c user/jsonio.c user/ctlproto.c
+# claimd's own modules.
+CLAIMD_SRCS := user/claimd.c user/observer.c user/sysprobe.c user/seed.c \
+	user/record.c user/names.c user/control.c user/evloop.c user/trace_fmt.c \
+	user/hashtab.c
+CLAIMCTL_SRCS := user/claimctl.c user/ctl_trace.c user/ctl_status.c
+
+COMMON_OBJS := $(patsubst user/%.c,$(BUILD)/user/%.o,$(COMMON_SRCS))
+CLAIMD_OBJS := $(patsubst user/%.c,$(BUILD)/user/%.o,$(CLAIMD_SRCS))
+CLAIMCTL_OBJS := $(patsubst user/%.c,$(BUILD)/user/%.o,$(CLAIMCTL_SRCS))
+
+TEST_SRCS := $(sort $(wildcard tests/unit/*.c tests/bpf/*.c))
+TEST_LIB_SRCS := $(sort $(wildcard tests/lib/*.c))
+TEST_OBJS := $(patsubst tests/%.c,$(BUILD)/tests/%.o,$(TEST_SRCS) $(TEST_LIB_SRCS))
+# Objects of claimd the unit tests exercise directly.
+TEST_USER_OBJS := $(BUILD)/user/record.o $(BUILD)/user/names.o $(BUILD)/user/hashtab.o \
+	$(BUILD)/user/trace_fmt.o $(COMMON_OBJS)
+
+BINS := $(BUILD)/claimd $(BUILD)/claimctl $(BUILD)/test_progs
+
+.PHONY: all
+all: $(BINS)
+
+$(DEPS_STAMP): scripts/install-deps.sh
+	$(call msg,DEPS,install-deps.sh)
+	$(Q)mkdir -p $(@D)
+	$(Q)./scripts/install-deps.sh
+	$(Q)touch $@
+
+# vmlinux.h from the running kernel's BTF, rewritten only when it changed.
+$(BUILD)/vmlinux.h: FORCE | $(DEPS_STAMP)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(BPFTOOL) btf dump file /sys/kernel/btf/vmlinux format c > $@.tmp
+	$(Q)cmp -s $@.tmp $@ && rm -f $@.tmp || { printf '  %-8s %s\n' GEN $@; mv $@.tmp $@; }
+
+$(BUILD)/%.bpf.o: bpf/%.bpf.c $(BUILD)/vmlinux.h | $(DEPS_STAMP)
+	$(call msg,BPF,$@)
+	$(Q)$(CLANG) $(BPF_CFLAGS) -c $< -o $@
+	$(Q)$(LLVM_STRIP) -g $@
+
+$(BUILD)/%.skel.h: $(BUILD)/%.bpf.o
+	$(call msg,SKEL,$@)
+	$(Q)$(BPFTOOL) gen skeleton $< name $*_bpf > $@
+
+# User objects may include any skeleton: build them first.
+$(BUILD)/user/%.o: user/%.c $(SKELS) | $(DEPS_STAMP)
+	$(call msg,CC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(CFLAGS) -c $< -o $@
+
+$(BUILD)/claimd: $(CLAIMD_OBJS) $(COMMON_OBJS)
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(LDFLAGS) $^ $(LDLIBS_BPF) $(LDLIBS_JSON) -o $@
+
+$(BUILD)/claimctl: $(CLAIMCTL_OBJS) $(COMMON_OBJS)
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(LDFLAGS) $^ $(LDLIBS_JSON) -o $@
+
+# Tests: every 'void test_<name>(void)' in tests/unit and tests/bpf is found here.
+$(BUILD)/tests/tests.inc: $(TEST_SRCS)
+	$(call msg,GEN,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)for f in $(TEST_SRCS); do \
+		group=$$(basename $$(dirname $$f)); \
+		sed -n "s/^void test_\([a-z0-9_]*\)(void)$$/DEFINE_TEST(\1, \"$$group\")/p" $$f; \
+	done > $@.tmp && mv $@.tmp $@
+
+$(BUILD)/tests/%.o: tests/%.c $(SKELS) | $(DEPS_STAMP)
+	$(call msg,CC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(CFLAGS) -Itests/lib -c $< -o $@
+
+$(BUILD)/tests/lib/test_progs.o: $(BUILD)/tests/tests.inc
+
+$(BUILD)/test_progs: $(TEST_OBJS) $(TEST_USER_OBJS)
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(LDFLAGS) $^ $(LDLIBS_BPF) $(LDLIBS_JSON) -lpthread -o $@
+
+.PHONY: test
+test: all
+	$(Q)./scripts/run-tests.sh $(BUILD)
+
+.PHONY: demo
+demo: all
+	$(Q)./scripts/demo.sh $(BUILD)
+
+compile_commands.json: FORCE
+	$(Q)$(MAKE) clean >/dev/null
+	$(Q)bear -- $(MAKE) all
+
+.PHONY: install
+install: all
+	install -d $(DESTDIR)$(PREFIX)/sbin $(DESTDIR)$(PREFIX)/bin
+	install -m 0755 $(BUILD)/claimd $(DESTDIR)$(PREFIX)/sbin/claimd
+	install -m 0755 $(BUILD)/claimctl $(DESTDIR)$(PREFIX)/bin/claimctl
+
+.PHONY: clean
+clean:
+	$(call msg,CLEAN,build)
+	$(Q)rm -rf build build-san
+
+.PHONY: FORCE
+FORCE:
+
+-include $(wildcard $(BUILD)/*.d $(BUILD)/user/*.d $(BUILD)/tests/*/*.d)

@@ -1,0 +1,406 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * Ingresses and egresses: what happens when the parser finds a request or
+ * a response. A request read on an inbound connection opens an ingress in
+ * the serving thread's context; every request that thread writes on an
+ * outbound connection meanwhile goes into that ingress's egress log; the
+ * response written back closes the ingress and sends its record. Requests
+ * wait in a per-connection FIFO until answered, so pipelining keeps order.
+ */
+#ifndef CLAIMD_INGRESS_BPF_H
+#define CLAIMD_INGRESS_BPF_H
+
+#include "maps.bpf.h"
+#include "sock.bpf.h"
+
+#define FIFO_MASK   (CLAIMD_FIFO_MAX - 1)
+#define EGRESS_MASK (CLAIMD_EGRESS_MAX - 1)
+
+/*
+ * One syscall on one connection. No pointers in it: it is handed to global
+ * BPF functions, which the verifier checks once, on their own.
+ */
+struct io {
+	__u64 now;
+	struct claimd_conn_key key;
+	__u32 tid;
+	__u32 dir; /* DIR_RX or DIR_TX */
+};
+
+enum { DIR_RX = 0, DIR_TX = 1 };
+
+static __always_inline void fifo_push(struct claimd_conn *c, const struct claimd_pending *p)
+{
+	/* Behind overflowed entries, details would come out of order: count only. */
+	if (c->extra || c->count >= CLAIMD_FIFO_MAX) {
+		c->extra++;
+		stat_inc(CLAIMD_ST_FIFO_OVERFLOW);
+		return;
+	}
+	c->fifo[(c->head + c->count) & FIFO_MASK] = *p;
+	c->count++;
+}
+
+/* 1: *p holds the oldest request; 2: an overflowed one, no details; 0: none. */
+static __always_inline int fifo_pop(struct claimd_conn *c, struct claimd_pending *p)
+{
+	if (c->count) {
+		*p = c->fifo[c->head & FIFO_MASK];
+		c->head = (c->head + 1) & FIFO_MASK;
+		c->count--;
+		return 1;
+	}
+	__builtin_memset(p, 0, sizeof(*p));
+	p->slot = CLAIMD_NO_SLOT;
+	if (c->extra) {
+		c->extra--;
+		return 2;
+	}
+	return 0;
+}
+
+static __always_inline struct claimd_pending *fifo_peek(struct claimd_conn *c)
+{
+	return c->count ? &c->fifo[c->head & FIFO_MASK] : NULL;
+}
+
+static __always_inline int same_conn(const struct claimd_conn_key *a,
+				     const struct claimd_conn_key *b)
+{
+	return a->tgid == b->tgid && a->fd == b->fd;
+}
+
+/* The request at the head of io's connection is now being served by io's thread. */
+static __noinline int ingress_open(struct claimd_conn *c, struct io *io,
+				   const struct claimd_pending *p)
+{
+	struct claimd_thread *t;
+	struct claimd_ingress *r;
+	__u32 tid = io->tid;
+	__u32 flags = 0;
+	__u64 seq;
+
+	t = bpf_map_lookup_elem(&threads, &tid);
+	if (!t) {
+		bpf_map_update_elem(&threads, &tid, &zero_thread, BPF_NOEXIST);
+		t = bpf_map_lookup_elem(&threads, &tid);
+		if (!t) {
+			stat_inc(CLAIMD_ST_THREAD_FULL);
+			return 0;
+		}
+	}
+	if (t->conn.tgid && !same_conn(&t->conn, &io->key)) {
+		/* Still serving another request: that one loses its log. */
+		struct claimd_conn *old = bpf_map_lookup_elem(&conns, &t->conn);
+
+		if (old && old->owner_tid == tid) {
+			old->owner_tid = 0;
+			old->flags |= CLAIMD_CONN_MUXED;
+		}
+		flags |= CLAIMD_IN_MUX;
+		stat_inc(CLAIMD_ST_MUX);
+	}
+	r = &t->rec;
+	seq = io->now > r->seq ? io->now : r->seq + 1;
+	r->hdr.type = CLAIMD_REC_INGRESS;
+	r->hdr.version = CLAIMD_RECORD_VERSION;
+	r->tgid = io->key.tgid;
+	r->tid = tid;
+	r->seq = seq;
+	r->start_ns = p->start_ns;
+	r->end_ns = 0;
+	r->local = c->local;
+	r->peer = c->remote;
+	proc_comm(r->comm);
+	r->flags = flags;
+	r->egress_dropped = 0;
+	r->target_hash = p->target_hash;
+	r->status = 0;
+	r->method = p->method;
+	r->n_egress = 0;
+	r->verdict = 0;
+	r->cause = CLAIMD_NO_SLOT;
+	t->conn = io->key;
+	c->owner_tid = tid;
+	c->owner_seq = seq;
+	stat_inc(CLAIMD_ST_INGRESS);
+	return 0;
+}
+
+/* An ingress whose thread context is gone: a record without egress log. */
+static __always_inline void ingress_emit_bare(struct claimd_conn *c, struct io *io,
+					      const struct claimd_pending *p, __u16 status,
+					      __u32 flags)
+{
+	struct claimd_ingress *r;
+
+	r = bpf_ringbuf_reserve(&events, offsetof(struct claimd_ingress, egress), 0);
+	if (!r) {
+		stat_inc(CLAIMD_ST_RB_DROPS);
+		return;
+	}
+	r->hdr.type = CLAIMD_REC_INGRESS;
+	r->hdr.version = CLAIMD_RECORD_VERSION;
+	r->hdr.size = offsetof(struct claimd_ingress, egress);
+	r->tgid = io->key.tgid;
+	r->tid = io->tid;
+	r->seq = 0;
+	r->start_ns = p->start_ns;
+	r->end_ns = io->now;
+	r->local = c->local;
+	r->peer = c->remote;
+	proc_comm(r->comm);
+	r->flags = flags;
+	r->egress_dropped = 0;
+	r->target_hash = p->target_hash;
+	r->status = status;
+	r->method = p->method;
+	r->n_egress = 0;
+	r->verdict = 0;
+	r->cause = CLAIMD_NO_SLOT;
+	__builtin_memset(r->pad, 0, sizeof(r->pad));
+	bpf_ringbuf_submit(r, 0);
+	stat_inc(CLAIMD_ST_RECORDS);
+}
+
+/*
+ * The oldest request on io's connection got its answer (status 0: none will
+ * come). Sends its record; with open_next, the next pipelined request starts
+ * being served by this thread.
+ */
+static __noinline int ingress_close(struct claimd_conn *c, struct io *io, __u32 status,
+				    __u32 flags, int open_next)
+{
+	struct claimd_thread *t = NULL;
+	struct claimd_pending p;
+	struct claimd_pending *next;
+	__u32 owner = c->owner_tid;
+	int got;
+
+	got = fifo_pop(c, &p);
+	if (!got) {
+		stat_inc(CLAIMD_ST_UNMATCHED);
+		return 0;
+	}
+	if (got == 1 && owner)
+		t = bpf_map_lookup_elem(&threads, &owner);
+	if (t && same_conn(&t->conn, &io->key) && t->rec.seq == c->owner_seq) {
+		struct claimd_ingress *r = &t->rec;
+		__u32 n = r->n_egress;
+		__u32 size;
+
+		if (n > CLAIMD_EGRESS_MAX)
+			n = CLAIMD_EGRESS_MAX;
+		/*
+		 * clang 14 computes the size before the clamp and the verifier
+		 * then rejects it ("R2 min value is outside of the allowed memory
+		 * range"); the barrier keeps the clamp first.
+		 */
+		barrier_var(n);
+		size = offsetof(struct claimd_ingress, egress) + n * sizeof(struct claimd_egress);
+		r->status = status;
+		r->end_ns = io->now;
+		r->flags |= flags;
+		r->hdr.size = size;
+		emit(r, size);
+		t->conn.tgid = 0;
+		t->conn.fd = 0;
+	} else {
+		if (c->flags & CLAIMD_CONN_MUXED)
+			flags |= CLAIMD_IN_MUX;
+		ingress_emit_bare(c, io, &p, status, flags | CLAIMD_IN_NOCTX);
+	}
+	c->owner_tid = 0;
+	c->flags &= ~CLAIMD_CONN_MUXED;
+	next = fifo_peek(c);
+	if (open_next && next)
+		ingress_open(c, io, next);
+	return 0;
+}
+
+/* A call outside any ingress (or finished after it): a record of its own. */
+static __always_inline void egress_emit_root(struct io *io, const struct claimd_pending *p,
+					     const struct claimd_addr *callee, __u32 status,
+					     __u32 flags, __u32 claim, __u64 end_ns)
+{
+	struct claimd_root_egress *r;
+
+	r = bpf_ringbuf_reserve(&events, sizeof(*r), 0);
+	if (!r) {
+		stat_inc(CLAIMD_ST_RB_DROPS);
+		return;
+	}
+	r->hdr.type = CLAIMD_REC_EGRESS;
+	r->hdr.version = CLAIMD_RECORD_VERSION;
+	r->hdr.size = sizeof(*r);
+	r->tgid = io->key.tgid;
+	r->tid = p->tid;
+	proc_comm(r->comm);
+	r->egress.start_ns = p->start_ns;
+	r->egress.end_ns = end_ns;
+	r->egress.callee = *callee;
+	r->egress.target_hash = p->target_hash;
+	r->egress.status = status;
+	r->egress.method = p->method;
+	r->egress.flags = flags | CLAIMD_EG_DONE;
+	r->egress.claim = claim;
+	__builtin_memset(r->egress.pad, 0, sizeof(r->egress.pad));
+	bpf_ringbuf_submit(r, 0);
+	stat_inc(CLAIMD_ST_RECORDS);
+}
+
+/*
+ * A call begins on io's thread: logged in the ingress it serves, if any.
+ * Fills p's link (ingress_seq, slot) so the answer finds its log entry.
+ */
+static __always_inline void egress_log(struct io *io, struct claimd_pending *p,
+				       const struct claimd_addr *callee)
+{
+	struct claimd_thread *t = bpf_map_lookup_elem(&threads, &io->tid);
+	struct claimd_ingress *r;
+	struct claimd_egress *e;
+	__u32 n;
+
+	p->ingress_seq = 0;
+	p->slot = CLAIMD_NO_SLOT;
+	stat_inc(CLAIMD_ST_EGRESS);
+	if (!t || !t->conn.tgid)
+		return;
+	r = &t->rec;
+	p->ingress_seq = r->seq;
+	n = r->n_egress;
+	if (n >= CLAIMD_EGRESS_MAX) {
+		r->egress_dropped++;
+		stat_inc(CLAIMD_ST_EGRESS_OVERFLOW);
+		return;
+	}
+	e = &r->egress[n & EGRESS_MASK];
+	e->start_ns = p->start_ns;
+	e->end_ns = 0;
+	e->callee = *callee;
+	e->target_hash = p->target_hash;
+	e->status = 0;
+	e->method = p->method;
+	e->flags = 0;
+	e->claim = HTTP_CLAIM_NONE;
+	p->slot = n;
+	r->n_egress = n + 1;
+}
+
+/* How a call ended. */
+struct egress_end {
+	__u64 end_ns;
+	__u32 status;
+	__u32 flags;
+	__u32 claim;
+	__u32 pad;
+};
+
+/* A call ended: into its ingress's log if that is still open, else its own record. */
+static __noinline int egress_close(struct io *io, const struct claimd_pending *p,
+				   const struct claimd_addr *callee, const struct egress_end *end)
+{
+	__u32 status = end->status, flags = end->flags, claim = end->claim;
+	__u64 end_ns = end->end_ns;
+	__u32 tid = p->tid;
+
+	if (p->ingress_seq) {
+		struct claimd_thread *t = bpf_map_lookup_elem(&threads, &tid);
+
+		if (t && t->conn.tgid && t->rec.seq == p->ingress_seq) {
+			if (p->slot < CLAIMD_EGRESS_MAX) {
+				struct claimd_egress *e = &t->rec.egress[p->slot & EGRESS_MASK];
+
+				e->status = status;
+				e->end_ns = end_ns;
+				e->flags |= flags | CLAIMD_EG_DONE;
+				e->claim = claim;
+			}
+			return 0;
+		}
+		flags |= CLAIMD_EG_LATE;
+	}
+	egress_emit_root(io, p, callee, status, flags, claim, end_ns);
+	return 0;
+}
+
+/* A request written on an outbound connection. */
+static __always_inline void egress_open(struct claimd_conn *c, struct io *io)
+{
+	struct claimd_pending p = {
+		.start_ns = c->tx_first_ns,
+		.tid = io->tid,
+		.target_hash = c->tx.hash,
+		.method = c->tx.method,
+	};
+
+	egress_log(io, &p, &c->remote);
+	fifo_push(c, &p);
+	c->flags |= CLAIMD_CONN_SENT;
+}
+
+/* The status line of a response arrived; it completes at the end of its head. */
+static __always_inline void egress_answered(struct claimd_conn *c, struct io *io, __u16 status)
+{
+
+	if (!fifo_pop(c, &c->answering)) {
+		stat_inc(CLAIMD_ST_UNMATCHED);
+		return;
+	}
+	c->answer_status = status;
+	c->answer_end_ns = io->now;
+	c->answer_active = 1;
+}
+
+static __always_inline void egress_answer_done(struct claimd_conn *c, struct io *io)
+{
+
+	struct egress_end end = {
+		.end_ns = c->answer_end_ns,
+		.status = c->answer_status,
+		.claim = c->rx.claim,
+	};
+
+	if (!c->answer_active)
+		return;
+	c->answer_active = 0;
+	egress_close(io, &c->answering, &c->remote, &end);
+}
+
+/* The connection failed (reset, refused, closed, EOF): every call on it waiting ends. */
+static __noinline int egress_fail_all(struct claimd_conn *c, struct io *io)
+{
+	struct egress_end end = { .end_ns = io->now, .flags = CLAIMD_EG_TRANSPORT };
+	struct claimd_pending p;
+	int i;
+
+	egress_answer_done(c, io);
+	for (i = 0; i < CLAIMD_FIFO_MAX; i++) {
+		if (fifo_pop(c, &p) != 1)
+			break;
+		egress_close(io, &p, &c->remote, &end);
+	}
+	c->extra = 0;
+	c->count = 0;
+	c->flags |= CLAIMD_CONN_FAILED;
+	return 0;
+}
+
+/* A connection that never carried a request failed: one failed call, no request seen. */
+static __noinline int egress_connect_failed(struct io *io, const struct claimd_addr *callee)
+{
+	struct claimd_pending p = {
+		.start_ns = io->now,
+		.tid = io->tid,
+	};
+	struct egress_end end = {
+		.end_ns = io->now,
+		.flags = CLAIMD_EG_TRANSPORT | CLAIMD_EG_CONNECT,
+	};
+
+	egress_log(io, &p, callee);
+	egress_close(io, &p, callee, &end);
+	return 0;
+}
+
+#endif /* CLAIMD_INGRESS_BPF_H */

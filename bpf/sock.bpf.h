@@ -1,0 +1,126 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * From a file descriptor to the TCP socket behind it, and its addresses,
+ * by CO-RE reads of the current task's file table. Used when a connection
+ * appears (accept, connect, listen), never per read or write.
+ */
+#ifndef CLAIMD_SOCK_BPF_H
+#define CLAIMD_SOCK_BPF_H
+
+#include "observer.h"
+
+#define AF_INET	    2
+#define AF_INET6    10
+#define SOCK_STREAM 1
+#define IPPROTO_TCP 6
+#define S_IFMT	    00170000
+#define S_IFSOCK    0140000
+
+#define TCP_ESTABLISHED 1
+#define TCP_SYN_SENT	2
+#define TCP_CLOSE	7
+#define TCP_CLOSE_WAIT	8
+
+static __always_inline struct sock *sock_of_fd(int fd)
+{
+	struct task_struct *task = (struct task_struct *)bpf_get_current_task();
+	struct fdtable *fdt = BPF_CORE_READ(task, files, fdt);
+	struct file **fds = BPF_CORE_READ(fdt, fd);
+	unsigned int max = BPF_CORE_READ(fdt, max_fds);
+	struct file *file = NULL;
+	struct socket *sock;
+	umode_t mode;
+
+	if (fd < 0 || (unsigned int)fd >= max)
+		return NULL;
+	bpf_probe_read_kernel(&file, sizeof(file), &fds[fd]);
+	if (!file)
+		return NULL;
+	mode = BPF_CORE_READ(file, f_inode, i_mode);
+	if ((mode & S_IFMT) != S_IFSOCK)
+		return NULL;
+	sock = BPF_CORE_READ(file, private_data);
+	if (!sock)
+		return NULL;
+	return BPF_CORE_READ(sock, sk);
+}
+
+/* A TCP socket over IPv4 or IPv6: the only kind that carries HTTP/1.x here. */
+static __always_inline int sock_is_tcp(struct sock *sk)
+{
+	__u16 family = BPF_CORE_READ(sk, __sk_common.skc_family);
+
+	if (family != AF_INET && family != AF_INET6)
+		return 0;
+	return BPF_CORE_READ(sk, sk_type) == SOCK_STREAM &&
+	       BPF_CORE_READ(sk, sk_protocol) == IPPROTO_TCP;
+}
+
+static __always_inline void addr_from_v4(struct claimd_addr *a, __u32 be_addr, __u16 port)
+{
+	__builtin_memset(a->addr, 0, 10);
+	a->addr[10] = 0xff;
+	a->addr[11] = 0xff;
+	__builtin_memcpy(&a->addr[12], &be_addr, 4);
+	a->port = port;
+	a->pad = 0;
+}
+
+/* Local and remote endpoints; IPv4 is stored mapped into IPv6. */
+static __always_inline void sock_addrs(struct sock *sk, struct claimd_addr *local,
+				       struct claimd_addr *remote)
+{
+	__u16 family = BPF_CORE_READ(sk, __sk_common.skc_family);
+	__u16 lport = BPF_CORE_READ(sk, __sk_common.skc_num);
+	__u16 rport = bpf_ntohs(BPF_CORE_READ(sk, __sk_common.skc_dport));
+
+	if (family == AF_INET) {
+		addr_from_v4(local, BPF_CORE_READ(sk, __sk_common.skc_rcv_saddr), lport);
+		addr_from_v4(remote, BPF_CORE_READ(sk, __sk_common.skc_daddr), rport);
+		return;
+	}
+	BPF_CORE_READ_INTO(&local->addr, sk, __sk_common.skc_v6_rcv_saddr.in6_u.u6_addr8);
+	BPF_CORE_READ_INTO(&remote->addr, sk, __sk_common.skc_v6_daddr.in6_u.u6_addr8);
+	local->port = lport;
+	remote->port = rport;
+	local->pad = remote->pad = 0;
+}
+
+static __always_inline __u8 sock_state(struct sock *sk)
+{
+	return BPF_CORE_READ(sk, __sk_common.skc_state);
+}
+
+/* The address a connect() was given, for calls that failed before a socket
+ * had one. Returns 0 when it is not IPv4/IPv6. */
+static __always_inline int addr_from_user(struct claimd_addr *a, const void *uaddr)
+{
+	struct {
+		__u16 family;
+		__u16 port;
+		__u32 v4; /* sin_addr, or sin6_flowinfo */
+	} sa = {};
+
+	/* Read the sockaddr_in part first: a sockaddr_in may end right there. */
+	if (bpf_probe_read_user(&sa, sizeof(sa), uaddr))
+		return 0;
+	if (sa.family == AF_INET) {
+		addr_from_v4(a, sa.v4, bpf_ntohs(sa.port));
+		return 1;
+	}
+	if (sa.family != AF_INET6 || bpf_probe_read_user(a->addr, 16, uaddr + sizeof(sa)))
+		return 0;
+	a->port = bpf_ntohs(sa.port);
+	a->pad = 0;
+	return 1;
+}
+
+/* Group leader's command name: the process, not the thread. */
+static __always_inline void proc_comm(char comm[CLAIMD_COMM_LEN])
+{
+	struct task_struct *task = (struct task_struct *)bpf_get_current_task();
+
+	BPF_CORE_READ_STR_INTO((char(*)[CLAIMD_COMM_LEN])comm, task, group_leader, comm);
+}
+
+#endif /* CLAIMD_SOCK_BPF_H */

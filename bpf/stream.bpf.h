@@ -1,0 +1,297 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * Feeding the bytes a syscall moved through the connection's HTTP framer.
+ * Bytes are copied from user memory a window at a time into per-CPU scratch
+ * and stepped through http_step() (headers/http_parse.h) in a bpf_loop;
+ * bodies are skipped by count without being read. Each framing event is
+ * handed to on_events(), which opens and closes ingresses and egresses.
+ * Work per syscall is bounded: what does not fit is counted and the stream
+ * is given up rather than guessed.
+ *
+ * The verifier: on_events, scan_window, read_window and feed_segment are
+ * global functions, checked once each with opaque arguments. As static
+ * functions inside nested bpf_loop callbacks they were re-verified for every
+ * loop state ("BPF program is too large. Processed 1000001 insn", clang 14,
+ * Linux 6.18); that would go with open-coded iterators and a newer clang.
+ */
+#ifndef CLAIMD_STREAM_BPF_H
+#define CLAIMD_STREAM_BPF_H
+
+#include "ingress.bpf.h"
+
+#define FEED_ROUNDS   48 /* windows, skips and events per buffer */
+#define FEED_SEGMENTS 4	 /* iovec entries parsed per syscall */
+
+static __always_inline struct http_framer *io_framer(struct claimd_conn *c, struct io *io)
+{
+	return io->dir == DIR_RX ? &c->rx : &c->tx;
+}
+
+/* A request line was read on an inbound connection. */
+static __always_inline void request_in(struct claimd_conn *c, struct io *io)
+{
+	struct claimd_pending p = {
+		.start_ns = c->rx_first_ns,
+		.tid = io->tid,
+		.target_hash = c->rx.hash,
+		.method = c->rx.method,
+		.slot = CLAIMD_NO_SLOT,
+	};
+	int first = !c->count && !c->extra;
+
+	fifo_push(c, &p);
+	if (first)
+		ingress_open(c, io, &p);
+}
+
+__noinline int on_events(struct claimd_conn *c, struct io *io, __u32 ev)
+{
+	struct http_framer *f;
+	int inbound;
+
+	if (!c || !io)
+		return 0;
+	f = io_framer(c, io);
+	inbound = c->role == CLAIMD_ROLE_INBOUND;
+	if (ev & HTTP_EV_ERROR)
+		stat_inc(CLAIMD_ST_PARSE_ERRORS);
+	if (ev & HTTP_EV_RESYNC)
+		stat_inc(CLAIMD_ST_PARSE_RESYNC);
+	if (ev & HTTP_EV_START) {
+		if (f->kind == HTTP_KIND_REQUEST) {
+			if (inbound)
+				request_in(c, io);
+			else
+				egress_open(c, io);
+		} else if (f->status >= 200) { /* 1xx are interim: not the answer */
+			struct claimd_pending *head = fifo_peek(c);
+
+			/* A response to HEAD has no body, whatever its headers say. */
+			if (head)
+				f->method = head->method;
+			if (inbound)
+				ingress_close(c, io, f->status, 0, 1);
+			else
+				egress_answered(c, io, f->status);
+		}
+	}
+	if ((ev & HTTP_EV_HEAD_END) && !inbound && f->kind == HTTP_KIND_RESPONSE &&
+	    f->status >= 200)
+		egress_answer_done(c, io);
+	if (ev & HTTP_EV_END) {
+		/* The next message may begin in this same buffer. */
+		if (io->dir == DIR_RX)
+			c->rx_first_ns = io->now;
+		else
+			c->tx_first_ns = io->now;
+	}
+	return 0;
+}
+
+struct scan_state {
+	struct http_framer *f;
+	struct scan_buf *buf;
+	__u32 start; /* first byte of buf to feed */
+	__u32 len;   /* valid bytes in buf */
+	__u32 stop;  /* set on exit: bytes of buf consumed */
+	__u32 ev;
+};
+
+static long scan_byte(__u64 i, void *data)
+{
+	struct scan_state *s = data;
+	/* Indexed by the loop counter, not a stored position: the callback's
+	 * entry state stays the same from one iteration to the next. */
+	__u32 pos = s->start + (__u32)i;
+	__u32 ev;
+
+	if (pos >= s->len)
+		goto stop;
+	ev = http_step(s->f, s->buf->data[pos & (SCAN_WINDOW - 1)]);
+	if (ev || http_skipping(s->f) || http_swallowing(s->f)) {
+		s->ev = ev;
+		pos++;
+		goto stop;
+	}
+	return 0;
+stop:
+	s->stop = pos;
+	return 1;
+}
+
+/*
+ * Step the framer over buf[start, len) until a framing event or a change to
+ * skipping. Returns the position reached, with the events in bits 16 and up.
+ */
+__noinline __u32 scan_window(struct http_framer *f, struct scan_buf *buf, __u32 start,
+			     __u32 len)
+{
+	struct scan_state s = { .f = f, .buf = buf, .start = start, .len = len };
+
+	if (!f || !buf || start >= len || len > SCAN_WINDOW)
+		return start;
+	s.stop = len;
+	bpf_loop(SCAN_WINDOW, scan_byte, &s, 0);
+	return s.stop | (s.ev << 16);
+}
+
+/* Copy n (<= SCAN_WINDOW) bytes of user memory into buf; 0 on a fault. */
+__noinline __u32 read_window(struct scan_buf *buf, __u64 uptr, __u32 n)
+{
+	if (!buf || !n || n > SCAN_WINDOW)
+		return 0;
+	if (bpf_probe_read_user(buf->data, n, (const void *)uptr))
+		return 0;
+	return n;
+}
+
+struct feed_state {
+	struct claimd_conn *c;
+	struct io *io;
+	struct http_framer *f;
+	struct scan_buf *buf;
+	__u64 ubuf;  /* user memory */
+	__u64 len;   /* bytes at ubuf */
+	__u64 off;   /* bytes consumed */
+	__u64 wbase; /* offset in ubuf of what buf holds */
+	__u32 wlen;  /* bytes buf holds */
+	__u32 pad;
+};
+
+/* One round: skip body bytes, or scan up to the next framing event. */
+static long feed_round(__u64 i, void *data)
+{
+	struct feed_state *s = data;
+	struct http_framer *f = s->f;
+	__u32 ev = 0;
+
+	if (s->off >= s->len)
+		return 1;
+	if (http_skipping(f)) {
+		s->off += http_skip(f, s->len - s->off, &ev);
+	} else if (http_swallowing(f)) {
+		s->off = s->len;
+		return 1;
+	} else {
+		__u32 r;
+
+		if (s->off < s->wbase || s->off >= s->wbase + s->wlen) {
+			__u64 w = s->len - s->off;
+
+			s->wlen = read_window(s->buf, s->ubuf + s->off,
+					      w > SCAN_WINDOW ? SCAN_WINDOW : w);
+			s->wbase = s->off;
+			if (!s->wlen)
+				return 1; /* fault: left to feed_unframed */
+		}
+		r = scan_window(f, s->buf, s->off - s->wbase, s->wlen);
+		s->off = s->wbase + (r & 0xffff);
+		ev = r >> 16;
+	}
+	if (ev) {
+		on_events(s->c, s->io, ev);
+		if (ev & HTTP_EV_RESYNC) {
+			/* Joined mid-stream: try again at the next syscall's buffer. */
+			s->off = s->len;
+			return 1;
+		}
+	}
+	return 0;
+}
+
+/* Feed len bytes of user memory at ubuf; returns how many were framed. */
+__noinline __u64 feed_segment(struct claimd_conn *c, struct io *io, __u64 ubuf, __u64 len)
+{
+	__u32 zero = 0;
+	struct feed_state s = {
+		.c = c,
+		.io = io,
+		.ubuf = ubuf,
+		.len = len,
+	};
+
+	if (!c || !io)
+		return 0;
+	s.f = io_framer(c, io);
+	s.buf = bpf_map_lookup_elem(&scratch, &zero);
+	if (!s.buf)
+		return 0;
+	if (s.f->state == HS_START) {
+		if (io->dir == DIR_RX)
+			c->rx_first_ns = io->now;
+		else
+			c->tx_first_ns = io->now;
+	}
+	bpf_loop(FEED_ROUNDS, feed_round, &s, 0);
+	return s.off;
+}
+
+/* Bytes that could not be framed: the stream is lost unless they are all body. */
+static __always_inline void feed_unframed(struct claimd_conn *c, struct io *io, __u64 n)
+{
+	struct http_framer *f = io_framer(c, io);
+	__u32 ev = 0;
+
+	if (!n || http_swallowing(f))
+		return;
+	if (http_skipping(f) && f->remaining >= n) {
+		http_skip(f, n, &ev);
+		if (ev)
+			on_events(c, io, ev);
+		return;
+	}
+	stat_inc(CLAIMD_ST_PARSE_TRUNCATED);
+	f->state = (f->flags & HTTP_F_SEEK) ? HS_START : HS_LOST;
+}
+
+static __always_inline void feed_buf(struct claimd_conn *c, struct io *io, __u64 ubuf, __u64 len)
+{
+	feed_unframed(c, io, len - feed_segment(c, io, ubuf, len));
+}
+
+struct uiovec {
+	__u64 base;
+	__u64 len;
+};
+
+static __always_inline void feed_iov(struct claimd_conn *c, struct io *io, __u64 uiov,
+				     __u64 cnt, __u64 total)
+{
+	int i;
+
+	for (i = 0; i < FEED_SEGMENTS; i++) {
+		struct uiovec v;
+		__u64 n, done;
+
+		if (i >= cnt || !total)
+			break;
+		if (bpf_probe_read_user(&v, sizeof(v), (const void *)(uiov + i * sizeof(v))))
+			break;
+		n = v.len < total ? v.len : total;
+		done = feed_segment(c, io, v.base, n);
+		total -= n;
+		if (done < n) {
+			total += n - done;
+			break;
+		}
+	}
+	feed_unframed(c, io, total);
+}
+
+/* Status of a response that could not be sent (client gone), or 0. */
+static __always_inline __u16 peek_status(__u64 ubuf, __u64 len)
+{
+	__u32 zero = 0;
+	struct scan_buf *buf = bpf_map_lookup_elem(&scratch, &zero);
+	struct http_framer f;
+	__u32 n = len < 16 ? len : 16;
+
+	if (!buf || !read_window(buf, ubuf, n))
+		return 0;
+	http_framer_init(&f, HTTP_KIND_RESPONSE, 0);
+	if (!((scan_window(&f, buf, 0, n) >> 16) & HTTP_EV_START))
+		return 0;
+	return f.status;
+}
+
+#endif /* CLAIMD_STREAM_BPF_H */

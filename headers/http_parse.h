@@ -1,0 +1,744 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * HTTP/1.x message framing, one byte at a time.
+ *
+ * One parser for every side: the BPF programs feed it the bytes a socket
+ * syscall moved, user-space tests and fuzzers feed it buffers. It keeps only
+ * what framing needs (a few counters, no copy of the data), so it survives
+ * messages split anywhere across reads, finds each message of a pipelined
+ * stream, and never mistakes a body for a message start: bodies are skipped
+ * by length (http_skip), not scanned. It reports message starts (method and
+ * a hash of the target for requests, the status for responses), the end of
+ * the header block (with the x-error-claim value seen), and message ends.
+ *
+ * Written for the verifier: no pointers kept, no unbounded loops, every
+ * array index masked. Nothing here reads past the byte it is handed.
+ */
+#ifndef CLAIMD_HTTP_PARSE_H
+#define CLAIMD_HTTP_PARSE_H
+
+#ifdef __bpf__
+#define HTTP_INLINE static __always_inline
+#else
+#include <linux/types.h>
+#define HTTP_INLINE static inline
+#endif
+
+/* Longest head (request/status line plus headers) framed; longer is an error. */
+#define HTTP_MAX_HEAD	  65536
+#define HTTP_MAX_METHOD	  10
+#define HTTP_MAX_LENGTH	  (1ULL << 40) /* larger Content-Length or chunk: not trusted */
+#define HTTP_FNV_OFFSET	  2166136261u
+#define HTTP_FNV_PRIME	  16777619u
+
+enum http_kind {
+	HTTP_KIND_REQUEST = 0,
+	HTTP_KIND_RESPONSE = 1,
+};
+
+enum http_method {
+	HTTP_M_NONE = 0,
+	HTTP_M_GET,
+	HTTP_M_HEAD,
+	HTTP_M_POST,
+	HTTP_M_PUT,
+	HTTP_M_DELETE,
+	HTTP_M_PATCH,
+	HTTP_M_OPTIONS,
+	HTTP_M_CONNECT,
+	HTTP_M_TRACE,
+	HTTP_M_OTHER, /* a well-formed token that is none of the above */
+	HTTP_M__COUNT,
+};
+
+enum http_claim {
+	HTTP_CLAIM_NONE = 0,
+	HTTP_CLAIM_CLAIMED = 1,
+	HTTP_CLAIM_UNCLAIMED = 2,
+};
+
+enum http_state {
+	HS_START = 0,	  /* between messages */
+	HS_REQ_METHOD,	  /* method token */
+	HS_REQ_TARGET,	  /* request target, hashed */
+	HS_REQ_VERSION,	  /* "HTTP/1.x" then end of line */
+	HS_REQ_LINE_CR,	  /* CR seen after the version */
+	HS_RESP_VERSION,  /* "HTTP/1.x " */
+	HS_RESP_STATUS,	  /* three digits */
+	HS_RESP_REASON,	  /* rest of the status line */
+	HS_HDR_LINE,	  /* start of a header line */
+	HS_HDR_NAME,	  /* inside a header name */
+	HS_HDR_VALUE,	  /* inside the value of a header we read */
+	HS_HDR_SKIP,	  /* rest of a header line we ignore */
+	HS_HDR_END_CR,	  /* CR at the start of a line: the head ends */
+	HS_BODY_LEN,	  /* body of known length: skipped by http_skip */
+	HS_BODY_EOF,	  /* body runs until the connection closes */
+	HS_CHUNK_SIZE,	  /* hex size of the next chunk */
+	HS_CHUNK_EXT,	  /* rest of a chunk-size line */
+	HS_CHUNK_DATA,	  /* chunk data: skipped by http_skip */
+	HS_CHUNK_END,	  /* CRLF after chunk data */
+	HS_TRAILER,	  /* start of a trailer line after the last chunk */
+	HS_TRAILER_SKIP,  /* rest of a trailer line */
+	HS_TRAILER_CR,	  /* CR at the start of a trailer line */
+	HS_UPGRADED,	  /* 101 or CONNECT: no longer HTTP */
+	HS_LOST,	  /* not HTTP, or framing lost: everything is ignored */
+	HS__COUNT,
+};
+
+/* Events, a bit mask returned by http_step / http_skip. */
+#define HTTP_EV_START	 0x01 /* request line or status line complete */
+#define HTTP_EV_HEAD_END 0x02 /* header block complete, body mode known */
+#define HTTP_EV_END	 0x04 /* message complete (no body, or body done) */
+#define HTTP_EV_ERROR	 0x08 /* malformed: the framer is now HS_LOST */
+#define HTTP_EV_RESYNC	 0x10 /* malformed while seeking: back to HS_START */
+
+/* http_framer.flags */
+#define HTTP_F_HAVE_LEN 0x01 /* Content-Length seen */
+#define HTTP_F_CHUNKED	0x02 /* Transfer-Encoding: chunked */
+#define HTTP_F_SEEK	0x04 /* joined mid-stream: junk resyncs instead of losing */
+
+/* Header names we read (lower case); their index is http_framer.hdr. */
+#define HTTP_HDR_CONTENT_LENGTH	   0
+#define HTTP_HDR_TRANSFER_ENCODING 1
+#define HTTP_HDR_ERROR_CLAIM	   2
+#define HTTP_HDR_COUNT		   3
+#define HTTP_HDR_NAME_MAX	   18
+
+struct http_framer {
+	__u64 acc;	 /* method bytes, Content-Length or chunk size being read */
+	__u64 remaining; /* body or chunk bytes still to skip */
+	__u32 hash;	 /* FNV-1a of the request target */
+	__u32 head;	 /* bytes of the current head so far */
+	__u16 status;	 /* response status */
+	__u8 state;	 /* enum http_state */
+	__u8 kind;	 /* enum http_kind */
+	__u8 method;	 /* request: parsed; response: method answered (HEAD matters) */
+	__u8 pos;	 /* position inside a literal or token */
+	__u8 hdr;	 /* candidate mask while in a name, header index in a value */
+	__u8 flags;	 /* HTTP_F_* */
+	__u8 claim;	 /* enum http_claim of the current response */
+	__u8 sub;	 /* value sub-state: which literal is being matched */
+	__u8 pad[6];
+};
+
+HTTP_INLINE void http_framer_init(struct http_framer *f, __u8 kind, int seek)
+{
+	__builtin_memset(f, 0, sizeof(*f));
+	f->kind = kind;
+	f->state = HS_START;
+	if (seek)
+		f->flags = HTTP_F_SEEK;
+}
+
+HTTP_INLINE __u8 http_lower(__u8 c)
+{
+	return (c >= 'A' && c <= 'Z') ? c + ('a' - 'A') : c;
+}
+
+/* Character of a header name we read, or 0 past its end. */
+HTTP_INLINE __u8 http_hdr_char(__u32 hdr, __u32 pos)
+{
+	/* Switches, not a table: no .rodata lookups on the BPF side. */
+	switch (hdr) {
+	case HTTP_HDR_CONTENT_LENGTH:
+		switch (pos) {
+		case 0: return 'c';
+		case 1: return 'o';
+		case 2: return 'n';
+		case 3: return 't';
+		case 4: return 'e';
+		case 5: return 'n';
+		case 6: return 't';
+		case 7: return '-';
+		case 8: return 'l';
+		case 9: return 'e';
+		case 10: return 'n';
+		case 11: return 'g';
+		case 12: return 't';
+		case 13: return 'h';
+		}
+		return 0;
+	case HTTP_HDR_TRANSFER_ENCODING:
+		switch (pos) {
+		case 0: return 't';
+		case 1: return 'r';
+		case 2: return 'a';
+		case 3: return 'n';
+		case 4: return 's';
+		case 5: return 'f';
+		case 6: return 'e';
+		case 7: return 'r';
+		case 8: return '-';
+		case 9: return 'e';
+		case 10: return 'n';
+		case 11: return 'c';
+		case 12: return 'o';
+		case 13: return 'd';
+		case 14: return 'i';
+		case 15: return 'n';
+		case 16: return 'g';
+		}
+		return 0;
+	case HTTP_HDR_ERROR_CLAIM:
+		switch (pos) {
+		case 0: return 'x';
+		case 1: return '-';
+		case 2: return 'e';
+		case 3: return 'r';
+		case 4: return 'r';
+		case 5: return 'o';
+		case 6: return 'r';
+		case 7: return '-';
+		case 8: return 'c';
+		case 9: return 'l';
+		case 10: return 'a';
+		case 11: return 'i';
+		case 12: return 'm';
+		}
+		return 0;
+	}
+	return 0;
+}
+
+/* Character of a literal value we match: "chunked", "claimed", "unclaimed". */
+#define HTTP_LIT_CHUNKED   0
+#define HTTP_LIT_CLAIMED   1
+#define HTTP_LIT_UNCLAIMED 2
+HTTP_INLINE __u8 http_lit_char(__u32 lit, __u32 pos)
+{
+	/* "claimed" is "unclaimed" without its first two letters. */
+	if (lit == HTTP_LIT_UNCLAIMED) {
+		if (pos == 0)
+			return 'u';
+		if (pos == 1)
+			return 'n';
+		pos -= 2;
+		lit = HTTP_LIT_CLAIMED;
+	}
+	if (lit == HTTP_LIT_CLAIMED) {
+		switch (pos) {
+		case 0: return 'c';
+		case 1: return 'l';
+		case 2: return 'a';
+		case 3: return 'i';
+		case 4: return 'm';
+		case 5: return 'e';
+		case 6: return 'd';
+		}
+		return 0;
+	}
+	switch (pos) {
+	case 0: return 'c';
+	case 1: return 'h';
+	case 2: return 'u';
+	case 3: return 'n';
+	case 4: return 'k';
+	case 5: return 'e';
+	case 6: return 'd';
+	}
+	return 0;
+}
+
+HTTP_INLINE __u8 http_method_of(__u64 token, __u32 len)
+{
+	/* token holds the method's bytes, first byte most significant. */
+	switch (len) {
+	case 3:
+		if (token == 0x474554) /* GET */
+			return HTTP_M_GET;
+		if (token == 0x505554) /* PUT */
+			return HTTP_M_PUT;
+		break;
+	case 4:
+		if (token == 0x48454144) /* HEAD */
+			return HTTP_M_HEAD;
+		if (token == 0x504f5354) /* POST */
+			return HTTP_M_POST;
+		break;
+	case 5:
+		if (token == 0x5041544348ULL) /* PATCH */
+			return HTTP_M_PATCH;
+		if (token == 0x5452414345ULL) /* TRACE */
+			return HTTP_M_TRACE;
+		break;
+	case 6:
+		if (token == 0x44454c455445ULL) /* DELETE */
+			return HTTP_M_DELETE;
+		break;
+	case 7:
+		if (token == 0x4f5054494f4e53ULL) /* OPTIONS */
+			return HTTP_M_OPTIONS;
+		if (token == 0x434f4e4e454354ULL) /* CONNECT */
+			return HTTP_M_CONNECT;
+		break;
+	}
+	return HTTP_M_OTHER;
+}
+
+/* Malformed input: lost for good, unless the framer joined mid-stream. */
+HTTP_INLINE __u32 http_fail(struct http_framer *f)
+{
+	if (f->flags & HTTP_F_SEEK) {
+		f->state = HS_START;
+		f->head = 0;
+		return HTTP_EV_RESYNC;
+	}
+	f->state = HS_LOST;
+	return HTTP_EV_ERROR;
+}
+
+/* The message ended: ready for the next one. */
+HTTP_INLINE __u32 http_finish(struct http_framer *f)
+{
+	f->state = HS_START;
+	f->head = 0;
+	f->remaining = 0;
+	return HTTP_EV_END;
+}
+
+/* Header block complete: decide how the body is framed. */
+HTTP_INLINE __u32 http_head_end(struct http_framer *f)
+{
+	__u32 ev = HTTP_EV_HEAD_END;
+
+	if (f->kind == HTTP_KIND_RESPONSE) {
+		if (f->status == 101) {
+			f->state = HS_UPGRADED;
+			return ev;
+		}
+		if (f->status < 200 || f->status == 204 || f->status == 304 ||
+		    f->method == HTTP_M_HEAD)
+			return ev | http_finish(f);
+		if (f->method == HTTP_M_CONNECT && f->status < 300) {
+			f->state = HS_UPGRADED;
+			return ev;
+		}
+	}
+	if (f->flags & HTTP_F_CHUNKED) {
+		f->state = HS_CHUNK_SIZE;
+		f->acc = 0;
+		f->pos = 0;
+		return ev;
+	}
+	if (f->flags & HTTP_F_HAVE_LEN) {
+		if (f->remaining == 0)
+			return ev | http_finish(f);
+		f->state = HS_BODY_LEN;
+		return ev;
+	}
+	if (f->kind == HTTP_KIND_RESPONSE) {
+		f->state = HS_BODY_EOF;
+		return ev;
+	}
+	return ev | http_finish(f);
+}
+
+HTTP_INLINE __u32 http_start_message(struct http_framer *f, __u8 c)
+{
+	f->acc = 0;
+	f->remaining = 0;
+	f->hash = HTTP_FNV_OFFSET;
+	f->head = 1;
+	f->status = 0;
+	f->pos = 1;
+	f->hdr = 0;
+	f->claim = HTTP_CLAIM_NONE;
+	f->flags &= HTTP_F_SEEK;
+	f->method = HTTP_M_NONE; /* a response learns it from its request */
+	if (f->kind == HTTP_KIND_REQUEST) {
+		if (c < 'A' || c > 'Z')
+			return http_fail(f);
+		f->acc = c;
+		f->state = HS_REQ_METHOD;
+		return 0;
+	}
+	if (c != 'H')
+		return http_fail(f);
+	f->state = HS_RESP_VERSION;
+	return 0;
+}
+
+/* "HTTP/1.x" at pos 0..7: returns 1 while c matches. */
+HTTP_INLINE int http_version_char(__u32 pos, __u8 c)
+{
+	switch (pos) {
+	case 0: return c == 'H';
+	case 1: return c == 'T';
+	case 2: return c == 'T';
+	case 3: return c == 'P';
+	case 4: return c == '/';
+	case 5: return c == '1';
+	case 6: return c == '.';
+	case 7: return c == '0' || c == '1';
+	}
+	return 0;
+}
+
+HTTP_INLINE __u32 http_header_name_byte(struct http_framer *f, __u8 c)
+{
+	__u32 pos = f->pos;
+	__u8 lc = http_lower(c);
+	__u8 mask = f->hdr;
+
+	if (c == ':') {
+		__u32 h;
+
+		for (h = 0; h < HTTP_HDR_COUNT; h++) {
+			if ((mask & (1u << h)) && http_hdr_char(h, pos) == 0 && pos > 0) {
+				f->hdr = h;
+				f->state = HS_HDR_VALUE;
+				f->acc = 0;
+				f->pos = 0;
+				f->sub = 0xff; /* value not started */
+				return 0;
+			}
+		}
+		f->state = HS_HDR_SKIP;
+		return 0;
+	}
+	if (c == '\n' || c == '\r') {
+		/* A line with no colon: tolerated, ignored. */
+		f->state = c == '\n' ? HS_HDR_LINE : HS_HDR_SKIP;
+		return 0;
+	}
+	if (pos >= HTTP_HDR_NAME_MAX) {
+		f->state = HS_HDR_SKIP;
+		return 0;
+	}
+	if ((mask & 1) && http_hdr_char(0, pos) != lc)
+		mask &= ~1u;
+	if ((mask & 2) && http_hdr_char(1, pos) != lc)
+		mask &= ~2u;
+	if ((mask & 4) && http_hdr_char(2, pos) != lc)
+		mask &= ~4u;
+	f->hdr = mask;
+	f->pos = pos + 1;
+	if (!mask)
+		f->state = HS_HDR_SKIP;
+	return 0;
+}
+
+HTTP_INLINE __u32 http_header_value_byte(struct http_framer *f, __u8 c)
+{
+	__u8 lc = http_lower(c);
+	int eol = c == '\n';
+	int end = eol || c == '\r' || c == ' ' || c == '\t' || c == ',' || c == ';';
+
+	switch (f->hdr) {
+	case HTTP_HDR_CONTENT_LENGTH:
+		if (c >= '0' && c <= '9') {
+			if (f->sub == 1) /* digits after a space: "12 34" */
+				return http_fail(f);
+			f->acc = f->acc * 10 + (c - '0');
+			if (f->acc > HTTP_MAX_LENGTH)
+				return http_fail(f);
+			f->sub = 0;
+			f->pos = 1;
+			break;
+		}
+		if (!end)
+			return http_fail(f);
+		if (f->pos) {
+			f->remaining = f->acc;
+			f->flags |= HTTP_F_HAVE_LEN;
+			f->sub = 1;
+		}
+		break;
+	case HTTP_HDR_TRANSFER_ENCODING:
+		/* Looks for "chunked"; restarts the match on any other letter. */
+		if (lc && lc == http_lit_char(HTTP_LIT_CHUNKED, f->pos)) {
+			f->pos++;
+			if (f->pos == 7)
+				f->flags |= HTTP_F_CHUNKED;
+		} else if (f->pos != 7 || !end) {
+			f->pos = lc == 'c' ? 1 : 0;
+			if (f->flags & HTTP_F_CHUNKED)
+				f->flags &= ~HTTP_F_CHUNKED; /* "chunked, gzip": not last */
+		}
+		break;
+	case HTTP_HDR_ERROR_CLAIM:
+		if (f->sub == 0xff) { /* before the value */
+			if (c == ' ' || c == '\t')
+				break;
+			if (lc == 'c')
+				f->sub = HTTP_LIT_CLAIMED;
+			else if (lc == 'u')
+				f->sub = HTTP_LIT_UNCLAIMED;
+			else
+				f->sub = 0xfe; /* unknown value: ignored */
+			f->pos = 1;
+			break;
+		}
+		if (f->sub == 0xfe)
+			break;
+		if (end) {
+			__u32 want = f->sub == HTTP_LIT_CLAIMED ? 7 : 9;
+
+			if (f->pos == want)
+				f->claim = f->sub == HTTP_LIT_CLAIMED ? HTTP_CLAIM_CLAIMED
+								       : HTTP_CLAIM_UNCLAIMED;
+			f->sub = 0xfe;
+			break;
+		}
+		if (lc && lc == http_lit_char(f->sub, f->pos))
+			f->pos++;
+		else
+			f->sub = 0xfe;
+		break;
+	}
+	if (eol)
+		f->state = HS_HDR_LINE;
+	return 0;
+}
+
+HTTP_INLINE __u32 http_chunk_size_byte(struct http_framer *f, __u8 c)
+{
+	__u8 lc = http_lower(c);
+	__u32 v;
+
+	if (c >= '0' && c <= '9')
+		v = c - '0';
+	else if (lc >= 'a' && lc <= 'f')
+		v = lc - 'a' + 10;
+	else if (c == '\n' || c == '\r' || c == ';' || c == ' ' || c == '\t') {
+		if (!f->pos)
+			return http_fail(f);
+		f->state = HS_CHUNK_EXT;
+		if (c == '\n')
+			goto line_end;
+		return 0;
+	} else {
+		return http_fail(f);
+	}
+	if (f->pos >= 15)
+		return http_fail(f);
+	f->acc = (f->acc << 4) | v;
+	f->pos++;
+	return 0;
+line_end:
+	if (f->acc == 0) {
+		f->state = HS_TRAILER;
+		return 0;
+	}
+	if (f->acc > HTTP_MAX_LENGTH)
+		return http_fail(f);
+	f->remaining = f->acc;
+	f->state = HS_CHUNK_DATA;
+	return 0;
+}
+
+/* Feed one byte. Never called in the skip states (HS_BODY_LEN, HS_CHUNK_DATA). */
+HTTP_INLINE __u32 http_step(struct http_framer *f, __u8 c)
+{
+	__u32 pos = f->pos;
+
+	if (f->state < HS_BODY_LEN && f->state != HS_START) {
+		if (++f->head > HTTP_MAX_HEAD)
+			return http_fail(f);
+	}
+
+	switch (f->state) {
+	case HS_START:
+		if (c == '\r' || c == '\n')
+			return 0; /* blank lines between messages are allowed */
+		return http_start_message(f, c);
+	case HS_REQ_METHOD:
+		if (c == ' ') {
+			f->method = http_method_of(f->acc, pos);
+			f->state = HS_REQ_TARGET;
+			f->pos = 0;
+			return 0;
+		}
+		if (c < 'A' || c > 'Z' || pos >= HTTP_MAX_METHOD)
+			return http_fail(f);
+		if (pos < 8)
+			f->acc = (f->acc << 8) | c;
+		f->pos = pos + 1;
+		return 0;
+	case HS_REQ_TARGET:
+		if (c == ' ') {
+			if (!pos)
+				return http_fail(f);
+			f->state = HS_REQ_VERSION;
+			f->pos = 0;
+			return 0;
+		}
+		if (c == '\r' || c == '\n' || c < 0x21 || c == 0x7f)
+			return http_fail(f);
+		f->hash = (f->hash ^ c) * HTTP_FNV_PRIME;
+		f->pos = 1;
+		return 0;
+	case HS_REQ_VERSION:
+		if (pos == 8) {
+			if (c == '\r') {
+				f->state = HS_REQ_LINE_CR;
+				return 0;
+			}
+			if (c == '\n') {
+				f->state = HS_HDR_LINE;
+				f->flags &= ~HTTP_F_SEEK;
+				return HTTP_EV_START;
+			}
+			return http_fail(f);
+		}
+		if (!http_version_char(pos, c))
+			return http_fail(f);
+		f->pos = pos + 1;
+		return 0;
+	case HS_REQ_LINE_CR:
+		if (c != '\n')
+			return http_fail(f);
+		f->state = HS_HDR_LINE;
+		f->flags &= ~HTTP_F_SEEK;
+		return HTTP_EV_START;
+	case HS_RESP_VERSION:
+		if (pos == 8) {
+			if (c != ' ')
+				return http_fail(f);
+			f->state = HS_RESP_STATUS;
+			f->pos = 0;
+			return 0;
+		}
+		if (!http_version_char(pos, c))
+			return http_fail(f);
+		f->pos = pos + 1;
+		return 0;
+	case HS_RESP_STATUS:
+		if (pos < 3) {
+			if (c < '0' || c > '9')
+				return http_fail(f);
+			f->status = f->status * 10 + (c - '0');
+			f->pos = pos + 1;
+			return 0;
+		}
+		if (f->status < 100 || (c != ' ' && c != '\r' && c != '\n'))
+			return http_fail(f);
+		f->state = c == '\n' ? HS_HDR_LINE : HS_RESP_REASON;
+		f->flags &= ~HTTP_F_SEEK;
+		return HTTP_EV_START;
+	case HS_RESP_REASON:
+		if (c == '\n')
+			f->state = HS_HDR_LINE;
+		return 0;
+	case HS_HDR_LINE:
+		if (c == '\r') {
+			f->state = HS_HDR_END_CR;
+			return 0;
+		}
+		if (c == '\n')
+			return http_head_end(f);
+		if (c == ' ' || c == '\t' || c == ':') {
+			f->state = HS_HDR_SKIP; /* folded line or empty name */
+			return 0;
+		}
+		f->state = HS_HDR_NAME;
+		f->pos = 0;
+		f->hdr = (1u << HTTP_HDR_COUNT) - 1;
+		return http_header_name_byte(f, c);
+	case HS_HDR_NAME:
+		return http_header_name_byte(f, c);
+	case HS_HDR_VALUE:
+		return http_header_value_byte(f, c);
+	case HS_HDR_SKIP:
+		if (c == '\n')
+			f->state = HS_HDR_LINE;
+		return 0;
+	case HS_HDR_END_CR:
+		if (c != '\n')
+			return http_fail(f);
+		return http_head_end(f);
+	case HS_CHUNK_SIZE:
+		return http_chunk_size_byte(f, c);
+	case HS_CHUNK_EXT:
+		if (c != '\n')
+			return 0;
+		if (f->acc == 0) {
+			f->state = HS_TRAILER;
+			return 0;
+		}
+		if (f->acc > HTTP_MAX_LENGTH)
+			return http_fail(f);
+		f->remaining = f->acc;
+		f->state = HS_CHUNK_DATA;
+		return 0;
+	case HS_CHUNK_END:
+		if (c == '\r')
+			return 0;
+		if (c != '\n')
+			return http_fail(f);
+		f->state = HS_CHUNK_SIZE;
+		f->acc = 0;
+		f->pos = 0;
+		return 0;
+	case HS_TRAILER:
+		if (c == '\r') {
+			f->state = HS_TRAILER_CR;
+			return 0;
+		}
+		if (c == '\n')
+			return http_finish(f);
+		f->state = HS_TRAILER_SKIP;
+		return 0;
+	case HS_TRAILER_SKIP:
+		if (c == '\n')
+			f->state = HS_TRAILER;
+		return 0;
+	case HS_TRAILER_CR:
+		if (c != '\n')
+			return http_fail(f);
+		return http_finish(f);
+	}
+	/* HS_BODY_EOF, HS_UPGRADED, HS_LOST: the byte is not ours to frame. */
+	return 0;
+}
+
+/* In a state where bytes are skipped by count rather than fed one by one. */
+HTTP_INLINE int http_skipping(const struct http_framer *f)
+{
+	return f->state == HS_BODY_LEN || f->state == HS_CHUNK_DATA;
+}
+
+/* In a state that swallows everything until the connection ends. */
+HTTP_INLINE int http_swallowing(const struct http_framer *f)
+{
+	return f->state == HS_BODY_EOF || f->state == HS_UPGRADED || f->state == HS_LOST;
+}
+
+/*
+ * Skip up to avail body bytes. Returns how many were consumed; *ev gets
+ * HTTP_EV_END when a length-framed body finished.
+ */
+HTTP_INLINE __u64 http_skip(struct http_framer *f, __u64 avail, __u32 *ev)
+{
+	__u64 n = f->remaining < avail ? f->remaining : avail;
+
+	*ev = 0;
+	f->remaining -= n;
+	if (f->remaining == 0) {
+		if (f->state == HS_BODY_LEN)
+			*ev = http_finish(f);
+		else if (f->state == HS_CHUNK_DATA)
+			f->state = HS_CHUNK_END;
+	}
+	return n;
+}
+
+/*
+ * The connection closed. Returns HTTP_EV_END when that completed a message
+ * (a body framed by the close), so the caller can tell a clean end from a
+ * message cut short (http_in_message).
+ */
+HTTP_INLINE __u32 http_close(struct http_framer *f)
+{
+	if (f->state == HS_BODY_EOF)
+		return http_finish(f);
+	return 0;
+}
+
+/* A message has begun and not finished. */
+HTTP_INLINE int http_in_message(const struct http_framer *f)
+{
+	return f->state != HS_START && f->state != HS_LOST && f->state != HS_UPGRADED;
+}
+
+#endif /* CLAIMD_HTTP_PARSE_H */

@@ -1,0 +1,207 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * The observer's ABI: what the BPF programs in bpf/observer.bpf.c and claimd
+ * in user/ both see. Map keys and values, the records on the ring buffer,
+ * the counters. Fixed-width types only; layouts change together with
+ * CLAIMD_RECORD_VERSION.
+ */
+#ifndef CLAIMD_OBSERVER_H
+#define CLAIMD_OBSERVER_H
+
+#include "http_parse.h"
+
+#define CLAIMD_RECORD_VERSION 1
+
+#define CLAIMD_ADDR_LEN	  16 /* IPv6, or IPv4 mapped into IPv6 */
+#define CLAIMD_COMM_LEN	  16
+#define CLAIMD_EGRESS_MAX 16 /* egress log entries per ingress */
+#define CLAIMD_FIFO_MAX	  8  /* requests remembered per connection (pipelining) */
+#define CLAIMD_NO_SLOT	  0xff
+
+/* Default map sizes; claimd can change them before loading. */
+#define CLAIMD_CONNS_MAX   32768
+#define CLAIMD_THREADS_MAX 8192
+#define CLAIMD_RINGBUF_SZ  (8u << 20)
+
+enum claimd_role {
+	CLAIMD_ROLE_NONE = 0,
+	CLAIMD_ROLE_LISTENER = 1,
+	CLAIMD_ROLE_INBOUND = 2,  /* accepted: we serve requests on it */
+	CLAIMD_ROLE_OUTBOUND = 3, /* connected: we make calls on it */
+};
+
+/* claimd_conn.flags */
+#define CLAIMD_CONN_SEEDED    0x01 /* found at start; parsing joined mid-stream */
+#define CLAIMD_CONN_CONNECTED 0x02 /* connect() completed, or data moved */
+#define CLAIMD_CONN_FAILED    0x04 /* transport failure already reported */
+#define CLAIMD_CONN_SENT      0x08 /* a request was written */
+#define CLAIMD_CONN_MUXED     0x10 /* its ingress lost its thread to another one */
+
+/* claimd_egress.flags */
+#define CLAIMD_EG_DONE	    0x01 /* response status seen, or failed */
+#define CLAIMD_EG_TRANSPORT 0x02 /* refused, reset, or closed before a response */
+#define CLAIMD_EG_CONNECT   0x04 /* the connect itself failed */
+#define CLAIMD_EG_RETRY	    0x08 /* repeats the previous failed egress */
+#define CLAIMD_EG_LATE	    0x10 /* finished after its ingress had answered */
+
+/* claimd_ingress.flags */
+#define CLAIMD_IN_MUX	    0x01 /* the thread juggled another request meanwhile */
+#define CLAIMD_IN_NOCTX	    0x02 /* served without its thread context: no egress log */
+#define CLAIMD_IN_CLOSED    0x04 /* connection closed before a response */
+#define CLAIMD_IN_PEER_GONE 0x08 /* response written after the client went away */
+
+enum claimd_record_type {
+	CLAIMD_REC_INGRESS = 1, /* struct claimd_ingress, n_egress entries long */
+	CLAIMD_REC_EGRESS = 2,	/* struct claimd_root_egress: a call outside any ingress */
+	CLAIMD_REC_LISTEN = 3,	/* struct claimd_listen */
+	CLAIMD_REC_EXIT = 4,	/* struct claimd_exit */
+};
+
+/* Counters in the stats map, one slot each (per CPU; claimd sums). */
+enum claimd_stat {
+	CLAIMD_ST_RECORDS = 0,	   /* records submitted */
+	CLAIMD_ST_RB_DROPS,	   /* records lost: ring buffer full */
+	CLAIMD_ST_EGRESS_OVERFLOW, /* egress beyond CLAIMD_EGRESS_MAX, not logged */
+	CLAIMD_ST_FIFO_OVERFLOW,   /* pipelined requests beyond CLAIMD_FIFO_MAX */
+	CLAIMD_ST_PARSE_ERRORS,	   /* streams that were not HTTP/1.x or lost framing */
+	CLAIMD_ST_PARSE_RESYNC,	   /* junk skipped on connections joined mid-stream */
+	CLAIMD_ST_PARSE_TRUNCATED, /* bytes past the parse budget of one syscall */
+	CLAIMD_ST_UNMATCHED,	   /* responses with no request waiting for them */
+	CLAIMD_ST_CONN_FULL,	   /* connections not tracked: table full */
+	CLAIMD_ST_THREAD_FULL,	   /* thread contexts not created: table full */
+	CLAIMD_ST_MUX,		   /* a thread began an ingress with another one open */
+	CLAIMD_ST_CONNS,	   /* connections tracked */
+	CLAIMD_ST_INGRESS,	   /* ingresses started */
+	CLAIMD_ST_EGRESS,	   /* egresses started */
+	CLAIMD_ST__COUNT,
+};
+
+struct claimd_addr {
+	__u8 addr[CLAIMD_ADDR_LEN];
+	__u16 port; /* host order */
+	__u16 pad;
+};
+
+/* Connection table key: one socket of one process. */
+struct claimd_conn_key {
+	__u32 tgid;
+	__s32 fd;
+};
+
+/* A request on a connection whose answer has not started yet. */
+struct claimd_pending {
+	__u64 start_ns;	   /* first byte of the request */
+	__u64 ingress_seq; /* outbound: the ingress it belongs to, 0 for a root call */
+	__u32 tid;	   /* outbound: the thread that wrote it */
+	__u32 target_hash;
+	__u8 method;
+	__u8 slot; /* outbound: index in the ingress's egress log, or CLAIMD_NO_SLOT */
+	__u8 pad[6];
+};
+
+struct claimd_conn {
+	struct http_framer rx; /* bytes this process reads */
+	struct http_framer tx; /* bytes this process writes */
+	struct claimd_addr local;
+	struct claimd_addr remote;
+	__u64 rx_first_ns; /* when the message being read began */
+	__u64 tx_first_ns; /* when the message being written began */
+	/* inbound: the ingress being served and the thread holding it */
+	__u64 owner_seq;
+	__u32 owner_tid;
+	__u8 role;  /* enum claimd_role */
+	__u8 flags; /* CLAIMD_CONN_* */
+	/* pending requests, oldest at head; 'extra' more beyond the ring */
+	__u8 head;
+	__u8 count;
+	__u32 extra;
+	__u32 pad;
+	/* outbound: the request whose response head is being read */
+	struct claimd_pending answering;
+	__u64 answer_end_ns; /* when its status line arrived */
+	__u16 answer_status;
+	__u8 answer_active;
+	__u8 pad2[5];
+	struct claimd_pending fifo[CLAIMD_FIFO_MAX];
+};
+
+struct claimd_egress {
+	__u64 start_ns;
+	__u64 end_ns;
+	struct claimd_addr callee;
+	__u32 target_hash;
+	__u16 status; /* 0: transport failure, or no response yet */
+	__u8 method;
+	__u8 flags; /* CLAIMD_EG_* */
+	__u8 claim; /* enum http_claim found in the response */
+	__u8 pad[3];
+};
+
+struct claimd_rec_hdr {
+	__u16 type;    /* enum claimd_record_type */
+	__u16 version; /* CLAIMD_RECORD_VERSION */
+	__u32 size;    /* bytes of this record */
+};
+
+struct claimd_ingress {
+	struct claimd_rec_hdr hdr;
+	__u32 tgid;
+	__u32 tid;
+	__u64 seq; /* unique per thread: the ingress's start time */
+	__u64 start_ns;
+	__u64 end_ns;
+	struct claimd_addr local; /* the service's endpoint */
+	struct claimd_addr peer;  /* the client */
+	char comm[CLAIMD_COMM_LEN];
+	__u32 flags;	      /* CLAIMD_IN_* */
+	__u32 egress_dropped; /* egress calls beyond the log */
+	__u32 target_hash;
+	__u16 status; /* 0: no response */
+	__u8 method;
+	__u8 n_egress;
+	__u8 verdict; /* reserved for the ownership verdict */
+	__u8 cause;   /* egress index that decided the verdict, or CLAIMD_NO_SLOT */
+	__u8 pad[6];
+	struct claimd_egress egress[CLAIMD_EGRESS_MAX];
+};
+
+struct claimd_root_egress {
+	struct claimd_rec_hdr hdr;
+	__u32 tgid;
+	__u32 tid;
+	char comm[CLAIMD_COMM_LEN];
+	struct claimd_egress egress;
+};
+
+struct claimd_listen {
+	struct claimd_rec_hdr hdr;
+	__u32 tgid;
+	__u32 closed; /* 1: the listener went away */
+	struct claimd_addr local;
+	char comm[CLAIMD_COMM_LEN];
+};
+
+struct claimd_exit {
+	struct claimd_rec_hdr hdr;
+	__u32 tgid;
+	__u32 pad;
+};
+
+/* Per-thread context: the ingress the thread serves, with its egress log. */
+struct claimd_thread {
+	struct claimd_conn_key conn; /* inbound connection of the ingress; tgid 0: idle */
+	struct claimd_ingress rec;   /* the record being built */
+};
+
+/* Filters set by claimd before the programs see traffic. */
+#define CLAIMD_FILTER_PID    0x01 /* only processes in the pid_filter map */
+#define CLAIMD_FILTER_CGROUP 0x02 /* only the cgroup (v2 id) given */
+#define CLAIMD_FILTER_PORT   0x04 /* only connections whose service port is listed */
+
+static inline __u32 claimd_ingress_size(__u32 n_egress)
+{
+	return (__u32)(sizeof(struct claimd_ingress) -
+		       (CLAIMD_EGRESS_MAX - n_egress) * sizeof(struct claimd_egress));
+}
+
+#endif /* CLAIMD_OBSERVER_H */

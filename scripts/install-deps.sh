@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+# Installs the Debian packages claimd's build and tests need, only those that
+# are missing. Idempotent and quick when everything is already there; the
+# Makefile calls it before building.
+set -euo pipefail
+
+# Build: compilers, BPF toolchain, libraries claimd links against.
+build_pkgs=(
+	make clang llvm gcc pkg-config
+	libbpf-dev bpftool libelf-dev zlib1g-dev
+	libjson-c-dev libmicrohttpd-dev
+)
+# Tests and demo: the real peers the end-to-end tests start.
+test_pkgs=(
+	python3 curl wrk nginx iproute2 procps util-linux
+)
+
+missing=()
+for p in "${build_pkgs[@]}" "${test_pkgs[@]}"; do
+	if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed'; then
+		missing+=("$p")
+	fi
+done
+
+if [ ${#missing[@]} -eq 0 ]; then
+	exit 0
+fi
+
+if [ "$(id -u)" -ne 0 ]; then
+	echo "install-deps: missing Debian packages: ${missing[*]}" >&2
+	echo "install-deps: run as root, or: sudo apt-get install ${missing[*]}" >&2
+	exit 1
+fi
+
+echo "install-deps: installing ${missing[*]}"
+export DEBIAN_FRONTEND=noninteractive
+if ! apt-get install -y --no-install-recommends "${missing[@]}" >/dev/null; then
+	apt-get update >/dev/null
+	apt-get install -y --no-install-recommends "${missing[@]}" >/dev/null
+fi
+# nginx's package starts a system instance; tests run their own.
+if [[ " ${missing[*]} " == *" nginx "* ]] && command -v systemctl >/dev/null 2>&1; then
+	systemctl disable --now nginx >/dev/null 2>&1 || true
+fi

@@ -1,0 +1,98 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""A service for end-to-end tests: a ThreadingHTTPServer that, for each
+request, optionally calls the next service down the chain and fails when
+told to.
+
+Request path: /r/<id>. The service fails with 503 when id is in its failure
+set (--fail-mod M --fail-rem R: id % M == R); if its downstream fails, it
+answers 502. With --keepalive it speaks HTTP/1.1 with persistent
+connections, up and down (one downstream connection per handler thread).
+"""
+import argparse
+import http.client
+import http.server
+import socket
+import sys
+import threading
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--port", type=int, required=True)
+    ap.add_argument("--downstream", help="host:port of the next service")
+    ap.add_argument("--fail-mod", type=int, default=0)
+    ap.add_argument("--fail-rem", type=int, default=0)
+    ap.add_argument("--keepalive", action="store_true")
+    ap.add_argument("--ready-file", help="written once listening")
+    args = ap.parse_args()
+
+    local = threading.local()
+
+    def downstream_conn():
+        host, port = args.downstream.rsplit(":", 1)
+        if args.keepalive:
+            c = getattr(local, "conn", None)
+            if c is None:
+                c = http.client.HTTPConnection(host, int(port))
+                local.conn = c
+            return c
+        return http.client.HTTPConnection(host, int(port))
+
+    class Handler(http.server.BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1" if args.keepalive else "HTTP/1.0"
+
+        def log_message(self, *a):
+            pass
+
+        def reply(self, status, body):
+            data = body.encode()
+            self.send_response(status)
+            self.send_header("Content-Type", "text/plain")
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
+
+        def do_GET(self):
+            try:
+                rid = int(self.path.rsplit("/", 1)[1])
+            except (ValueError, IndexError):
+                rid = -1
+            if args.fail_mod and rid % args.fail_mod == args.fail_rem:
+                self.reply(503, "own failure\n")
+                return
+            if args.downstream:
+                c = downstream_conn()
+                try:
+                    c.request("GET", self.path)
+                    r = c.getresponse()
+                    r.read()
+                    status = r.status
+                except (OSError, http.client.HTTPException):
+                    status = 0
+                    local.conn = None
+                    c.close()
+                if not args.keepalive:
+                    c.close()
+                if status == 0 or status >= 500:
+                    self.reply(502, "downstream failed\n")
+                    return
+            # A body that looks like a status line must not confuse anybody.
+            self.reply(200, "HTTP/1.1 200 OK\r\nok\n")
+
+    class Server(http.server.ThreadingHTTPServer):
+        daemon_threads = True
+        request_queue_size = 128
+
+    srv = Server(("127.0.0.1", args.port), Handler)
+    if args.ready_file:
+        with open(args.ready_file, "w") as f:
+            f.write("ready\n")
+    try:
+        srv.serve_forever()
+    except KeyboardInterrupt:
+        pass
+
+
+if __name__ == "__main__":
+    sys.exit(main())

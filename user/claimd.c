@@ -1,0 +1,422 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * claimd: loads the observer, seeds the sockets that already exist, and
+ * turns its records into what operators and claimctl ask for. One thread,
+ * one epoll set: the ring buffer, the control socket and its clients.
+ * Runs in the foreground until SIGINT or SIGTERM, then detaches and exits 0.
+ */
+#include <argp.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <bpf/libbpf.h>
+
+#include "control.h"
+#include "evloop.h"
+#include "log.h"
+#include "names.h"
+#include "observer_api.h"
+#include "record.h"
+#include "seed.h"
+#include "sysprobe.h"
+#include "trace_fmt.h"
+
+#define DEFAULT_PIN_DIR "/sys/fs/bpf/claimd"
+#define MAX_EXITED	512
+
+static volatile sig_atomic_t exiting;
+
+struct options {
+	struct observer_config obs;
+	const char *pin_dir;
+	struct control_opts control;
+	bool no_seed;
+	int verbose;
+};
+
+struct claimd {
+	struct options *opt;
+	struct observer *obs;
+	struct names *names;
+	struct control *ctl;
+	struct ring_buffer *rb;
+	struct ep_src rb_src;
+	int epfd;
+	int lock_fd;
+	struct timespec started;
+	struct seed_counts seeded;
+	/* records from the kernel, by type, and the malformed ones */
+	unsigned long n_ingress, n_root, n_listen, n_exit, n_invalid;
+	__u32 exited[MAX_EXITED];
+	int n_exited;
+};
+
+const char *argp_program_version = "claimd 0.1";
+static const char doc[] =
+	"claimd -- error ownership for every request on this host.\n\n"
+	"Follows every inbound HTTP/1.x request, the outbound calls made while "
+	"serving it and how each ended, with no change to the services. Runs in "
+	"the foreground; claimctl talks to it.";
+
+enum {
+	OPT_PIN_DIR = 0x100,
+	OPT_CONTROL,
+	OPT_CONTROL_GROUP,
+	OPT_CGROUP,
+	OPT_CONNS,
+	OPT_THREADS,
+	OPT_NO_SEED,
+};
+
+static const struct argp_option options[] = {
+	{ "pid", 'p', "PID", 0, "Follow only this process (repeatable)", 1 },
+	{ "port", 'P', "PORT", 0,
+	  "Follow only connections to or from this service port (repeatable)", 1 },
+	{ "cgroup", OPT_CGROUP, "DIR", 0, "Follow only processes under this cgroup v2 directory",
+	  1 },
+	{ "pin-dir", OPT_PIN_DIR, "DIR", 0, "claimd's own bpffs directory (default " DEFAULT_PIN_DIR
+					    ")", 2 },
+	{ "control", OPT_CONTROL, "PATH", 0,
+	  "Control socket for claimctl (default " CTL_DEFAULT_SOCKET ")", 2 },
+	{ "control-group", OPT_CONTROL_GROUP, "GID", 0,
+	  "Let this group use the control socket too (mode 0660)", 2 },
+	{ "conns", OPT_CONNS, "N", 0, "Connections followed at once (default 32768)", 3 },
+	{ "threads", OPT_THREADS, "N", 0, "Threads serving requests at once (default 8192)", 3 },
+	{ "no-seed", OPT_NO_SEED, NULL, 0,
+	  "Do not look for sockets that existed before claimd started", 3 },
+	{ "verbose", 'v', NULL, 0, "More messages (repeat for debug)", 4 },
+	{},
+};
+
+static int parse_uint(const char *arg, unsigned long max, unsigned long *out)
+{
+	char *end;
+
+	errno = 0;
+	*out = strtoul(arg, &end, 10);
+	if (errno || end == arg || *end || *out > max)
+		return -1;
+	return 0;
+}
+
+static error_t parse_opt(int key, char *arg, struct argp_state *state)
+{
+	struct options *o = state->input;
+	unsigned long v = 0;
+
+	switch (key) {
+	case 'p':
+		if (o->obs.n_pids >= OBSERVER_MAX_FILTER || parse_uint(arg, UINT32_MAX, &v) || !v)
+			argp_error(state, "invalid or too many --pid: %s", arg);
+		o->obs.pids[o->obs.n_pids++] = v;
+		break;
+	case 'P':
+		if (o->obs.n_ports >= OBSERVER_MAX_FILTER || parse_uint(arg, 65535, &v) || !v)
+			argp_error(state, "invalid or too many --port: %s", arg);
+		o->obs.ports[o->obs.n_ports++] = v;
+		break;
+	case OPT_CGROUP:
+		o->obs.cgroup = arg;
+		break;
+	case OPT_PIN_DIR:
+		o->pin_dir = arg;
+		break;
+	case OPT_CONTROL:
+		o->control.path = arg;
+		break;
+	case OPT_CONTROL_GROUP:
+		if (parse_uint(arg, UINT32_MAX - 1, &v))
+			argp_error(state, "invalid --control-group: %s", arg);
+		o->control.group = v;
+		o->control.mode = 0660;
+		break;
+	case OPT_CONNS:
+		if (parse_uint(arg, 1u << 24, &v) || v < 64)
+			argp_error(state, "--conns must be 64 to 16777216");
+		o->obs.conns_max = v;
+		break;
+	case OPT_THREADS:
+		if (parse_uint(arg, 1u << 20, &v) || v < 64)
+			argp_error(state, "--threads must be 64 to 1048576");
+		o->obs.threads_max = v;
+		break;
+	case OPT_NO_SEED:
+		o->no_seed = true;
+		break;
+	case 'v':
+		o->verbose++;
+		break;
+	case ARGP_KEY_ARG:
+		argp_error(state, "unexpected argument: %s", arg);
+		break;
+	default:
+		return ARGP_ERR_UNKNOWN;
+	}
+	return 0;
+}
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	exiting = 1;
+}
+
+static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list args)
+{
+	if (level == LIBBPF_DEBUG)
+		return 0;
+	return vfprintf(stderr, fmt, args);
+}
+
+/* One claimd per pin directory: a second one would attach everything twice. */
+static int lock_pin_dir(struct claimd *d)
+{
+	const char *dir = d->opt->pin_dir;
+
+	if (mkdir(dir, 0755) && errno != EEXIST) {
+		pr_err("cannot create pin directory %s: %s", dir, strerror(errno));
+		return -1;
+	}
+	d->lock_fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (d->lock_fd < 0) {
+		pr_err("cannot open pin directory %s: %s", dir, strerror(errno));
+		return -1;
+	}
+	if (flock(d->lock_fd, LOCK_EX | LOCK_NB)) {
+		pr_err("another claimd is already running with pin directory %s; stop it first, "
+		       "or give this one its own --pin-dir and --control",
+		       dir);
+		return -1;
+	}
+	return 0;
+}
+
+static void publish(struct claimd *d, struct json_object *o, bool root)
+{
+	const char *s = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN);
+
+	control__publish(d->ctl, s, strlen(s), root);
+	json_object_put(o);
+}
+
+static int on_record(void *ctx, void *data, size_t size)
+{
+	struct claimd *d = ctx;
+	const char *why;
+	int type = record__check(data, size, &why);
+
+	switch (type) {
+	case CLAIMD_REC_INGRESS:
+		d->n_ingress++;
+		if (control__tracing(d->ctl, false))
+			publish(d, trace__ingress_json(data, d->names), false);
+		break;
+	case CLAIMD_REC_EGRESS:
+		d->n_root++;
+		if (control__tracing(d->ctl, true))
+			publish(d, trace__root_egress_json(data, d->names), true);
+		break;
+	case CLAIMD_REC_LISTEN: {
+		const struct claimd_listen *l = data;
+
+		d->n_listen++;
+		names__listen(d->names, l->tgid, &l->local, l->comm, l->closed);
+		break;
+	}
+	case CLAIMD_REC_EXIT: {
+		const struct claimd_exit *e = data;
+
+		d->n_exit++;
+		names__exit(d->names, e->tgid);
+		if (d->n_exited < MAX_EXITED)
+			d->exited[d->n_exited++] = e->tgid;
+		break;
+	}
+	default:
+		if (!d->n_invalid++)
+			pr_warn("dropping a malformed record from the kernel: %s", why);
+	}
+	return 0;
+}
+
+static void rb_event(struct ep_src *src, uint32_t events)
+{
+	struct claimd *d = (struct claimd *)((char *)src - offsetof(struct claimd, rb_src));
+
+	(void)events;
+	ring_buffer__consume(d->rb);
+}
+
+static double since(const struct timespec *t0)
+{
+	struct timespec now;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	return (now.tv_sec - t0->tv_sec) + (now.tv_nsec - t0->tv_nsec) / 1e9;
+}
+
+static struct json_object *status_json(struct claimd *d)
+{
+	struct json_object *o = json_object_new_object(), *k = json_object_new_object();
+	struct json_object *r = json_object_new_object(), *s = json_object_new_object();
+	__u64 st[CLAIMD_ST__COUNT];
+	int i;
+
+	json_object_object_add(o, "pid", json_object_new_int(getpid()));
+	json_object_object_add(o, "uptime_s", json_object_new_double(since(&d->started)));
+	json_object_object_add(o, "attached", json_object_new_boolean(1));
+	if (!observer__stats(d->obs, st))
+		for (i = 0; i < CLAIMD_ST__COUNT; i++)
+			json_object_object_add(k, observer__stat_name(i),
+					       json_object_new_uint64(st[i]));
+	json_object_object_add(o, "kernel", k);
+	json_object_object_add(r, "ingress", json_object_new_uint64(d->n_ingress));
+	json_object_object_add(r, "egress", json_object_new_uint64(d->n_root));
+	json_object_object_add(r, "listen", json_object_new_uint64(d->n_listen));
+	json_object_object_add(r, "exit", json_object_new_uint64(d->n_exit));
+	json_object_object_add(r, "invalid", json_object_new_uint64(d->n_invalid));
+	json_object_object_add(o, "records", r);
+	json_object_object_add(s, "processes", json_object_new_int(d->seeded.processes));
+	json_object_object_add(s, "listeners", json_object_new_int(d->seeded.listeners));
+	json_object_object_add(s, "inbound", json_object_new_int(d->seeded.inbound));
+	json_object_object_add(s, "outbound", json_object_new_int(d->seeded.outbound));
+	json_object_object_add(o, "seeded", s);
+	json_object_object_add(o, "trace_clients", json_object_new_int(control__tracers(d->ctl)));
+	json_object_object_add(o, "trace_dropped", json_object_new_uint64(control__dropped(d->ctl)));
+	return o;
+}
+
+static struct json_object *handle_request(void *ctx, const struct ctl_request *req)
+{
+	struct claimd *d = ctx;
+
+	switch (req->cmd) {
+	case CTL_STATUS:
+		return status_json(d);
+	default:
+		return NULL;
+	}
+}
+
+/* Once a second: what does not need doing per record. */
+static void housekeeping(struct claimd *d)
+{
+	if (d->n_exited) {
+		observer__forget_processes(d->obs, d->exited, d->n_exited);
+		d->n_exited = 0;
+	}
+}
+
+static int run(struct claimd *d)
+{
+	struct epoll_event evs[32];
+	double last = 0;
+
+	while (!exiting) {
+		int n = epoll_wait(d->epfd, evs, 32, 200), i;
+
+		if (n < 0 && errno != EINTR) {
+			pr_err("epoll_wait: %s", strerror(errno));
+			return -1;
+		}
+		for (i = 0; i < n; i++) {
+			struct ep_src *src = evs[i].data.ptr;
+
+			src->on_event(src, evs[i].events);
+		}
+		if (since(&d->started) - last >= 1.0) {
+			last = since(&d->started);
+			housekeeping(d);
+		}
+	}
+	ring_buffer__consume(d->rb); /* what arrived before the signal */
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	static const struct argp argp = { .options = options, .parser = parse_opt, .doc = doc };
+	struct options opt = {
+		.pin_dir = DEFAULT_PIN_DIR,
+		.control = { .path = CTL_DEFAULT_SOCKET, .mode = 0600, .group = (gid_t)-1 },
+	};
+	struct claimd d = { .opt = &opt, .epfd = -1, .lock_fd = -1 };
+	struct sigaction sa = { .sa_handler = on_signal };
+	struct sysprobe probe;
+	int err, ret = 1;
+
+	err = argp_parse(&argp, argc, argv, 0, NULL, &opt);
+	if (err)
+		return 2;
+	log_set_level(LOG_INFO + (opt.verbose > 1 ? 1 : 0));
+	libbpf_set_print(libbpf_print);
+	clock_gettime(CLOCK_MONOTONIC, &d.started);
+
+	if (sysprobe__run(&probe))
+		return 1;
+	if (lock_pin_dir(&d))
+		goto out;
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
+
+	d.names = names__new();
+	d.epfd = epoll_create1(EPOLL_CLOEXEC);
+	if (!d.names || d.epfd < 0) {
+		pr_err("out of memory or file descriptors");
+		goto out;
+	}
+	d.obs = observer__load(&opt.obs);
+	if (!d.obs)
+		goto out;
+	d.rb = ring_buffer__new(observer__events_fd(d.obs), on_record, &d, NULL);
+	if (!d.rb) {
+		pr_err("cannot set up the ring buffer: %s", strerror(errno));
+		goto out;
+	}
+	d.rb_src.fd = ring_buffer__epoll_fd(d.rb);
+	d.rb_src.on_event = rb_event;
+	if (ep_add(d.epfd, &d.rb_src, EPOLLIN)) {
+		pr_err("epoll: %s", strerror(errno));
+		goto out;
+	}
+	d.ctl = control__open(&opt.control, d.epfd, handle_request, &d);
+	if (!d.ctl)
+		goto out;
+	/* Attach first, then seed: a socket made in between is seen by the kernel,
+	 * and the seed does not overwrite what the kernel already knows. */
+	if (observer__attach(d.obs))
+		goto out;
+	if (!opt.no_seed) {
+		err = seed__existing(d.obs, &opt.obs, d.names, &d.seeded);
+		if (err)
+			pr_warn("could not look for existing sockets: %s", strerror(-err));
+	}
+	pr_info("attached; followed from before start: %d listeners, %d inbound and %d outbound "
+		"connections in %d processes; control socket %s",
+		d.seeded.listeners, d.seeded.inbound, d.seeded.outbound, d.seeded.processes,
+		opt.control.path);
+
+	ret = run(&d) ? 1 : 0;
+	pr_info("detaching: %lu ingress and %lu root egress records seen, %lu malformed",
+		d.n_ingress, d.n_root, d.n_invalid);
+out:
+	control__close(d.ctl);
+	ring_buffer__free(d.rb);
+	observer__destroy(d.obs);
+	names__free(d.names);
+	if (d.epfd >= 0)
+		close(d.epfd);
+	if (d.lock_fd >= 0)
+		close(d.lock_fd);
+	return ret;
+}

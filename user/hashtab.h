@@ -1,0 +1,48 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * A small chained hash table for claimd's user-side state: keys are byte
+ * strings of any length (copied in), values are pointers the caller owns.
+ */
+#ifndef CLAIMD_HASHTAB_H
+#define CLAIMD_HASHTAB_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+struct hashtab;
+
+struct hashtab_entry {
+	struct hashtab_entry *next;
+	unsigned long hash;
+	void *value;
+	size_t key_len;
+	unsigned char key[];
+};
+
+struct hashtab *hashtab__new(void);
+/* Frees the table; values are the caller's (free them first, with hashtab__for_each). */
+void hashtab__free(struct hashtab *h);
+void *hashtab__get(const struct hashtab *h, const void *key, size_t key_len);
+/* Inserts or replaces; returns the value replaced, or NULL. Returns NULL and sets
+ * *err on allocation failure when err is given. */
+void *hashtab__put(struct hashtab *h, const void *key, size_t key_len, void *value, int *err);
+/* Removes; returns the value that was there, or NULL. */
+void *hashtab__del(struct hashtab *h, const void *key, size_t key_len);
+size_t hashtab__count(const struct hashtab *h);
+
+/* Visits every entry; the callback may not change the table. Stops when it returns
+ * non-zero, and returns that. */
+int hashtab__for_each(const struct hashtab *h,
+		      int (*fn)(const struct hashtab_entry *e, void *ctx), void *ctx);
+
+static inline unsigned long hashtab__hash(const void *key, size_t len)
+{
+	const unsigned char *p = key;
+	unsigned long h = 1469598103934665603ULL;
+
+	while (len--)
+		h = (h ^ *p++) * 1099511628211ULL;
+	return h;
+}
+
+#endif

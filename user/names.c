@@ -1,0 +1,365 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Service and callee naming; see names.h. */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <ifaddrs.h>
+#include <netinet/in.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "hashtab.h"
+#include "names.h"
+
+#define NAME_MAX_LEN 128
+#define ENV_MAX	     (256 * 1024)
+
+struct proc_info {
+	char comm[CLAIMD_COMM_LEN + 1];
+	char service[NAME_MAX_LEN]; /* CLAIMD_SERVICE, or empty */
+	struct hashtab *by_port;    /* port -> char * "<name>" for that port */
+};
+
+struct listener {
+	__u32 tgid;
+	struct claimd_addr local;
+	struct listener *next;
+};
+
+struct names {
+	struct hashtab *procs;	   /* tgid -> struct proc_info */
+	struct hashtab *listeners; /* port -> struct listener list */
+	struct hashtab *callees;   /* struct claimd_addr -> char * "ip:port" */
+	struct claimd_addr *local_addrs;
+	int n_local;
+};
+
+static void load_local_addrs(struct names *n)
+{
+	struct ifaddrs *ifa, *i;
+	int cap = 0;
+
+	if (getifaddrs(&ifa))
+		return;
+	for (i = ifa; i; i = i->ifa_next) {
+		struct claimd_addr a = { 0 };
+
+		if (!i->ifa_addr)
+			continue;
+		if (i->ifa_addr->sa_family == AF_INET) {
+			a.addr[10] = a.addr[11] = 0xff;
+			memcpy(&a.addr[12], &((struct sockaddr_in *)i->ifa_addr)->sin_addr, 4);
+		} else if (i->ifa_addr->sa_family == AF_INET6) {
+			memcpy(a.addr, &((struct sockaddr_in6 *)i->ifa_addr)->sin6_addr, 16);
+		} else {
+			continue;
+		}
+		if (n->n_local == cap) {
+			void *p = realloc(n->local_addrs, (cap ? cap * 2 : 8) * sizeof(a));
+
+			if (!p)
+				break;
+			n->local_addrs = p;
+			cap = cap ? cap * 2 : 8;
+		}
+		n->local_addrs[n->n_local++] = a;
+	}
+	freeifaddrs(ifa);
+}
+
+struct names *names__new(void)
+{
+	struct names *n = calloc(1, sizeof(*n));
+
+	if (!n)
+		return NULL;
+	n->procs = hashtab__new();
+	n->listeners = hashtab__new();
+	n->callees = hashtab__new();
+	if (!n->procs || !n->listeners || !n->callees) {
+		names__free(n);
+		return NULL;
+	}
+	load_local_addrs(n);
+	return n;
+}
+
+static int free_str(const struct hashtab_entry *e, void *ctx)
+{
+	(void)ctx;
+	free(e->value);
+	return 0;
+}
+
+static void proc_free(struct proc_info *p)
+{
+	if (!p)
+		return;
+	hashtab__for_each(p->by_port, free_str, NULL);
+	hashtab__free(p->by_port);
+	free(p);
+}
+
+static int free_proc(const struct hashtab_entry *e, void *ctx)
+{
+	(void)ctx;
+	proc_free(e->value);
+	return 0;
+}
+
+static int free_listeners(const struct hashtab_entry *e, void *ctx)
+{
+	struct listener *l = e->value, *next;
+
+	(void)ctx;
+	for (; l; l = next) {
+		next = l->next;
+		free(l);
+	}
+	return 0;
+}
+
+void names__free(struct names *n)
+{
+	if (!n)
+		return;
+	if (n->procs)
+		hashtab__for_each(n->procs, free_proc, NULL);
+	if (n->listeners)
+		hashtab__for_each(n->listeners, free_listeners, NULL);
+	if (n->callees)
+		hashtab__for_each(n->callees, free_str, NULL);
+	hashtab__free(n->procs);
+	hashtab__free(n->listeners);
+	hashtab__free(n->callees);
+	free(n->local_addrs);
+	free(n);
+}
+
+/* CLAIMD_SERVICE from /proc/<pid>/environ, if set. */
+static void read_service_env(__u32 tgid, char *out, size_t len)
+{
+	static const char key[] = "CLAIMD_SERVICE=";
+	char path[64], *buf, *p, *end;
+	ssize_t got, total = 0;
+	int fd;
+
+	out[0] = 0;
+	snprintf(path, sizeof(path), "/proc/%u/environ", tgid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	buf = malloc(ENV_MAX);
+	if (!buf) {
+		close(fd);
+		return;
+	}
+	while (total < ENV_MAX - 1 && (got = read(fd, buf + total, ENV_MAX - 1 - total)) > 0)
+		total += got;
+	close(fd);
+	buf[total] = 0;
+	for (p = buf, end = buf + total; p < end; p += strlen(p) + 1) {
+		if (!strncmp(p, key, sizeof(key) - 1) && p[sizeof(key) - 1]) {
+			snprintf(out, len, "%s", p + sizeof(key) - 1);
+			break;
+		}
+	}
+	free(buf);
+}
+
+static void read_comm(__u32 tgid, char *out, size_t len)
+{
+	char path[64];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%u/comm", tgid);
+	f = fopen(path, "r");
+	if (!f)
+		return;
+	if (fgets(out, len, f))
+		out[strcspn(out, "\n")] = 0;
+	fclose(f);
+}
+
+static struct proc_info *proc_get(struct names *n, __u32 tgid, const char *comm)
+{
+	struct proc_info *p = hashtab__get(n->procs, &tgid, sizeof(tgid));
+
+	if (p)
+		return p;
+	p = calloc(1, sizeof(*p));
+	if (!p)
+		return NULL;
+	p->by_port = hashtab__new();
+	if (!p->by_port) {
+		free(p);
+		return NULL;
+	}
+	if (comm)
+		snprintf(p->comm, sizeof(p->comm), "%s", comm);
+	read_comm(tgid, p->comm, sizeof(p->comm));
+	if (!p->comm[0])
+		snprintf(p->comm, sizeof(p->comm), "pid%u", tgid);
+	read_service_env(tgid, p->service, sizeof(p->service));
+	hashtab__put(n->procs, &tgid, sizeof(tgid), p, NULL);
+	return p;
+}
+
+const char *names__service(struct names *n, __u32 tgid, __u16 port, const char *comm)
+{
+	struct proc_info *p = proc_get(n, tgid, comm);
+	char buf[NAME_MAX_LEN + 8], *name;
+
+	if (!p)
+		return "?";
+	if (p->service[0])
+		return p->service;
+	name = hashtab__get(p->by_port, &port, sizeof(port));
+	if (name)
+		return name;
+	snprintf(buf, sizeof(buf), "%s:%u", p->comm, port);
+	name = strdup(buf);
+	if (!name)
+		return "?";
+	hashtab__put(p->by_port, &port, sizeof(port), name, NULL);
+	return name;
+}
+
+const char *names__process(struct names *n, __u32 tgid, const char *comm)
+{
+	struct proc_info *p = proc_get(n, tgid, comm);
+
+	if (!p)
+		return "?";
+	return p->service[0] ? p->service : p->comm;
+}
+
+bool names__addr_is_any(const struct claimd_addr *a)
+{
+	static const __u8 any6[16];
+	static const __u8 any4[16] = { [10] = 0xff, [11] = 0xff };
+
+	return !memcmp(a->addr, any6, 16) || !memcmp(a->addr, any4, 16);
+}
+
+bool names__addr_is_loopback(const struct claimd_addr *a)
+{
+	static const __u8 lo6[16] = { [15] = 1 };
+	static const __u8 v4mapped[12] = { [10] = 0xff, [11] = 0xff };
+
+	if (!memcmp(a->addr, lo6, 16))
+		return true;
+	return !memcmp(a->addr, v4mapped, 12) && a->addr[12] == 127;
+}
+
+static bool addr_is_local(const struct names *n, const struct claimd_addr *a)
+{
+	int i;
+
+	if (names__addr_is_loopback(a))
+		return true;
+	for (i = 0; i < n->n_local; i++)
+		if (!memcmp(n->local_addrs[i].addr, a->addr, 16))
+			return true;
+	return false;
+}
+
+void names__format_addr(const struct claimd_addr *a, char *buf, size_t len)
+{
+	static const __u8 v4mapped[12] = { [10] = 0xff, [11] = 0xff };
+	char ip[INET6_ADDRSTRLEN];
+
+	if (!memcmp(a->addr, v4mapped, 12)) {
+		inet_ntop(AF_INET, &a->addr[12], ip, sizeof(ip));
+		snprintf(buf, len, "%s:%u", ip, a->port);
+	} else {
+		inet_ntop(AF_INET6, a->addr, ip, sizeof(ip));
+		snprintf(buf, len, "[%s]:%u", ip, a->port);
+	}
+}
+
+void names__listen(struct names *n, __u32 tgid, const struct claimd_addr *local,
+		   const char *comm, bool closed)
+{
+	__u16 port = local->port;
+	struct listener *head = hashtab__get(n->listeners, &port, sizeof(port));
+	struct listener **pp, *l;
+
+	for (pp = &head; *pp; pp = &(*pp)->next) {
+		if ((*pp)->tgid == tgid && !memcmp((*pp)->local.addr, local->addr, 16))
+			break;
+	}
+	if (closed) {
+		if (*pp) {
+			l = *pp;
+			*pp = l->next;
+			free(l);
+			hashtab__put(n->listeners, &port, sizeof(port), head, NULL);
+			if (!head)
+				hashtab__del(n->listeners, &port, sizeof(port));
+		}
+		return;
+	}
+	if (*pp)
+		return;
+	l = calloc(1, sizeof(*l));
+	if (!l)
+		return;
+	l->tgid = tgid;
+	l->local = *local;
+	l->next = head;
+	hashtab__put(n->listeners, &port, sizeof(port), l, NULL);
+	proc_get(n, tgid, comm); /* read its name while the process is surely there */
+}
+
+struct exiting {
+	__u32 tgid;
+	int n;
+	struct claimd_addr addrs[64];
+};
+
+static int collect_listeners(const struct hashtab_entry *e, void *arg)
+{
+	struct exiting *x = arg;
+	const struct listener *l;
+
+	for (l = e->value; l && x->n < (int)(sizeof(x->addrs) / sizeof(x->addrs[0])); l = l->next)
+		if (l->tgid == x->tgid)
+			x->addrs[x->n++] = l->local;
+	return 0;
+}
+
+void names__exit(struct names *n, __u32 tgid)
+{
+	struct exiting x = { .tgid = tgid };
+	int i;
+
+	/* Collect, then remove: the table may not change during a walk. */
+	hashtab__for_each(n->listeners, collect_listeners, &x);
+	for (i = 0; i < x.n; i++)
+		names__listen(n, tgid, &x.addrs[i], NULL, true);
+	proc_free(hashtab__del(n->procs, &tgid, sizeof(tgid)));
+}
+
+const char *names__callee(struct names *n, const struct claimd_addr *a)
+{
+	struct listener *l = hashtab__get(n->listeners, &a->port, sizeof(a->port));
+	char buf[64], *name;
+
+	for (; l; l = l->next) {
+		if (!memcmp(l->local.addr, a->addr, 16) ||
+		    (names__addr_is_any(&l->local) && addr_is_local(n, a)))
+			return names__service(n, l->tgid, a->port, NULL);
+	}
+	name = hashtab__get(n->callees, a, sizeof(*a));
+	if (name)
+		return name;
+	names__format_addr(a, buf, sizeof(buf));
+	name = strdup(buf);
+	if (!name)
+		return "?";
+	hashtab__put(n->callees, a, sizeof(*a), name, NULL);
+	return name;
+}

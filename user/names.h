@@ -1,0 +1,41 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Names of services and callees, as design.md says: a service is the
+ * CLAIMD_SERVICE value in its process's environment, else "<comm>:<port>";
+ * a process that only makes calls is "<comm>"; a callee is the service that
+ * listens on this host at its address, else "ip:port". Process facts are
+ * read from /proc once and cached until the process exits.
+ */
+#ifndef CLAIMD_NAMES_H
+#define CLAIMD_NAMES_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <linux/types.h>
+
+#include "observer.h"
+
+struct names;
+
+struct names *names__new(void);
+void names__free(struct names *n);
+
+/* The service a process runs on a local port (the ingress side). */
+const char *names__service(struct names *n, __u32 tgid, __u16 port, const char *comm);
+/* A process making calls outside any ingress. */
+const char *names__process(struct names *n, __u32 tgid, const char *comm);
+/* Who answers calls to this address: a local service, or "ip:port". */
+const char *names__callee(struct names *n, const struct claimd_addr *a);
+
+/* A listener appeared (closed = 0) or went away. comm may be NULL. */
+void names__listen(struct names *n, __u32 tgid, const struct claimd_addr *local,
+		   const char *comm, bool closed);
+/* The process exited: forget it and its listeners. */
+void names__exit(struct names *n, __u32 tgid);
+
+/* "127.0.0.1:8080" or "[::1]:8080". */
+void names__format_addr(const struct claimd_addr *a, char *buf, size_t len);
+bool names__addr_is_any(const struct claimd_addr *a);
+bool names__addr_is_loopback(const struct claimd_addr *a);
+
+#endif

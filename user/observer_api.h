@@ -1,0 +1,45 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * User side of the observer module (bpf/observer.bpf.c, headers/observer.h):
+ * configure, load and attach the programs, and read their counters.
+ */
+#ifndef CLAIMD_OBSERVER_API_H
+#define CLAIMD_OBSERVER_API_H
+
+#include <stdint.h>
+#include <linux/types.h>
+
+#include "observer.h"
+
+#define OBSERVER_MAX_FILTER 64
+
+struct observer_config {
+	__u32 pids[OBSERVER_MAX_FILTER];
+	int n_pids;
+	__u16 ports[OBSERVER_MAX_FILTER];
+	int n_ports;
+	const char *cgroup; /* cgroup v2 directory, or NULL */
+	__u32 conns_max;
+	__u32 threads_max;
+};
+
+struct observer;
+
+/* Opens, configures and loads the programs, without attaching. NULL on error
+ * (logged, with errno set). */
+struct observer *observer__load(const struct observer_config *cfg);
+int observer__attach(struct observer *obs);
+void observer__destroy(struct observer *obs);
+
+int observer__events_fd(const struct observer *obs);
+int observer__conns_fd(const struct observer *obs);
+int observer__traced_fd(const struct observer *obs);
+
+/* Sums the per-CPU counters into out[CLAIMD_ST__COUNT]. */
+int observer__stats(const struct observer *obs, __u64 out[CLAIMD_ST__COUNT]);
+const char *observer__stat_name(int which);
+
+/* Forgets the connections of processes that exited; returns how many. */
+int observer__forget_processes(struct observer *obs, const __u32 *tgids, int n);
+
+#endif

@@ -1,0 +1,136 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Records as JSON; see trace_fmt.h. */
+#include <stdio.h>
+
+#include "names.h"
+#include "record.h"
+#include "trace_fmt.h"
+
+const char *trace__method_name(unsigned int method)
+{
+	static const char *const names[HTTP_M__COUNT] = {
+		[HTTP_M_NONE] = "-",	     [HTTP_M_GET] = "GET",	   [HTTP_M_HEAD] = "HEAD",
+		[HTTP_M_POST] = "POST",	     [HTTP_M_PUT] = "PUT",	   [HTTP_M_DELETE] = "DELETE",
+		[HTTP_M_PATCH] = "PATCH",    [HTTP_M_OPTIONS] = "OPTIONS", [HTTP_M_CONNECT] = "CONNECT",
+		[HTTP_M_TRACE] = "TRACE",    [HTTP_M_OTHER] = "OTHER",
+	};
+
+	return method < HTTP_M__COUNT ? names[method] : "?";
+}
+
+const char *trace__claim_name(unsigned int claim)
+{
+	switch (claim) {
+	case HTTP_CLAIM_CLAIMED:
+		return "claimed";
+	case HTTP_CLAIM_UNCLAIMED:
+		return "unclaimed";
+	}
+	return "none";
+}
+
+static void add_str(struct json_object *o, const char *k, const char *v)
+{
+	json_object_object_add(o, k, json_object_new_string(v));
+}
+
+static void add_int(struct json_object *o, const char *k, int64_t v)
+{
+	json_object_object_add(o, k, json_object_new_int64(v));
+}
+
+static void add_u64(struct json_object *o, const char *k, uint64_t v)
+{
+	json_object_object_add(o, k, json_object_new_uint64(v));
+}
+
+static void add_ms(struct json_object *o, const char *k, __u64 start, __u64 end)
+{
+	double ms = end > start ? (double)(end - start) / 1e6 : 0.0;
+
+	json_object_object_add(o, k, json_object_new_double(ms));
+}
+
+static struct json_object *egress_json(const struct claimd_egress *e, struct names *names)
+{
+	struct json_object *o = json_object_new_object();
+	char addr[64];
+
+	names__format_addr(&e->callee, addr, sizeof(addr));
+	add_str(o, "callee", names__callee(names, &e->callee));
+	add_str(o, "addr", addr);
+	add_str(o, "method", trace__method_name(e->method));
+	add_int(o, "status", e->status);
+	json_object_object_add(o, "failed", json_object_new_boolean(record__egress_failed(e)));
+	json_object_object_add(o, "transport_failure",
+			       json_object_new_boolean(!!(e->flags & CLAIMD_EG_TRANSPORT)));
+	if (e->flags & CLAIMD_EG_CONNECT)
+		json_object_object_add(o, "connect_failed", json_object_new_boolean(1));
+	if (!(e->flags & CLAIMD_EG_DONE))
+		json_object_object_add(o, "pending", json_object_new_boolean(1));
+	if (e->flags & CLAIMD_EG_RETRY)
+		json_object_object_add(o, "retry", json_object_new_boolean(1));
+	if (e->flags & CLAIMD_EG_LATE)
+		json_object_object_add(o, "late", json_object_new_boolean(1));
+	add_str(o, "claim", trace__claim_name(e->claim));
+	add_u64(o, "start_ns", e->start_ns);
+	add_u64(o, "end_ns", e->end_ns);
+	add_ms(o, "duration_ms", e->start_ns, e->end_ns);
+	return o;
+}
+
+static struct json_object *ingress_flags_json(__u32 flags)
+{
+	struct json_object *a = json_object_new_array();
+
+	if (flags & CLAIMD_IN_MUX)
+		json_object_array_add(a, json_object_new_string("multiplexed"));
+	if (flags & CLAIMD_IN_NOCTX)
+		json_object_array_add(a, json_object_new_string("no-egress-log"));
+	if (flags & CLAIMD_IN_CLOSED)
+		json_object_array_add(a, json_object_new_string("closed-before-response"));
+	if (flags & CLAIMD_IN_PEER_GONE)
+		json_object_array_add(a, json_object_new_string("client-gone"));
+	return a;
+}
+
+struct json_object *trace__ingress_json(const struct claimd_ingress *r, struct names *names)
+{
+	struct json_object *o = json_object_new_object(), *eg = json_object_new_array();
+	char addr[64];
+	int i;
+
+	add_str(o, "type", "ingress");
+	add_str(o, "service", names__service(names, r->tgid, r->local.port, r->comm));
+	add_int(o, "pid", r->tgid);
+	add_int(o, "tid", r->tid);
+	names__format_addr(&r->local, addr, sizeof(addr));
+	add_str(o, "addr", addr);
+	names__format_addr(&r->peer, addr, sizeof(addr));
+	add_str(o, "peer", addr);
+	add_str(o, "method", trace__method_name(r->method));
+	add_int(o, "status", r->status);
+	json_object_object_add(o, "failed", json_object_new_boolean(record__ingress_failed(r)));
+	add_u64(o, "start_ns", r->start_ns);
+	add_u64(o, "end_ns", r->end_ns);
+	add_ms(o, "duration_ms", r->start_ns, r->end_ns);
+	json_object_object_add(o, "flags", ingress_flags_json(r->flags));
+	for (i = 0; i < r->n_egress && i < CLAIMD_EGRESS_MAX; i++)
+		json_object_array_add(eg, egress_json(&r->egress[i], names));
+	json_object_object_add(o, "egress", eg);
+	add_int(o, "egress_dropped", r->egress_dropped);
+	return o;
+}
+
+struct json_object *trace__root_egress_json(const struct claimd_root_egress *r,
+					    struct names *names)
+{
+	struct json_object *o = json_object_new_object();
+
+	add_str(o, "type", "egress");
+	add_str(o, "caller", names__process(names, r->tgid, r->comm));
+	add_int(o, "pid", r->tgid);
+	add_int(o, "tid", r->tid);
+	json_object_object_add(o, "egress", egress_json(&r->egress, names));
+	return o;
+}

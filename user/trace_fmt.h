@@ -1,0 +1,22 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Records as JSON objects, the one form claimd sends to claimctl trace.
+ * Only what the kernel kept: no paths, bodies or header values.
+ */
+#ifndef CLAIMD_TRACE_FMT_H
+#define CLAIMD_TRACE_FMT_H
+
+#include <json-c/json.h>
+
+#include "observer.h"
+
+struct names;
+
+const char *trace__method_name(unsigned int method);
+const char *trace__claim_name(unsigned int claim);
+
+struct json_object *trace__ingress_json(const struct claimd_ingress *r, struct names *names);
+struct json_object *trace__root_egress_json(const struct claimd_root_egress *r,
+					    struct names *names);
+
+#endif
