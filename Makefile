@@ -125,7 +125,7 @@ $(BUILD)/tests/tests.inc: $(TEST_SRCS)
 $(BUILD)/tests/%.o: tests/%.c $(SKELS) | $(DEPS_STAMP)
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(@D)
-	$(Q)$(CC) $(CFLAGS) -Itests/lib -c $< -o $@
+	$(Q)$(CC) $(CFLAGS) -Itests/lib -I$(BUILD)/tests -c $< -o $@
 
 $(BUILD)/tests/lib/test_progs.o: $(BUILD)/tests/tests.inc
 

@@ -10,6 +10,7 @@ answers 502. With --keepalive it speaks HTTP/1.1 with persistent
 connections, up and down (one downstream connection per handler thread).
 """
 import argparse
+import os
 import http.client
 import http.server
 import socket
@@ -19,7 +20,7 @@ import threading
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("--port", type=int, required=True)
+    ap.add_argument("--port", type=int, default=0)
     ap.add_argument("--downstream", help="host:port of the next service")
     ap.add_argument("--fail-mod", type=int, default=0)
     ap.add_argument("--fail-rem", type=int, default=0)
@@ -86,8 +87,11 @@ def main():
 
     srv = Server(("127.0.0.1", args.port), Handler)
     if args.ready_file:
-        with open(args.ready_file, "w") as f:
-            f.write("ready\n")
+        # The port (the kernel's choice with --port 0), written atomically.
+        tmp = args.ready_file + ".tmp"
+        with open(tmp, "w") as f:
+            f.write("%d\n" % srv.server_address[1])
+        os.rename(tmp, args.ready_file)
     try:
         srv.serve_forever()
     except KeyboardInterrupt:

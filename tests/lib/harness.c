@@ -1,0 +1,372 @@
+// SPDX-License-Identifier: GPL-2.0
+/* End-to-end test helpers; see harness.h. */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "harness.h"
+#include "test_progs.h"
+
+extern char **environ;
+
+void sleep_ms(int ms)
+{
+	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
+
+	while (nanosleep(&ts, &ts) && errno == EINTR)
+		;
+}
+
+long long now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000LL + ts.tv_nsec / 1000000;
+}
+
+pid_t proc_spawn(const char *const argv[], const char *const env[], const char *log)
+{
+	pid_t pid = fork();
+
+	if (pid < 0)
+		return -1;
+	if (pid == 0) {
+		int fd = open(log ? log : "/dev/null", O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC,
+			      0644);
+
+		if (fd >= 0) {
+			dup2(fd, STDOUT_FILENO);
+			dup2(fd, STDERR_FILENO);
+		}
+		for (; env && *env; env++)
+			putenv((char *)*env);
+		signal(SIGPIPE, SIG_DFL);
+		execvp(argv[0], (char *const *)argv);
+		fprintf(stderr, "exec %s: %s\n", argv[0], strerror(errno));
+		_exit(127);
+	}
+	return pid;
+}
+
+int proc_wait(pid_t pid, int timeout_ms)
+{
+	long long end = now_ms() + timeout_ms;
+	int status;
+
+	for (;;) {
+		pid_t r = waitpid(pid, &status, WNOHANG);
+
+		if (r == pid)
+			return status;
+		if (r < 0)
+			return -1;
+		if (now_ms() >= end)
+			return -1;
+		sleep_ms(10);
+	}
+}
+
+int proc_stop(pid_t pid, int timeout_ms)
+{
+	int status;
+
+	if (pid <= 0)
+		return -1;
+	kill(pid, SIGTERM);
+	status = proc_wait(pid, timeout_ms);
+	if (status == -1) {
+		kill(pid, SIGKILL);
+		waitpid(pid, &status, 0);
+	}
+	return status;
+}
+
+int proc_run(const char *const argv[], char *out, size_t outlen, int timeout_ms)
+{
+	char tmpl[] = "/tmp/claimd-test-run.XXXXXX";
+	int fd = mkstemp(tmpl), status;
+	pid_t pid;
+
+	if (fd < 0)
+		return -1;
+	close(fd);
+	pid = proc_spawn(argv, NULL, tmpl);
+	status = pid > 0 ? proc_wait(pid, timeout_ms) : -1;
+	if (status == -1 && pid > 0)
+		proc_stop(pid, 100);
+	if (out && outlen && read_file(tmpl, out, outlen) < 0)
+		out[0] = 0;
+	unlink(tmpl);
+	return status;
+}
+
+int wait_file(const char *path, int timeout_ms)
+{
+	long long end = now_ms() + timeout_ms;
+
+	while (access(path, F_OK)) {
+		if (now_ms() >= end)
+			return -1;
+		sleep_ms(10);
+	}
+	return 0;
+}
+
+ssize_t read_file(const char *path, char *buf, size_t len)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t n, total = 0;
+
+	if (fd < 0)
+		return -1;
+	while (total < (ssize_t)len - 1 && (n = read(fd, buf + total, len - 1 - total)) > 0)
+		total += n;
+	buf[total] = 0;
+	close(fd);
+	return total;
+}
+
+int write_file(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+
+	if (!f)
+		return -1;
+	fputs(text, f);
+	return fclose(f);
+}
+
+int tmpdir_make(char *dir, size_t len)
+{
+	snprintf(dir, len, "/tmp/claimd-test.XXXXXX");
+	return mkdtemp(dir) ? 0 : -1;
+}
+
+static int rm_one(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
+{
+	(void)sb;
+	(void)flag;
+	(void)ftw;
+	remove(path);
+	return 0;
+}
+
+void tmpdir_remove(const char *dir)
+{
+	if (dir[0])
+		nftw(dir, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+static void path_in(char *out, const char *dir, const char *name)
+{
+	snprintf(out, H_PATH, "%s/%s", dir, name);
+}
+
+void claimd_print_log(const struct claimd_h *h)
+{
+	static char buf[1 << 16];
+
+	if (read_file(h->log, buf, sizeof(buf)) >= 0)
+		printf("---- claimd log (%s) ----\n%s---- end of claimd log ----\n", h->log, buf);
+}
+
+int claimd_start(struct claimd_h *h, const char *const extra[])
+{
+	const char *argv[32];
+	char claimd[H_PATH];
+	int n = 0, i;
+	long long end;
+
+	if (!h->dir[0] && tmpdir_make(h->dir, sizeof(h->dir)))
+		return -1;
+	path_in(h->sock, h->dir, "control.sock");
+	path_in(h->log, h->dir, "claimd.log");
+	path_in(h->state, h->dir, "state");
+	snprintf(h->pin, sizeof(h->pin), "/sys/fs/bpf/claimd-test-%d", getpid());
+	path_in(claimd, test__build_dir(), "claimd");
+	argv[n++] = claimd;
+	argv[n++] = "--control";
+	argv[n++] = h->sock;
+	argv[n++] = "--pin-dir";
+	argv[n++] = h->pin;
+	for (i = 0; extra && extra[i] && n < 30; i++)
+		argv[n++] = extra[i];
+	argv[n] = NULL;
+	h->pid = proc_spawn(argv, NULL, h->log);
+	if (h->pid < 0)
+		return -1;
+	end = now_ms() + 20000;
+	while (now_ms() < end) {
+		const char *args[] = { "status", "--json", NULL };
+		char out[4096];
+
+		if (proc_wait(h->pid, 0) != -1) {
+			printf("claimd exited during start\n");
+			h->pid = 0;
+			claimd_print_log(h);
+			return -1;
+		}
+		if (claimctl_run(h, args, out, sizeof(out)) == 0 && strstr(out, "\"attached\""))
+			return 0;
+		sleep_ms(50);
+	}
+	printf("claimd did not answer within 20 s\n");
+	claimd_print_log(h);
+	return -1;
+}
+
+int claimd_stop(struct claimd_h *h)
+{
+	int status = -1;
+
+	if (h->pid > 0)
+		status = proc_stop(h->pid, 10000);
+	h->pid = 0;
+	rmdir(h->pin);
+	return status;
+}
+
+void claimd_kill(struct claimd_h *h)
+{
+	if (h->pid > 0) {
+		kill(h->pid, SIGKILL);
+		waitpid(h->pid, NULL, 0);
+	}
+	h->pid = 0;
+}
+
+int claimctl_run(const struct claimd_h *h, const char *const args[], char *out, size_t outlen)
+{
+	const char *argv[32];
+	char claimctl[H_PATH];
+	int n = 0, i;
+
+	path_in(claimctl, test__build_dir(), "claimctl");
+	argv[n++] = claimctl;
+	argv[n++] = "--socket";
+	argv[n++] = h->sock;
+	for (i = 0; args[i] && n < 31; i++)
+		argv[n++] = args[i];
+	argv[n] = NULL;
+	return proc_run(argv, out, outlen, 20000);
+}
+
+struct json_object *claimctl_json(const struct claimd_h *h, const char *const args[])
+{
+	static char out[1 << 20];
+	const char *argv[32];
+	int n = 0;
+
+	for (; args[n] && n < 30; n++)
+		argv[n] = args[n];
+	argv[n++] = "--json";
+	argv[n] = NULL;
+	if (claimctl_run(h, argv, out, sizeof(out)) != 0) {
+		printf("claimctl %s failed: %s\n", args[0], out);
+		return NULL;
+	}
+	return json_tokener_parse(out);
+}
+
+int trace_start(struct trace_cap *t, const struct claimd_h *h)
+{
+	char claimctl[H_PATH];
+	const char *argv[] = { claimctl, "--socket", h->sock, "trace", "--json", "--roots", NULL };
+
+	path_in(claimctl, test__build_dir(), "claimctl");
+	path_in(t->path, h->dir, "trace.jsonl");
+	unlink(t->path);
+	t->pid = proc_spawn(argv, NULL, t->path);
+	sleep_ms(200); /* the subscription reaches claimd */
+	return t->pid > 0 ? 0 : -1;
+}
+
+void trace_stop(struct trace_cap *t)
+{
+	if (t->pid > 0)
+		proc_stop(t->pid, 2000);
+	t->pid = 0;
+}
+
+struct json_object *trace_read(const struct trace_cap *t)
+{
+	struct json_object *arr = json_object_new_array();
+	char *line = NULL;
+	size_t cap = 0;
+	FILE *f = fopen(t->path, "r");
+
+	if (!f)
+		return arr;
+	while (getline(&line, &cap, f) > 0) {
+		struct json_object *o = json_tokener_parse(line);
+
+		if (o)
+			json_object_array_add(arr, o);
+	}
+	free(line);
+	fclose(f);
+	return arr;
+}
+
+int trace_wait(const struct trace_cap *t, trace_match_fn match, void *ctx, int n, int timeout_ms)
+{
+	long long end = now_ms() + timeout_ms;
+	int got = 0;
+
+	for (;;) {
+		struct json_object *arr = trace_read(t);
+		size_t i, len = json_object_array_length(arr);
+
+		got = 0;
+		for (i = 0; i < len; i++)
+			got += match(json_object_array_get_idx(arr, i), ctx);
+		json_object_put(arr);
+		if (got >= n || now_ms() >= end)
+			return got;
+		sleep_ms(100);
+	}
+}
+
+struct json_object *j_get(struct json_object *o, const char *key)
+{
+	struct json_object *v;
+
+	return o && json_object_object_get_ex(o, key, &v) ? v : NULL;
+}
+
+const char *j_str(struct json_object *o, const char *key)
+{
+	struct json_object *v = j_get(o, key);
+
+	return v ? json_object_get_string(v) : "";
+}
+
+long long j_int(struct json_object *o, const char *key)
+{
+	struct json_object *v = j_get(o, key);
+
+	return v ? json_object_get_int64(v) : 0;
+}
+
+bool j_bool(struct json_object *o, const char *key)
+{
+	struct json_object *v = j_get(o, key);
+
+	return v && json_object_get_boolean(v);
+}
+
+const char *peer_script(const char *name, char *buf, size_t len)
+{
+	snprintf(buf, len, "%s/tests/peers/%s", test__top_dir(), name);
+	return buf;
+}

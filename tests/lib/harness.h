@@ -1,0 +1,87 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Helpers for end-to-end tests: real processes started and always stopped,
+ * a claimd of the test's own (own pin directory, control socket and state
+ * directory under a temporary directory), and a claimctl trace captured to a
+ * file and read back as JSON.
+ */
+#ifndef CLAIMD_TEST_HARNESS_H
+#define CLAIMD_TEST_HARNESS_H
+
+#include <stdbool.h>
+#include <sys/types.h>
+
+#include <json-c/json.h>
+
+#define H_PATH 512
+#define H_DIR  128 /* a directory: paths built in it fit H_PATH */
+
+/* Starts argv[0] (searched in PATH) with extra environment entries ("K=V",
+ * NULL-terminated, may be NULL), stdout and stderr to log (or /dev/null). */
+pid_t proc_spawn(const char *const argv[], const char *const env[], const char *log);
+/* SIGTERM, then SIGKILL after timeout_ms; returns the wait status, or -1. */
+int proc_stop(pid_t pid, int timeout_ms);
+/* Waits for the process to exit by itself; returns its wait status, or -1 on timeout. */
+int proc_wait(pid_t pid, int timeout_ms);
+/* Runs a command to completion; its stdout (and stderr) into out. Returns the
+ * wait status, or -1. */
+int proc_run(const char *const argv[], char *out, size_t outlen, int timeout_ms);
+
+int wait_file(const char *path, int timeout_ms);
+/* Reads a small file into buf (NUL-terminated); returns bytes or -1. */
+ssize_t read_file(const char *path, char *buf, size_t len);
+int write_file(const char *path, const char *text);
+void sleep_ms(int ms);
+long long now_ms(void);
+
+/* A temporary directory for the test, removed with tmpdir_remove. */
+int tmpdir_make(char *dir, size_t len);
+void tmpdir_remove(const char *dir);
+
+struct claimd_h {
+	pid_t pid;
+	char dir[H_DIR];
+	char sock[H_PATH];
+	char pin[H_PATH];
+	char log[H_PATH];
+	char state[H_PATH];
+};
+
+/* Starts claimd and waits until it answers on its control socket. extra: more
+ * arguments, NULL-terminated, may be NULL. Returns 0 or -1 (log printed). */
+int claimd_start(struct claimd_h *h, const char *const extra[]);
+int claimd_stop(struct claimd_h *h);
+/* SIGKILL, no cleanup by claimd itself. */
+void claimd_kill(struct claimd_h *h);
+void claimd_print_log(const struct claimd_h *h);
+/* "claimctl --socket ... <args>" output; returns the wait status. */
+int claimctl_run(const struct claimd_h *h, const char *const args[], char *out, size_t outlen);
+/* claimctl <args> --json, parsed. NULL on failure. */
+struct json_object *claimctl_json(const struct claimd_h *h, const char *const args[]);
+
+struct trace_cap {
+	pid_t pid;
+	char path[H_PATH];
+};
+
+/* claimctl trace --json --roots into a file. */
+int trace_start(struct trace_cap *t, const struct claimd_h *h);
+void trace_stop(struct trace_cap *t);
+/* Every line captured so far, as a JSON array (caller puts it). */
+struct json_object *trace_read(const struct trace_cap *t);
+
+typedef bool (*trace_match_fn)(struct json_object *line, void *ctx);
+/* Waits until at least n captured lines match; returns how many matched. */
+int trace_wait(const struct trace_cap *t, trace_match_fn match, void *ctx, int n,
+	       int timeout_ms);
+
+/* JSON field helpers: "" / 0 when absent. */
+const char *j_str(struct json_object *o, const char *key);
+long long j_int(struct json_object *o, const char *key);
+bool j_bool(struct json_object *o, const char *key);
+struct json_object *j_get(struct json_object *o, const char *key);
+
+/* Python peers in tests/peers: the path of a script. */
+const char *peer_script(const char *name, char *buf, size_t len);
+
+#endif

@@ -1,0 +1,79 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""Load for end-to-end tests: T threads, N requests each, GET /r/<id> with
+id = thread * N + i. With --keepalive each thread keeps one HTTP/1.1
+connection; --warm-file/--go-file let a test make those connections (one
+warm-up request each), start claimd, then release the real traffic.
+Writes a JSON summary (statuses seen, per id) to --out."""
+import argparse
+import http.client
+import json
+import os
+import sys
+import threading
+import time
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--port", type=int, required=True)
+    ap.add_argument("--threads", type=int, default=8)
+    ap.add_argument("--requests", type=int, default=200)
+    ap.add_argument("--keepalive", action="store_true")
+    ap.add_argument("--warm-file")
+    ap.add_argument("--go-file")
+    ap.add_argument("--out", required=True)
+    args = ap.parse_args()
+
+    statuses = {}
+    lock = threading.Lock()
+    warmed = threading.Barrier(args.threads + 1)
+
+    def wait_go():
+        if args.go_file:
+            while not os.path.exists(args.go_file):
+                time.sleep(0.01)
+
+    def worker(t):
+        conn = None
+        if args.keepalive:
+            conn = http.client.HTTPConnection("127.0.0.1", args.port)
+            conn.request("GET", "/warmup/-1")
+            conn.getresponse().read()
+        warmed.wait()
+        wait_go()
+        for i in range(args.requests):
+            rid = t * args.requests + i
+            c = conn or http.client.HTTPConnection("127.0.0.1", args.port)
+            try:
+                c.request("GET", "/r/%d" % rid)
+                r = c.getresponse()
+                r.read()
+                st = r.status
+            except (OSError, http.client.HTTPException):
+                st = 0
+            if not conn:
+                c.close()
+            with lock:
+                statuses[rid] = st
+        if conn:
+            conn.close()
+
+    threads = [threading.Thread(target=worker, args=(t,)) for t in range(args.threads)]
+    for th in threads:
+        th.start()
+    warmed.wait()
+    if args.warm_file:
+        with open(args.warm_file, "w") as f:
+            f.write("warm\n")
+    for th in threads:
+        th.join()
+    summary = {"sent": len(statuses), "statuses": statuses}
+    tmp = args.out + ".tmp"
+    with open(tmp, "w") as f:
+        json.dump(summary, f)
+    os.rename(tmp, args.out)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
