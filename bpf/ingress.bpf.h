@@ -168,8 +168,8 @@ static __always_inline void ingress_emit_bare(struct claimd_conn *c, struct io *
  * come). Sends its record; with open_next, the next pipelined request starts
  * being served by this thread.
  */
-static __noinline int ingress_close(struct claimd_conn *c, struct io *io, __u32 status,
-				    __u32 flags, int open_next)
+static __noinline int ingress_close(struct claimd_conn *c, struct io *io, __u32 status, __u32 flags,
+				    int open_next)
 {
 	struct claimd_thread *t = NULL;
 	struct claimd_pending p;

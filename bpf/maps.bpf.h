@@ -11,9 +11,9 @@
 #define SCAN_WINDOW 512 /* bytes copied from user memory at a time */
 
 /* Load-time configuration (rodata). */
-const volatile __u32 self_tgid = 0;	  /* claimd itself: never traced */
-const volatile __u32 filter_flags = 0;	  /* CLAIMD_FILTER_* */
-const volatile __u64 filter_cgroup = 0;	  /* cgroup v2 id for CLAIMD_FILTER_CGROUP */
+const volatile __u32 self_tgid = 0;	/* claimd itself: never traced */
+const volatile __u32 filter_flags = 0;	/* CLAIMD_FILTER_* */
+const volatile __u64 filter_cgroup = 0; /* cgroup v2 id for CLAIMD_FILTER_CGROUP */
 
 /* Sockets we follow, by (tgid, fd). Oldest go first when it is full. */
 struct {

@@ -83,8 +83,8 @@ static __always_inline int port_wanted(__u16 port)
 }
 
 /* Start following the socket behind fd. */
-static __always_inline struct claimd_conn *conn_add(__u32 tgid, int fd, struct sock *sk,
-						     __u8 role, __u8 flags)
+static __always_inline struct claimd_conn *conn_add(__u32 tgid, int fd, struct sock *sk, __u8 role,
+						    __u8 flags)
 {
 	struct claimd_conn_key key = { .tgid = tgid, .fd = fd };
 	__u32 zero = 0;
@@ -199,9 +199,11 @@ int tp_connect_x(struct trace_event_raw_sys_exit *ctx)
 	if (!sk || !sock_is_tcp(sk))
 		return 0;
 	if (ret == 0 || ret == -EINPROGRESS) {
-		conn_add(tgid, a.a0, sk, CLAIMD_ROLE_OUTBOUND, ret == 0 ? CLAIMD_CONN_CONNECTED : 0);
+		conn_add(tgid, a.a0, sk, CLAIMD_ROLE_OUTBOUND,
+			 ret == 0 ? CLAIMD_CONN_CONNECTED : 0);
 	} else {
-		struct io io = { .now = bpf_ktime_get_ns(), .key = { .tgid = tgid, .fd = a.a0 },
+		struct io io = { .now = bpf_ktime_get_ns(),
+				 .key = { .tgid = tgid, .fd = a.a0 },
 				 .tid = (__u32)id };
 		struct claimd_addr callee;
 
@@ -217,8 +219,8 @@ static __always_inline int error_is_transport(long err)
 }
 
 /* A read or write on a followed connection returned ret <= 0. */
-static __always_inline void io_failed(struct claimd_conn *c, struct io *io, long ret,
-				      __u64 ubuf, __u64 len)
+static __always_inline void io_failed(struct claimd_conn *c, struct io *io, long ret, __u64 ubuf,
+				      __u64 len)
 {
 	if (c->role == CLAIMD_ROLE_OUTBOUND) {
 		if (ret == 0 && io->dir == DIR_RX) {
@@ -255,8 +257,8 @@ struct user_msghdr_head {
 	__u64 iovlen;
 };
 
-static __always_inline int on_io(struct trace_event_raw_sys_exit *ctx, __u32 dir,
-				 enum io_kind kind, int has_flags)
+static __always_inline int on_io(struct trace_event_raw_sys_exit *ctx, __u32 dir, enum io_kind kind,
+				 int has_flags)
 {
 	__u64 id = bpf_get_current_pid_tgid();
 	__u32 tgid = id >> 32;

@@ -123,8 +123,7 @@ stop:
  * Step the framer over buf[start, len) until a framing event or a change to
  * skipping. Returns the position reached, with the events in bits 16 and up.
  */
-__noinline __u32 scan_window(struct http_framer *f, struct scan_buf *buf, __u32 start,
-			     __u32 len)
+__noinline __u32 scan_window(struct http_framer *f, struct scan_buf *buf, __u32 start, __u32 len)
 {
 	struct scan_state s = { .f = f, .buf = buf, .start = start, .len = len };
 
@@ -254,8 +253,8 @@ struct uiovec {
 	__u64 len;
 };
 
-static __always_inline void feed_iov(struct claimd_conn *c, struct io *io, __u64 uiov,
-				     __u64 cnt, __u64 total)
+static __always_inline void feed_iov(struct claimd_conn *c, struct io *io, __u64 uiov, __u64 cnt,
+				     __u64 total)
 {
 	int i;
 

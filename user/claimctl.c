@@ -26,8 +26,7 @@ static const char doc[] = "claimctl -- ask a running claimd what it sees.\n\n"
 			  "\n'claimctl COMMAND --help' tells a command's options.";
 
 static const struct argp_option global_options[] = {
-	{ "socket", 's', "PATH", 0, "claimd's control socket (default " CTL_DEFAULT_SOCKET ")",
-	  0 },
+	{ "socket", 's', "PATH", 0, "claimd's control socket (default " CTL_DEFAULT_SOCKET ")", 0 },
 	{},
 };
 
@@ -41,9 +40,7 @@ static error_t parse_global(int key, char *arg, struct argp_state *state)
 	struct global_args *a = state->input;
 
 	switch (key) {
-	case 's':
-		a->g.socket = arg;
-		break;
+	case 's': a->g.socket = arg; break;
 	case ARGP_KEY_ARG:
 		a->cmd_index = state->next - 1;
 		state->next = state->argc; /* the rest belongs to the command */
@@ -52,8 +49,7 @@ static error_t parse_global(int key, char *arg, struct argp_state *state)
 		if (!a->cmd_index)
 			argp_usage(state);
 		break;
-	default:
-		return ARGP_ERR_UNKNOWN;
+	default: return ARGP_ERR_UNKNOWN;
 	}
 	return 0;
 }

@@ -61,11 +61,10 @@ struct claimd {
 };
 
 const char *argp_program_version = "claimd 0.1";
-static const char doc[] =
-	"claimd -- error ownership for every request on this host.\n\n"
-	"Follows every inbound HTTP/1.x request, the outbound calls made while "
-	"serving it and how each ended, with no change to the services. Runs in "
-	"the foreground; claimctl talks to it.";
+static const char doc[] = "claimd -- error ownership for every request on this host.\n\n"
+			  "Follows every inbound HTTP/1.x request, the outbound calls made while "
+			  "serving it and how each ended, with no change to the services. Runs in "
+			  "the foreground; claimctl talks to it.";
 
 enum {
 	OPT_PIN_DIR = 0x100,
@@ -83,8 +82,8 @@ static const struct argp_option options[] = {
 	  "Follow only connections to or from this service port (repeatable)", 1 },
 	{ "cgroup", OPT_CGROUP, "DIR", 0, "Follow only processes under this cgroup v2 directory",
 	  1 },
-	{ "pin-dir", OPT_PIN_DIR, "DIR", 0, "claimd's own bpffs directory (default " DEFAULT_PIN_DIR
-					    ")", 2 },
+	{ "pin-dir", OPT_PIN_DIR, "DIR", 0,
+	  "claimd's own bpffs directory (default " DEFAULT_PIN_DIR ")", 2 },
 	{ "control", OPT_CONTROL, "PATH", 0,
 	  "Control socket for claimctl (default " CTL_DEFAULT_SOCKET ")", 2 },
 	{ "control-group", OPT_CONTROL_GROUP, "GID", 0,
@@ -124,15 +123,9 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 			argp_error(state, "invalid or too many --port: %s", arg);
 		o->obs.ports[o->obs.n_ports++] = v;
 		break;
-	case OPT_CGROUP:
-		o->obs.cgroup = arg;
-		break;
-	case OPT_PIN_DIR:
-		o->pin_dir = arg;
-		break;
-	case OPT_CONTROL:
-		o->control.path = arg;
-		break;
+	case OPT_CGROUP: o->obs.cgroup = arg; break;
+	case OPT_PIN_DIR: o->pin_dir = arg; break;
+	case OPT_CONTROL: o->control.path = arg; break;
 	case OPT_CONTROL_GROUP:
 		if (parse_uint(arg, UINT32_MAX - 1, &v))
 			argp_error(state, "invalid --control-group: %s", arg);
@@ -149,17 +142,10 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 			argp_error(state, "--threads must be 64 to 1048576");
 		o->obs.threads_max = v;
 		break;
-	case OPT_NO_SEED:
-		o->no_seed = true;
-		break;
-	case 'v':
-		o->verbose++;
-		break;
-	case ARGP_KEY_ARG:
-		argp_error(state, "unexpected argument: %s", arg);
-		break;
-	default:
-		return ARGP_ERR_UNKNOWN;
+	case OPT_NO_SEED: o->no_seed = true; break;
+	case 'v': o->verbose++; break;
+	case ARGP_KEY_ARG: argp_error(state, "unexpected argument: %s", arg); break;
+	default: return ARGP_ERR_UNKNOWN;
 	}
 	return 0;
 }
@@ -291,7 +277,8 @@ static struct json_object *status_json(struct claimd *d)
 	json_object_object_add(s, "outbound", json_object_new_int(d->seeded.outbound));
 	json_object_object_add(o, "seeded", s);
 	json_object_object_add(o, "trace_clients", json_object_new_int(control__tracers(d->ctl)));
-	json_object_object_add(o, "trace_dropped", json_object_new_uint64(control__dropped(d->ctl)));
+	json_object_object_add(o, "trace_dropped",
+			       json_object_new_uint64(control__dropped(d->ctl)));
 	return o;
 }
 
@@ -300,10 +287,8 @@ static struct json_object *handle_request(void *ctx, const struct ctl_request *r
 	struct claimd *d = ctx;
 
 	switch (req->cmd) {
-	case CTL_STATUS:
-		return status_json(d);
-	default:
-		return NULL;
+	case CTL_STATUS: return status_json(d);
+	default: return NULL;
 	}
 }
 

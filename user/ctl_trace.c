@@ -42,12 +42,8 @@ static error_t parse_trace(int key, char *arg, struct argp_state *state)
 	char *end;
 
 	switch (key) {
-	case 'j':
-		t->json = true;
-		break;
-	case 'r':
-		t->roots = true;
-		break;
+	case 'j': t->json = true; break;
+	case 'r': t->roots = true; break;
 	case 'p':
 		if (t->n_pids == MAX_FILTERS)
 			argp_error(state, "too many --pid");
@@ -65,11 +61,8 @@ static error_t parse_trace(int key, char *arg, struct argp_state *state)
 		if (*end || end == arg || t->count < 0)
 			argp_error(state, "invalid --count: %s", arg);
 		break;
-	case ARGP_KEY_ARG:
-		argp_error(state, "unexpected argument: %s", arg);
-		break;
-	default:
-		return ARGP_ERR_UNKNOWN;
+	case ARGP_KEY_ARG: argp_error(state, "unexpected argument: %s", arg); break;
+	default: return ARGP_ERR_UNKNOWN;
 	}
 	return 0;
 }
@@ -154,7 +147,8 @@ static void print_text(struct json_object *o)
 	       double_of(o, "duration_ms"));
 	if (json_object_object_get_ex(o, "flags", &flags) && json_object_array_length(flags)) {
 		for (i = 0, n = json_object_array_length(flags); i < n; i++)
-			printf(" (%s)", json_object_get_string(json_object_array_get_idx(flags, i)));
+			printf(" (%s)",
+			       json_object_get_string(json_object_array_get_idx(flags, i)));
 	}
 	if (json_object_object_get_ex(o, "egress", &eg)) {
 		for (i = 0, n = json_object_array_length(eg); i < n; i++)

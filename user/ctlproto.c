@@ -41,8 +41,8 @@ int ctl_request__parse(const char *line, size_t len, struct ctl_request *req, ch
 		snprintf(err, errlen, "request is not one JSON object");
 		goto out;
 	}
-	if (!json_object_is_type(o, json_type_object) ||
-	    !json_object_object_get_ex(o, "cmd", &v) || !json_object_is_type(v, json_type_string)) {
+	if (!json_object_is_type(o, json_type_object) || !json_object_object_get_ex(o, "cmd", &v) ||
+	    !json_object_is_type(v, json_type_string)) {
 		snprintf(err, errlen, "request has no \"cmd\" string");
 		goto out;
 	}

@@ -23,4 +23,3 @@ void ep_del(int epfd, struct ep_src *src)
 {
 	epoll_ctl(epfd, EPOLL_CTL_DEL, src->fd, NULL);
 }
-

@@ -137,8 +137,8 @@ size_t hashtab__count(const struct hashtab *h)
 	return h->count;
 }
 
-int hashtab__for_each(const struct hashtab *h,
-		      int (*fn)(const struct hashtab_entry *e, void *ctx), void *ctx)
+int hashtab__for_each(const struct hashtab *h, int (*fn)(const struct hashtab_entry *e, void *ctx),
+		      void *ctx)
 {
 	size_t i;
 	int ret;

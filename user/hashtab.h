@@ -32,8 +32,8 @@ size_t hashtab__count(const struct hashtab *h);
 
 /* Visits every entry; the callback may not change the table. Stops when it returns
  * non-zero, and returns that. */
-int hashtab__for_each(const struct hashtab *h,
-		      int (*fn)(const struct hashtab_entry *e, void *ctx), void *ctx);
+int hashtab__for_each(const struct hashtab *h, int (*fn)(const struct hashtab_entry *e, void *ctx),
+		      void *ctx);
 
 static inline unsigned long hashtab__hash(const void *key, size_t len)
 {

@@ -280,8 +280,8 @@ void names__format_addr(const struct claimd_addr *a, char *buf, size_t len)
 	}
 }
 
-void names__listen(struct names *n, __u32 tgid, const struct claimd_addr *local,
-		   const char *comm, bool closed)
+void names__listen(struct names *n, __u32 tgid, const struct claimd_addr *local, const char *comm,
+		   bool closed)
 {
 	__u16 port = local->port;
 	struct listener *head = hashtab__get(n->listeners, &port, sizeof(port));

@@ -210,7 +210,8 @@ int observer__forget_processes(struct observer *obs, const __u32 *tgids, int n)
 
 	/* One walk for all of them; collect first, since deleting restarts a walk. */
 	while (bpf_map_get_next_key(fd, prev, &next) == 0) {
-		if (tgid_listed(next.tgid, tgids, n) && found < (int)(sizeof(gone) / sizeof(gone[0])))
+		if (tgid_listed(next.tgid, tgids, n) &&
+		    found < (int)(sizeof(gone) / sizeof(gone[0])))
 			gone[found++] = next;
 		key = next;
 		prev = &key;

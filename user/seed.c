@@ -296,11 +296,8 @@ static void seed_one(const struct seed_sock *s, void *arg)
 		ctx->counts->listeners++;
 		names__listen(ctx->names, s->tgid, &s->local, NULL, 0);
 		break;
-	case CLAIMD_ROLE_INBOUND:
-		ctx->counts->inbound++;
-		break;
-	default:
-		ctx->counts->outbound++;
+	case CLAIMD_ROLE_INBOUND: ctx->counts->inbound++; break;
+	default: ctx->counts->outbound++;
 	}
 }
 

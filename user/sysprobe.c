@@ -14,9 +14,9 @@
 #include "log.h"
 #include "sysprobe.h"
 
-#define BPF_FS_MAGIC   0xcafe4a11
-#define TRACEFS_MAGIC  0x74726163
-#define DEBUGFS_MAGIC  0x64626720
+#define BPF_FS_MAGIC  0xcafe4a11
+#define TRACEFS_MAGIC 0x74726163
+#define DEBUGFS_MAGIC 0x64626720
 
 static bool fs_is(const char *path, long magic)
 {
@@ -94,7 +94,8 @@ int sysprobe__run(struct sysprobe *p)
 	read_lockdown(p);
 	if (!strcmp(p->lockdown, "confidentiality"))
 		pr_warn("kernel lockdown is 'confidentiality': BPF may not read kernel or user "
-			"memory, so claimd cannot see traffic; boot with lockdown=integrity or none");
+			"memory, so claimd cannot see traffic; boot with lockdown=integrity or "
+			"none");
 
 	p->ringbuf = libbpf_probe_bpf_map_type(BPF_MAP_TYPE_RINGBUF, NULL) == 1;
 	if (!p->ringbuf) {
@@ -126,14 +127,11 @@ const char *sysprobe__explain(int err)
 		       "kernel lockdown is not 'confidentiality', and that no security module "
 		       "denies bpf()";
 	case E2BIG:
-	case ENOSPC:
-		return "the verifier rejected a program as too complex for this kernel";
-	case EINVAL:
-		return "the kernel rejected a program or map: it may be too old for claimd";
+	case ENOSPC: return "the verifier rejected a program as too complex for this kernel";
+	case EINVAL: return "the kernel rejected a program or map: it may be too old for claimd";
 	case ENOENT:
 		return "a tracepoint or kernel type claimd needs does not exist on this kernel";
-	case ENOMEM:
-		return "not enough memory for the BPF maps (see --conns and --threads)";
+	case ENOMEM: return "not enough memory for the BPF maps (see --conns and --threads)";
 	}
 	return strerror(err);
 }

@@ -9,10 +9,12 @@
 const char *trace__method_name(unsigned int method)
 {
 	static const char *const names[HTTP_M__COUNT] = {
-		[HTTP_M_NONE] = "-",	     [HTTP_M_GET] = "GET",	   [HTTP_M_HEAD] = "HEAD",
-		[HTTP_M_POST] = "POST",	     [HTTP_M_PUT] = "PUT",	   [HTTP_M_DELETE] = "DELETE",
-		[HTTP_M_PATCH] = "PATCH",    [HTTP_M_OPTIONS] = "OPTIONS", [HTTP_M_CONNECT] = "CONNECT",
-		[HTTP_M_TRACE] = "TRACE",    [HTTP_M_OTHER] = "OTHER",
+		[HTTP_M_NONE] = "-",	      [HTTP_M_GET] = "GET",
+		[HTTP_M_HEAD] = "HEAD",	      [HTTP_M_POST] = "POST",
+		[HTTP_M_PUT] = "PUT",	      [HTTP_M_DELETE] = "DELETE",
+		[HTTP_M_PATCH] = "PATCH",     [HTTP_M_OPTIONS] = "OPTIONS",
+		[HTTP_M_CONNECT] = "CONNECT", [HTTP_M_TRACE] = "TRACE",
+		[HTTP_M_OTHER] = "OTHER",
 	};
 
 	return method < HTTP_M__COUNT ? names[method] : "?";
@@ -21,10 +23,8 @@ const char *trace__method_name(unsigned int method)
 const char *trace__claim_name(unsigned int claim)
 {
 	switch (claim) {
-	case HTTP_CLAIM_CLAIMED:
-		return "claimed";
-	case HTTP_CLAIM_UNCLAIMED:
-		return "unclaimed";
+	case HTTP_CLAIM_CLAIMED: return "claimed";
+	case HTTP_CLAIM_UNCLAIMED: return "unclaimed";
 	}
 	return "none";
 }
@@ -122,8 +122,7 @@ struct json_object *trace__ingress_json(const struct claimd_ingress *r, struct n
 	return o;
 }
 
-struct json_object *trace__root_egress_json(const struct claimd_root_egress *r,
-					    struct names *names)
+struct json_object *trace__root_egress_json(const struct claimd_root_egress *r, struct names *names)
 {
 	struct json_object *o = json_object_new_object();
 

@@ -97,9 +97,8 @@ static void chain_stop(struct chain *c)
 static pid_t client_start(struct chain *c, bool keepalive, const char *warm, const char *go)
 {
 	char script[H_PATH], port[16], threads[8], requests[8];
-	const char *argv[20] = { "python3",   script,	  "--port",	port,
-				 "--threads", threads,	  "--requests", requests,
-				 "--out",     c->summary, NULL };
+	const char *argv[20] = { "python3",    script,	 "--port", port,       "--threads", threads,
+				 "--requests", requests, "--out",  c->summary, NULL };
 	int n = 10;
 
 	peer_script("load_client.py", script, sizeof(script));
@@ -208,8 +207,7 @@ static void check_client(struct json_object *all, const struct chain *c)
 		return;
 	summary = json_tokener_parse(buf);
 	statuses = j_get(summary, "statuses");
-	json_object_object_foreach(statuses, id, st)
-	{
+	json_object_object_foreach(statuses, id, st) {
 		(void)id;
 		client_failed += json_object_get_int(st) != 200;
 	}

@@ -146,6 +146,23 @@ int write_file(const char *path, const char *text)
 	return fclose(f);
 }
 
+int write_all_fd(int fd, const void *buf, size_t len)
+{
+	const char *p = buf;
+
+	while (len) {
+		ssize_t n = write(fd, p, len);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return -1;
+		p += n;
+		len -= n;
+	}
+	return 0;
+}
+
 int tmpdir_make(char *dir, size_t len)
 {
 	snprintf(dir, len, "/tmp/claimd-test.XXXXXX");

@@ -31,6 +31,8 @@ int wait_file(const char *path, int timeout_ms);
 /* Reads a small file into buf (NUL-terminated); returns bytes or -1. */
 ssize_t read_file(const char *path, char *buf, size_t len);
 int write_file(const char *path, const char *text);
+/* All of buf to fd; 0 or -1. */
+int write_all_fd(int fd, const void *buf, size_t len);
 void sleep_ms(int ms);
 long long now_ms(void);
 
@@ -72,8 +74,7 @@ struct json_object *trace_read(const struct trace_cap *t);
 
 typedef bool (*trace_match_fn)(struct json_object *line, void *ctx);
 /* Waits until at least n captured lines match; returns how many matched. */
-int trace_wait(const struct trace_cap *t, trace_match_fn match, void *ctx, int n,
-	       int timeout_ms);
+int trace_wait(const struct trace_cap *t, trace_match_fn match, void *ctx, int n, int timeout_ms);
 
 /* JSON field helpers: "" / 0 when absent. */
 const char *j_str(struct json_object *o, const char *key);

@@ -105,7 +105,9 @@ static void end_subtest(void)
 	if (!st->sub_open)
 		return;
 	printf("#%s/%s:%s\n", cur_test, st->subtest,
-	       st->failed ? "FAIL" : st->skipped ? "SKIP" : "OK");
+	       st->failed    ? "FAIL"
+	       : st->skipped ? "SKIP"
+			     : "OK");
 	if (st->failed)
 		st->sub_failed++;
 	else if (st->skipped)
@@ -208,9 +210,11 @@ static int run_one(const struct test_def *t, int timeout_s)
 		dump_file(out);
 	close(out);
 	printf("#%-30s %s (%.1fs)%s%s\n", t->name,
-	       result == 0 ? "OK" : result == 1 ? "FAIL" : "SKIP",
-	       (t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) / 1e9,
-	       result == 2 ? ": " : "", result == 2 ? st->skip_reason : "");
+	       result == 0   ? "OK"
+	       : result == 1 ? "FAIL"
+			     : "SKIP",
+	       (t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) / 1e9, result == 2 ? ": " : "",
+	       result == 2 ? st->skip_reason : "");
 	fflush(stdout);
 	return result;
 }
@@ -239,18 +243,10 @@ int main(int argc, char **argv)
 
 	while ((opt = getopt(argc, argv, "vg:t:T:")) != -1) {
 		switch (opt) {
-		case 'v':
-			verbose = 1;
-			break;
-		case 'g':
-			group = optarg;
-			break;
-		case 't':
-			names = optarg;
-			break;
-		case 'T':
-			timeout_s = atoi(optarg);
-			break;
+		case 'v': verbose = 1; break;
+		case 'g': group = optarg; break;
+		case 't': names = optarg; break;
+		case 'T': timeout_s = atoi(optarg); break;
 		default:
 			fprintf(stderr, "usage: %s [-v] [-g unit|bpf] [-t name,...] [-T s]\n",
 				argv[0]);

@@ -24,63 +24,63 @@ bool test__need_root(void);
 const char *test__build_dir(void);
 const char *test__top_dir(void);
 
-#define _CHECK(cond, tag, fmt, ...)                                                         \
-	({                                                                                  \
-		bool ___ok = !(cond);                                                       \
-		if (!___ok) {                                                               \
-			test__fail();                                                       \
+#define _CHECK(cond, tag, fmt, ...)                                                          \
+	({                                                                                   \
+		bool ___ok = !(cond);                                                        \
+		if (!___ok) {                                                                \
+			test__fail();                                                        \
 			fprintf(stdout, "%s:%d: FAIL:%s " fmt "\n", __FILE__, __LINE__, tag, \
-				##__VA_ARGS__);                                             \
-		}                                                                           \
-		___ok;                                                                      \
+				##__VA_ARGS__);                                              \
+		}                                                                            \
+		___ok;                                                                       \
 	})
 
-#define ASSERT_TRUE(actual, name) _CHECK(!(actual), (name), "unexpected false")
+#define ASSERT_TRUE(actual, name)  _CHECK(!(actual), (name), "unexpected false")
 #define ASSERT_FALSE(actual, name) _CHECK((actual), (name), "unexpected true")
 
-#define ASSERT_EQ(actual, expected, name)                                                  \
-	({                                                                                 \
-		typeof(actual) ___a = (actual);                                            \
-		typeof(expected) ___e = (expected);                                        \
-		_CHECK(___a != ___e, (name), "got %lld != expected %lld", (long long)___a, \
-		       (long long)___e);                                                   \
+#define ASSERT_EQ(actual, expected, name)                                                       \
+	({                                                                                      \
+		typeof(actual) ___a = (actual);                                                 \
+		typeof(expected) ___e = (expected);                                             \
+		_CHECK((long long)___a != (long long)___e, (name), "got %lld != expected %lld", \
+		       (long long)___a, (long long)___e);                                       \
 	})
-#define ASSERT_NEQ(actual, expected, name)                                                  \
-	({                                                                                  \
-		typeof(actual) ___a = (actual);                                             \
-		typeof(expected) ___e = (expected);                                         \
-		_CHECK(___a == ___e, (name), "got %lld == unexpected %lld", (long long)___a, \
-		       (long long)___e);                                                    \
+#define ASSERT_NEQ(actual, expected, name)                                                        \
+	({                                                                                        \
+		typeof(actual) ___a = (actual);                                                   \
+		typeof(expected) ___e = (expected);                                               \
+		_CHECK((long long)___a == (long long)___e, (name), "got %lld == unexpected %lld", \
+		       (long long)___a, (long long)___e);                                         \
 	})
-#define ASSERT_OP(actual, op, bound, name)                                                   \
-	({                                                                                   \
-		typeof(actual) ___a = (actual);                                              \
-		typeof(bound) ___b = (bound);                                                \
-		_CHECK(!(___a op ___b), (name), "got %lld, want %s %lld", (long long)___a, #op, \
-		       (long long)___b);                                                     \
+#define ASSERT_OP(actual, op, bound, name)                                                      \
+	({                                                                                      \
+		typeof(actual) ___a = (actual);                                                 \
+		typeof(bound) ___b = (bound);                                                   \
+		_CHECK(!((long long)___a op(long long) ___b), (name), "got %lld, want %s %lld", \
+		       (long long)___a, #op, (long long)___b);                                  \
 	})
 #define ASSERT_LT(a, b, name) ASSERT_OP(a, <, b, name)
 #define ASSERT_LE(a, b, name) ASSERT_OP(a, <=, b, name)
 #define ASSERT_GT(a, b, name) ASSERT_OP(a, >, b, name)
 #define ASSERT_GE(a, b, name) ASSERT_OP(a, >=, b, name)
-#define ASSERT_OK(res, name)                                                            \
-	({                                                                              \
-		long long ___r = (res);                                                 \
-		_CHECK(___r != 0, (name), "got %lld (errno %d: %s)", ___r, errno,       \
-		       strerror(errno));                                                \
+#define ASSERT_OK(res, name)                                                      \
+	({                                                                        \
+		long long ___r = (res);                                           \
+		_CHECK(___r != 0, (name), "got %lld (errno %d: %s)", ___r, errno, \
+		       strerror(errno));                                          \
 	})
 #define ASSERT_OK_PTR(ptr, name) _CHECK(!(ptr), (name), "unexpected NULL (errno %d)", errno)
-#define ASSERT_STREQ(actual, expected, name)                                               \
-	({                                                                                 \
-		const char *___a = (actual), *___e = (expected);                           \
+#define ASSERT_STREQ(actual, expected, name)                                                 \
+	({                                                                                   \
+		const char *___a = (actual), *___e = (expected);                             \
 		_CHECK(!___a || strcmp(___a, ___e), (name), "got \"%s\" != expected \"%s\"", \
-		       ___a ? ___a : "(null)", ___e);                                      \
+		       ___a ? ___a : "(null)", ___e);                                        \
 	})
-#define ASSERT_FLOAT_NEAR(actual, expected, tol, name)                                   \
-	({                                                                               \
-		double ___a = (actual), ___e = (expected);                               \
-		_CHECK(___a < ___e - (tol) || ___a > ___e + (tol), (name),               \
-		       "got %.4f, expected %.4f +- %.4f", ___a, ___e, (double)(tol));    \
+#define ASSERT_FLOAT_NEAR(actual, expected, tol, name)                                \
+	({                                                                            \
+		double ___a = (actual), ___e = (expected);                            \
+		_CHECK(___a<___e - (tol) || ___a> ___e + (tol), (name),               \
+		       "got %.4f, expected %.4f +- %.4f", ___a, ___e, (double)(tol)); \
 	})
 
 #endif
