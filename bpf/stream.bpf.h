@@ -78,6 +78,11 @@ __noinline int on_events(struct claimd_conn *c, struct io *io, __u32 ev)
 	if ((ev & HTTP_EV_HEAD_END) && !inbound && f->kind == HTTP_KIND_RESPONSE &&
 	    f->status >= 200)
 		egress_answer_done(c, io);
+	/* 101, or a tunnel: what follows in both directions is not HTTP. */
+	if ((ev & HTTP_EV_HEAD_END) && f->state == HS_UPGRADED) {
+		c->rx.state = HS_UPGRADED;
+		c->tx.state = HS_UPGRADED;
+	}
 	if (ev & HTTP_EV_END) {
 		/* The next message may begin in this same buffer. */
 		if (io->dir == DIR_RX)

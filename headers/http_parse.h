@@ -25,11 +25,11 @@
 #endif
 
 /* Longest head (request/status line plus headers) framed; longer is an error. */
-#define HTTP_MAX_HEAD	  65536
-#define HTTP_MAX_METHOD	  10
-#define HTTP_MAX_LENGTH	  (1ULL << 40) /* larger Content-Length or chunk: not trusted */
-#define HTTP_FNV_OFFSET	  2166136261u
-#define HTTP_FNV_PRIME	  16777619u
+#define HTTP_MAX_HEAD	65536
+#define HTTP_MAX_METHOD 10
+#define HTTP_MAX_LENGTH (1ULL << 40) /* larger Content-Length or chunk: not trusted */
+#define HTTP_FNV_OFFSET 2166136261u
+#define HTTP_FNV_PRIME	16777619u
 
 enum http_kind {
 	HTTP_KIND_REQUEST = 0,
@@ -58,30 +58,30 @@ enum http_claim {
 };
 
 enum http_state {
-	HS_START = 0,	  /* between messages */
-	HS_REQ_METHOD,	  /* method token */
-	HS_REQ_TARGET,	  /* request target, hashed */
-	HS_REQ_VERSION,	  /* "HTTP/1.x" then end of line */
-	HS_REQ_LINE_CR,	  /* CR seen after the version */
-	HS_RESP_VERSION,  /* "HTTP/1.x " */
-	HS_RESP_STATUS,	  /* three digits */
-	HS_RESP_REASON,	  /* rest of the status line */
-	HS_HDR_LINE,	  /* start of a header line */
-	HS_HDR_NAME,	  /* inside a header name */
-	HS_HDR_VALUE,	  /* inside the value of a header we read */
-	HS_HDR_SKIP,	  /* rest of a header line we ignore */
-	HS_HDR_END_CR,	  /* CR at the start of a line: the head ends */
-	HS_BODY_LEN,	  /* body of known length: skipped by http_skip */
-	HS_BODY_EOF,	  /* body runs until the connection closes */
-	HS_CHUNK_SIZE,	  /* hex size of the next chunk */
-	HS_CHUNK_EXT,	  /* rest of a chunk-size line */
-	HS_CHUNK_DATA,	  /* chunk data: skipped by http_skip */
-	HS_CHUNK_END,	  /* CRLF after chunk data */
-	HS_TRAILER,	  /* start of a trailer line after the last chunk */
-	HS_TRAILER_SKIP,  /* rest of a trailer line */
-	HS_TRAILER_CR,	  /* CR at the start of a trailer line */
-	HS_UPGRADED,	  /* 101 or CONNECT: no longer HTTP */
-	HS_LOST,	  /* not HTTP, or framing lost: everything is ignored */
+	HS_START = 0,	 /* between messages */
+	HS_REQ_METHOD,	 /* method token */
+	HS_REQ_TARGET,	 /* request target, hashed */
+	HS_REQ_VERSION,	 /* "HTTP/1.x" then end of line */
+	HS_REQ_LINE_CR,	 /* CR seen after the version */
+	HS_RESP_VERSION, /* "HTTP/1.x " */
+	HS_RESP_STATUS,	 /* three digits */
+	HS_RESP_REASON,	 /* rest of the status line */
+	HS_HDR_LINE,	 /* start of a header line */
+	HS_HDR_NAME,	 /* inside a header name */
+	HS_HDR_VALUE,	 /* inside the value of a header we read */
+	HS_HDR_SKIP,	 /* rest of a header line we ignore */
+	HS_HDR_END_CR,	 /* CR at the start of a line: the head ends */
+	HS_BODY_LEN,	 /* body of known length: skipped by http_skip */
+	HS_BODY_EOF,	 /* body runs until the connection closes */
+	HS_CHUNK_SIZE,	 /* hex size of the next chunk */
+	HS_CHUNK_EXT,	 /* rest of a chunk-size line */
+	HS_CHUNK_DATA,	 /* chunk data: skipped by http_skip */
+	HS_CHUNK_END,	 /* CRLF after chunk data */
+	HS_TRAILER,	 /* start of a trailer line after the last chunk */
+	HS_TRAILER_SKIP, /* rest of a trailer line */
+	HS_TRAILER_CR,	 /* CR at the start of a trailer line */
+	HS_UPGRADED,	 /* 101 or CONNECT: no longer HTTP */
+	HS_LOST,	 /* not HTTP, or framing lost: everything is ignored */
 	HS__COUNT,
 };
 
@@ -401,7 +401,8 @@ HTTP_INLINE __u32 http_header_name_byte(struct http_framer *f, __u8 c)
 		f->state = c == '\n' ? HS_HDR_LINE : HS_HDR_SKIP;
 		return 0;
 	}
-	if (pos >= HTTP_HDR_NAME_MAX) {
+	/* A NUL would match http_hdr_char()'s 0 past the end of a name. */
+	if (pos >= HTTP_HDR_NAME_MAX || !c) {
 		f->state = HS_HDR_SKIP;
 		return 0;
 	}
@@ -476,7 +477,7 @@ HTTP_INLINE __u32 http_header_value_byte(struct http_framer *f, __u8 c)
 
 			if (f->pos == want)
 				f->claim = f->sub == HTTP_LIT_CLAIMED ? HTTP_CLAIM_CLAIMED
-								       : HTTP_CLAIM_UNCLAIMED;
+								      : HTTP_CLAIM_UNCLAIMED;
 			f->sub = 0xfe;
 			break;
 		}
@@ -635,10 +636,8 @@ HTTP_INLINE __u32 http_step(struct http_framer *f, __u8 c)
 		f->pos = 0;
 		f->hdr = (1u << HTTP_HDR_COUNT) - 1;
 		return http_header_name_byte(f, c);
-	case HS_HDR_NAME:
-		return http_header_name_byte(f, c);
-	case HS_HDR_VALUE:
-		return http_header_value_byte(f, c);
+	case HS_HDR_NAME: return http_header_name_byte(f, c);
+	case HS_HDR_VALUE: return http_header_value_byte(f, c);
 	case HS_HDR_SKIP:
 		if (c == '\n')
 			f->state = HS_HDR_LINE;
@@ -647,8 +646,7 @@ HTTP_INLINE __u32 http_step(struct http_framer *f, __u8 c)
 		if (c != '\n')
 			return http_fail(f);
 		return http_head_end(f);
-	case HS_CHUNK_SIZE:
-		return http_chunk_size_byte(f, c);
+	case HS_CHUNK_SIZE: return http_chunk_size_byte(f, c);
 	case HS_CHUNK_EXT:
 		if (c != '\n')
 			return 0;
@@ -740,5 +738,38 @@ HTTP_INLINE int http_in_message(const struct http_framer *f)
 {
 	return f->state != HS_START && f->state != HS_LOST && f->state != HS_UPGRADED;
 }
+
+#ifndef __bpf__
+/*
+ * User space (tests, fuzzers, tools): feed a whole buffer the way the BPF
+ * side does: head bytes stepped one by one, bodies skipped by count, and
+ * after a resync the rest of the buffer dropped. fn sees every event with
+ * the framer as it is right after it (it may set f->method on a response
+ * start, as the kernel does for answers to HEAD). Returns bytes consumed.
+ */
+typedef void (*http_event_fn)(void *ctx, struct http_framer *f, __u32 ev);
+
+static inline __u64 http_feed(struct http_framer *f, const __u8 *buf, __u64 len, http_event_fn fn,
+			      void *ctx)
+{
+	__u64 off = 0;
+
+	while (off < len) {
+		__u32 ev = 0;
+
+		if (http_skipping(f))
+			off += http_skip(f, len - off, &ev);
+		else if (http_swallowing(f))
+			return len;
+		else
+			ev = http_step(f, buf[off++]);
+		if (ev && fn)
+			fn(ctx, f, ev);
+		if (ev & HTTP_EV_RESYNC)
+			return len;
+	}
+	return off;
+}
+#endif
 
 #endif /* CLAIMD_HTTP_PARSE_H */
