@@ -57,10 +57,10 @@ SKELS := $(patsubst %,$(BUILD)/%.skel.h,$(BPF_MODS))
 # Modules shared by claimd and claimctl.
 COMMON_SRCS := user/log.c user/jsonio.c user/ctlproto.c
 # claimd's own modules.
-CLAIMD_SRCS := user/claimd.c user/observer.c user/sysprobe.c user/seed.c \
+CLAIMD_SRCS := user/claimd.c user/observer.c user/sysprobe.c user/seed.c user/procnet.c \
 	user/record.c user/names.c user/control.c user/evloop.c user/trace_fmt.c \
-	user/hashtab.c
-CLAIMCTL_SRCS := user/claimctl.c user/ctl_trace.c user/ctl_status.c
+	user/hashtab.c user/edges.c user/memory.c user/classes.c
+CLAIMCTL_SRCS := user/claimctl.c user/ctl_trace.c user/ctl_status.c user/ctl_edges.c
 
 COMMON_OBJS := $(patsubst user/%.c,$(BUILD)/user/%.o,$(COMMON_SRCS))
 CLAIMD_OBJS := $(patsubst user/%.c,$(BUILD)/user/%.o,$(CLAIMD_SRCS))
@@ -71,9 +71,18 @@ TEST_LIB_SRCS := $(sort $(wildcard tests/lib/*.c))
 TEST_OBJS := $(patsubst tests/%.c,$(BUILD)/tests/%.o,$(TEST_SRCS) $(TEST_LIB_SRCS))
 # Objects of claimd the unit tests exercise directly.
 TEST_USER_OBJS := $(BUILD)/user/record.o $(BUILD)/user/names.o $(BUILD)/user/hashtab.o \
+	$(BUILD)/user/edges.o $(BUILD)/user/memory.o $(BUILD)/user/procnet.o \
 	$(BUILD)/user/trace_fmt.o $(COMMON_OBJS)
 
-BINS := $(BUILD)/claimd $(BUILD)/claimctl $(BUILD)/test_progs
+# libclaim: the client shim, static and shared, position-independent.
+LIBCLAIM_SRCS := user/libclaim.c
+LIBCLAIM_OBJS := $(patsubst user/%.c,$(BUILD)/libclaim/%.o,$(LIBCLAIM_SRCS))
+
+# Programs the end-to-end tests run (tests/peers/*.c).
+TEST_PEERS := $(BUILD)/tests/verdict_service
+
+BINS := $(BUILD)/claimd $(BUILD)/claimctl $(BUILD)/libclaim.a $(BUILD)/libclaim.so \
+	$(BUILD)/test_progs $(TEST_PEERS)
 
 .PHONY: all
 all: $(BINS)
@@ -105,13 +114,31 @@ $(BUILD)/user/%.o: user/%.c $(SKELS) | $(DEPS_STAMP)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(CFLAGS) -c $< -o $@
 
+$(BUILD)/libclaim/%.o: user/%.c | $(DEPS_STAMP)
+	$(call msg,CC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(CFLAGS) -fPIC -fvisibility=hidden -DCLAIM_BUILD -c $< -o $@
+
+$(BUILD)/libclaim.a: $(LIBCLAIM_OBJS)
+	$(call msg,AR,$@)
+	$(Q)rm -f $@ && $(AR) rcs $@ $^
+
+$(BUILD)/libclaim.so: $(LIBCLAIM_OBJS)
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(LDFLAGS) -shared -Wl,-soname,libclaim.so.0 $^ -lpthread -o $@
+
+$(BUILD)/tests/%: tests/peers/%.c $(BUILD)/libclaim.a
+	$(call msg,CC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(CFLAGS) $< $(BUILD)/libclaim.a -lpthread -o $@
+
 $(BUILD)/claimd: $(CLAIMD_OBJS) $(COMMON_OBJS)
 	$(call msg,LINK,$@)
-	$(Q)$(CC) $(LDFLAGS) $^ $(LDLIBS_BPF) $(LDLIBS_JSON) -o $@
+	$(Q)$(CC) $(LDFLAGS) $^ $(LDLIBS_BPF) $(LDLIBS_JSON) -lm -o $@
 
 $(BUILD)/claimctl: $(CLAIMCTL_OBJS) $(COMMON_OBJS)
 	$(call msg,LINK,$@)
-	$(Q)$(CC) $(LDFLAGS) $^ $(LDLIBS_JSON) -o $@
+	$(Q)$(CC) $(LDFLAGS) $^ $(LDLIBS_JSON) -lm -o $@
 
 # Tests: every 'void test_<name>(void)' in tests/unit and tests/bpf is found here.
 $(BUILD)/tests/tests.inc: $(TEST_SRCS)
@@ -131,7 +158,7 @@ $(BUILD)/tests/lib/test_progs.o: $(BUILD)/tests/tests.inc
 
 $(BUILD)/test_progs: $(TEST_OBJS) $(TEST_USER_OBJS)
 	$(call msg,LINK,$@)
-	$(Q)$(CC) $(LDFLAGS) $^ $(LDLIBS_BPF) $(LDLIBS_JSON) -lpthread -o $@
+	$(Q)$(CC) $(LDFLAGS) $^ $(LDLIBS_BPF) $(LDLIBS_JSON) -lm -lpthread -o $@
 
 .PHONY: test
 test: all
@@ -159,4 +186,5 @@ clean:
 .PHONY: FORCE
 FORCE:
 
--include $(wildcard $(BUILD)/*.d $(BUILD)/user/*.d $(BUILD)/tests/*/*.d)
+-include $(wildcard $(BUILD)/*.d $(BUILD)/user/*.d $(BUILD)/libclaim/*.d $(BUILD)/tests/*.d \
+	$(BUILD)/tests/*/*.d)

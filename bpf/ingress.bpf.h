@@ -12,6 +12,7 @@
 
 #include "maps.bpf.h"
 #include "sock.bpf.h"
+#include "verdict.bpf.h"
 
 #define FIFO_MASK   (CLAIMD_FIFO_MAX - 1)
 #define EGRESS_MASK (CLAIMD_EGRESS_MAX - 1)
@@ -118,11 +119,15 @@ static __noinline int ingress_open(struct claimd_conn *c, struct io *io,
 	r->status = 0;
 	r->method = p->method;
 	r->n_egress = 0;
-	r->verdict = 0;
+	r->verdict = CLAIM_NONE;
 	r->cause = CLAIMD_NO_SLOT;
+	r->rule = CLAIM_RULE_NONE;
 	t->conn = io->key;
 	c->owner_tid = tid;
 	c->owner_seq = seq;
+	/* Failing now, with no call made, would be its own error. */
+	slot_write(tid, 1, VERDICT(CLAIM_CLAIMED, CLAIM_RULE_NO_FAILED_EGRESS, CLAIMD_NO_SLOT),
+		   NULL);
 	stat_inc(CLAIMD_ST_INGRESS);
 	return 0;
 }
@@ -156,8 +161,9 @@ static __always_inline void ingress_emit_bare(struct claimd_conn *c, struct io *
 	r->status = status;
 	r->method = p->method;
 	r->n_egress = 0;
-	r->verdict = 0;
+	r->verdict = status_failed(status) ? CLAIM_UNKNOWN : CLAIM_NONE;
 	r->cause = CLAIMD_NO_SLOT;
+	r->rule = status_failed(status) ? CLAIM_RULE_NO_LOG : CLAIM_RULE_NONE;
 	__builtin_memset(r->pad, 0, sizeof(r->pad));
 	bpf_ringbuf_submit(r, 0);
 	stat_inc(CLAIMD_ST_RECORDS);
@@ -202,7 +208,22 @@ static __noinline int ingress_close(struct claimd_conn *c, struct io *io, __u32 
 		r->end_ns = io->now;
 		r->flags |= flags;
 		r->hdr.size = size;
+		if (!status_failed(status)) {
+			r->verdict = CLAIM_NONE;
+			r->rule = CLAIM_RULE_NONE;
+		} else if (r->flags & CLAIMD_IN_MUX) {
+			/* Its log may hold other requests' calls: no confident answer. */
+			r->verdict = CLAIM_UNKNOWN;
+			r->rule = CLAIM_RULE_MULTIPLEXED;
+		} else {
+			__u32 v = verdict_of(r);
+
+			r->verdict = v & 0xff;
+			r->rule = (v >> 8) & 0xff;
+			r->cause = v >> 16;
+		}
 		emit(r, size);
+		slot_write(r->tid, 0, VERDICT(CLAIM_NONE, CLAIM_RULE_NONE, CLAIMD_NO_SLOT), NULL);
 		t->conn.tgid = 0;
 		t->conn.fd = 0;
 	} else {
@@ -259,6 +280,7 @@ static __always_inline void egress_log(struct io *io, struct claimd_pending *p,
 	struct claimd_thread *t = bpf_map_lookup_elem(&threads, &io->tid);
 	struct claimd_ingress *r;
 	struct claimd_egress *e;
+	__u8 retry = 0;
 	__u32 n;
 
 	p->ingress_seq = 0;
@@ -275,13 +297,22 @@ static __always_inline void egress_log(struct io *io, struct claimd_pending *p,
 		return;
 	}
 	e = &r->egress[n & EGRESS_MASK];
+	/* The same call again, right after it failed: a retry of it. */
+	if (n > 0) {
+		struct claimd_egress *prev = &r->egress[(n - 1) & EGRESS_MASK];
+
+		if ((prev->flags & CLAIMD_EG_DONE) && egress_failed(prev) &&
+		    prev->method == p->method && prev->target_hash == p->target_hash &&
+		    addr_eq(&prev->callee, callee))
+			retry = CLAIMD_EG_RETRY;
+	}
 	e->start_ns = p->start_ns;
 	e->end_ns = 0;
 	e->callee = *callee;
 	e->target_hash = p->target_hash;
 	e->status = 0;
 	e->method = p->method;
-	e->flags = 0;
+	e->flags = retry;
 	e->claim = HTTP_CLAIM_NONE;
 	p->slot = n;
 	r->n_egress = n + 1;
@@ -315,6 +346,7 @@ static __noinline int egress_close(struct io *io, const struct claimd_pending *p
 				e->end_ns = end_ns;
 				e->flags |= flags | CLAIMD_EG_DONE;
 				e->claim = claim;
+				slot_refresh(&t->rec);
 			}
 			return 0;
 		}

@@ -136,74 +136,121 @@ HTTP_INLINE __u8 http_lower(__u8 c)
 }
 
 /* Character of a header name we read, or 0 past its end. */
+/* clang-format off: one line per character reads best */
 HTTP_INLINE __u8 http_hdr_char(__u32 hdr, __u32 pos)
 {
 	/* Switches, not a table: no .rodata lookups on the BPF side. */
 	switch (hdr) {
 	case HTTP_HDR_CONTENT_LENGTH:
 		switch (pos) {
-		case 0: return 'c';
-		case 1: return 'o';
-		case 2: return 'n';
-		case 3: return 't';
-		case 4: return 'e';
-		case 5: return 'n';
-		case 6: return 't';
-		case 7: return '-';
-		case 8: return 'l';
-		case 9: return 'e';
-		case 10: return 'n';
-		case 11: return 'g';
-		case 12: return 't';
-		case 13: return 'h';
+		case 0:
+			return 'c';
+		case 1:
+			return 'o';
+		case 2:
+			return 'n';
+		case 3:
+			return 't';
+		case 4:
+			return 'e';
+		case 5:
+			return 'n';
+		case 6:
+			return 't';
+		case 7:
+			return '-';
+		case 8:
+			return 'l';
+		case 9:
+			return 'e';
+		case 10:
+			return 'n';
+		case 11:
+			return 'g';
+		case 12:
+			return 't';
+		case 13:
+			return 'h';
 		}
 		return 0;
 	case HTTP_HDR_TRANSFER_ENCODING:
 		switch (pos) {
-		case 0: return 't';
-		case 1: return 'r';
-		case 2: return 'a';
-		case 3: return 'n';
-		case 4: return 's';
-		case 5: return 'f';
-		case 6: return 'e';
-		case 7: return 'r';
-		case 8: return '-';
-		case 9: return 'e';
-		case 10: return 'n';
-		case 11: return 'c';
-		case 12: return 'o';
-		case 13: return 'd';
-		case 14: return 'i';
-		case 15: return 'n';
-		case 16: return 'g';
+		case 0:
+			return 't';
+		case 1:
+			return 'r';
+		case 2:
+			return 'a';
+		case 3:
+			return 'n';
+		case 4:
+			return 's';
+		case 5:
+			return 'f';
+		case 6:
+			return 'e';
+		case 7:
+			return 'r';
+		case 8:
+			return '-';
+		case 9:
+			return 'e';
+		case 10:
+			return 'n';
+		case 11:
+			return 'c';
+		case 12:
+			return 'o';
+		case 13:
+			return 'd';
+		case 14:
+			return 'i';
+		case 15:
+			return 'n';
+		case 16:
+			return 'g';
 		}
 		return 0;
 	case HTTP_HDR_ERROR_CLAIM:
 		switch (pos) {
-		case 0: return 'x';
-		case 1: return '-';
-		case 2: return 'e';
-		case 3: return 'r';
-		case 4: return 'r';
-		case 5: return 'o';
-		case 6: return 'r';
-		case 7: return '-';
-		case 8: return 'c';
-		case 9: return 'l';
-		case 10: return 'a';
-		case 11: return 'i';
-		case 12: return 'm';
+		case 0:
+			return 'x';
+		case 1:
+			return '-';
+		case 2:
+			return 'e';
+		case 3:
+			return 'r';
+		case 4:
+			return 'r';
+		case 5:
+			return 'o';
+		case 6:
+			return 'r';
+		case 7:
+			return '-';
+		case 8:
+			return 'c';
+		case 9:
+			return 'l';
+		case 10:
+			return 'a';
+		case 11:
+			return 'i';
+		case 12:
+			return 'm';
 		}
 		return 0;
 	}
 	return 0;
 }
+/* clang-format on */
 
 /* Character of a literal value we match: "chunked", "claimed", "unclaimed". */
 #define HTTP_LIT_CHUNKED   0
 #define HTTP_LIT_CLAIMED   1
 #define HTTP_LIT_UNCLAIMED 2
+/* clang-format off: one line per character reads best */
 HTTP_INLINE __u8 http_lit_char(__u32 lit, __u32 pos)
 {
 	/* "claimed" is "unclaimed" without its first two letters. */
@@ -217,27 +264,42 @@ HTTP_INLINE __u8 http_lit_char(__u32 lit, __u32 pos)
 	}
 	if (lit == HTTP_LIT_CLAIMED) {
 		switch (pos) {
-		case 0: return 'c';
-		case 1: return 'l';
-		case 2: return 'a';
-		case 3: return 'i';
-		case 4: return 'm';
-		case 5: return 'e';
-		case 6: return 'd';
+		case 0:
+			return 'c';
+		case 1:
+			return 'l';
+		case 2:
+			return 'a';
+		case 3:
+			return 'i';
+		case 4:
+			return 'm';
+		case 5:
+			return 'e';
+		case 6:
+			return 'd';
 		}
 		return 0;
 	}
 	switch (pos) {
-	case 0: return 'c';
-	case 1: return 'h';
-	case 2: return 'u';
-	case 3: return 'n';
-	case 4: return 'k';
-	case 5: return 'e';
-	case 6: return 'd';
+	case 0:
+		return 'c';
+	case 1:
+		return 'h';
+	case 2:
+		return 'u';
+	case 3:
+		return 'n';
+	case 4:
+		return 'k';
+	case 5:
+		return 'e';
+	case 6:
+		return 'd';
 	}
 	return 0;
 }
+/* clang-format on */
 
 HTTP_INLINE __u8 http_method_of(__u64 token, __u32 len)
 {
@@ -359,20 +421,30 @@ HTTP_INLINE __u32 http_start_message(struct http_framer *f, __u8 c)
 }
 
 /* "HTTP/1.x" at pos 0..7: returns 1 while c matches. */
+/* clang-format off: one line per character reads best */
 HTTP_INLINE int http_version_char(__u32 pos, __u8 c)
 {
 	switch (pos) {
-	case 0: return c == 'H';
-	case 1: return c == 'T';
-	case 2: return c == 'T';
-	case 3: return c == 'P';
-	case 4: return c == '/';
-	case 5: return c == '1';
-	case 6: return c == '.';
-	case 7: return c == '0' || c == '1';
+	case 0:
+		return c == 'H';
+	case 1:
+		return c == 'T';
+	case 2:
+		return c == 'T';
+	case 3:
+		return c == 'P';
+	case 4:
+		return c == '/';
+	case 5:
+		return c == '1';
+	case 6:
+		return c == '.';
+	case 7:
+		return c == '0' || c == '1';
 	}
 	return 0;
 }
+/* clang-format on */
 
 HTTP_INLINE __u32 http_header_name_byte(struct http_framer *f, __u8 c)
 {
@@ -636,8 +708,10 @@ HTTP_INLINE __u32 http_step(struct http_framer *f, __u8 c)
 		f->pos = 0;
 		f->hdr = (1u << HTTP_HDR_COUNT) - 1;
 		return http_header_name_byte(f, c);
-	case HS_HDR_NAME: return http_header_name_byte(f, c);
-	case HS_HDR_VALUE: return http_header_value_byte(f, c);
+	case HS_HDR_NAME:
+		return http_header_name_byte(f, c);
+	case HS_HDR_VALUE:
+		return http_header_value_byte(f, c);
 	case HS_HDR_SKIP:
 		if (c == '\n')
 			f->state = HS_HDR_LINE;
@@ -646,7 +720,8 @@ HTTP_INLINE __u32 http_step(struct http_framer *f, __u8 c)
 		if (c != '\n')
 			return http_fail(f);
 		return http_head_end(f);
-	case HS_CHUNK_SIZE: return http_chunk_size_byte(f, c);
+	case HS_CHUNK_SIZE:
+		return http_chunk_size_byte(f, c);
 	case HS_CHUNK_EXT:
 		if (c != '\n')
 			return 0;

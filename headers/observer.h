@@ -159,9 +159,10 @@ struct claimd_ingress {
 	__u16 status; /* 0: no response */
 	__u8 method;
 	__u8 n_egress;
-	__u8 verdict; /* reserved for the ownership verdict */
+	__u8 verdict; /* enum claim_verdict (headers/verdict.h), if the ingress failed */
 	__u8 cause;   /* egress index that decided the verdict, or CLAIMD_NO_SLOT */
-	__u8 pad[6];
+	__u8 rule;    /* enum claim_rule: why */
+	__u8 pad[5];
 	struct claimd_egress egress[CLAIMD_EGRESS_MAX];
 };
 

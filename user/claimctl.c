@@ -22,6 +22,8 @@ const char *argp_program_version = "claimctl 0.1";
 static const char doc[] = "claimctl -- ask a running claimd what it sees.\n\n"
 			  "Commands:\n"
 			  "  trace    one line per finished inbound request, as they finish\n"
+			  "  edges    caller -> callee: failures, ratio, fail-close/fail-open\n"
+			  "  services requests and failures, claimed and unclaimed\n"
 			  "  status   claimd's own health: records, drops, tables\n"
 			  "\n'claimctl COMMAND --help' tells a command's options.";
 
@@ -40,7 +42,9 @@ static error_t parse_global(int key, char *arg, struct argp_state *state)
 	struct global_args *a = state->input;
 
 	switch (key) {
-	case 's': a->g.socket = arg; break;
+	case 's':
+		a->g.socket = arg;
+		break;
 	case ARGP_KEY_ARG:
 		a->cmd_index = state->next - 1;
 		state->next = state->argc; /* the rest belongs to the command */
@@ -49,7 +53,8 @@ static error_t parse_global(int key, char *arg, struct argp_state *state)
 		if (!a->cmd_index)
 			argp_usage(state);
 		break;
-	default: return ARGP_ERR_UNKNOWN;
+	default:
+		return ARGP_ERR_UNKNOWN;
 	}
 	return 0;
 }
@@ -133,6 +138,8 @@ int main(int argc, char **argv)
 	} cmds[] = {
 		{ "trace", cmd_trace },
 		{ "status", cmd_status },
+		{ "edges", cmd_edges },
+		{ "services", cmd_services },
 	};
 	struct global_args a = { .g = { .socket = CTL_DEFAULT_SOCKET } };
 	const char *env = getenv("CLAIMD_CONTROL");

@@ -19,5 +19,7 @@ struct json_object *ctl_call(const struct ctl_global *g, const struct ctl_reques
 
 int cmd_trace(const struct ctl_global *g, int argc, char **argv);
 int cmd_status(const struct ctl_global *g, int argc, char **argv);
+int cmd_edges(const struct ctl_global *g, int argc, char **argv);
+int cmd_services(const struct ctl_global *g, int argc, char **argv);
 
 #endif

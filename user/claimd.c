@@ -20,9 +20,12 @@
 
 #include <bpf/libbpf.h>
 
+#include "classes.h"
 #include "control.h"
+#include "edges.h"
 #include "evloop.h"
 #include "log.h"
+#include "memory.h"
 #include "names.h"
 #include "observer_api.h"
 #include "record.h"
@@ -30,14 +33,18 @@
 #include "sysprobe.h"
 #include "trace_fmt.h"
 
-#define DEFAULT_PIN_DIR "/sys/fs/bpf/claimd"
-#define MAX_EXITED	512
+#define DEFAULT_PIN_DIR	  "/sys/fs/bpf/claimd"
+#define DEFAULT_STATE_DIR "/var/lib/claimd"
+#define MAX_EXITED	  512
 
 static volatile sig_atomic_t exiting;
 
 struct options {
 	struct observer_config obs;
-	const char *pin_dir;
+	struct edges_config edges;
+	const char *state_dir;
+	const char *names_file;
+	unsigned int persist_s;
 	struct control_opts control;
 	bool no_seed;
 	int verbose;
@@ -47,6 +54,8 @@ struct claimd {
 	struct options *opt;
 	struct observer *obs;
 	struct names *names;
+	struct edges *edges;
+	struct classes *classes;
 	struct control *ctl;
 	struct ring_buffer *rb;
 	struct ep_src rb_src;
@@ -54,6 +63,10 @@ struct claimd {
 	int lock_fd;
 	struct timespec started;
 	struct seed_counts seeded;
+	struct memory_load memory;
+	double last_persist;
+	time_t persisted_wall; /* when the memory last reached the disk */
+	int persist_errors;
 	/* records from the kernel, by type, and the malformed ones */
 	unsigned long n_ingress, n_root, n_listen, n_exit, n_invalid;
 	__u32 exited[MAX_EXITED];
@@ -74,6 +87,14 @@ enum {
 	OPT_CONNS,
 	OPT_THREADS,
 	OPT_NO_SEED,
+	OPT_STATE_DIR,
+	OPT_WINDOW,
+	OPT_HALF_LIFE,
+	OPT_PERSIST,
+	OPT_MIN_FAILURES,
+	OPT_FAIL_STATUS,
+	OPT_NO_MEMORY,
+	OPT_NAMES,
 };
 
 static const struct argp_option options[] = {
@@ -92,6 +113,21 @@ static const struct argp_option options[] = {
 	{ "threads", OPT_THREADS, "N", 0, "Threads serving requests at once (default 8192)", 3 },
 	{ "no-seed", OPT_NO_SEED, NULL, 0,
 	  "Do not look for sockets that existed before claimd started", 3 },
+	{ "state-dir", OPT_STATE_DIR, "DIR", 0,
+	  "Where the edge memory is kept (default " DEFAULT_STATE_DIR ")", 5 },
+	{ "window", OPT_WINDOW, "SECONDS", 0, "Recent window of edge ratios (default 300)", 5 },
+	{ "memory-half-life", OPT_HALF_LIFE, "DAYS", 0,
+	  "How fast the long-term memory forgets (default 14)", 5 },
+	{ "persist-interval", OPT_PERSIST, "SECONDS", 0,
+	  "How often the memory is written to disk (default 60)", 5 },
+	{ "min-failures", OPT_MIN_FAILURES, "N", 0,
+	  "Callee failures needed before an edge gets a class (default 20)", 5 },
+	{ "fail-status", OPT_FAIL_STATUS, "CODE", 0,
+	  "Statuses from this one up are failures (default 500)", 5 },
+	{ "no-memory", OPT_NO_MEMORY, NULL, 0,
+	  "Classify edges from the recent window only; do not load the memory", 5 },
+	{ "names", OPT_NAMES, "FILE", 0, "Names for callees off this host: lines of 'ip:port name'",
+	  5 },
 	{ "verbose", 'v', NULL, 0, "More messages (repeat for debug)", 4 },
 	{},
 };
@@ -123,9 +159,15 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 			argp_error(state, "invalid or too many --port: %s", arg);
 		o->obs.ports[o->obs.n_ports++] = v;
 		break;
-	case OPT_CGROUP: o->obs.cgroup = arg; break;
-	case OPT_PIN_DIR: o->pin_dir = arg; break;
-	case OPT_CONTROL: o->control.path = arg; break;
+	case OPT_CGROUP:
+		o->obs.cgroup = arg;
+		break;
+	case OPT_PIN_DIR:
+		o->obs.pin_dir = arg;
+		break;
+	case OPT_CONTROL:
+		o->control.path = arg;
+		break;
 	case OPT_CONTROL_GROUP:
 		if (parse_uint(arg, UINT32_MAX - 1, &v))
 			argp_error(state, "invalid --control-group: %s", arg);
@@ -142,10 +184,52 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 			argp_error(state, "--threads must be 64 to 1048576");
 		o->obs.threads_max = v;
 		break;
-	case OPT_NO_SEED: o->no_seed = true; break;
-	case 'v': o->verbose++; break;
-	case ARGP_KEY_ARG: argp_error(state, "unexpected argument: %s", arg); break;
-	default: return ARGP_ERR_UNKNOWN;
+	case OPT_NO_SEED:
+		o->no_seed = true;
+		break;
+	case OPT_STATE_DIR:
+		o->state_dir = arg;
+		break;
+	case OPT_WINDOW:
+		if (parse_uint(arg, 86400, &v) || v < EDGES_WINDOW_BUCKETS)
+			argp_error(state, "--window must be 10 to 86400 seconds");
+		o->edges.window_s = v;
+		break;
+	case OPT_HALF_LIFE:
+		if (parse_uint(arg, 3650, &v) || !v)
+			argp_error(state, "--memory-half-life must be 1 to 3650 days");
+		o->edges.memory_half_life_s = v * 86400.0;
+		break;
+	case OPT_PERSIST:
+		if (parse_uint(arg, 86400, &v) || !v)
+			argp_error(state, "--persist-interval must be 1 to 86400 seconds");
+		o->persist_s = v;
+		break;
+	case OPT_MIN_FAILURES:
+		if (parse_uint(arg, 1u << 30, &v) || !v)
+			argp_error(state, "invalid --min-failures: %s", arg);
+		o->edges.min_failures = v;
+		break;
+	case OPT_FAIL_STATUS:
+		if (parse_uint(arg, 599, &v) || v < 100)
+			argp_error(state, "--fail-status must be 100 to 599");
+		o->edges.fail_status = v;
+		o->obs.fail_status = v;
+		break;
+	case OPT_NO_MEMORY:
+		o->edges.use_memory = false;
+		break;
+	case OPT_NAMES:
+		o->names_file = arg;
+		break;
+	case 'v':
+		o->verbose++;
+		break;
+	case ARGP_KEY_ARG:
+		argp_error(state, "unexpected argument: %s", arg);
+		break;
+	default:
+		return ARGP_ERR_UNKNOWN;
 	}
 	return 0;
 }
@@ -166,7 +250,7 @@ static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list 
 /* One claimd per pin directory: a second one would attach everything twice. */
 static int lock_pin_dir(struct claimd *d)
 {
-	const char *dir = d->opt->pin_dir;
+	const char *dir = d->opt->obs.pin_dir;
 
 	if (mkdir(dir, 0755) && errno != EEXIST) {
 		pr_err("cannot create pin directory %s: %s", dir, strerror(errno));
@@ -194,6 +278,14 @@ static void publish(struct claimd *d, struct json_object *o, bool root)
 	json_object_put(o);
 }
 
+static double since(const struct timespec *t0)
+{
+	struct timespec now;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	return (now.tv_sec - t0->tv_sec) + (now.tv_nsec - t0->tv_nsec) / 1e9;
+}
+
 static int on_record(void *ctx, void *data, size_t size)
 {
 	struct claimd *d = ctx;
@@ -203,6 +295,8 @@ static int on_record(void *ctx, void *data, size_t size)
 	switch (type) {
 	case CLAIMD_REC_INGRESS:
 		d->n_ingress++;
+		edges__add_ingress(d->edges, data, d->names, since(&d->started), time(NULL));
+		classes__note_ingress(d->classes, data, d->names);
 		if (control__tracing(d->ctl, false))
 			publish(d, trace__ingress_json(data, d->names), false);
 		break;
@@ -222,6 +316,7 @@ static int on_record(void *ctx, void *data, size_t size)
 		const struct claimd_exit *e = data;
 
 		d->n_exit++;
+		classes__forget_process(d->classes, e->tgid);
 		names__exit(d->names, e->tgid);
 		if (d->n_exited < MAX_EXITED)
 			d->exited[d->n_exited++] = e->tgid;
@@ -242,18 +337,10 @@ static void rb_event(struct ep_src *src, uint32_t events)
 	ring_buffer__consume(d->rb);
 }
 
-static double since(const struct timespec *t0)
-{
-	struct timespec now;
-
-	clock_gettime(CLOCK_MONOTONIC, &now);
-	return (now.tv_sec - t0->tv_sec) + (now.tv_nsec - t0->tv_nsec) / 1e9;
-}
-
 static struct json_object *status_json(struct claimd *d)
 {
 	struct json_object *o = json_object_new_object(), *k = json_object_new_object();
-	struct json_object *r = json_object_new_object(), *s = json_object_new_object();
+	struct json_object *r = json_object_new_object(), *s = json_object_new_object(), *m;
 	__u64 st[CLAIMD_ST__COUNT];
 	int i;
 
@@ -277,9 +364,39 @@ static struct json_object *status_json(struct claimd *d)
 	json_object_object_add(s, "outbound", json_object_new_int(d->seeded.outbound));
 	json_object_object_add(o, "seeded", s);
 	json_object_object_add(o, "trace_clients", json_object_new_int(control__tracers(d->ctl)));
+	m = json_object_new_object();
+	json_object_object_add(m, "used", json_object_new_boolean(d->opt->edges.use_memory));
+	json_object_object_add(m, "loaded_edges", json_object_new_int(d->memory.edges));
+	json_object_object_add(m, "corrupt_file_moved_to",
+			       d->memory.corrupt ? json_object_new_string(d->memory.moved_to)
+						 : NULL);
+	json_object_object_add(m, "persisted_unix", json_object_new_int64(d->persisted_wall));
+	json_object_object_add(m, "persist_errors", json_object_new_int(d->persist_errors));
+	json_object_object_add(o, "memory", m);
+	json_object_object_add(o, "verdicts",
+			       json_object_new_string(observer__verdicts_path(d->obs)));
 	json_object_object_add(o, "trace_dropped",
 			       json_object_new_uint64(control__dropped(d->ctl)));
 	return o;
+}
+
+/* The edges, each saying whether its class is in the kernel yet. */
+static struct json_object *edges_json(struct claimd *d)
+{
+	struct json_object *arr = edges__json(d->edges, since(&d->started), time(NULL));
+	size_t i;
+
+	for (i = 0; i < json_object_array_length(arr); i++) {
+		struct json_object *o = json_object_array_get_idx(arr, i), *a, *b;
+
+		json_object_object_get_ex(o, "caller", &a);
+		json_object_object_get_ex(o, "callee", &b);
+		json_object_object_add(
+			o, "in_kernel",
+			json_object_new_boolean(classes__in_kernel(
+				d->classes, json_object_get_string(a), json_object_get_string(b))));
+	}
+	return arr;
 }
 
 static struct json_object *handle_request(void *ctx, const struct ctl_request *req)
@@ -287,17 +404,49 @@ static struct json_object *handle_request(void *ctx, const struct ctl_request *r
 	struct claimd *d = ctx;
 
 	switch (req->cmd) {
-	case CTL_STATUS: return status_json(d);
-	default: return NULL;
+	case CTL_STATUS:
+		return status_json(d);
+	case CTL_EDGES:
+		return edges_json(d);
+	case CTL_SERVICES:
+		return edges__services_json(d->edges);
+	default:
+		return NULL;
 	}
+}
+
+static void persist(struct claimd *d)
+{
+	int err;
+
+	if (!d->opt->edges.use_memory)
+		return; /* the memory on disk is not ours to overwrite */
+	err = memory__save(d->edges, d->opt->state_dir, time(NULL));
+	if (err) {
+		if (!d->persist_errors++)
+			pr_warn("cannot write the memory to %s: %s", d->opt->state_dir,
+				strerror(-err));
+		return;
+	}
+	d->persisted_wall = time(NULL);
 }
 
 /* Once a second: what does not need doing per record. */
 static void housekeeping(struct claimd *d)
 {
+	double now = since(&d->started);
+	int err;
+
 	if (d->n_exited) {
 		observer__forget_processes(d->obs, d->exited, d->n_exited);
 		d->n_exited = 0;
+	}
+	err = classes__sync(d->classes, d->edges, now, time(NULL));
+	if (err < 0)
+		pr_debug("edge classes into the kernel: %s", strerror(-err));
+	if (now - d->last_persist >= d->opt->persist_s) {
+		d->last_persist = now;
+		persist(d);
 	}
 }
 
@@ -331,7 +480,14 @@ int main(int argc, char **argv)
 {
 	static const struct argp argp = { .options = options, .parser = parse_opt, .doc = doc };
 	struct options opt = {
-		.pin_dir = DEFAULT_PIN_DIR,
+		.obs = { .pin_dir = DEFAULT_PIN_DIR, .fail_status = 500 },
+		.edges = { .window_s = 300,
+			   .memory_half_life_s = 14 * 86400.0,
+			   .min_failures = 20,
+			   .fail_status = 500,
+			   .use_memory = true },
+		.state_dir = DEFAULT_STATE_DIR,
+		.persist_s = 60,
 		.control = { .path = CTL_DEFAULT_SOCKET, .mode = 0600, .group = (gid_t)-1 },
 	};
 	struct claimd d = { .opt = &opt, .epfd = -1, .lock_fd = -1 };
@@ -355,13 +511,30 @@ int main(int argc, char **argv)
 	signal(SIGPIPE, SIG_IGN);
 
 	d.names = names__new();
+	d.edges = edges__new(&opt.edges);
 	d.epfd = epoll_create1(EPOLL_CLOEXEC);
-	if (!d.names || d.epfd < 0) {
+	if (!d.names || !d.edges || d.epfd < 0) {
 		pr_err("out of memory or file descriptors");
 		goto out;
 	}
+	if (opt.names_file && names__load_map(d.names, opt.names_file))
+		goto out;
+	if (opt.edges.use_memory) {
+		if (memory__load(d.edges, opt.state_dir, time(NULL), &d.memory))
+			pr_warn("cannot read the memory in %s: %s; starting without it",
+				opt.state_dir, strerror(errno));
+		else if (d.memory.corrupt)
+			pr_err("the memory file in %s is unreadable (%s); moved it to %s and "
+			       "started with an empty memory",
+			       opt.state_dir, d.memory.why, d.memory.moved_to);
+		else if (d.memory.edges)
+			pr_info("memory: %d edges loaded from %s", d.memory.edges, opt.state_dir);
+	}
 	d.obs = observer__load(&opt.obs);
 	if (!d.obs)
+		goto out;
+	d.classes = classes__new(observer__classes_fd(d.obs));
+	if (!d.classes)
 		goto out;
 	d.rb = ring_buffer__new(observer__events_fd(d.obs), on_record, &d, NULL);
 	if (!d.rb) {
@@ -381,6 +554,7 @@ int main(int argc, char **argv)
 	 * and the seed does not overwrite what the kernel already knows. */
 	if (observer__attach(d.obs))
 		goto out;
+	observer__set_alive(d.obs, true);
 	if (!opt.no_seed) {
 		err = seed__existing(d.obs, &opt.obs, d.names, &d.seeded);
 		if (err)
@@ -392,12 +566,17 @@ int main(int argc, char **argv)
 		opt.control.path);
 
 	ret = run(&d) ? 1 : 0;
-	pr_info("detaching: %lu ingress and %lu root egress records seen, %lu malformed",
-		d.n_ingress, d.n_root, d.n_invalid);
+	observer__set_alive(d.obs, false);
+	persist(&d);
+	pr_info("detaching: %lu ingress and %lu root egress records seen, %lu malformed; memory "
+		"written to %s",
+		d.n_ingress, d.n_root, d.n_invalid, opt.state_dir);
 out:
 	control__close(d.ctl);
 	ring_buffer__free(d.rb);
+	classes__free(d.classes);
 	observer__destroy(d.obs);
+	edges__free(d.edges);
 	names__free(d.names);
 	if (d.epfd >= 0)
 		close(d.epfd);

@@ -11,9 +11,14 @@ static error_t parse_status(int key, char *arg, struct argp_state *state)
 
 	(void)arg;
 	switch (key) {
-	case 'j': *json = true; break;
-	case ARGP_KEY_ARG: argp_error(state, "unexpected argument: %s", arg); break;
-	default: return ARGP_ERR_UNKNOWN;
+	case 'j':
+		*json = true;
+		break;
+	case ARGP_KEY_ARG:
+		argp_error(state, "unexpected argument: %s", arg);
+		break;
+	default:
+		return ARGP_ERR_UNKNOWN;
 	}
 	return 0;
 }

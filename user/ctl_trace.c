@@ -42,8 +42,12 @@ static error_t parse_trace(int key, char *arg, struct argp_state *state)
 	char *end;
 
 	switch (key) {
-	case 'j': t->json = true; break;
-	case 'r': t->roots = true; break;
+	case 'j':
+		t->json = true;
+		break;
+	case 'r':
+		t->roots = true;
+		break;
 	case 'p':
 		if (t->n_pids == MAX_FILTERS)
 			argp_error(state, "too many --pid");
@@ -61,8 +65,11 @@ static error_t parse_trace(int key, char *arg, struct argp_state *state)
 		if (*end || end == arg || t->count < 0)
 			argp_error(state, "invalid --count: %s", arg);
 		break;
-	case ARGP_KEY_ARG: argp_error(state, "unexpected argument: %s", arg); break;
-	default: return ARGP_ERR_UNKNOWN;
+	case ARGP_KEY_ARG:
+		argp_error(state, "unexpected argument: %s", arg);
+		break;
+	default:
+		return ARGP_ERR_UNKNOWN;
 	}
 	return 0;
 }

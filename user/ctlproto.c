@@ -11,6 +11,8 @@
 static const char *const cmd_names[CTL__COUNT] = {
 	[CTL_TRACE] = "trace",
 	[CTL_STATUS] = "status",
+	[CTL_EDGES] = "edges",
+	[CTL_SERVICES] = "services",
 };
 
 const char *ctl_cmd__name(enum ctl_cmd cmd)

@@ -4,7 +4,8 @@
  * line on a UNIX stream socket, answered by JSON lines. "trace" streams a
  * line per record until the client goes away; the others answer once.
  *
- *   {"cmd":"trace","roots":true}   {"cmd":"status"}
+ *   {"cmd":"trace","roots":true}   {"cmd":"status"}   {"cmd":"edges"}
+ *   {"cmd":"services"}
  */
 #ifndef CLAIMD_CTLPROTO_H
 #define CLAIMD_CTLPROTO_H
@@ -18,6 +19,8 @@
 enum ctl_cmd {
 	CTL_TRACE = 0,
 	CTL_STATUS,
+	CTL_EDGES,
+	CTL_SERVICES,
 	CTL__COUNT,
 };
 

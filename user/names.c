@@ -32,6 +32,7 @@ struct names {
 	struct hashtab *procs;	   /* tgid -> struct proc_info */
 	struct hashtab *listeners; /* port -> struct listener list */
 	struct hashtab *callees;   /* struct claimd_addr -> char * "ip:port" */
+	struct hashtab *mapped;	   /* struct claimd_addr -> char * name from --names */
 	struct claimd_addr *local_addrs;
 	int n_local;
 };
@@ -78,7 +79,8 @@ struct names *names__new(void)
 	n->procs = hashtab__new();
 	n->listeners = hashtab__new();
 	n->callees = hashtab__new();
-	if (!n->procs || !n->listeners || !n->callees) {
+	n->mapped = hashtab__new();
+	if (!n->procs || !n->listeners || !n->callees || !n->mapped) {
 		names__free(n);
 		return NULL;
 	}
@@ -131,6 +133,9 @@ void names__free(struct names *n)
 		hashtab__for_each(n->listeners, free_listeners, NULL);
 	if (n->callees)
 		hashtab__for_each(n->callees, free_str, NULL);
+	if (n->mapped)
+		hashtab__for_each(n->mapped, free_str, NULL);
+	hashtab__free(n->mapped);
 	hashtab__free(n->procs);
 	hashtab__free(n->listeners);
 	hashtab__free(n->callees);
@@ -346,8 +351,10 @@ void names__exit(struct names *n, __u32 tgid)
 const char *names__callee(struct names *n, const struct claimd_addr *a)
 {
 	struct listener *l = hashtab__get(n->listeners, &a->port, sizeof(a->port));
-	char buf[64], *name;
+	char buf[64], *name = hashtab__get(n->mapped, a, sizeof(*a));
 
+	if (name)
+		return name;
 	for (; l; l = l->next) {
 		if (!memcmp(l->local.addr, a->addr, 16) ||
 		    (names__addr_is_any(&l->local) && addr_is_local(n, a)))
@@ -362,4 +369,155 @@ const char *names__callee(struct names *n, const struct claimd_addr *a)
 		return "?";
 	hashtab__put(n->callees, a, sizeof(*a), name, NULL);
 	return name;
+}
+
+int names__parse_addr(const char *s, struct claimd_addr *a)
+{
+	char ip[INET6_ADDRSTRLEN + 1];
+	const char *colon, *host = s;
+	size_t hlen;
+	char *end;
+	unsigned long port;
+
+	memset(a, 0, sizeof(*a));
+	if (*s == '[') {
+		const char *rb = strchr(s, ']');
+
+		if (!rb || rb[1] != ':')
+			return -1;
+		host = s + 1;
+		hlen = rb - host;
+		colon = rb + 1;
+	} else {
+		colon = strrchr(s, ':');
+		if (!colon)
+			return -1;
+		hlen = colon - s;
+	}
+	if (!hlen || hlen >= sizeof(ip))
+		return -1;
+	memcpy(ip, host, hlen);
+	ip[hlen] = 0;
+	errno = 0;
+	port = strtoul(colon + 1, &end, 10);
+	if (errno || end == colon + 1 || *end || !port || port > 65535)
+		return -1;
+	a->port = port;
+	if (inet_pton(AF_INET, ip, &a->addr[12]) == 1) {
+		a->addr[10] = a->addr[11] = 0xff;
+		return 0;
+	}
+	return inet_pton(AF_INET6, ip, a->addr) == 1 ? 0 : -1;
+}
+
+struct map_entry {
+	struct claimd_addr addr;
+	char name[NAME_MAX_LEN];
+};
+
+int names__parse_map(struct names *n, const char *text, size_t len, char *err, size_t errlen)
+{
+	struct map_entry *entries = NULL;
+	size_t count = 0, cap = 0, lineno = 0, i;
+	const char *p = text, *end = text + len;
+	int ret = -1;
+
+	while (p < end) {
+		const char *nl = memchr(p, '\n', end - p);
+		size_t l = nl ? (size_t)(nl - p) : (size_t)(end - p);
+		char line[512], addr[256], name[256], extra[2];
+		int fields;
+
+		lineno++;
+		if (l >= sizeof(line)) {
+			snprintf(err, errlen, "line %zu: longer than %zu bytes", lineno,
+				 sizeof(line) - 1);
+			goto out;
+		}
+		memcpy(line, p, l);
+		line[l] = 0;
+		p += l + (nl ? 1 : 0);
+		if (memchr(line, 0, l)) {
+			snprintf(err, errlen, "line %zu: contains a NUL byte", lineno);
+			goto out;
+		}
+		line[strcspn(line, "#\r")] = 0;
+		fields = sscanf(line, "%255s %255s %1s", addr, name, extra);
+		if (fields <= 0)
+			continue; /* blank or comment */
+		if (fields != 2) {
+			snprintf(err, errlen, "line %zu: expected 'ip:port name'", lineno);
+			goto out;
+		}
+		if (strlen(name) >= NAME_MAX_LEN) {
+			snprintf(err, errlen, "line %zu: name longer than %d bytes", lineno,
+				 NAME_MAX_LEN - 1);
+			goto out;
+		}
+		if (count == cap) {
+			void *q = realloc(entries, (cap ? cap * 2 : 16) * sizeof(*entries));
+
+			if (!q) {
+				snprintf(err, errlen, "out of memory");
+				goto out;
+			}
+			entries = q;
+			cap = cap ? cap * 2 : 16;
+		}
+		if (names__parse_addr(addr, &entries[count].addr)) {
+			snprintf(err, errlen, "line %zu: '%s' is not ip:port", lineno, addr);
+			goto out;
+		}
+		snprintf(entries[count].name, sizeof(entries[count].name), "%s", name);
+		count++;
+	}
+	/* All lines are good: only now does anything change. */
+	for (i = 0; i < count; i++) {
+		char *copy = strdup(entries[i].name);
+
+		if (copy)
+			free(hashtab__put(n->mapped, &entries[i].addr, sizeof(entries[i].addr),
+					  copy, NULL));
+	}
+	ret = (int)count;
+out:
+	free(entries);
+	return ret;
+}
+
+int names__load_map(struct names *n, const char *path)
+{
+	char err[256], *text;
+	FILE *f = fopen(path, "r");
+	long size;
+	int ret;
+
+	if (!f) {
+		fprintf(stderr, "claimd: error: cannot open the names file %s: %s\n", path,
+			strerror(errno));
+		return -1;
+	}
+	fseek(f, 0, SEEK_END);
+	size = ftell(f);
+	rewind(f);
+	if (size < 0 || size > (16 << 20)) {
+		fclose(f);
+		fprintf(stderr, "claimd: error: names file %s is too large\n", path);
+		return -1;
+	}
+	text = malloc(size + 1);
+	if (!text || fread(text, 1, size, f) != (size_t)size) {
+		free(text);
+		fclose(f);
+		fprintf(stderr, "claimd: error: cannot read the names file %s\n", path);
+		return -1;
+	}
+	fclose(f);
+	ret = names__parse_map(n, text, size, err, sizeof(err));
+	free(text);
+	if (ret < 0) {
+		fprintf(stderr, "claimd: error: names file %s: %s\n", path, err);
+		return -1;
+	}
+	return 0;
 }

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <bpf/bpf.h>
@@ -14,10 +15,14 @@
 #include "observer_api.h"
 #include "observer.skel.h"
 #include "sysprobe.h"
+#include "verdict.h"
 
 struct observer {
 	struct observer_bpf *skel;
 	int ncpus;
+	char verdicts_path[512];
+	bool verdicts_reused;
+	__u32 generation;
 };
 
 static __u32 pid_max(void)
@@ -73,6 +78,74 @@ static int set_filters(struct observer *obs, const struct observer_config *cfg)
 	return 0;
 }
 
+/*
+ * An earlier claimd's verdict map, if it is pinned and has our layout: reused,
+ * so services that mapped it keep reading live slots across a restart.
+ */
+static void reuse_verdicts(struct observer *obs)
+{
+	struct bpf_map_info info = { 0 };
+	__u32 len = sizeof(info);
+	int fd = bpf_obj_get(obs->verdicts_path);
+
+	if (fd < 0)
+		return;
+	if (!bpf_obj_get_info_by_fd(fd, &info, &len) && info.type == BPF_MAP_TYPE_ARRAY &&
+	    info.key_size == 4 && info.value_size == sizeof(struct claim_slot) &&
+	    info.max_entries == CLAIM_SLOTS && (info.map_flags & BPF_F_MMAPABLE) &&
+	    !bpf_map__reuse_fd(obs->skel->maps.verdicts, fd)) {
+		struct claim_map_header h;
+		__u32 zero = 0;
+
+		obs->verdicts_reused = true;
+		if (!bpf_map_lookup_elem(fd, &zero, &h) && h.magic == CLAIM_MAP_MAGIC)
+			obs->generation = h.generation;
+	} else {
+		pr_warn("replacing %s: it is not a verdict map of this claimd's layout",
+			obs->verdicts_path);
+		unlink(obs->verdicts_path);
+	}
+	close(fd);
+}
+
+/* A new verdict map: frozen (nobody writes it but the programs), pinned 0666. */
+static int publish_verdicts(struct observer *obs)
+{
+	int fd = bpf_map__fd(obs->skel->maps.verdicts);
+
+	if (obs->verdicts_reused)
+		return 0;
+	if (bpf_map_freeze(fd)) {
+		pr_err("cannot freeze the verdict map: %s", strerror(errno));
+		return -errno;
+	}
+	unlink(obs->verdicts_path);
+	if (bpf_obj_pin(fd, obs->verdicts_path)) {
+		pr_err("cannot pin the verdict map at %s: %s", obs->verdicts_path, strerror(errno));
+		return -errno;
+	}
+	/* Readable and mappable by every process; writable by none (frozen). */
+	if (chmod(obs->verdicts_path, 0666)) {
+		pr_err("cannot open %s to services: %s", obs->verdicts_path, strerror(errno));
+		return -errno;
+	}
+	return 0;
+}
+
+int observer__set_alive(struct observer *obs, bool alive)
+{
+	__u64 arg = (alive ? 1 : 0) | (__u64)obs->generation << 32;
+	LIBBPF_OPTS(bpf_test_run_opts, opts, .ctx_in = &arg, .ctx_size_in = sizeof(arg));
+	int err = bpf_prog_test_run_opts(bpf_program__fd(obs->skel->progs.claimd_hdr), &opts);
+
+	if (err || opts.retval) {
+		pr_warn("cannot mark the verdict map %s: %s", alive ? "alive" : "stopped",
+			strerror(err ? errno : EINVAL));
+		return err ? -errno : -EINVAL;
+	}
+	return 0;
+}
+
 struct observer *observer__load(const struct observer_config *cfg)
 {
 	struct observer *obs = calloc(1, sizeof(*obs));
@@ -96,6 +169,12 @@ struct observer *observer__load(const struct observer_config *cfg)
 		flags |= CLAIMD_FILTER_CGROUP;
 	obs->skel->rodata->self_tgid = getpid();
 	obs->skel->rodata->filter_flags = flags;
+	if (cfg->fail_status)
+		obs->skel->rodata->fail_status_min = cfg->fail_status;
+	snprintf(obs->verdicts_path, sizeof(obs->verdicts_path), "%s/%s",
+		 cfg->pin_dir ? cfg->pin_dir : "/sys/fs/bpf/claimd", CLAIM_PIN_NAME);
+	reuse_verdicts(obs);
+	obs->generation++;
 	bpf_map__set_max_entries(obs->skel->maps.traced, pid_max());
 	if (cfg->conns_max)
 		bpf_map__set_max_entries(obs->skel->maps.conns, cfg->conns_max);
@@ -108,6 +187,8 @@ struct observer *observer__load(const struct observer_config *cfg)
 		goto fail;
 	}
 	err = set_filters(obs, cfg);
+	if (!err)
+		err = publish_verdicts(obs);
 	if (err)
 		goto fail;
 	return obs;
@@ -147,6 +228,26 @@ int observer__conns_fd(const struct observer *obs)
 int observer__traced_fd(const struct observer *obs)
 {
 	return bpf_map__fd(obs->skel->maps.traced);
+}
+
+int observer__classes_fd(const struct observer *obs)
+{
+	return bpf_map__fd(obs->skel->maps.edge_class);
+}
+
+int observer__verdicts_fd(const struct observer *obs)
+{
+	return bpf_map__fd(obs->skel->maps.verdicts);
+}
+
+const char *observer__verdicts_path(const struct observer *obs)
+{
+	return obs->verdicts_path;
+}
+
+bool observer__verdicts_reused(const struct observer *obs)
+{
+	return obs->verdicts_reused;
 }
 
 int observer__stats(const struct observer *obs, __u64 out[CLAIMD_ST__COUNT])

@@ -6,6 +6,7 @@
 #ifndef CLAIMD_OBSERVER_API_H
 #define CLAIMD_OBSERVER_API_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <linux/types.h>
 
@@ -21,6 +22,8 @@ struct observer_config {
 	const char *cgroup; /* cgroup v2 directory, or NULL */
 	__u32 conns_max;
 	__u32 threads_max;
+	__u32 fail_status;   /* a status >= this is a failure (default 500) */
+	const char *pin_dir; /* where the verdict map is pinned */
 };
 
 struct observer;
@@ -34,6 +37,13 @@ void observer__destroy(struct observer *obs);
 int observer__events_fd(const struct observer *obs);
 int observer__conns_fd(const struct observer *obs);
 int observer__traced_fd(const struct observer *obs);
+int observer__classes_fd(const struct observer *obs);
+int observer__verdicts_fd(const struct observer *obs);
+/* The verdict map's pin, and whether this claimd took it over from an earlier one. */
+const char *observer__verdicts_path(const struct observer *obs);
+bool observer__verdicts_reused(const struct observer *obs);
+/* Marks the verdict map alive (claimd running) or not, for libclaim. */
+int observer__set_alive(struct observer *obs, bool alive);
 
 /* Sums the per-CPU counters into out[CLAIMD_ST__COUNT]. */
 int observer__stats(const struct observer *obs, __u64 out[CLAIMD_ST__COUNT]);

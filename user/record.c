@@ -37,10 +37,18 @@ int record__check(const void *data, size_t size, const char **why)
 		want = offsetof(struct claimd_ingress, egress) +
 		       (size_t)in->n_egress * sizeof(struct claimd_egress);
 		break;
-	case CLAIMD_REC_EGRESS: want = sizeof(struct claimd_root_egress); break;
-	case CLAIMD_REC_LISTEN: want = sizeof(struct claimd_listen); break;
-	case CLAIMD_REC_EXIT: want = sizeof(struct claimd_exit); break;
-	default: *why = "unknown record type"; return 0;
+	case CLAIMD_REC_EGRESS:
+		want = sizeof(struct claimd_root_egress);
+		break;
+	case CLAIMD_REC_LISTEN:
+		want = sizeof(struct claimd_listen);
+		break;
+	case CLAIMD_REC_EXIT:
+		want = sizeof(struct claimd_exit);
+		break;
+	default:
+		*why = "unknown record type";
+		return 0;
 	}
 	if (size != want) {
 		*why = "record length does not match its type";

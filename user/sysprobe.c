@@ -127,11 +127,14 @@ const char *sysprobe__explain(int err)
 		       "kernel lockdown is not 'confidentiality', and that no security module "
 		       "denies bpf()";
 	case E2BIG:
-	case ENOSPC: return "the verifier rejected a program as too complex for this kernel";
-	case EINVAL: return "the kernel rejected a program or map: it may be too old for claimd";
+	case ENOSPC:
+		return "the verifier rejected a program as too complex for this kernel";
+	case EINVAL:
+		return "the kernel rejected a program or map: it may be too old for claimd";
 	case ENOENT:
 		return "a tracepoint or kernel type claimd needs does not exist on this kernel";
-	case ENOMEM: return "not enough memory for the BPF maps (see --conns and --threads)";
+	case ENOMEM:
+		return "not enough memory for the BPF maps (see --conns and --threads)";
 	}
 	return strerror(err);
 }

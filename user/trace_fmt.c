@@ -5,6 +5,7 @@
 #include "names.h"
 #include "record.h"
 #include "trace_fmt.h"
+#include "verdict.h"
 
 const char *trace__method_name(unsigned int method)
 {
@@ -23,10 +24,41 @@ const char *trace__method_name(unsigned int method)
 const char *trace__claim_name(unsigned int claim)
 {
 	switch (claim) {
-	case HTTP_CLAIM_CLAIMED: return "claimed";
-	case HTTP_CLAIM_UNCLAIMED: return "unclaimed";
+	case HTTP_CLAIM_CLAIMED:
+		return "claimed";
+	case HTTP_CLAIM_UNCLAIMED:
+		return "unclaimed";
 	}
 	return "none";
+}
+
+const char *trace__verdict_name(unsigned int verdict)
+{
+	switch (verdict) {
+	case CLAIM_CLAIMED:
+		return "claimed";
+	case CLAIM_UNCLAIMED:
+		return "unclaimed";
+	case CLAIM_UNKNOWN:
+		return "unknown";
+	}
+	return "none";
+}
+
+const char *trace__rule_name(unsigned int rule)
+{
+	static const char *const names[] = {
+		[CLAIM_RULE_NONE] = "none",
+		[CLAIM_RULE_NO_FAILED_EGRESS] = "no-failed-call",
+		[CLAIM_RULE_HEADER] = "callee-unclaimed",
+		[CLAIM_RULE_FAIL_CLOSE] = "fail-close-edge",
+		[CLAIM_RULE_FAIL_OPEN] = "fail-open-edges-only",
+		[CLAIM_RULE_UNKNOWN_EDGE] = "unknown-edge",
+		[CLAIM_RULE_NO_LOG] = "no-egress-log",
+		[CLAIM_RULE_MULTIPLEXED] = "multiplexed",
+	};
+
+	return rule < sizeof(names) / sizeof(names[0]) ? names[rule] : "?";
 }
 
 static void add_str(struct json_object *o, const char *k, const char *v)
@@ -115,6 +147,22 @@ struct json_object *trace__ingress_json(const struct claimd_ingress *r, struct n
 	add_u64(o, "end_ns", r->end_ns);
 	add_ms(o, "duration_ms", r->start_ns, r->end_ns);
 	json_object_object_add(o, "flags", ingress_flags_json(r->flags));
+	if (r->verdict != CLAIM_NONE) {
+		struct json_object *cause = NULL;
+
+		add_str(o, "verdict", trace__verdict_name(r->verdict));
+		add_str(o, "rule", trace__rule_name(r->rule));
+		if (r->cause < r->n_egress && r->cause < CLAIMD_EGRESS_MAX) {
+			const struct claimd_egress *e = &r->egress[r->cause];
+
+			cause = json_object_new_object();
+			add_str(cause, "caller",
+				names__service(names, r->tgid, r->local.port, r->comm));
+			add_str(cause, "callee", names__callee(names, &e->callee));
+			add_int(cause, "egress", r->cause);
+		}
+		json_object_object_add(o, "cause", cause);
+	}
 	for (i = 0; i < r->n_egress && i < CLAIMD_EGRESS_MAX; i++)
 		json_object_array_add(eg, egress_json(&r->egress[i], names));
 	json_object_object_add(o, "egress", eg);

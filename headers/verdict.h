@@ -1,0 +1,99 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * Error ownership as the kernel computes it, and the read-only verdict map
+ * that libclaim reads with no system call.
+ *
+ * The verdict of a failed ingress (design.md, the decision matrix):
+ *   1. no egress of it failed                           -> claimed
+ *   2. a failed egress said "x-error-claim: unclaimed",
+ *      or failed on a fail-close edge                   -> unclaimed
+ *   3. every failed egress is on a fail-open edge       -> claimed
+ *   4. otherwise (unknown edges)                        -> unclaimed
+ * A failed call followed by a successful retry of it does not count as
+ * failed. The cause is the failed egress that decided.
+ *
+ * The verdict map is an mmapable array of CLAIM_SLOTS slots. Slot 0 holds a
+ * header; a thread's slot is 1 + tid % (CLAIM_SLOTS - 1). A slot names the
+ * thread it describes (a reused slot is detected) and carries a sequence
+ * number, odd while the kernel writes it: read it, copy, read it again.
+ */
+#ifndef CLAIMD_VERDICT_H
+#define CLAIMD_VERDICT_H
+
+#ifndef __bpf__
+#include <linux/types.h>
+#endif
+
+#define CLAIM_MAP_MAGIC	  0x4d49414cu /* "CLAIM" in spirit: 'L','A','I','M' */
+#define CLAIM_MAP_VERSION 1
+#define CLAIM_SLOTS	  65536
+#define CLAIM_PIN_NAME	  "verdicts"
+
+enum claim_verdict {
+	CLAIM_NONE = 0,	     /* not failed, or nothing known */
+	CLAIM_CLAIMED = 1,   /* the service owns its error: a retry can help */
+	CLAIM_UNCLAIMED = 2, /* passed up from a failed dependency: do not retry */
+	CLAIM_UNKNOWN = 3,   /* could not be decided (no egress log, multiplexed) */
+};
+
+enum claim_class {
+	CLAIM_CLASS_UNKNOWN = 0,
+	CLAIM_CLASS_FAIL_CLOSE = 1,
+	CLAIM_CLASS_FAIL_OPEN = 2,
+};
+
+/* Why a verdict is what it is. */
+enum claim_rule {
+	CLAIM_RULE_NONE = 0,
+	CLAIM_RULE_NO_FAILED_EGRESS = 1, /* rule 1 */
+	CLAIM_RULE_HEADER = 2,		 /* rule 2: x-error-claim: unclaimed */
+	CLAIM_RULE_FAIL_CLOSE = 3,	 /* rule 2: fail-close edge */
+	CLAIM_RULE_FAIL_OPEN = 4,	 /* rule 3 */
+	CLAIM_RULE_UNKNOWN_EDGE = 5,	 /* rule 4 */
+	CLAIM_RULE_NO_LOG = 6,		 /* no egress log: cannot decide */
+	CLAIM_RULE_MULTIPLEXED = 7,	 /* the thread served other requests meanwhile */
+};
+
+/*
+ * Slot 0 of the verdict map. The map is frozen, so not even claimd can write
+ * it through the bpf() syscall: claimd sets 'alive' and 'generation' by
+ * running the claimd_hdr program (BPF_PROG_TEST_RUN) with a claim_hdr_args
+ * as its one u64 argument (alive in the low half).
+ */
+struct claim_map_header {
+	__u32 magic;
+	__u32 version;
+	__u32 slots;
+	__u32 slot_size;
+	__u32 alive;	  /* 1 while a claimd keeps the slots current */
+	__u32 generation; /* bumped by each claimd that takes the map over */
+	__u64 pad;
+};
+
+struct claim_hdr_args {
+	__u32 alive;
+	__u32 generation;
+};
+
+/* One thread's running verdict: what it would be if its service failed now. */
+struct claim_slot {
+	__u32 seq;    /* odd while being written */
+	__u32 tid;    /* the thread this slot describes */
+	__u8 active;  /* 1 while the thread serves an ingress */
+	__u8 verdict; /* enum claim_verdict */
+	__u8 rule;    /* enum claim_rule */
+	__u8 pad;
+	__u16 cause_port; /* callee of the deciding egress, if any */
+	__u16 pad2;
+	__u8 cause_addr[16];
+};
+
+/* Key of the class map claimd fills: one caller instance, one callee address. */
+struct claimd_edge_key {
+	__u32 tgid;	   /* the caller's process */
+	__u16 local_port;  /* the caller's service port */
+	__u16 callee_port; /* host order */
+	__u8 callee_addr[16];
+};
+
+#endif /* CLAIMD_VERDICT_H */

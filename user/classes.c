@@ -1,0 +1,232 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Edge classes into the kernel; see classes.h. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <bpf/bpf.h>
+
+#include "classes.h"
+#include "hashtab.h"
+#include "names.h"
+
+struct instance_key {
+	uint32_t tgid;
+	uint16_t port;
+	uint16_t pad;
+};
+
+struct classes {
+	int map_fd;
+	struct hashtab *instances; /* instance_key -> char *service */
+	struct hashtab *callees;   /* struct claimd_addr -> char *callee name */
+	struct hashtab *written;   /* struct claimd_edge_key -> class (as a pointer) */
+	struct hashtab *edges_in;  /* "caller\0callee" -> (void *)1, edges in the kernel */
+};
+
+struct classes *classes__new(int map_fd)
+{
+	struct classes *c = calloc(1, sizeof(*c));
+
+	if (!c)
+		return NULL;
+	c->map_fd = map_fd;
+	c->instances = hashtab__new();
+	c->callees = hashtab__new();
+	c->written = hashtab__new();
+	c->edges_in = hashtab__new();
+	if (!c->instances || !c->callees || !c->written || !c->edges_in) {
+		classes__free(c);
+		return NULL;
+	}
+	return c;
+}
+
+static int free_value(const struct hashtab_entry *e, void *ctx)
+{
+	(void)ctx;
+	free(e->value);
+	return 0;
+}
+
+void classes__free(struct classes *c)
+{
+	if (!c)
+		return;
+	if (c->instances)
+		hashtab__for_each(c->instances, free_value, NULL);
+	if (c->callees)
+		hashtab__for_each(c->callees, free_value, NULL);
+	hashtab__free(c->instances);
+	hashtab__free(c->callees);
+	hashtab__free(c->written);
+	hashtab__free(c->edges_in);
+	free(c);
+}
+
+/* Sets key -> a copy of name, if it is new or changed. */
+static void remember(struct hashtab *h, const void *key, size_t len, const char *name)
+{
+	char *old = hashtab__get(h, key, len), *copy;
+
+	if (old && !strcmp(old, name))
+		return;
+	copy = strdup(name);
+	if (!copy)
+		return;
+	free(hashtab__put(h, key, len, copy, NULL));
+}
+
+void classes__note_ingress(struct classes *c, const struct claimd_ingress *r, struct names *names)
+{
+	struct instance_key ik = { .tgid = r->tgid, .port = r->local.port };
+	int i;
+
+	remember(c->instances, &ik, sizeof(ik),
+		 names__service(names, r->tgid, r->local.port, r->comm));
+	for (i = 0; i < r->n_egress && i < CLAIMD_EGRESS_MAX; i++)
+		remember(c->callees, &r->egress[i].callee, sizeof(r->egress[i].callee),
+			 names__callee(names, &r->egress[i].callee));
+}
+
+struct forget_ctx {
+	uint32_t tgid;
+	int n;
+	struct instance_key keys[256];
+};
+
+static int collect_instances(const struct hashtab_entry *e, void *arg)
+{
+	struct forget_ctx *f = arg;
+	const struct instance_key *k = (const void *)e->key;
+
+	if (k->tgid == f->tgid && f->n < 256)
+		f->keys[f->n++] = *k;
+	return 0;
+}
+
+void classes__forget_process(struct classes *c, uint32_t tgid)
+{
+	struct forget_ctx f = { .tgid = tgid };
+	int i;
+
+	hashtab__for_each(c->instances, collect_instances, &f);
+	for (i = 0; i < f.n; i++)
+		free(hashtab__del(c->instances, &f.keys[i], sizeof(f.keys[i])));
+}
+
+struct sync_ctx {
+	struct classes *c;
+	struct edges *e;
+	double now;
+	time_t wall;
+	struct hashtab *want; /* edge key -> class */
+	struct hashtab *edges_in;
+	const struct instance_key *ik;
+	const char *service;
+	int changes;
+	int err;
+};
+
+static size_t pair_key(const char *a, const char *b, char *buf, size_t len)
+{
+	size_t x = strlen(a), y = strlen(b);
+
+	if (x + y + 2 > len)
+		return 0;
+	memcpy(buf, a, x + 1);
+	memcpy(buf + x + 1, b, y + 1);
+	return x + y + 2;
+}
+
+static int want_callee(const struct hashtab_entry *he, void *arg)
+{
+	struct sync_ctx *s = arg;
+	const struct claimd_addr *a = (const void *)he->key;
+	struct edge *ed = edges__find(s->e, s->service, he->value);
+	struct claimd_edge_key k = { 0 };
+	struct edge_class cls;
+	char pk[512];
+	size_t n;
+
+	if (!ed)
+		return 0;
+	cls = edges__effective(s->e, ed, s->now, s->wall);
+	if (cls.cls == CLAIM_CLASS_UNKNOWN)
+		return 0;
+	k.tgid = s->ik->tgid;
+	k.local_port = s->ik->port;
+	k.callee_port = a->port;
+	memcpy(k.callee_addr, a->addr, 16);
+	hashtab__put(s->want, &k, sizeof(k), (void *)(uintptr_t)cls.cls, NULL);
+	n = pair_key(s->service, he->value, pk, sizeof(pk));
+	if (n)
+		hashtab__put(s->edges_in, pk, n, (void *)1, NULL);
+	return 0;
+}
+
+static int want_instance(const struct hashtab_entry *he, void *arg)
+{
+	struct sync_ctx *s = arg;
+
+	s->ik = (const void *)he->key;
+	s->service = he->value;
+	return hashtab__for_each(s->c->callees, want_callee, s);
+}
+
+static int write_wanted(const struct hashtab_entry *he, void *arg)
+{
+	struct sync_ctx *s = arg;
+	uintptr_t had = (uintptr_t)hashtab__get(s->c->written, he->key, he->key_len);
+	__u8 cls = (uintptr_t)he->value;
+
+	if (had == cls)
+		return 0;
+	if (bpf_map_update_elem(s->c->map_fd, he->key, &cls, BPF_ANY))
+		s->err = -errno;
+	else
+		s->changes++;
+	return 0;
+}
+
+static int delete_unwanted(const struct hashtab_entry *he, void *arg)
+{
+	struct sync_ctx *s = arg;
+
+	if (hashtab__get(s->want, he->key, he->key_len))
+		return 0;
+	if (bpf_map_delete_elem(s->c->map_fd, he->key) && errno != ENOENT)
+		s->err = -errno;
+	else
+		s->changes++;
+	return 0;
+}
+
+int classes__sync(struct classes *c, struct edges *e, double now, time_t wall)
+{
+	struct sync_ctx s = { .c = c, .e = e, .now = now, .wall = wall };
+
+	s.want = hashtab__new();
+	s.edges_in = hashtab__new();
+	if (!s.want || !s.edges_in) {
+		hashtab__free(s.want);
+		hashtab__free(s.edges_in);
+		return -ENOMEM;
+	}
+	hashtab__for_each(c->instances, want_instance, &s);
+	hashtab__for_each(s.want, write_wanted, &s);
+	hashtab__for_each(c->written, delete_unwanted, &s);
+	hashtab__free(c->written);
+	hashtab__free(c->edges_in);
+	c->written = s.want;
+	c->edges_in = s.edges_in;
+	return s.err ? s.err : s.changes;
+}
+
+bool classes__in_kernel(const struct classes *c, const char *caller, const char *callee)
+{
+	char pk[512];
+	size_t n = pair_key(caller, callee, pk, sizeof(pk));
+
+	return n && hashtab__get(c->edges_in, pk, n);
+}

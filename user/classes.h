@@ -1,0 +1,30 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Edge classes into the kernel. claimd knows edges by service names; the
+ * kernel knows a caller by (process, service port) and a callee by address.
+ * This module remembers which instances run which service and which
+ * addresses answer for which callee, and keeps the kernel's edge_class map
+ * equal to the effective class of every edge, writing only what changed.
+ */
+#ifndef CLAIMD_CLASSES_H
+#define CLAIMD_CLASSES_H
+
+#include <stdint.h>
+#include <time.h>
+
+#include "edges.h"
+
+struct classes;
+struct names;
+
+struct classes *classes__new(int map_fd);
+void classes__free(struct classes *c);
+/* Learns the caller instance and callee addresses in a record. */
+void classes__note_ingress(struct classes *c, const struct claimd_ingress *r, struct names *names);
+void classes__forget_process(struct classes *c, uint32_t tgid);
+/* Brings the kernel map up to date; returns entries written or deleted, or -errno. */
+int classes__sync(struct classes *c, struct edges *e, double now, time_t wall);
+/* Is the edge's class in the kernel for at least one caller instance? */
+bool classes__in_kernel(const struct classes *c, const char *caller, const char *callee);
+
+#endif

@@ -1,0 +1,481 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Edges, their ratios and classes, and per-service counts; see edges.h. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "edges.h"
+#include "hashtab.h"
+#include "names.h"
+#include "record.h"
+
+struct edges {
+	struct edges_config cfg;
+	struct hashtab *by_pair;  /* "caller\0callee" -> struct edge */
+	struct hashtab *services; /* name -> struct service_stats */
+	double bucket_len;	  /* seconds per window bucket */
+};
+
+struct edges *edges__new(const struct edges_config *cfg)
+{
+	struct edges *e = calloc(1, sizeof(*e));
+
+	if (!e)
+		return NULL;
+	e->cfg = *cfg;
+	if (!e->cfg.window_s)
+		e->cfg.window_s = 300;
+	e->bucket_len = (double)e->cfg.window_s / EDGES_WINDOW_BUCKETS;
+	e->by_pair = hashtab__new();
+	e->services = hashtab__new();
+	if (!e->by_pair || !e->services) {
+		edges__free(e);
+		return NULL;
+	}
+	return e;
+}
+
+static void edge_free(struct edge *ed)
+{
+	free(ed->caller);
+	free(ed->callee);
+	free(ed);
+}
+
+static int free_edge(const struct hashtab_entry *he, void *ctx)
+{
+	(void)ctx;
+	edge_free(he->value);
+	return 0;
+}
+
+static int free_service(const struct hashtab_entry *he, void *ctx)
+{
+	struct service_stats *s = he->value;
+
+	(void)ctx;
+	free(s->name);
+	free(s);
+	return 0;
+}
+
+void edges__free(struct edges *e)
+{
+	if (!e)
+		return;
+	if (e->by_pair)
+		hashtab__for_each(e->by_pair, free_edge, NULL);
+	if (e->services)
+		hashtab__for_each(e->services, free_service, NULL);
+	hashtab__free(e->by_pair);
+	hashtab__free(e->services);
+	free(e);
+}
+
+const struct edges_config *edges__config(const struct edges *e)
+{
+	return &e->cfg;
+}
+
+enum claim_class edges__classify(double callee_failures, double both_failed,
+				 unsigned int min_failures)
+{
+	double ratio;
+
+	if (callee_failures <= 0 || callee_failures < min_failures)
+		return CLAIM_CLASS_UNKNOWN;
+	ratio = both_failed / callee_failures;
+	if (ratio >= 0.8)
+		return CLAIM_CLASS_FAIL_CLOSE;
+	if (ratio <= 0.2)
+		return CLAIM_CLASS_FAIL_OPEN;
+	return CLAIM_CLASS_UNKNOWN;
+}
+
+const char *edges__class_name(enum claim_class c)
+{
+	switch (c) {
+	case CLAIM_CLASS_FAIL_CLOSE:
+		return "fail-close";
+	case CLAIM_CLASS_FAIL_OPEN:
+		return "fail-open";
+	default:
+		return "unknown";
+	}
+}
+
+static size_t pair_key(const char *caller, const char *callee, char *buf, size_t len)
+{
+	size_t a = strlen(caller), b = strlen(callee);
+
+	if (a + b + 2 > len)
+		return 0;
+	memcpy(buf, caller, a + 1);
+	memcpy(buf + a + 1, callee, b + 1);
+	return a + b + 2;
+}
+
+struct edge *edges__find(struct edges *e, const char *caller, const char *callee)
+{
+	char key[512];
+	size_t n = pair_key(caller, callee, key, sizeof(key));
+
+	return n ? hashtab__get(e->by_pair, key, n) : NULL;
+}
+
+struct edge *edges__get(struct edges *e, const char *caller, const char *callee)
+{
+	char key[512];
+	size_t n = pair_key(caller, callee, key, sizeof(key));
+	struct edge *ed;
+	int err;
+
+	if (!n)
+		return NULL;
+	ed = hashtab__get(e->by_pair, key, n);
+	if (ed)
+		return ed;
+	ed = calloc(1, sizeof(*ed));
+	if (!ed)
+		return NULL;
+	ed->caller = strdup(caller);
+	ed->callee = strdup(callee);
+	if (!ed->caller || !ed->callee) {
+		edge_free(ed);
+		return NULL;
+	}
+	hashtab__put(e->by_pair, key, n, ed, &err);
+	if (err) {
+		edge_free(ed);
+		return NULL;
+	}
+	return ed;
+}
+
+static struct service_stats *service_get(struct edges *e, const char *name)
+{
+	struct service_stats *s = hashtab__get(e->services, name, strlen(name));
+
+	if (s)
+		return s;
+	s = calloc(1, sizeof(*s));
+	if (!s)
+		return NULL;
+	s->name = strdup(name);
+	if (!s->name) {
+		free(s);
+		return NULL;
+	}
+	hashtab__put(e->services, name, strlen(name), s, NULL);
+	return s;
+}
+
+/* The bucket for time now, emptied if it last held an older slice. */
+static struct edge_counts *bucket_at(const struct edges *e, struct edge *ed, double now)
+{
+	uint64_t epoch = (uint64_t)(now / e->bucket_len);
+	int i = epoch % EDGES_WINDOW_BUCKETS;
+
+	if (ed->bucket_epoch[i] != epoch) {
+		memset(&ed->bucket[i], 0, sizeof(ed->bucket[i]));
+		ed->bucket_epoch[i] = epoch;
+	}
+	return &ed->bucket[i];
+}
+
+void edges__window(const struct edges *e, const struct edge *ed, double now,
+		   struct edge_counts *out)
+{
+	uint64_t epoch = (uint64_t)(now / e->bucket_len);
+	int i;
+
+	memset(out, 0, sizeof(*out));
+	for (i = 0; i < EDGES_WINDOW_BUCKETS; i++) {
+		if (ed->bucket_epoch[i] + EDGES_WINDOW_BUCKETS <= epoch ||
+		    ed->bucket_epoch[i] > epoch)
+			continue; /* older than the window */
+		out->calls += ed->bucket[i].calls;
+		out->callee_failures += ed->bucket[i].callee_failures;
+		out->both_failed += ed->bucket[i].both_failed;
+		out->retries += ed->bucket[i].retries;
+	}
+}
+
+struct edge_memory edges__memory_at(const struct edges *e, const struct edge *ed, time_t wall)
+{
+	struct edge_memory m = ed->memory;
+	double f;
+
+	if (wall > m.updated && e->cfg.memory_half_life_s > 0) {
+		f = exp2(-(double)(wall - m.updated) / e->cfg.memory_half_life_s);
+		m.calls *= f;
+		m.callee_failures *= f;
+		m.both_failed *= f;
+		m.updated = wall;
+	}
+	return m;
+}
+
+static void add_counts(struct edge_counts *c, const struct edge_counts *d)
+{
+	c->calls += d->calls;
+	c->callee_failures += d->callee_failures;
+	c->both_failed += d->both_failed;
+	c->retries += d->retries;
+}
+
+static void learn(struct edges *e, struct edge *ed, const struct edge_counts *d, double now,
+		  time_t wall)
+{
+	add_counts(&ed->total, d);
+	add_counts(bucket_at(e, ed, now), d);
+	ed->memory = edges__memory_at(e, ed, wall);
+	if (!ed->in_memory)
+		ed->memory.updated = wall;
+	ed->memory.calls += d->calls;
+	ed->memory.callee_failures += d->callee_failures;
+	ed->memory.both_failed += d->both_failed;
+	ed->in_memory = true;
+}
+
+static bool egress_failed(const struct edges *e, const struct claimd_egress *x)
+{
+	return (x->flags & CLAIMD_EG_TRANSPORT) || x->status >= e->cfg.fail_status ||
+	       ((x->flags & CLAIMD_EG_DONE) && x->status == 0);
+}
+
+void edges__add_ingress(struct edges *e, const struct claimd_ingress *r, struct names *names,
+			double now, time_t wall)
+{
+	const char *caller = names__service(names, r->tgid, r->local.port, r->comm);
+	const char *callees[CLAIMD_EGRESS_MAX];
+	struct edge_counts d[CLAIMD_EGRESS_MAX];
+	bool failed = r->status == 0 || r->status >= e->cfg.fail_status;
+	struct service_stats *s = service_get(e, caller);
+	int n = r->n_egress < CLAIMD_EGRESS_MAX ? r->n_egress : CLAIMD_EGRESS_MAX;
+	int ncallees = 0, i, j;
+	bool superseded = false;
+
+	if (s) {
+		s->requests++;
+		s->failures += failed;
+		s->multiplexed += !!(r->flags & CLAIMD_IN_MUX);
+		if (failed) {
+			s->claimed += r->verdict == CLAIM_CLAIMED;
+			s->unclaimed += r->verdict == CLAIM_UNCLAIMED;
+			s->unknown += r->verdict != CLAIM_CLAIMED && r->verdict != CLAIM_UNCLAIMED;
+		}
+	}
+	/* A request whose calls may be another's teaches nothing about edges. */
+	if (r->flags & (CLAIMD_IN_MUX | CLAIMD_IN_NOCTX))
+		return;
+	memset(d, 0, sizeof(d));
+	/* Newest first, as the kernel does: a call retried right after is superseded. */
+	for (i = n - 1; i >= 0; i--) {
+		const struct claimd_egress *x = &r->egress[i];
+		const char *callee = names__callee(names, &x->callee);
+		bool skip = superseded;
+
+		superseded = x->flags & CLAIMD_EG_RETRY;
+		for (j = 0; j < ncallees; j++)
+			if (!strcmp(callees[j], callee))
+				break;
+		if (j == ncallees)
+			callees[ncallees++] = callee;
+		d[j].calls++;
+		d[j].retries += !!(x->flags & CLAIMD_EG_RETRY);
+		if (!skip && egress_failed(e, x) && !d[j].callee_failures) {
+			d[j].callee_failures = 1;
+			d[j].both_failed = failed;
+		}
+	}
+	for (j = 0; j < ncallees; j++) {
+		struct edge *ed = edges__get(e, caller, callees[j]);
+
+		if (ed)
+			learn(e, ed, &d[j], now, wall);
+	}
+}
+
+struct edge_class edges__effective(const struct edges *e, const struct edge *ed, double now,
+				   time_t wall)
+{
+	struct edge_class c = { CLAIM_CLASS_UNKNOWN, EDGE_SRC_NONE, NAN };
+	struct edge_counts w;
+	struct edge_memory m;
+
+	edges__window(e, ed, now, &w);
+	if (w.callee_failures)
+		c.ratio = (double)w.both_failed / w.callee_failures;
+	c.cls = edges__classify(w.callee_failures, w.both_failed, e->cfg.min_failures);
+	if (c.cls != CLAIM_CLASS_UNKNOWN) {
+		c.source = EDGE_SRC_WINDOW;
+		return c;
+	}
+	if (!e->cfg.use_memory || !ed->in_memory)
+		return c;
+	m = edges__memory_at(e, ed, wall);
+	if (edges__classify(m.callee_failures, m.both_failed, e->cfg.min_failures) ==
+	    CLAIM_CLASS_UNKNOWN)
+		return c;
+	c.cls = edges__classify(m.callee_failures, m.both_failed, e->cfg.min_failures);
+	c.source = EDGE_SRC_MEMORY;
+	c.ratio = m.both_failed / m.callee_failures;
+	return c;
+}
+
+struct visit {
+	void (*edge_fn)(struct edge *ed, void *ctx);
+	void (*svc_fn)(struct service_stats *s, void *ctx);
+	void *ctx;
+};
+
+static int visit_edge(const struct hashtab_entry *he, void *arg)
+{
+	struct visit *v = arg;
+
+	v->edge_fn(he->value, v->ctx);
+	return 0;
+}
+
+static int visit_service(const struct hashtab_entry *he, void *arg)
+{
+	struct visit *v = arg;
+
+	v->svc_fn(he->value, v->ctx);
+	return 0;
+}
+
+void edges__for_each(const struct edges *e, void (*fn)(struct edge *ed, void *ctx), void *ctx)
+{
+	struct visit v = { .edge_fn = fn, .ctx = ctx };
+
+	hashtab__for_each(e->by_pair, visit_edge, &v);
+}
+
+void edges__for_each_service(const struct edges *e, void (*fn)(struct service_stats *s, void *ctx),
+			     void *ctx)
+{
+	struct visit v = { .svc_fn = fn, .ctx = ctx };
+
+	hashtab__for_each(e->services, visit_service, &v);
+}
+
+static struct json_object *ratio_json(double cf, double bf)
+{
+	return cf > 0 ? json_object_new_double(bf / cf) : NULL;
+}
+
+struct json_ctx {
+	const struct edges *e;
+	struct json_object *arr;
+	double now;
+	time_t wall;
+};
+
+static const char *source_name(enum edge_source s)
+{
+	return s == EDGE_SRC_WINDOW ? "window" : s == EDGE_SRC_MEMORY ? "memory" : "none";
+}
+
+static void edge_json(struct edge *ed, void *arg)
+{
+	struct json_ctx *j = arg;
+	struct json_object *o = json_object_new_object(), *w = json_object_new_object();
+	struct json_object *m = json_object_new_object();
+	struct edge_class c = edges__effective(j->e, ed, j->now, j->wall);
+	unsigned int minf = j->e->cfg.min_failures;
+	struct edge_counts wc;
+	struct edge_memory mem = edges__memory_at(j->e, ed, j->wall);
+
+	edges__window(j->e, ed, j->now, &wc);
+	json_object_object_add(o, "caller", json_object_new_string(ed->caller));
+	json_object_object_add(o, "callee", json_object_new_string(ed->callee));
+	json_object_object_add(o, "calls", json_object_new_uint64(ed->total.calls));
+	json_object_object_add(o, "callee_failures",
+			       json_object_new_uint64(ed->total.callee_failures));
+	json_object_object_add(o, "both_failed", json_object_new_uint64(ed->total.both_failed));
+	json_object_object_add(o, "retries", json_object_new_uint64(ed->total.retries));
+	json_object_object_add(o, "ratio", isnan(c.ratio) ? NULL : json_object_new_double(c.ratio));
+	json_object_object_add(o, "class", json_object_new_string(edges__class_name(c.cls)));
+	json_object_object_add(o, "class_source", json_object_new_string(source_name(c.source)));
+
+	json_object_object_add(w, "seconds", json_object_new_int(j->e->cfg.window_s));
+	json_object_object_add(w, "calls", json_object_new_uint64(wc.calls));
+	json_object_object_add(w, "callee_failures", json_object_new_uint64(wc.callee_failures));
+	json_object_object_add(w, "both_failed", json_object_new_uint64(wc.both_failed));
+	json_object_object_add(w, "retries", json_object_new_uint64(wc.retries));
+	json_object_object_add(w, "ratio", ratio_json(wc.callee_failures, wc.both_failed));
+	json_object_object_add(w, "class",
+			       json_object_new_string(edges__class_name(
+				       edges__classify(wc.callee_failures, wc.both_failed, minf))));
+	json_object_object_add(o, "window", w);
+
+	json_object_object_add(m, "calls", json_object_new_double(mem.calls));
+	json_object_object_add(m, "callee_failures", json_object_new_double(mem.callee_failures));
+	json_object_object_add(m, "both_failed", json_object_new_double(mem.both_failed));
+	json_object_object_add(m, "ratio", ratio_json(mem.callee_failures, mem.both_failed));
+	json_object_object_add(m, "class",
+			       json_object_new_string(edges__class_name(edges__classify(
+				       mem.callee_failures, mem.both_failed, minf))));
+	json_object_object_add(m, "used", json_object_new_boolean(j->e->cfg.use_memory));
+	json_object_object_add(o, "memory", m);
+	json_object_array_add(j->arr, o);
+}
+
+static const char *key_str(struct json_object *o, const char *key)
+{
+	struct json_object *v;
+
+	return json_object_object_get_ex(o, key, &v) ? json_object_get_string(v) : "";
+}
+
+static int by_caller_callee(const void *a, const void *b)
+{
+	struct json_object *x = *(struct json_object *const *)a;
+	struct json_object *y = *(struct json_object *const *)b;
+	int c = strcmp(key_str(x, "caller"), key_str(y, "caller"));
+
+	return c ? c : strcmp(key_str(x, "callee"), key_str(y, "callee"));
+}
+
+struct json_object *edges__json(const struct edges *e, double now, time_t wall)
+{
+	struct json_ctx j = { e, json_object_new_array(), now, wall };
+
+	edges__for_each(e, edge_json, &j);
+	json_object_array_sort(j.arr, by_caller_callee);
+	return j.arr;
+}
+
+static void service_json(struct service_stats *s, void *arg)
+{
+	struct json_object *arr = arg, *o = json_object_new_object();
+
+	json_object_object_add(o, "service", json_object_new_string(s->name));
+	json_object_object_add(o, "requests", json_object_new_uint64(s->requests));
+	json_object_object_add(o, "failures", json_object_new_uint64(s->failures));
+	json_object_object_add(o, "claimed", json_object_new_uint64(s->claimed));
+	json_object_object_add(o, "unclaimed", json_object_new_uint64(s->unclaimed));
+	json_object_object_add(o, "unknown", json_object_new_uint64(s->unknown));
+	json_object_object_add(o, "multiplexed", json_object_new_uint64(s->multiplexed));
+	json_object_array_add(arr, o);
+}
+
+static int by_service(const void *a, const void *b)
+{
+	struct json_object *x = *(struct json_object *const *)a;
+	struct json_object *y = *(struct json_object *const *)b;
+
+	return strcmp(key_str(x, "service"), key_str(y, "service"));
+}
+
+struct json_object *edges__services_json(const struct edges *e)
+{
+	struct json_object *arr = json_object_new_array();
+
+	edges__for_each_service(e, service_json, arr);
+	json_object_array_sort(arr, by_service);
+	return arr;
+}

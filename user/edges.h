@@ -1,0 +1,114 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Edges and services, learned from ingress records. Per edge caller ->
+ * callee: calls, callee_failures (requests in which the callee's call failed
+ * and was not retried successfully), both_failed (... and the caller's own
+ * response failed too), retries; their ratio both_failed / callee_failures
+ * and the class it gives (design.md): over a recent window (sliding, in
+ * buckets), and in a long-term memory (exponential decay over weeks,
+ * persisted by memory.c). The effective class is the window's, else the
+ * memory's. Per service: requests, failures, claimed / unclaimed / unknown.
+ */
+#ifndef CLAIMD_EDGES_H
+#define CLAIMD_EDGES_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <time.h>
+
+#include <json-c/json.h>
+
+#include "observer.h"
+#include "verdict.h"
+
+#define EDGES_WINDOW_BUCKETS 10
+
+struct names;
+
+struct edges_config {
+	unsigned int window_s;	   /* recent window length (default 300) */
+	double memory_half_life_s; /* memory decay (default 14 days) */
+	unsigned int min_failures; /* fewer callee failures: unknown (default 20) */
+	unsigned int fail_status;  /* a status >= this is a failure (default 500) */
+	bool use_memory;	   /* consult memory when the window is unknown */
+};
+
+struct edge_counts {
+	uint64_t calls;
+	uint64_t callee_failures;
+	uint64_t both_failed;
+	uint64_t retries;
+};
+
+struct edge_memory {
+	double calls;
+	double callee_failures;
+	double both_failed;
+	time_t updated; /* wall clock of the last decay */
+};
+
+struct edge {
+	char *caller;
+	char *callee;
+	struct edge_counts total; /* since claimd started */
+	struct edge_counts bucket[EDGES_WINDOW_BUCKETS];
+	uint64_t bucket_epoch[EDGES_WINDOW_BUCKETS]; /* which time slice each holds */
+	struct edge_memory memory;
+	bool in_memory; /* has memory (loaded or learned) */
+};
+
+struct service_stats {
+	char *name;
+	uint64_t requests;
+	uint64_t failures;
+	uint64_t claimed;
+	uint64_t unclaimed;
+	uint64_t unknown; /* failed, no confident verdict (multiplexed, no log) */
+	uint64_t multiplexed;
+};
+
+enum edge_source { EDGE_SRC_NONE = 0, EDGE_SRC_WINDOW, EDGE_SRC_MEMORY };
+
+/* A class and where it came from. */
+struct edge_class {
+	enum claim_class cls;
+	enum edge_source source;
+	double ratio; /* of the source; NAN when it has no callee failures */
+};
+
+struct edges;
+
+struct edges *edges__new(const struct edges_config *cfg);
+void edges__free(struct edges *e);
+const struct edges_config *edges__config(const struct edges *e);
+
+/* Learns from one ingress record. now: monotonic seconds; wall: time(NULL). */
+void edges__add_ingress(struct edges *e, const struct claimd_ingress *r, struct names *names,
+			double now, time_t wall);
+
+/* The class a ratio gives, with the thresholds of design.md. */
+enum claim_class edges__classify(double callee_failures, double both_failed,
+				 unsigned int min_failures);
+const char *edges__class_name(enum claim_class c);
+
+struct edge *edges__find(struct edges *e, const char *caller, const char *callee);
+/* Finds or makes the edge; NULL only when out of memory. */
+struct edge *edges__get(struct edges *e, const char *caller, const char *callee);
+/* The window's sums at time now. */
+void edges__window(const struct edges *e, const struct edge *ed, double now,
+		   struct edge_counts *out);
+/* The memory decayed to wall-clock time 'wall' (does not change the edge). */
+struct edge_memory edges__memory_at(const struct edges *e, const struct edge *ed, time_t wall);
+struct edge_class edges__effective(const struct edges *e, const struct edge *ed, double now,
+				   time_t wall);
+
+/* Visits every edge / service. */
+void edges__for_each(const struct edges *e, void (*fn)(struct edge *ed, void *ctx), void *ctx);
+void edges__for_each_service(const struct edges *e, void (*fn)(struct service_stats *s, void *ctx),
+			     void *ctx);
+
+/* JSON for claimctl. */
+struct json_object *edges__json(const struct edges *e, double now, time_t wall);
+struct json_object *edges__services_json(const struct edges *e);
+
+#endif
