@@ -300,8 +300,11 @@ static void *fail_server_main(void *arg)
 		return NULL;
 	sock_recv_until(fd, buf, sizeof(buf), "\r\n\r\n", 512);
 	switch (s->how) {
-	case END_RESET: sock_reset(fd); return NULL;
-	case END_CLOSE: break;
+	case END_RESET:
+		sock_reset(fd);
+		return NULL;
+	case END_CLOSE:
+		break;
 	case END_LATE_ANSWER:
 		while (!__atomic_load_n(&s->client_gone, __ATOMIC_ACQUIRE))
 			sleep_ms(5);

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* End-to-end test helpers; see harness.h. */
 #include <dirent.h>
+#include <grp.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
@@ -34,13 +35,16 @@ long long now_ms(void)
 	return ts.tv_sec * 1000LL + ts.tv_nsec / 1000000;
 }
 
-pid_t proc_spawn(const char *const argv[], const char *const env[], const char *log)
+static pid_t spawn(const char *const argv[], const char *const env[], const char *log, uid_t uid,
+		   gid_t gid)
 {
 	pid_t pid = fork();
 
 	if (pid < 0)
 		return -1;
 	if (pid == 0) {
+		if (uid != (uid_t)-1 && (setgroups(0, NULL) || setgid(gid) || setuid(uid)))
+			_exit(126);
 		int fd = open(log ? log : "/dev/null", O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC,
 			      0644);
 
@@ -56,6 +60,17 @@ pid_t proc_spawn(const char *const argv[], const char *const env[], const char *
 		_exit(127);
 	}
 	return pid;
+}
+
+pid_t proc_spawn(const char *const argv[], const char *const env[], const char *log)
+{
+	return spawn(argv, env, log, (uid_t)-1, (gid_t)-1);
+}
+
+pid_t proc_spawn_as(const char *const argv[], const char *const env[], const char *log, uid_t uid,
+		    gid_t gid)
+{
+	return spawn(argv, env, log, uid, gid);
 }
 
 int proc_wait(pid_t pid, int timeout_ms)
@@ -216,6 +231,8 @@ int claimd_start(struct claimd_h *h, const char *const extra[])
 	argv[n++] = h->sock;
 	argv[n++] = "--pin-dir";
 	argv[n++] = h->pin;
+	argv[n++] = "--state-dir"; /* extra may say otherwise: the last one counts */
+	argv[n++] = h->state;
 	for (i = 0; extra && extra[i] && n < 30; i++)
 		argv[n++] = extra[i];
 	argv[n] = NULL;
@@ -386,4 +403,40 @@ const char *peer_script(const char *name, char *buf, size_t len)
 {
 	snprintf(buf, len, "%s/tests/peers/%s", test__top_dir(), name);
 	return buf;
+}
+
+struct json_object *claimd_edge(const struct claimd_h *h, const char *caller, const char *callee)
+{
+	const char *args[] = { "edges", NULL };
+	struct json_object *arr = claimctl_json(h, args), *found = NULL;
+	size_t i;
+
+	for (i = 0; arr && i < json_object_array_length(arr); i++) {
+		struct json_object *e = json_object_array_get_idx(arr, i);
+
+		if (!strcmp(j_str(e, "caller"), caller) && !strcmp(j_str(e, "callee"), callee)) {
+			found = json_object_get(e);
+			break;
+		}
+	}
+	json_object_put(arr);
+	return found;
+}
+
+struct json_object *claimd_wait_edge(const struct claimd_h *h, const char *caller,
+				     const char *callee, edge_pred_fn pred, void *ctx,
+				     int timeout_ms)
+{
+	long long end = now_ms() + timeout_ms;
+
+	for (;;) {
+		struct json_object *e = claimd_edge(h, caller, callee);
+
+		if (e && pred(e, ctx))
+			return e;
+		json_object_put(e);
+		if (now_ms() >= end)
+			return NULL;
+		sleep_ms(200);
+	}
 }

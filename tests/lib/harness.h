@@ -19,6 +19,9 @@
 /* Starts argv[0] (searched in PATH) with extra environment entries ("K=V",
  * NULL-terminated, may be NULL), stdout and stderr to log (or /dev/null). */
 pid_t proc_spawn(const char *const argv[], const char *const env[], const char *log);
+/* The same, as another user (uid, gid; no supplementary groups). */
+pid_t proc_spawn_as(const char *const argv[], const char *const env[], const char *log, uid_t uid,
+		    gid_t gid);
 /* SIGTERM, then SIGKILL after timeout_ms; returns the wait status, or -1. */
 int proc_stop(pid_t pid, int timeout_ms);
 /* Waits for the process to exit by itself; returns its wait status, or -1 on timeout. */
@@ -44,7 +47,7 @@ struct claimd_h {
 	pid_t pid;
 	char dir[H_DIR];
 	char sock[H_PATH];
-	char pin[H_PATH];
+	char pin[H_DIR];
 	char log[H_PATH];
 	char state[H_PATH];
 };
@@ -60,6 +63,13 @@ void claimd_print_log(const struct claimd_h *h);
 int claimctl_run(const struct claimd_h *h, const char *const args[], char *out, size_t outlen);
 /* claimctl <args> --json, parsed. NULL on failure. */
 struct json_object *claimctl_json(const struct claimd_h *h, const char *const args[]);
+/* The edge caller -> callee from 'claimctl edges --json' (a new reference), or NULL. */
+struct json_object *claimd_edge(const struct claimd_h *h, const char *caller, const char *callee);
+typedef bool (*edge_pred_fn)(struct json_object *edge, void *ctx);
+/* Polls claimd_edge until pred holds; returns the edge (a new reference) or NULL. */
+struct json_object *claimd_wait_edge(const struct claimd_h *h, const char *caller,
+				     const char *callee, edge_pred_fn pred, void *ctx,
+				     int timeout_ms);
 
 struct trace_cap {
 	pid_t pid;

@@ -243,10 +243,18 @@ int main(int argc, char **argv)
 
 	while ((opt = getopt(argc, argv, "vg:t:T:")) != -1) {
 		switch (opt) {
-		case 'v': verbose = 1; break;
-		case 'g': group = optarg; break;
-		case 't': names = optarg; break;
-		case 'T': timeout_s = atoi(optarg); break;
+		case 'v':
+			verbose = 1;
+			break;
+		case 'g':
+			group = optarg;
+			break;
+		case 't':
+			names = optarg;
+			break;
+		case 'T':
+			timeout_s = atoi(optarg);
+			break;
 		default:
 			fprintf(stderr, "usage: %s [-v] [-g unit|bpf] [-t name,...] [-T s]\n",
 				argv[0]);

@@ -5,9 +5,12 @@ request, optionally calls the next service down the chain and fails when
 told to.
 
 Request path: /r/<id>. The service fails with 503 when id is in its failure
-set (--fail-mod M --fail-rem R: id % M == R); if its downstream fails, it
-answers 502. With --keepalive it speaks HTTP/1.1 with persistent
-connections, up and down (one downstream connection per handler thread).
+set (--fail-mod M --fail-rem R: id % M == R), before calling its downstream,
+or after it with --fail-after. When its downstream fails it answers 502 for
+a fraction --propagate of those failures (deterministically: the first
+P*10 of every 10), else 200: --propagate 0 makes the edge fail-open. With
+--keepalive it speaks HTTP/1.1 with persistent connections, up and down (one
+downstream connection per handler thread).
 """
 import argparse
 import os
@@ -24,11 +27,22 @@ def main():
     ap.add_argument("--downstream", help="host:port of the next service")
     ap.add_argument("--fail-mod", type=int, default=0)
     ap.add_argument("--fail-rem", type=int, default=0)
+    ap.add_argument("--fail-after", action="store_true")
+    ap.add_argument("--propagate", type=float, default=1.0)
     ap.add_argument("--keepalive", action="store_true")
     ap.add_argument("--ready-file", help="written once listening")
     args = ap.parse_args()
 
     local = threading.local()
+    propagated = {"n": 0}
+    plock = threading.Lock()
+
+    def propagate():
+        """Whether this downstream failure fails the request too."""
+        with plock:
+            i = propagated["n"]
+            propagated["n"] += 1
+        return i % 10 < round(args.propagate * 10)
 
     def downstream_conn():
         host, port = args.downstream.rsplit(":", 1)
@@ -59,7 +73,8 @@ def main():
                 rid = int(self.path.rsplit("/", 1)[1])
             except (ValueError, IndexError):
                 rid = -1
-            if args.fail_mod and rid % args.fail_mod == args.fail_rem:
+            own = args.fail_mod and rid % args.fail_mod == args.fail_rem
+            if own and not args.fail_after:
                 self.reply(503, "own failure\n")
                 return
             if args.downstream:
@@ -75,9 +90,12 @@ def main():
                     c.close()
                 if not args.keepalive:
                     c.close()
-                if status == 0 or status >= 500:
+                if (status == 0 or status >= 500) and propagate():
                     self.reply(502, "downstream failed\n")
                     return
+            if own:
+                self.reply(503, "own failure\n")
+                return
             # A body that looks like a status line must not confuse anybody.
             self.reply(200, "HTTP/1.1 200 OK\r\nok\n")
 

@@ -1,0 +1,320 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Error ownership end to end, with real Python services on loopback:
+ * - T3 of evaluation.md: callers failing with probability 0.9, 0.5, 0.1 when
+ *   their callee fails give fail-close, unknown, fail-open (exact counts: the
+ *   failure patterns are deterministic);
+ * - a 4-service chain failing at its end: the last service's failures are
+ *   claimed, every failure above is unclaimed with its cause one hop down;
+ * - a service with only a fail-open dependency keeps its claim when it fails
+ *   on its own while that dependency failed too (and does not before the
+ *   edge is known);
+ * - the verdict map read by an unprivileged process through libclaim, which
+ *   can neither write, update nor unlink it.
+ */
+#include <pwd.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "harness.h"
+#include "services.h"
+#include "test_progs.h"
+
+static bool claimd_up(struct claimd_h *h, struct trace_cap *t, const char *const extra[])
+{
+	memset(h, 0, sizeof(*h));
+	if (t)
+		memset(t, 0, sizeof(*t));
+	if (!test__need_root())
+		return false;
+	if (!ASSERT_OK(claimd_start(h, extra), "claimd start"))
+		return false;
+	return !t || ASSERT_OK(trace_start(t, h), "trace");
+}
+
+static void claimd_down(struct claimd_h *h, struct trace_cap *t)
+{
+	if (test__failed_now())
+		claimd_print_log(h);
+	if (t)
+		trace_stop(t);
+	claimd_stop(h);
+	tmpdir_remove(h->dir);
+}
+
+static bool has_failures(struct json_object *e, void *ctx)
+{
+	return j_int(e, "callee_failures") >= *(int *)ctx;
+}
+
+void test_classification(void)
+{
+	static const double p[3] = { 0.9, 0.5, 0.1 };
+	static const char *const names[3] = { "S90", "S50", "S10" };
+	static const char *const classes[3] = { "fail-close", "unknown", "fail-open" };
+	static const int both[3] = { 27, 15, 3 };
+	struct svc t = { 0 }, s[3] = { 0 };
+	struct claimd_h h;
+	int i, id, want = 30;
+
+	if (!claimd_up(&h, NULL, NULL))
+		goto out;
+	/* T fails every third request: 30 failures in 90 calls from each caller. */
+	if (svc_start(&t, &(struct svc_spec){ .name = "T", .fail_mod = 3 }, h.dir))
+		goto out;
+	for (i = 0; i < 3; i++) {
+		struct svc_spec spec = { .name = names[i],
+					 .downstream = t.port,
+					 .propagate = p[i],
+					 .set_propagate = true };
+
+		if (svc_start(&s[i], &spec, h.dir))
+			goto out;
+	}
+	for (i = 0; i < 3; i++) {
+		char path[32];
+		int fails = 0;
+
+		for (id = 0; id < 90; id++) {
+			snprintf(path, sizeof(path), "/r/%d", id);
+			fails += http_get(s[i].port, path) != 200;
+		}
+		ASSERT_EQ(fails, both[i], "caller failures");
+	}
+	for (i = 0; i < 3; i++) {
+		struct json_object *e =
+			claimd_wait_edge(&h, names[i], "T", has_failures, &want, 10000);
+
+		if (!ASSERT_OK_PTR(e, names[i]))
+			continue;
+		printf("%s -> T: calls %lld, callee failures %lld, both %lld, ratio %.3f, %s\n",
+		       names[i], j_int(e, "calls"), j_int(e, "callee_failures"),
+		       j_int(e, "both_failed"), json_object_get_double(j_get(e, "ratio")),
+		       j_str(e, "class"));
+		ASSERT_EQ(j_int(e, "calls"), 90, "calls");
+		ASSERT_EQ(j_int(e, "callee_failures"), 30, "callee failures");
+		ASSERT_EQ(j_int(e, "both_failed"), both[i], "both failed");
+		ASSERT_FLOAT_NEAR(json_object_get_double(j_get(e, "ratio")), p[i], 1e-9, "ratio");
+		ASSERT_STREQ(j_str(e, "class"), classes[i], "class");
+		ASSERT_STREQ(j_str(e, "class_source"), i == 1 ? "none" : "window", "source");
+		ASSERT_EQ(j_int(e, "retries"), 0, "retries");
+		json_object_put(e);
+	}
+out:
+	for (i = 0; i < 3; i++)
+		svc_stop(&s[i]);
+	svc_stop(&t);
+	claimd_down(&h, NULL);
+}
+
+struct svc_match {
+	const char *service;
+};
+
+static bool match_service(struct json_object *o, void *arg)
+{
+	struct svc_match *m = arg;
+
+	return !strcmp(j_str(o, "type"), "ingress") && !strcmp(j_str(o, "service"), m->service);
+}
+
+/* Every failed ingress of service has verdict v with its cause to callee. */
+static void check_verdicts(struct json_object *all, const char *service, const char *verdict,
+			   const char *callee, int failures)
+{
+	int failed = 0, right = 0;
+	size_t i;
+
+	for (i = 0; i < json_object_array_length(all); i++) {
+		struct json_object *o = json_object_array_get_idx(all, i), *cause;
+
+		if (strcmp(j_str(o, "type"), "ingress") || strcmp(j_str(o, "service"), service) ||
+		    !j_bool(o, "failed"))
+			continue;
+		failed++;
+		cause = j_get(o, "cause");
+		if (strcmp(j_str(o, "verdict"), verdict))
+			continue;
+		if (callee ? cause && !strcmp(j_str(cause, "callee"), callee) &&
+				     !strcmp(j_str(cause, "caller"), service)
+			   : !cause)
+			right++;
+	}
+	printf("%s: %d failed, %d %s%s%s\n", service, failed, right, verdict,
+	       callee ? " caused by " : "", callee ? callee : "");
+	ASSERT_EQ(failed, failures, service);
+	ASSERT_EQ(right, failures, "verdict and cause");
+}
+
+static bool is_fail_open_in_kernel(struct json_object *e, void *ctx)
+{
+	(void)ctx;
+	return !strcmp(j_str(e, "class"), "fail-open") && j_bool(e, "in_kernel");
+}
+
+static struct json_object *ingress_of(struct trace_cap *t, const char *service, int n)
+{
+	struct svc_match m = { service };
+	struct json_object *all, *found = NULL;
+	size_t i;
+	int seen = 0;
+
+	trace_wait(t, match_service, &m, n, 10000);
+	all = trace_read(t);
+	for (i = 0; i < json_object_array_length(all); i++) {
+		struct json_object *o = json_object_array_get_idx(all, i);
+
+		if (match_service(o, &m) && ++seen == n) {
+			found = json_object_get(o);
+			break;
+		}
+	}
+	json_object_put(all);
+	return found;
+}
+
+void test_chain_verdicts(void)
+{
+	static const char *const names[4] = { "A", "B", "C", "D" };
+	struct svc s[4] = { 0 }, x = { 0 }, y = { 0 };
+	struct claimd_h h;
+	struct trace_cap t;
+	struct json_object *all = NULL, *o;
+	char path[32];
+	int i, id;
+
+	if (!claimd_up(&h, &t, NULL))
+		goto out;
+	for (i = 3; i >= 0; i--) {
+		struct svc_spec spec = { .name = names[i],
+					 .downstream = i < 3 ? s[i + 1].port : 0 };
+
+		if (i == 3)
+			spec.fail_mod = 2; /* D fails every other request, on its own */
+		if (svc_start(&s[i], &spec, h.dir))
+			goto out;
+	}
+	if (test__start_subtest("chain")) {
+		struct svc_match m = { "A" };
+
+		for (id = 0; id < 40; id++) {
+			snprintf(path, sizeof(path), "/r/%d", id);
+			http_get(s[0].port, path);
+		}
+		trace_wait(&t, match_service, &m, 40, 10000);
+		all = trace_read(&t);
+		check_verdicts(all, "D", "claimed", NULL, 20);
+		check_verdicts(all, "C", "unclaimed", "D", 20);
+		check_verdicts(all, "B", "unclaimed", "C", 20);
+		check_verdicts(all, "A", "unclaimed", "B", 20);
+	}
+	if (test__start_subtest("fail_open_keeps_claim")) {
+		struct svc_spec ys = { .name = "Y", .fail_mod = 2, .fail_rem = 1 };
+		struct svc_spec xs = { .name = "X",
+				       .fail_mod = 1000,
+				       .fail_rem = 999,
+				       .fail_after = true,
+				       .propagate = 0,
+				       .set_propagate = true };
+
+		if (svc_start(&y, &ys, h.dir))
+			goto out;
+		xs.downstream = y.port;
+		if (svc_start(&x, &xs, h.dir))
+			goto out;
+		/* Request 999: Y fails, and X fails on its own, before X -> Y is known. */
+		ASSERT_EQ(http_get(x.port, "/r/999"), 503, "X fails on its own");
+		o = ingress_of(&t, "X", 1);
+		ASSERT_STREQ(j_str(o, "verdict"), "unclaimed", "unknown edge: unclaimed");
+		ASSERT_STREQ(j_str(o, "rule"), "unknown-edge", "rule 4");
+		json_object_put(o);
+		/* X survives Y's failures: 30 of them teach that X -> Y is fail-open. */
+		for (id = 0; id < 60; id++) {
+			snprintf(path, sizeof(path), "/r/%d", id);
+			ASSERT_EQ(http_get(x.port, path), 200, "X survives");
+		}
+		o = claimd_wait_edge(&h, "X", "Y", is_fail_open_in_kernel, NULL, 10000);
+		ASSERT_OK_PTR(o, "X -> Y fail-open, in the kernel");
+		json_object_put(o);
+		/* The same coincidence again: now X keeps its claim. */
+		ASSERT_EQ(http_get(x.port, "/r/1999"), 503, "X fails on its own again");
+		o = ingress_of(&t, "X", 62);
+		ASSERT_STREQ(j_str(o, "verdict"), "claimed", "fail-open dependency: claimed");
+		ASSERT_STREQ(j_str(o, "rule"), "fail-open-edges-only", "rule 3");
+		ASSERT_STREQ(j_str(j_get(o, "cause"), "callee"), "Y", "cause names Y");
+		json_object_put(o);
+	}
+out:
+	json_object_put(all);
+	svc_stop(&x);
+	svc_stop(&y);
+	for (i = 0; i < 4; i++)
+		svc_stop(&s[i]);
+	claimd_down(&h, &t);
+}
+
+void test_verdict_map_unprivileged(void)
+{
+	char exe[H_PATH], ready[H_PATH], out[H_PATH], port[16], verdicts[H_PATH], text[4096];
+	struct svc dep = { 0 };
+	struct claimd_h h;
+	struct json_object *res = NULL, *o;
+	struct passwd *nobody = getpwnam("nobody");
+	struct stat st;
+	pid_t pid = 0;
+
+	if (!claimd_up(&h, NULL, NULL))
+		goto out;
+	if (!ASSERT_OK_PTR(nobody, "user nobody"))
+		goto out;
+	snprintf(verdicts, sizeof(verdicts), "%s/verdicts", h.pin);
+	if (ASSERT_OK(stat(verdicts, &st), "verdict map pinned"))
+		ASSERT_EQ(st.st_mode & 0777, 0666, "pinned mode 0666");
+	if (ASSERT_OK(stat(h.pin, &st), "pin directory"))
+		ASSERT_EQ(st.st_mode & 0777, 0755, "pin directory 0755");
+	if (svc_start(&dep, &(struct svc_spec){ .name = "dep", .fail_mod = 1 }, h.dir))
+		goto out;
+	snprintf(exe, sizeof(exe), "%s/tests/verdict_service", test__build_dir());
+	snprintf(ready, sizeof(ready), "%s/verdict.ready", h.dir);
+	snprintf(out, sizeof(out), "%s/verdict.out", h.dir);
+	snprintf(port, sizeof(port), "%d", dep.port);
+	chmod(h.dir, 0777); /* nobody writes its ready file and output here */
+	{
+		const char *argv[] = { exe, "-d", port, "-r", ready, "-v", verdicts, NULL };
+
+		pid = proc_spawn_as(argv, NULL, out, nobody->pw_uid, nobody->pw_gid);
+	}
+	if (!ASSERT_OK(wait_file(ready, 10000), "service ready") ||
+	    !ASSERT_GT(read_file(ready, text, sizeof(text)), 0, "port"))
+		goto out;
+	ASSERT_EQ(http_get(atoi(text), "/"), 502, "service answers 502");
+	ASSERT_EQ(proc_wait(pid, 10000), 0, "service exits 0");
+	pid = 0;
+	if (!ASSERT_GT(read_file(out, text, sizeof(text)), 0, "service output"))
+		goto out;
+	printf("verdict_service said: %s", text);
+	res = json_tokener_parse(text);
+	if (!ASSERT_OK_PTR(res, "service output is JSON"))
+		goto out;
+	ASSERT_EQ(j_int(res, "uid"), nobody->pw_uid, "ran as nobody");
+	ASSERT_EQ(j_int(res, "connected"), 1, "libclaim sees a live claimd");
+	o = j_get(res, "before");
+	ASSERT_STREQ(j_str(o, "verdict"), "claimed", "before the call: claimed");
+	o = j_get(res, "after");
+	ASSERT_STREQ(j_str(o, "verdict"), "unclaimed", "after the failed call: unclaimed");
+	ASSERT_EQ(j_int(o, "cause_port"), dep.port, "cause: the dependency");
+	ASSERT_EQ(j_int(res, "obj_get_errno"), 0, "nobody opens the map");
+	ASSERT_NEQ(j_int(res, "mmap_write_errno"), 0, "nobody cannot map it writable");
+	ASSERT_NEQ(j_int(res, "update_errno"), 0, "nobody cannot update it");
+	ASSERT_NEQ(j_int(res, "unlink_errno"), 0, "nobody cannot unlink it");
+	ASSERT_OK(access(verdicts, F_OK), "still pinned");
+out:
+	if (pid > 0)
+		proc_stop(pid, 1000);
+	json_object_put(res);
+	svc_stop(&dep);
+	claimd_down(&h, NULL);
+}

@@ -1,0 +1,80 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Test services and a plain GET; see services.h. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "harness.h"
+#include "services.h"
+#include "sockets.h"
+
+int svc_start(struct svc *s, const struct svc_spec *spec, const char *dir)
+{
+	char script[H_PATH], ready[H_PATH], log[H_PATH], env[64], down[32], mod[16], rem[16];
+	char prop[16], buf[32];
+	const char *argv[20] = { "python3", script, "--ready-file", ready };
+	const char *envv[] = { env, NULL };
+	int n = 4;
+
+	memset(s, 0, sizeof(*s));
+	snprintf(s->name, sizeof(s->name), "%s", spec->name);
+	peer_script("chain_service.py", script, sizeof(script));
+	snprintf(ready, sizeof(ready), "%s/ready.%s", dir, spec->name);
+	snprintf(log, sizeof(log), "%s/svc.%s.log", dir, spec->name);
+	snprintf(env, sizeof(env), "CLAIMD_SERVICE=%s", spec->name);
+	unlink(ready);
+	if (spec->downstream) {
+		snprintf(down, sizeof(down), "127.0.0.1:%d", spec->downstream);
+		argv[n++] = "--downstream";
+		argv[n++] = down;
+	}
+	if (spec->fail_mod) {
+		snprintf(mod, sizeof(mod), "%d", spec->fail_mod);
+		snprintf(rem, sizeof(rem), "%d", spec->fail_rem);
+		argv[n++] = "--fail-mod";
+		argv[n++] = mod;
+		argv[n++] = "--fail-rem";
+		argv[n++] = rem;
+	}
+	if (spec->fail_after)
+		argv[n++] = "--fail-after";
+	if (spec->set_propagate) {
+		snprintf(prop, sizeof(prop), "%.2f", spec->propagate);
+		argv[n++] = "--propagate";
+		argv[n++] = prop;
+	}
+	if (spec->keepalive)
+		argv[n++] = "--keepalive";
+	argv[n] = NULL;
+	s->pid = proc_spawn(argv, envv, log);
+	if (s->pid <= 0 || wait_file(ready, 10000) || read_file(ready, buf, sizeof(buf)) <= 0) {
+		printf("service %s did not start (log %s)\n", spec->name, log);
+		return -1;
+	}
+	s->port = atoi(buf);
+	return 0;
+}
+
+void svc_stop(struct svc *s)
+{
+	if (s->pid > 0)
+		proc_stop(s->pid, 2000);
+	s->pid = 0;
+}
+
+int http_get(int port, const char *path)
+{
+	char req[256], resp[4096];
+	int fd = sock_connect(port), status = -1;
+
+	if (fd < 0)
+		return -1;
+	snprintf(req, sizeof(req),
+		 "GET %s HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n", path);
+	if (!sock_send(fd, req) && sock_recv_until(fd, resp, sizeof(resp), "\r\n\r\n", 4096) > 12 &&
+	    !strncmp(resp, "HTTP/1.", 7))
+		status = atoi(resp + 9);
+	close(fd);
+	return status;
+}

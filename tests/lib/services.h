@@ -1,0 +1,37 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Test services: tests/peers/chain_service.py processes with a name
+ * (CLAIMD_SERVICE), an optional downstream, and a failure pattern; and a
+ * plain HTTP GET from the test itself.
+ */
+#ifndef CLAIMD_TEST_SERVICES_H
+#define CLAIMD_TEST_SERVICES_H
+
+#include <stdbool.h>
+#include <sys/types.h>
+
+struct svc_spec {
+	const char *name;
+	int downstream; /* port, or 0 */
+	int fail_mod;	/* own failures: id % fail_mod == fail_rem */
+	int fail_rem;
+	bool fail_after;  /* own failure decided after the downstream call */
+	double propagate; /* fraction of downstream failures passed up (default 1) */
+	bool set_propagate;
+	bool keepalive;
+};
+
+struct svc {
+	pid_t pid;
+	int port;
+	char name[32];
+};
+
+/* Starts a service (logs in dir) and waits until it listens. 0 or -1. */
+int svc_start(struct svc *s, const struct svc_spec *spec, const char *dir);
+void svc_stop(struct svc *s);
+
+/* GET path from 127.0.0.1:port on a new connection; the status, or -1. */
+int http_get(int port, const char *path);
+
+#endif
