@@ -78,11 +78,17 @@ TEST_USER_OBJS := $(BUILD)/user/record.o $(BUILD)/user/names.o $(BUILD)/user/has
 LIBCLAIM_SRCS := user/libclaim.c
 LIBCLAIM_OBJS := $(patsubst user/%.c,$(BUILD)/libclaim/%.o,$(LIBCLAIM_SRCS))
 
+# claimlab: the storm rehearsal (user/lab/), linked with libclaim.
+LAB_SRCS := $(sort $(wildcard user/lab/*.c))
+LAB_OBJS := $(patsubst user/%.c,$(BUILD)/user/%.o,$(LAB_SRCS))
+
+VERSION := 0.1
+
 # Programs the end-to-end tests run (tests/peers/*.c).
 TEST_PEERS := $(BUILD)/tests/verdict_service
 
 BINS := $(BUILD)/claimd $(BUILD)/claimctl $(BUILD)/libclaim.a $(BUILD)/libclaim.so \
-	$(BUILD)/test_progs $(TEST_PEERS)
+	$(BUILD)/libclaim.pc $(BUILD)/test_progs $(TEST_PEERS) $(if $(LAB_SRCS),$(BUILD)/claimlab)
 
 .PHONY: all
 all: $(BINS)
@@ -132,6 +138,14 @@ $(BUILD)/tests/%: tests/peers/%.c $(BUILD)/libclaim.a
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(CFLAGS) $< $(BUILD)/libclaim.a -lpthread -o $@
 
+$(BUILD)/libclaim.pc: scripts/libclaim.pc.in
+	$(call msg,GEN,$@)
+	$(Q)sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(VERSION)|' $< > $@
+
+$(BUILD)/claimlab: $(LAB_OBJS) $(BUILD)/libclaim.a
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(LDFLAGS) $^ $(LDLIBS_JSON) -lm -lpthread -o $@
+
 $(BUILD)/claimd: $(CLAIMD_OBJS) $(COMMON_OBJS)
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(LDFLAGS) $^ $(LDLIBS_BPF) $(LDLIBS_JSON) -lm -o $@
@@ -174,9 +188,16 @@ compile_commands.json: FORCE
 
 .PHONY: install
 install: all
-	install -d $(DESTDIR)$(PREFIX)/sbin $(DESTDIR)$(PREFIX)/bin
+	install -d $(DESTDIR)$(PREFIX)/sbin $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib \
+		$(DESTDIR)$(PREFIX)/lib/pkgconfig $(DESTDIR)$(PREFIX)/include/claimd
 	install -m 0755 $(BUILD)/claimd $(DESTDIR)$(PREFIX)/sbin/claimd
 	install -m 0755 $(BUILD)/claimctl $(DESTDIR)$(PREFIX)/bin/claimctl
+	$(if $(LAB_SRCS),install -m 0755 $(BUILD)/claimlab $(DESTDIR)$(PREFIX)/bin/claimlab)
+	install -m 0644 $(BUILD)/libclaim.a $(DESTDIR)$(PREFIX)/lib/libclaim.a
+	install -m 0755 $(BUILD)/libclaim.so $(DESTDIR)$(PREFIX)/lib/libclaim.so.0
+	ln -sf libclaim.so.0 $(DESTDIR)$(PREFIX)/lib/libclaim.so
+	install -m 0644 headers/claim.h headers/verdict.h $(DESTDIR)$(PREFIX)/include/claimd/
+	install -m 0644 $(BUILD)/libclaim.pc $(DESTDIR)$(PREFIX)/lib/pkgconfig/libclaim.pc
 
 .PHONY: clean
 clean:
@@ -186,5 +207,5 @@ clean:
 .PHONY: FORCE
 FORCE:
 
--include $(wildcard $(BUILD)/*.d $(BUILD)/user/*.d $(BUILD)/libclaim/*.d $(BUILD)/tests/*.d \
-	$(BUILD)/tests/*/*.d)
+-include $(wildcard $(BUILD)/*.d $(BUILD)/user/*.d $(BUILD)/user/lab/*.d $(BUILD)/libclaim/*.d \
+	$(BUILD)/tests/*.d $(BUILD)/tests/*/*.d)

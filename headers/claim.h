@@ -14,6 +14,7 @@
 #ifndef CLAIM_H
 #define CLAIM_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "verdict.h"
@@ -63,6 +64,79 @@ CLAIM_API enum claim_verdict claim_current(const struct claim *c, struct claim_r
 
 /* "claimed", "unclaimed" or "unknown". */
 CLAIM_API const char *claim_verdict_name(enum claim_verdict v);
+
+/* ---- On the wire ---- */
+
+#define CLAIM_HEADER "x-error-claim"
+
+/*
+ * Formats the header a failed response should carry: "x-error-claim:
+ * claimed\r\n" or "...unclaimed\r\n". For CLAIM_UNKNOWN nothing is written
+ * (the caller then treats the failure as unclaimed-by-default: at most one
+ * retry). Returns the length written (0 for unknown), or -1 when len is too
+ * small. buf is always NUL-terminated when len > 0.
+ */
+CLAIM_API int claim_format_header(enum claim_verdict v, char *buf, size_t len);
+
+/* The verdict an x-error-claim header value carries (case-insensitive,
+ * surrounding blanks ignored); CLAIM_NONE when it is neither. */
+CLAIM_API enum claim_verdict claim_parse_header(const char *value, size_t len);
+
+/* ---- Retries ---- */
+
+/*
+ * A retry budget: a token bucket that earns 'ratio' tokens per request
+ * (0.1 by default: retries up to 10% of requests) and holds at most
+ * 'burst' tokens (at least 1). Thread-safe.
+ */
+struct claim_budget;
+
+CLAIM_API struct claim_budget *claim_budget_new(double ratio, double burst);
+CLAIM_API void claim_budget_free(struct claim_budget *b);
+/* One request went out (first attempts only): earns ratio tokens. */
+CLAIM_API void claim_budget_request(struct claim_budget *b);
+/* Spends a token for a retry: 1 if there was one, else 0. */
+CLAIM_API int claim_budget_take(struct claim_budget *b);
+/* Tokens now (for tests and metrics). */
+CLAIM_API double claim_budget_tokens(struct claim_budget *b);
+
+/* What came back from one attempt of a call. */
+struct claim_outcome {
+	int status;		   /* HTTP status; 0 for a transport failure */
+	enum claim_verdict header; /* its x-error-claim, CLAIM_NONE when absent */
+};
+
+struct claim_retry_opts {
+	int attempt;		     /* the attempt that just failed: 1 for the first */
+	int max_attempts;	     /* 0: 2 (one retry) */
+	int fail_status;	     /* statuses from this up fail; 0: 500 */
+	struct claim_budget *budget; /* NULL: no budget */
+	uint64_t deadline_ns;	     /* CLOCK_MONOTONIC; 0: none */
+	uint64_t attempt_ns;	     /* time an attempt needs; with a deadline */
+};
+
+enum claim_decision {
+	CLAIM_RETRY = 0,
+	CLAIM_DONE_OK,	      /* not a failure: nothing to retry */
+	CLAIM_DONE_UNCLAIMED, /* the callee passed the failure up: retrying it adds load */
+	CLAIM_DONE_ONCE,      /* no claim header: at most one retry, already made */
+	CLAIM_DONE_ATTEMPTS,  /* max_attempts reached */
+	CLAIM_DONE_BUDGET,    /* the budget said no: the failure counts as handled */
+	CLAIM_DONE_DEADLINE,  /* not enough time left for another attempt */
+};
+
+/*
+ * The caller's decision after a failed attempt (design.md):
+ *   transport failure                 -> retry, within budget
+ *   failure, x-error-claim: claimed   -> retry, within budget
+ *   failure, x-error-claim: unclaimed -> no
+ *   failure, no claim header          -> at most once, within budget
+ * plus max_attempts and the deadline. A budget token is spent only when the
+ * answer is CLAIM_RETRY.
+ */
+CLAIM_API enum claim_decision claim_should_retry(const struct claim_outcome *out,
+						 const struct claim_retry_opts *opts);
+CLAIM_API const char *claim_decision_name(enum claim_decision d);
 
 #ifdef __cplusplus
 }

@@ -1,15 +1,21 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
- * libclaim's reader: maps claimd's frozen verdict map read-only and reads
- * the calling thread's slot with a sequence-number check. See headers/claim.h.
+ * libclaim: maps claimd's frozen verdict map read-only and reads the calling
+ * thread's slot with a sequence-number check; formats and parses the
+ * x-error-claim header; decides retries with a token-bucket budget and a
+ * deadline. See headers/claim.h.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
 #include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <linux/bpf.h>
@@ -153,4 +159,144 @@ const char *claim_verdict_name(enum claim_verdict v)
 	default:
 		return "unknown";
 	}
+}
+
+int claim_format_header(enum claim_verdict v, char *buf, size_t len)
+{
+	int n;
+
+	if (len)
+		buf[0] = 0;
+	if (v != CLAIM_CLAIMED && v != CLAIM_UNCLAIMED)
+		return 0;
+	n = snprintf(buf, len, CLAIM_HEADER ": %s\r\n", claim_verdict_name(v));
+	return n < 0 || (size_t)n >= len ? -1 : n;
+}
+
+enum claim_verdict claim_parse_header(const char *value, size_t len)
+{
+	while (len && isspace((unsigned char)*value)) {
+		value++;
+		len--;
+	}
+	while (len && isspace((unsigned char)value[len - 1]))
+		len--;
+	if (len == 7 && !strncasecmp(value, "claimed", 7))
+		return CLAIM_CLAIMED;
+	if (len == 9 && !strncasecmp(value, "unclaimed", 9))
+		return CLAIM_UNCLAIMED;
+	return CLAIM_NONE;
+}
+
+struct claim_budget {
+	pthread_mutex_t lock;
+	double ratio;
+	double burst;
+	double tokens;
+};
+
+struct claim_budget *claim_budget_new(double ratio, double burst)
+{
+	struct claim_budget *b = calloc(1, sizeof(*b));
+
+	if (!b)
+		return NULL;
+	pthread_mutex_init(&b->lock, NULL);
+	b->ratio = ratio > 0 ? ratio : 0;
+	b->burst = burst >= 1 ? burst : 1;
+	return b;
+}
+
+void claim_budget_free(struct claim_budget *b)
+{
+	if (!b)
+		return;
+	pthread_mutex_destroy(&b->lock);
+	free(b);
+}
+
+void claim_budget_request(struct claim_budget *b)
+{
+	if (!b)
+		return;
+	pthread_mutex_lock(&b->lock);
+	b->tokens += b->ratio;
+	if (b->tokens > b->burst)
+		b->tokens = b->burst;
+	pthread_mutex_unlock(&b->lock);
+}
+
+int claim_budget_take(struct claim_budget *b)
+{
+	int ok;
+
+	if (!b)
+		return 1;
+	pthread_mutex_lock(&b->lock);
+	/* A whole token; the epsilon forgives sums of tenths in floating point. */
+	ok = b->tokens >= 1 - 1e-9;
+	if (ok)
+		b->tokens -= 1;
+	pthread_mutex_unlock(&b->lock);
+	return ok;
+}
+
+double claim_budget_tokens(struct claim_budget *b)
+{
+	double t;
+
+	if (!b)
+		return 0;
+	pthread_mutex_lock(&b->lock);
+	t = b->tokens;
+	pthread_mutex_unlock(&b->lock);
+	return t;
+}
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts); /* vDSO: no system call */
+	return (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
+}
+
+enum claim_decision claim_should_retry(const struct claim_outcome *out,
+				       const struct claim_retry_opts *opts)
+{
+	int fail_status = opts && opts->fail_status ? opts->fail_status : 500;
+	int max_attempts = opts && opts->max_attempts ? opts->max_attempts : 2;
+	int attempt = opts && opts->attempt > 0 ? opts->attempt : 1;
+
+	if (out->status != 0 && out->status < fail_status)
+		return CLAIM_DONE_OK;
+	if (out->status != 0) {
+		if (out->header == CLAIM_UNCLAIMED)
+			return CLAIM_DONE_UNCLAIMED;
+		/* No header: the callee could not tell; at-least-once, no more. */
+		if (out->header != CLAIM_CLAIMED && attempt >= 2)
+			return CLAIM_DONE_ONCE;
+	}
+	if (attempt >= max_attempts)
+		return CLAIM_DONE_ATTEMPTS;
+	if (opts && opts->deadline_ns && now_ns() + opts->attempt_ns >= opts->deadline_ns)
+		return CLAIM_DONE_DEADLINE;
+	if (opts && opts->budget && !claim_budget_take(opts->budget))
+		return CLAIM_DONE_BUDGET;
+	return CLAIM_RETRY;
+}
+
+const char *claim_decision_name(enum claim_decision d)
+{
+	static const char *const names[] = {
+		[CLAIM_RETRY] = "retry",
+		[CLAIM_DONE_OK] = "ok",
+		[CLAIM_DONE_UNCLAIMED] = "unclaimed",
+		[CLAIM_DONE_ONCE] = "no-header-retried-once",
+		[CLAIM_DONE_ATTEMPTS] = "attempts",
+		[CLAIM_DONE_BUDGET] = "budget",
+		[CLAIM_DONE_DEADLINE] = "deadline",
+	};
+
+	return (unsigned int)d < sizeof(names) / sizeof(names[0]) ? names[d] : "?";
 }
