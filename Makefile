@@ -50,7 +50,7 @@ BPF_CFLAGS := -g -O2 -target bpf -mcpu=v3 -D__TARGET_ARCH_$(ARCH) -Wall -Werror 
 
 DEPS_STAMP := $(BUILD)/.deps-installed
 
-BPF_MODS := observer
+BPF_MODS := observer parsebench
 BPF_OBJS := $(patsubst %,$(BUILD)/%.bpf.o,$(BPF_MODS))
 SKELS := $(patsubst %,$(BUILD)/%.skel.h,$(BPF_MODS))
 
@@ -170,7 +170,7 @@ $(BUILD)/tests/%.o: tests/%.c $(SKELS) | $(DEPS_STAMP)
 
 $(BUILD)/tests/lib/test_progs.o: $(BUILD)/tests/tests.inc
 
-$(BUILD)/test_progs: $(TEST_OBJS) $(TEST_USER_OBJS)
+$(BUILD)/test_progs: $(TEST_OBJS) $(TEST_USER_OBJS) $(BUILD)/libclaim.a
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(LDFLAGS) $^ $(LDLIBS_BPF) $(LDLIBS_JSON) -lm -lpthread -o $@
 

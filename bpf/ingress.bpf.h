@@ -165,8 +165,7 @@ static __always_inline void ingress_emit_bare(struct claimd_conn *c, struct io *
 	r->cause = CLAIMD_NO_SLOT;
 	r->rule = status_failed(status) ? CLAIM_RULE_NO_LOG : CLAIM_RULE_NONE;
 	__builtin_memset(r->pad, 0, sizeof(r->pad));
-	bpf_ringbuf_submit(r, 0);
-	stat_inc(CLAIMD_ST_RECORDS);
+	submit(r);
 }
 
 /*
@@ -266,8 +265,7 @@ static __always_inline void egress_emit_root(struct io *io, const struct claimd_
 	r->egress.flags = flags | CLAIMD_EG_DONE;
 	r->egress.claim = claim;
 	__builtin_memset(r->egress.pad, 0, sizeof(r->egress.pad));
-	bpf_ringbuf_submit(r, 0);
-	stat_inc(CLAIMD_ST_RECORDS);
+	submit(r);
 }
 
 /*

@@ -97,13 +97,32 @@ static __always_inline void stat_inc(__u32 which)
 	stat_add(which, 1);
 }
 
+/*
+ * Wake claimd only once records pile up: a wake-up per record (the default)
+ * cost microseconds each on the writing syscall. claimd also drains the
+ * ring on a short timer, so a quiet host's records are late by that much.
+ */
+#define WAKEUP_BYTES (64u << 10)
+
+static __always_inline __u64 rb_flags(void)
+{
+	return bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA) >= WAKEUP_BYTES ? BPF_RB_FORCE_WAKEUP
+									     : BPF_RB_NO_WAKEUP;
+}
+
 /* Submit a record; a full ring buffer is counted, never silent. */
 static __always_inline void emit(void *rec, __u64 size)
 {
-	if (bpf_ringbuf_output(&events, rec, size, 0))
+	if (bpf_ringbuf_output(&events, rec, size, rb_flags()))
 		stat_inc(CLAIMD_ST_RB_DROPS);
 	else
 		stat_inc(CLAIMD_ST_RECORDS);
+}
+
+static __always_inline void submit(void *rec)
+{
+	bpf_ringbuf_submit(rec, rb_flags());
+	stat_inc(CLAIMD_ST_RECORDS);
 }
 
 static __always_inline int is_traced(__u32 tgid)

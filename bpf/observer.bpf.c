@@ -57,12 +57,13 @@ struct sys_args {
 
 static __always_inline void sys_args(struct sys_args *a)
 {
+	/* A trusted pointer: plain loads, no probe-read helper call per field. */
 	struct pt_regs *regs = (struct pt_regs *)bpf_task_pt_regs(bpf_get_current_task_btf());
 
-	a->a0 = BPF_CORE_READ(regs, di);
-	a->a1 = BPF_CORE_READ(regs, si);
-	a->a2 = BPF_CORE_READ(regs, dx);
-	a->a3 = BPF_CORE_READ(regs, r10);
+	a->a0 = regs->di;
+	a->a1 = regs->si;
+	a->a2 = regs->dx;
+	a->a3 = regs->r10;
 }
 
 static __always_inline int proc_wanted(__u32 tgid)
@@ -170,8 +171,7 @@ int tp_listen_x(struct trace_event_raw_sys_exit *ctx)
 	rec->closed = 0;
 	rec->local = c->local;
 	proc_comm(rec->comm);
-	bpf_ringbuf_submit(rec, 0);
-	stat_inc(CLAIMD_ST_RECORDS);
+	submit(rec);
 	return 0;
 }
 
@@ -430,8 +430,7 @@ int tp_close(struct trace_event_raw_sys_enter *ctx)
 			rec->closed = 1;
 			rec->local = c->local;
 			proc_comm(rec->comm);
-			bpf_ringbuf_submit(rec, 0);
-			stat_inc(CLAIMD_ST_RECORDS);
+			submit(rec);
 		} else {
 			stat_inc(CLAIMD_ST_RB_DROPS);
 		}
@@ -462,7 +461,6 @@ int tp_proc_exit(void *ctx)
 	rec->hdr.size = sizeof(*rec);
 	rec->tgid = tgid;
 	rec->pad = 0;
-	bpf_ringbuf_submit(rec, 0);
-	stat_inc(CLAIMD_ST_RECORDS);
+	submit(rec);
 	return 0;
 }

@@ -115,12 +115,14 @@ static __always_inline int addr_from_user(struct claimd_addr *a, const void *uad
 	return 1;
 }
 
-/* Group leader's command name: the process, not the thread. */
+/*
+ * The command name, of the current thread: claimd names processes from
+ * /proc and uses this only when the process is gone. (The group leader's
+ * name would cost two kernel reads per record.)
+ */
 static __always_inline void proc_comm(char comm[CLAIMD_COMM_LEN])
 {
-	struct task_struct *task = (struct task_struct *)bpf_get_current_task();
-
-	BPF_CORE_READ_STR_INTO((char(*)[CLAIMD_COMM_LEN])comm, task, group_leader, comm);
+	bpf_get_current_comm(comm, CLAIMD_COMM_LEN);
 }
 
 #endif /* CLAIMD_SOCK_BPF_H */

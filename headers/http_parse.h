@@ -97,15 +97,27 @@ enum http_state {
 #define HTTP_F_CHUNKED	0x02 /* Transfer-Encoding: chunked */
 #define HTTP_F_SEEK	0x04 /* joined mid-stream: junk resyncs instead of losing */
 
-/* Header names we read (lower case); their index is http_framer.hdr. */
-#define HTTP_HDR_CONTENT_LENGTH	   0
-#define HTTP_HDR_TRANSFER_ENCODING 1
-#define HTTP_HDR_ERROR_CLAIM	   2
-#define HTTP_HDR_COUNT		   3
-#define HTTP_HDR_NAME_MAX	   18
+/*
+ * Header names we read, recognised by an FNV-1a hash of their bytes OR 0x20
+ * (lower case, for letters) and their length: one multiply per name byte
+ * instead of a character table per candidate. The unit tests check the
+ * constants against http_hdr_hash().
+ */
+#define HTTP_HDR_CONTENT_LENGTH	    0
+#define HTTP_HDR_TRANSFER_ENCODING  1
+#define HTTP_HDR_ERROR_CLAIM	    2
+#define HTTP_HDR_COUNT		    3 /* also: none of them */
+#define HTTP_HDR_NAME_MAX	    18
+#define HTTP_HASH_CONTENT_LENGTH    0x4df9451du /* "content-length", 14 bytes */
+#define HTTP_HASH_TRANSFER_ENCODING 0xddb4744cu /* "transfer-encoding", 17 bytes */
+#define HTTP_HASH_ERROR_CLAIM	    0x40fd8ad1u /* "x-error-claim", 13 bytes */
+/* After eight bytes, a name that is none of these prefixes is not ours. */
+#define HTTP_HASH8_CONTENT  0xcb4e713du /* "content-" */
+#define HTTP_HASH8_TRANSFER 0xe2857f86u /* "transfer" */
+#define HTTP_HASH8_X_ERROR  0x3e2342ffu /* "x-error-" */
 
 struct http_framer {
-	__u64 acc;	 /* method bytes, Content-Length or chunk size being read */
+	__u64 acc;	 /* method bytes, name hash, Content-Length or chunk size */
 	__u64 remaining; /* body or chunk bytes still to skip */
 	__u32 hash;	 /* FNV-1a of the request target */
 	__u32 head;	 /* bytes of the current head so far */
@@ -114,7 +126,7 @@ struct http_framer {
 	__u8 kind;	 /* enum http_kind */
 	__u8 method;	 /* request: parsed; response: method answered (HEAD matters) */
 	__u8 pos;	 /* position inside a literal or token */
-	__u8 hdr;	 /* candidate mask while in a name, header index in a value */
+	__u8 hdr;	 /* header index (HTTP_HDR_*) while in a value */
 	__u8 flags;	 /* HTTP_F_* */
 	__u8 claim;	 /* enum http_claim of the current response */
 	__u8 sub;	 /* value sub-state: which literal is being matched */
@@ -134,117 +146,6 @@ HTTP_INLINE __u8 http_lower(__u8 c)
 {
 	return (c >= 'A' && c <= 'Z') ? c + ('a' - 'A') : c;
 }
-
-/* Character of a header name we read, or 0 past its end. */
-/* clang-format off: one line per character reads best */
-HTTP_INLINE __u8 http_hdr_char(__u32 hdr, __u32 pos)
-{
-	/* Switches, not a table: no .rodata lookups on the BPF side. */
-	switch (hdr) {
-	case HTTP_HDR_CONTENT_LENGTH:
-		switch (pos) {
-		case 0:
-			return 'c';
-		case 1:
-			return 'o';
-		case 2:
-			return 'n';
-		case 3:
-			return 't';
-		case 4:
-			return 'e';
-		case 5:
-			return 'n';
-		case 6:
-			return 't';
-		case 7:
-			return '-';
-		case 8:
-			return 'l';
-		case 9:
-			return 'e';
-		case 10:
-			return 'n';
-		case 11:
-			return 'g';
-		case 12:
-			return 't';
-		case 13:
-			return 'h';
-		}
-		return 0;
-	case HTTP_HDR_TRANSFER_ENCODING:
-		switch (pos) {
-		case 0:
-			return 't';
-		case 1:
-			return 'r';
-		case 2:
-			return 'a';
-		case 3:
-			return 'n';
-		case 4:
-			return 's';
-		case 5:
-			return 'f';
-		case 6:
-			return 'e';
-		case 7:
-			return 'r';
-		case 8:
-			return '-';
-		case 9:
-			return 'e';
-		case 10:
-			return 'n';
-		case 11:
-			return 'c';
-		case 12:
-			return 'o';
-		case 13:
-			return 'd';
-		case 14:
-			return 'i';
-		case 15:
-			return 'n';
-		case 16:
-			return 'g';
-		}
-		return 0;
-	case HTTP_HDR_ERROR_CLAIM:
-		switch (pos) {
-		case 0:
-			return 'x';
-		case 1:
-			return '-';
-		case 2:
-			return 'e';
-		case 3:
-			return 'r';
-		case 4:
-			return 'r';
-		case 5:
-			return 'o';
-		case 6:
-			return 'r';
-		case 7:
-			return '-';
-		case 8:
-			return 'c';
-		case 9:
-			return 'l';
-		case 10:
-			return 'a';
-		case 11:
-			return 'i';
-		case 12:
-			return 'm';
-		}
-		return 0;
-	}
-	return 0;
-}
-/* clang-format on */
 
 /* Character of a literal value we match: "chunked", "claimed", "unclaimed". */
 #define HTTP_LIT_CHUNKED   0
@@ -446,48 +347,67 @@ HTTP_INLINE int http_version_char(__u32 pos, __u8 c)
 }
 /* clang-format on */
 
+/* The rest of this header line is not ours: one canonical state, however reached. */
+HTTP_INLINE void http_skip_header_line(struct http_framer *f)
+{
+	f->state = HS_HDR_SKIP;
+	f->acc = 0;
+	f->pos = 0;
+	f->hdr = 0;
+	f->sub = 0;
+}
+
+/* The hash of a header name byte, as HTTP_HASH_* are computed. */
+HTTP_INLINE __u32 http_hdr_hash(__u32 h, __u8 c)
+{
+	return (h ^ (c | 0x20)) * HTTP_FNV_PRIME;
+}
+
 HTTP_INLINE __u32 http_header_name_byte(struct http_framer *f, __u8 c)
 {
 	__u32 pos = f->pos;
-	__u8 lc = http_lower(c);
-	__u8 mask = f->hdr;
+	__u32 h = (__u32)f->acc;
 
 	if (c == ':') {
-		__u32 h;
-
-		for (h = 0; h < HTTP_HDR_COUNT; h++) {
-			if ((mask & (1u << h)) && http_hdr_char(h, pos) == 0 && pos > 0) {
-				f->hdr = h;
-				f->state = HS_HDR_VALUE;
-				f->acc = 0;
-				f->pos = 0;
-				f->sub = 0xff; /* value not started */
-				return 0;
-			}
+		f->hdr = HTTP_HDR_COUNT;
+		if (pos == 14 && h == HTTP_HASH_CONTENT_LENGTH)
+			f->hdr = HTTP_HDR_CONTENT_LENGTH;
+		else if (pos == 17 && h == HTTP_HASH_TRANSFER_ENCODING)
+			f->hdr = HTTP_HDR_TRANSFER_ENCODING;
+		else if (pos == 13 && h == HTTP_HASH_ERROR_CLAIM)
+			f->hdr = HTTP_HDR_ERROR_CLAIM;
+		if (f->hdr == HTTP_HDR_COUNT) {
+			http_skip_header_line(f);
+			return 0;
 		}
-		f->state = HS_HDR_SKIP;
+		f->state = HS_HDR_VALUE;
+		f->acc = 0;
+		f->pos = 0;
+		f->sub = 0xff; /* value not started */
 		return 0;
 	}
 	if (c == '\n' || c == '\r') {
 		/* A line with no colon: tolerated, ignored. */
-		f->state = c == '\n' ? HS_HDR_LINE : HS_HDR_SKIP;
+		if (c == '\n')
+			f->state = HS_HDR_LINE;
+		else
+			http_skip_header_line(f);
 		return 0;
 	}
-	/* A NUL would match http_hdr_char()'s 0 past the end of a name. */
+	/* Longer than any name we read, or a NUL: not ours. */
 	if (pos >= HTTP_HDR_NAME_MAX || !c) {
-		f->state = HS_HDR_SKIP;
+		http_skip_header_line(f);
 		return 0;
 	}
-	if ((mask & 1) && http_hdr_char(0, pos) != lc)
-		mask &= ~1u;
-	if ((mask & 2) && http_hdr_char(1, pos) != lc)
-		mask &= ~2u;
-	if ((mask & 4) && http_hdr_char(2, pos) != lc)
-		mask &= ~4u;
-	f->hdr = mask;
+	h = http_hdr_hash(h, c);
+	/* Decided as early as http_line_word() decides it: both paths agree. */
+	if (pos + 1 == 8 && h != HTTP_HASH8_CONTENT && h != HTTP_HASH8_TRANSFER &&
+	    h != HTTP_HASH8_X_ERROR) {
+		http_skip_header_line(f);
+		return 0;
+	}
+	f->acc = h;
 	f->pos = pos + 1;
-	if (!mask)
-		f->state = HS_HDR_SKIP;
 	return 0;
 }
 
@@ -701,12 +621,12 @@ HTTP_INLINE __u32 http_step(struct http_framer *f, __u8 c)
 		if (c == '\n')
 			return http_head_end(f);
 		if (c == ' ' || c == '\t' || c == ':') {
-			f->state = HS_HDR_SKIP; /* folded line or empty name */
+			http_skip_header_line(f); /* folded line or empty name */
 			return 0;
 		}
 		f->state = HS_HDR_NAME;
 		f->pos = 0;
-		f->hdr = (1u << HTTP_HDR_COUNT) - 1;
+		f->acc = HTTP_FNV_OFFSET;
 		return http_header_name_byte(f, c);
 	case HS_HDR_NAME:
 		return http_header_name_byte(f, c);
@@ -763,6 +683,119 @@ HTTP_INLINE __u32 http_step(struct http_framer *f, __u8 c)
 	}
 	/* HS_BODY_EOF, HS_UPGRADED, HS_LOST: the byte is not ours to frame. */
 	return 0;
+}
+
+/* In a state that only looks for the end of the line. */
+HTTP_INLINE int http_skipping_line(const struct http_framer *f)
+{
+	return f->state == HS_HDR_SKIP || f->state == HS_RESP_REASON ||
+	       f->state == HS_TRAILER_SKIP || f->state == HS_CHUNK_EXT;
+}
+
+/* Index of the first byte of w equal to c (in memory order), or 8. */
+HTTP_INLINE __u32 http_word_find(__u64 w, __u8 c)
+{
+	const __u64 ones = 0x0101010101010101ULL, highs = 0x8080808080808080ULL;
+	__u64 x = w ^ (ones * c);
+	__u64 m = (x - ones) & ~x & highs; /* the lowest set bit marks the first match */
+	__u32 i = 0;
+
+	if (!m)
+		return 8;
+	if (!(m & 0xffffffffULL)) {
+		i += 4;
+		m >>= 32;
+	}
+	if (!(m & 0xffffULL)) {
+		i += 2;
+		m >>= 16;
+	}
+	if (!(m & 0xffULL))
+		i += 1;
+	return i;
+}
+
+/*
+ * Up to eight bytes at once where only a line end matters: w holds the next
+ * eight bytes, in memory order. Returns how many bytes it took (those before
+ * the first LF, so the LF itself is left to http_step()), or 0.
+ */
+HTTP_INLINE __u32 http_skip_word(struct http_framer *f, __u64 w)
+{
+	__u32 n;
+
+	if (!http_skipping_line(f))
+		return 0;
+	n = http_word_find(w, '\n');
+	/* Head bytes count against the limit, as in http_step(). */
+	if (n && (f->state == HS_HDR_SKIP || f->state == HS_RESP_REASON)) {
+		if (f->head + n > HTTP_MAX_HEAD)
+			return 0;
+		f->head += n;
+	}
+	return n;
+}
+
+/* A response's "HTTP/1.0" or "HTTP/1.1" at once. Returns 8 or 0. */
+HTTP_INLINE __u32 http_start_word(struct http_framer *f, __u64 w)
+{
+	/* "HTTP/1.1" and "HTTP/1.0", little-endian */
+	if (f->state != HS_START || f->kind != HTTP_KIND_RESPONSE ||
+	    (w != 0x312e312f50545448ULL && w != 0x302e312f50545448ULL))
+		return 0;
+	http_start_message(f, 'H');
+	f->pos = 8;
+	f->head = 8;
+	return 8;
+}
+
+/*
+ * The first eight bytes of a header line at once: a line whose name cannot
+ * be one we read (its first eight bytes, lower-cased, start none of our
+ * names) is skipped without hashing it. Returns 8 when it took them, else 0
+ * and the caller steps byte by byte (a name we may want, a short line, the
+ * end of the head).
+ */
+HTTP_INLINE __u32 http_line_word(struct http_framer *f, __u64 w)
+{
+	const __u64 ones = 0x0101010101010101ULL, highs = 0x8080808080808080ULL;
+	__u64 x = w ^ (ones * '\n'), lw = w | (ones * 0x20);
+
+	/* A CR first is the end of the head (or an error): http_step() decides. */
+	if (f->state != HS_HDR_LINE || ((x - ones) & ~x & highs) || (w & 0xff) == '\r')
+		return 0;
+	/* "content-", "transfer", "x-error-", little-endian; OR 0x20 lowers letters. */
+	if (lw == 0x2d746e65746e6f63ULL || lw == 0x726566736e617274ULL ||
+	    lw == 0x2d726f7272652d78ULL)
+		return 0;
+	/* A line starting with blanks or ':' is skipped by http_step() too. */
+	if (f->head + 8 > HTTP_MAX_HEAD)
+		return 0;
+	f->head += 8;
+	http_skip_header_line(f);
+	return 8;
+}
+
+/* A state where http_word() may take several bytes at once. */
+HTTP_INLINE int http_wants_word(const struct http_framer *f)
+{
+	return http_skipping_line(f) || f->state == HS_HDR_LINE ||
+	       (f->state == HS_START && f->kind == HTTP_KIND_RESPONSE);
+}
+
+/*
+ * The fast paths together: takes what it can of w, the next eight bytes (in
+ * memory order), and returns how many it took; 0 means step byte by byte.
+ * Feeding bytes through http_word() where it takes them and http_step()
+ * elsewhere gives exactly what http_step() alone gives.
+ */
+HTTP_INLINE __u32 http_word(struct http_framer *f, __u64 w)
+{
+	if (f->state == HS_HDR_LINE)
+		return http_line_word(f, w);
+	if (f->state == HS_START)
+		return http_start_word(f, w);
+	return http_skip_word(f, w);
 }
 
 /* In a state where bytes are skipped by count rather than fed one by one. */
@@ -830,14 +863,22 @@ static inline __u64 http_feed(struct http_framer *f, const __u8 *buf, __u64 len,
 	__u64 off = 0;
 
 	while (off < len) {
-		__u32 ev = 0;
+		__u32 ev = 0, n = 0;
+		__u64 w;
 
-		if (http_skipping(f))
+		if (len - off >= 8 && http_wants_word(f)) {
+			__builtin_memcpy(&w, buf + off, 8);
+			n = http_word(f, w);
+		}
+		if (n) {
+			off += n;
+		} else if (http_skipping(f)) {
 			off += http_skip(f, len - off, &ev);
-		else if (http_swallowing(f))
+		} else if (http_swallowing(f)) {
 			return len;
-		else
+		} else {
 			ev = http_step(f, buf[off++]);
+		}
 		if (ev && fn)
 			fn(ctx, f, ev);
 		if (ev & HTTP_EV_RESYNC)

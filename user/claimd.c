@@ -36,6 +36,7 @@
 #define DEFAULT_PIN_DIR	  "/sys/fs/bpf/claimd"
 #define DEFAULT_STATE_DIR "/var/lib/claimd"
 #define MAX_EXITED	  512
+#define RB_DRAIN_MS	  20 /* records wait at most this long in the ring buffer */
 
 static volatile sig_atomic_t exiting;
 
@@ -456,7 +457,8 @@ static int run(struct claimd *d)
 	double last = 0;
 
 	while (!exiting) {
-		int n = epoll_wait(d->epfd, evs, 32, 200), i;
+		/* The programs wake claimd only when records pile up: drain often. */
+		int n = epoll_wait(d->epfd, evs, 32, RB_DRAIN_MS), i;
 
 		if (n < 0 && errno != EINTR) {
 			pr_err("epoll_wait: %s", strerror(errno));
@@ -467,6 +469,7 @@ static int run(struct claimd *d)
 
 			src->on_event(src, evs[i].events);
 		}
+		ring_buffer__consume(d->rb);
 		if (since(&d->started) - last >= 1.0) {
 			last = since(&d->started);
 			housekeeping(d);

@@ -63,13 +63,17 @@ int memory__parse(struct edges *e, const char *text, size_t len, char *why, size
 		snprintf(why, whylen, "not valid JSON (truncated?)");
 		goto out;
 	}
+	if (tok->char_offset != (int)len) {
+		snprintf(why, whylen, "text after the JSON document");
+		goto out;
+	}
 	if (!json_object_is_type(root, json_type_object) || !string(root, "format") ||
 	    strcmp(string(root, "format"), MEMORY_FORMAT)) {
 		snprintf(why, whylen, "not a claimd memory file");
 		goto out;
 	}
 	if (!json_object_object_get_ex(root, "version", &v) ||
-	    json_object_get_int(v) != MEMORY_VERSION) {
+	    !json_object_is_type(v, json_type_int) || json_object_get_int(v) != MEMORY_VERSION) {
 		snprintf(why, whylen, "format version %s, this claimd reads %d",
 			 v ? json_object_to_json_string(v) : "missing", MEMORY_VERSION);
 		goto out;
@@ -96,7 +100,7 @@ int memory__parse(struct edges *e, const char *text, size_t len, char *why, size
 		    number(o, "calls", &pe[i].m.calls) ||
 		    number(o, "callee_failures", &pe[i].m.callee_failures) ||
 		    number(o, "both_failed", &pe[i].m.both_failed) ||
-		    number(o, "updated_unix", &d) ||
+		    number(o, "updated_unix", &d) || d >= 0x1p62 ||
 		    pe[i].m.both_failed > pe[i].m.callee_failures) {
 			snprintf(why, whylen, "edge %zu is malformed", i);
 			goto out;

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Service and callee naming; see names.h. */
 #include <arpa/inet.h>
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <ifaddrs.h>
@@ -398,6 +399,8 @@ int names__parse_addr(const char *s, struct claimd_addr *a)
 		return -1;
 	memcpy(ip, host, hlen);
 	ip[hlen] = 0;
+	if (!isdigit((unsigned char)colon[1]))
+		return -1; /* strtoul would take a sign or spaces */
 	errno = 0;
 	port = strtoul(colon + 1, &end, 10);
 	if (errno || end == colon + 1 || *end || !port || port > 65535)
@@ -447,6 +450,11 @@ int names__parse_map(struct names *n, const char *text, size_t len, char *err, s
 			continue; /* blank or comment */
 		if (fields != 2) {
 			snprintf(err, errlen, "line %zu: expected 'ip:port name'", lineno);
+			goto out;
+		}
+		if (strlen(addr) >= sizeof(addr) - 1) { /* sscanf split a longer word */
+			snprintf(err, errlen, "line %zu: address longer than %zu bytes", lineno,
+				 sizeof(addr) - 2);
 			goto out;
 		}
 		if (strlen(name) >= NAME_MAX_LEN) {

@@ -44,6 +44,9 @@ static int parse_hex_addr(const char *s, int v6, struct claimd_addr *a)
 		a->addr[10] = a->addr[11] = 0xff;
 		memcpy(&a->addr[12], &words[0], 4);
 	} else {
+		/* All 32 digits there: sscanf alone stops early, or reads past the end. */
+		if (strspn(s, "0123456789abcdefABCDEF") != 32)
+			return -EINVAL;
 		for (i = 0; i < 4; i++)
 			if (sscanf(s + i * 8, "%8x", &words[i]) != 1)
 				return -EINVAL;

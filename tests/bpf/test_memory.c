@@ -62,11 +62,11 @@ void test_memory_restart(void)
 		return;
 	if (!ASSERT_OK(claimd_start(&h, extra), "claimd start"))
 		goto out;
-	if (svc_start(&y, &(struct svc_spec){ .name = "Y", .fail_mod = 2 }, h.dir) ||
-	    svc_start(&x, &(struct svc_spec){ .name = "X", .downstream = y.port }, h.dir))
+	if (svc_start(&y, &(struct svc_spec){ .name = "mY", .fail_mod = 2 }, h.dir) ||
+	    svc_start(&x, &(struct svc_spec){ .name = "mX", .downstream = y.port }, h.dir))
 		goto out;
 	drive(x.port, 0, 60);
-	before = claimd_wait_edge(&h, "X", "Y", has_failures, &want, 10000);
+	before = claimd_wait_edge(&h, "mX", "mY", has_failures, &want, 10000);
 	if (!ASSERT_OK_PTR(before, "edge learned"))
 		goto out;
 	ASSERT_STREQ(j_str(before, "class"), "fail-close", "fail-close from the window");
@@ -74,14 +74,14 @@ void test_memory_restart(void)
 	sleep_ms(2500);
 	ASSERT_TRUE(persisted(&h), "memory persisted");
 	json_object_put(before);
-	before = claimd_edge(&h, "X", "Y");
+	before = claimd_edge(&h, "mX", "mY");
 	mem_before = json_object_get_double(j_get(j_get(before, "memory"), "callee_failures"));
 	ASSERT_GE(mem_before, 29.99, "memory counted the failures");
 
 	claimd_kill(&h);
 	if (!ASSERT_OK(claimd_start(&h, extra), "claimd restart after SIGKILL"))
 		goto out;
-	after = claimd_edge(&h, "X", "Y");
+	after = claimd_edge(&h, "mX", "mY");
 	if (!ASSERT_OK_PTR(after, "edge back after restart"))
 		goto out;
 	ASSERT_FLOAT_NEAR(json_object_get_double(j_get(j_get(after, "memory"), "callee_failures")),
@@ -185,17 +185,17 @@ static void coincidental_run(bool memory, int *failed, int *unclaimed)
 	snprintf(path, sizeof(path), "%s/memory.json", h.state);
 	snprintf(text, sizeof(text),
 		 "{\"format\":\"claimd-memory\",\"version\":1,\"saved_unix\":%ld,\"edges\":["
-		 "{\"caller\":\"S\",\"callee\":\"T\",\"calls\":20000,\"callee_failures\":5000,"
+		 "{\"caller\":\"cS\",\"callee\":\"cT\",\"calls\":20000,\"callee_failures\":5000,"
 		 "\"both_failed\":250,\"updated_unix\":%ld}]}",
 		 (long)time(NULL), (long)time(NULL));
 	write_file(path, text);
 	if (!ASSERT_OK(claimd_start(&h, memory ? with : without), "claimd start"))
 		goto out;
 	/* T fails on every fifth id; S fails on its own on every even id. */
-	if (svc_start(&t, &(struct svc_spec){ .name = "T", .fail_mod = 5 }, h.dir))
+	if (svc_start(&t, &(struct svc_spec){ .name = "cT", .fail_mod = 5 }, h.dir))
 		goto out;
 	{
-		struct svc_spec ss = { .name = "S",
+		struct svc_spec ss = { .name = "cS",
 				       .downstream = t.port,
 				       .fail_mod = 2,
 				       .fail_after = true,
@@ -209,7 +209,7 @@ static void coincidental_run(bool memory, int *failed, int *unclaimed)
 	drive(s.port, 1, 2);
 	drive(s.port, 3, 4);
 	sleep_ms(1500);
-	e = claimd_edge(&h, "S", "T");
+	e = claimd_edge(&h, "cS", "cT");
 	ASSERT_EQ(j_bool(e, "in_kernel"), memory, "class in the kernel only with memory");
 	if (!ASSERT_OK(trace_start(&tc, &h), "trace"))
 		goto out;
@@ -221,7 +221,7 @@ static void coincidental_run(bool memory, int *failed, int *unclaimed)
 	for (i = 0; i < json_object_array_length(all); i++) {
 		struct json_object *o = json_object_array_get_idx(all, i);
 
-		if (strcmp(j_str(o, "type"), "ingress") || strcmp(j_str(o, "service"), "S") ||
+		if (strcmp(j_str(o, "type"), "ingress") || j_int(o, "pid") != s.pid ||
 		    !j_bool(o, "failed"))
 			continue;
 		(*failed)++;

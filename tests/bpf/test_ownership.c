@@ -53,7 +53,7 @@ static bool has_failures(struct json_object *e, void *ctx)
 void test_classification(void)
 {
 	static const double p[3] = { 0.9, 0.5, 0.1 };
-	static const char *const names[3] = { "S90", "S50", "S10" };
+	static const char *const names[3] = { "tS90", "tS50", "tS10" };
 	static const char *const classes[3] = { "fail-close", "unknown", "fail-open" };
 	static const int both[3] = { 27, 15, 3 };
 	struct svc t = { 0 }, s[3] = { 0 };
@@ -63,7 +63,7 @@ void test_classification(void)
 	if (!claimd_up(&h, NULL, NULL))
 		goto out;
 	/* T fails every third request: 30 failures in 90 calls from each caller. */
-	if (svc_start(&t, &(struct svc_spec){ .name = "T", .fail_mod = 3 }, h.dir))
+	if (svc_start(&t, &(struct svc_spec){ .name = "tT", .fail_mod = 3 }, h.dir))
 		goto out;
 	for (i = 0; i < 3; i++) {
 		struct svc_spec spec = { .name = names[i],
@@ -86,7 +86,7 @@ void test_classification(void)
 	}
 	for (i = 0; i < 3; i++) {
 		struct json_object *e =
-			claimd_wait_edge(&h, names[i], "T", has_failures, &want, 10000);
+			claimd_wait_edge(&h, names[i], "tT", has_failures, &want, 10000);
 
 		if (!ASSERT_OK_PTR(e, names[i]))
 			continue;
@@ -121,17 +121,18 @@ static bool match_service(struct json_object *o, void *arg)
 	return !strcmp(j_str(o, "type"), "ingress") && !strcmp(j_str(o, "service"), m->service);
 }
 
-/* Every failed ingress of service has verdict v with its cause to callee. */
-static void check_verdicts(struct json_object *all, const char *service, const char *verdict,
+/* Every failed ingress of the service has verdict v with its cause to callee. */
+static void check_verdicts(struct json_object *all, const struct svc *svc, const char *verdict,
 			   const char *callee, int failures)
 {
+	const char *service = svc->name;
 	int failed = 0, right = 0;
 	size_t i;
 
 	for (i = 0; i < json_object_array_length(all); i++) {
 		struct json_object *o = json_object_array_get_idx(all, i), *cause;
 
-		if (strcmp(j_str(o, "type"), "ingress") || strcmp(j_str(o, "service"), service) ||
+		if (strcmp(j_str(o, "type"), "ingress") || j_int(o, "pid") != svc->pid ||
 		    !j_bool(o, "failed"))
 			continue;
 		failed++;
@@ -178,7 +179,7 @@ static struct json_object *ingress_of(struct trace_cap *t, const char *service, 
 
 void test_chain_verdicts(void)
 {
-	static const char *const names[4] = { "A", "B", "C", "D" };
+	static const char *const names[4] = { "vA", "vB", "vC", "vD" };
 	struct svc s[4] = { 0 }, x = { 0 }, y = { 0 };
 	struct claimd_h h;
 	struct trace_cap t;
@@ -198,7 +199,7 @@ void test_chain_verdicts(void)
 			goto out;
 	}
 	if (test__start_subtest("chain")) {
-		struct svc_match m = { "A" };
+		struct svc_match m = { "vA" };
 
 		for (id = 0; id < 40; id++) {
 			snprintf(path, sizeof(path), "/r/%d", id);
@@ -206,14 +207,14 @@ void test_chain_verdicts(void)
 		}
 		trace_wait(&t, match_service, &m, 40, 10000);
 		all = trace_read(&t);
-		check_verdicts(all, "D", "claimed", NULL, 20);
-		check_verdicts(all, "C", "unclaimed", "D", 20);
-		check_verdicts(all, "B", "unclaimed", "C", 20);
-		check_verdicts(all, "A", "unclaimed", "B", 20);
+		check_verdicts(all, &s[3], "claimed", NULL, 20);
+		check_verdicts(all, &s[2], "unclaimed", "vD", 20);
+		check_verdicts(all, &s[1], "unclaimed", "vC", 20);
+		check_verdicts(all, &s[0], "unclaimed", "vB", 20);
 	}
 	if (test__start_subtest("fail_open_keeps_claim")) {
-		struct svc_spec ys = { .name = "Y", .fail_mod = 2, .fail_rem = 1 };
-		struct svc_spec xs = { .name = "X",
+		struct svc_spec ys = { .name = "vY", .fail_mod = 2, .fail_rem = 1 };
+		struct svc_spec xs = { .name = "vX",
 				       .fail_mod = 1000,
 				       .fail_rem = 999,
 				       .fail_after = true,
@@ -227,7 +228,7 @@ void test_chain_verdicts(void)
 			goto out;
 		/* Request 999: Y fails, and X fails on its own, before X -> Y is known. */
 		ASSERT_EQ(http_get(x.port, "/r/999"), 503, "X fails on its own");
-		o = ingress_of(&t, "X", 1);
+		o = ingress_of(&t, "vX", 1);
 		ASSERT_STREQ(j_str(o, "verdict"), "unclaimed", "unknown edge: unclaimed");
 		ASSERT_STREQ(j_str(o, "rule"), "unknown-edge", "rule 4");
 		json_object_put(o);
@@ -236,15 +237,15 @@ void test_chain_verdicts(void)
 			snprintf(path, sizeof(path), "/r/%d", id);
 			ASSERT_EQ(http_get(x.port, path), 200, "X survives");
 		}
-		o = claimd_wait_edge(&h, "X", "Y", is_fail_open_in_kernel, NULL, 10000);
+		o = claimd_wait_edge(&h, "vX", "vY", is_fail_open_in_kernel, NULL, 10000);
 		ASSERT_OK_PTR(o, "X -> Y fail-open, in the kernel");
 		json_object_put(o);
 		/* The same coincidence again: now X keeps its claim. */
 		ASSERT_EQ(http_get(x.port, "/r/1999"), 503, "X fails on its own again");
-		o = ingress_of(&t, "X", 62);
+		o = ingress_of(&t, "vX", 62);
 		ASSERT_STREQ(j_str(o, "verdict"), "claimed", "fail-open dependency: claimed");
 		ASSERT_STREQ(j_str(o, "rule"), "fail-open-edges-only", "rule 3");
-		ASSERT_STREQ(j_str(j_get(o, "cause"), "callee"), "Y", "cause names Y");
+		ASSERT_STREQ(j_str(j_get(o, "cause"), "callee"), "vY", "cause names Y");
 		json_object_put(o);
 	}
 out:

@@ -1300,3 +1300,25 @@ void test_http_parse_random(void)
 	ASSERT_GT(lost, 5000, "streams lost");
 	ASSERT_LT(now_s() - t0, 5.0, "seconds");
 }
+
+static __u32 name_hash(const char *name)
+{
+	__u32 h = HTTP_FNV_OFFSET;
+
+	for (; *name; name++)
+		h = http_hdr_hash(h, *name);
+	return h;
+}
+
+/* The header-name constants are the hashes of the names they stand for. */
+void test_http_parse_name_hashes(void)
+{
+	ASSERT_EQ(name_hash("content-length"), HTTP_HASH_CONTENT_LENGTH, "content-length");
+	ASSERT_EQ(name_hash("Content-Length"), HTTP_HASH_CONTENT_LENGTH, "case-insensitive");
+	ASSERT_EQ(name_hash("transfer-encoding"), HTTP_HASH_TRANSFER_ENCODING, "transfer-encoding");
+	ASSERT_EQ(name_hash("x-error-claim"), HTTP_HASH_ERROR_CLAIM, "x-error-claim");
+	ASSERT_EQ(name_hash("content-"), HTTP_HASH8_CONTENT, "content-");
+	ASSERT_EQ(name_hash("transfer"), HTTP_HASH8_TRANSFER, "transfer");
+	ASSERT_EQ(name_hash("x-error-"), HTTP_HASH8_X_ERROR, "x-error-");
+	ASSERT_NEQ(name_hash("content-type"), HTTP_HASH_CONTENT_LENGTH, "another name");
+}

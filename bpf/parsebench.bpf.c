@@ -1,0 +1,71 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * A microbenchmark of the in-kernel HTTP framing: runs scan_window() (the
+ * exact code the observer runs per syscall) over a message head that user
+ * space puts in 'sample', under BPF_PROG_TEST_RUN with a repeat count, so
+ * the kernel reports the time per run. A tc program only because that type's
+ * test runs take a repeat count (tracepoint and raw_tp ones do not); the
+ * packet is ignored. Used by scripts/bench.sh; never attached.
+ */
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_core_read.h>
+#include <bpf/bpf_endian.h>
+#include <bpf/bpf_tracing.h>
+
+/* The observer's stream code, of which this uses only scan_window(). */
+#pragma clang diagnostic ignored "-Wunused-function"
+#include "maps.bpf.h"
+#include "stream.bpf.h"
+
+char LICENSE[] SEC("license") = "Dual BSD/GPL";
+
+/* Set by user space before each run. */
+__u8 sample[SCAN_WINDOW];
+__u32 sample_len;
+__u32 sample_kind;
+/* Results of the last run, for checking. */
+__u32 out_events;
+__u32 out_status;
+__u32 out_state;
+
+SEC("tc")
+int parse_bench(struct __sk_buff *skb)
+{
+	struct http_framer f;
+	__u32 zero = 0, pos = 0, ev = 0, r, i;
+	struct scan_buf *buf = bpf_map_lookup_elem(&scratch, &zero);
+	__u32 len = sample_len;
+
+	if (!buf || len > SCAN_WINDOW)
+		return 1;
+	__builtin_memcpy(buf->data, sample, sizeof(buf->data));
+	http_framer_init(&f, sample_kind, 0);
+	for (i = 0; i < 16 && pos < len; i++) {
+		r = scan_window(&f, buf, pos, len);
+		pos = r & 0xffff;
+		ev |= r >> 16;
+		if (http_skipping(&f) || http_swallowing(&f))
+			break;
+	}
+	out_events = ev;
+	out_status = f.status;
+	out_state = f.state;
+	return 0;
+}
+
+static long empty_cb(__u64 i, void *data)
+{
+	*(__u32 *)data += 1;
+	return 0;
+}
+
+SEC("tc")
+int loop_bench(struct __sk_buff *skb)
+{
+	__u32 n = 0;
+
+	bpf_loop(512, empty_cb, &n, 0);
+	out_events = n;
+	return 0;
+}
