@@ -59,7 +59,7 @@ COMMON_SRCS := user/log.c user/jsonio.c user/ctlproto.c
 # claimd's own modules.
 CLAIMD_SRCS := user/claimd.c user/observer.c user/sysprobe.c user/seed.c user/procnet.c \
 	user/record.c user/names.c user/control.c user/evloop.c user/trace_fmt.c \
-	user/hashtab.c user/edges.c user/memory.c user/classes.c
+	user/hashtab.c user/edges.c user/memory.c user/classes.c user/tls.c
 CLAIMCTL_SRCS := user/claimctl.c user/ctl_trace.c user/ctl_status.c user/ctl_edges.c
 
 COMMON_OBJS := $(patsubst user/%.c,$(BUILD)/user/%.o,$(COMMON_SRCS))

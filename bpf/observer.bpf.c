@@ -20,6 +20,7 @@
 #include "sock.bpf.h"
 #include "ingress.bpf.h"
 #include "stream.bpf.h"
+#include "tls.bpf.h"
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
@@ -289,6 +290,14 @@ static __always_inline int on_io(struct trace_event_raw_sys_exit *ctx, __u32 dir
 		return 0;
 	}
 	c->flags |= CLAIMD_CONN_CONNECTED;
+	/* TLS: the plaintext comes from the SSL_* probes; these bytes are ciphertext. */
+	if (!(c->flags & (CLAIMD_CONN_HTTP | CLAIMD_CONN_TLS)) && kind == IO_BUF &&
+	    tls_record(a.a1, ret))
+		tls_mark(c);
+	if (c->flags & CLAIMD_CONN_TLS) {
+		tls_note_fd(c, &io);
+		return 0;
+	}
 	if (kind == IO_BUF) {
 		feed_buf(c, &io, a.a1, ret);
 	} else if (kind == IO_IOV) {

@@ -58,6 +58,7 @@ __noinline int on_events(struct claimd_conn *c, struct io *io, __u32 ev)
 	if (ev & HTTP_EV_RESYNC)
 		stat_inc(CLAIMD_ST_PARSE_RESYNC);
 	if (ev & HTTP_EV_START) {
+		c->flags |= CLAIMD_CONN_HTTP;
 		if (f->kind == HTTP_KIND_REQUEST) {
 			if (inbound)
 				request_in(c, io);

@@ -36,6 +36,8 @@ enum claimd_role {
 #define CLAIMD_CONN_FAILED    0x04 /* transport failure already reported */
 #define CLAIMD_CONN_SENT      0x08 /* a request was written */
 #define CLAIMD_CONN_MUXED     0x10 /* its ingress lost its thread to another one */
+#define CLAIMD_CONN_TLS	      0x20 /* TLS: raw bytes skipped, plaintext from SSL_* probes */
+#define CLAIMD_CONN_HTTP      0x40 /* a message was framed on it: not TLS */
 
 /* claimd_egress.flags */
 #define CLAIMD_EG_DONE	    0x01 /* response status seen, or failed */
@@ -73,6 +75,8 @@ enum claimd_stat {
 	CLAIMD_ST_CONNS,	   /* connections tracked */
 	CLAIMD_ST_INGRESS,	   /* ingresses started */
 	CLAIMD_ST_EGRESS,	   /* egresses started */
+	CLAIMD_ST_TLS_CONNS,	   /* connections found to carry TLS */
+	CLAIMD_ST_TLS_UNBOUND,	   /* SSL calls whose socket could not be found */
 	CLAIMD_ST__COUNT,
 };
 

@@ -31,11 +31,13 @@
 #include "record.h"
 #include "seed.h"
 #include "sysprobe.h"
+#include "tls.h"
 #include "trace_fmt.h"
 
 #define DEFAULT_PIN_DIR	  "/sys/fs/bpf/claimd"
 #define DEFAULT_STATE_DIR "/var/lib/claimd"
 #define MAX_EXITED	  512
+#define TLS_RESCAN_S 10 /* seconds between looks for new libssl files */
 #define RB_DRAIN_MS	  20 /* records wait at most this long in the ring buffer */
 
 static volatile sig_atomic_t exiting;
@@ -48,6 +50,7 @@ struct options {
 	unsigned int persist_s;
 	struct control_opts control;
 	bool no_seed;
+	bool no_tls;
 	int verbose;
 };
 
@@ -57,6 +60,7 @@ struct claimd {
 	struct names *names;
 	struct edges *edges;
 	struct classes *classes;
+	struct tls_scan *tls;
 	struct control *ctl;
 	struct ring_buffer *rb;
 	struct ep_src rb_src;
@@ -66,6 +70,7 @@ struct claimd {
 	struct seed_counts seeded;
 	struct memory_load memory;
 	double last_persist;
+	double last_tls_scan;
 	time_t persisted_wall; /* when the memory last reached the disk */
 	int persist_errors;
 	/* records from the kernel, by type, and the malformed ones */
@@ -88,6 +93,7 @@ enum {
 	OPT_CONNS,
 	OPT_THREADS,
 	OPT_NO_SEED,
+	OPT_NO_TLS,
 	OPT_STATE_DIR,
 	OPT_WINDOW,
 	OPT_HALF_LIFE,
@@ -114,6 +120,7 @@ static const struct argp_option options[] = {
 	{ "threads", OPT_THREADS, "N", 0, "Threads serving requests at once (default 8192)", 3 },
 	{ "no-seed", OPT_NO_SEED, NULL, 0,
 	  "Do not look for sockets that existed before claimd started", 3 },
+	{ "no-tls", OPT_NO_TLS, NULL, 0, "Do not probe OpenSSL (TLS traffic stays unseen)", 3 },
 	{ "state-dir", OPT_STATE_DIR, "DIR", 0,
 	  "Where the edge memory is kept (default " DEFAULT_STATE_DIR ")", 5 },
 	{ "window", OPT_WINDOW, "SECONDS", 0, "Recent window of edge ratios (default 300)", 5 },
@@ -187,6 +194,9 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		break;
 	case OPT_NO_SEED:
 		o->no_seed = true;
+		break;
+	case OPT_NO_TLS:
+		o->no_tls = true;
 		break;
 	case OPT_STATE_DIR:
 		o->state_dir = arg;
@@ -445,6 +455,11 @@ static void housekeeping(struct claimd *d)
 	err = classes__sync(d->classes, d->edges, now, time(NULL));
 	if (err < 0)
 		pr_debug("edge classes into the kernel: %s", strerror(-err));
+	/* libssl files of processes started since: probed from their next call. */
+	if (d->tls && now - d->last_tls_scan >= TLS_RESCAN_S) {
+		d->last_tls_scan = now;
+		tls__scan(d->tls);
+	}
 	if (now - d->last_persist >= d->opt->persist_s) {
 		d->last_persist = now;
 		persist(d);
@@ -558,6 +573,11 @@ int main(int argc, char **argv)
 	if (observer__attach(d.obs))
 		goto out;
 	observer__set_alive(d.obs, true);
+	if (!opt.no_tls) {
+		d.tls = tls__new(d.obs);
+		if (d.tls)
+			tls__scan(d.tls);
+	}
 	if (!opt.no_seed) {
 		err = seed__existing(d.obs, &opt.obs, d.names, &d.seeded);
 		if (err)
@@ -577,6 +597,7 @@ int main(int argc, char **argv)
 out:
 	control__close(d.ctl);
 	ring_buffer__free(d.rb);
+	tls__free(d.tls);
 	classes__free(d.classes);
 	observer__destroy(d.obs);
 	edges__free(d.edges);

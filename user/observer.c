@@ -17,9 +17,14 @@
 #include "sysprobe.h"
 #include "verdict.h"
 
+#define TLS_FILES_MAX 32
+#define TLS_PROBES    8
+
 struct observer {
 	struct observer_bpf *skel;
 	int ncpus;
+	struct bpf_link *tls_links[TLS_FILES_MAX][TLS_PROBES];
+	int tls_files;
 	char verdicts_path[512];
 	bool verdicts_reused;
 	__u32 generation;
@@ -207,10 +212,59 @@ int observer__attach(struct observer *obs)
 	return err;
 }
 
+int observer__attach_tls(struct observer *obs, const char *path)
+{
+	struct {
+		struct bpf_program *prog;
+		const char *func;
+		bool ret;
+	} probes[TLS_PROBES] = {
+		{ obs->skel->progs.tls_read, "SSL_read", false },
+		{ obs->skel->progs.tls_read_ret, "SSL_read", true },
+		{ obs->skel->progs.tls_write, "SSL_write", false },
+		{ obs->skel->progs.tls_write_ret, "SSL_write", true },
+		{ obs->skel->progs.tls_read_ex, "SSL_read_ex", false },
+		{ obs->skel->progs.tls_read_ex_ret, "SSL_read_ex", true },
+		{ obs->skel->progs.tls_write_ex, "SSL_write_ex", false },
+		{ obs->skel->progs.tls_write_ex_ret, "SSL_write_ex", true },
+	};
+	struct bpf_link **links;
+	int i, attached = 0, err = -ENOENT;
+
+	if (obs->tls_files >= TLS_FILES_MAX)
+		return -ENOSPC;
+	links = obs->tls_links[obs->tls_files];
+	for (i = 0; i < TLS_PROBES; i++) {
+		LIBBPF_OPTS(bpf_uprobe_opts, opts, .func_name = probes[i].func,
+			    .retprobe = probes[i].ret);
+
+		/* pid -1: every process that maps this file, now or later. */
+		links[i] = bpf_program__attach_uprobe_opts(probes[i].prog, -1, path, 0, &opts);
+		if (!links[i])
+			err = -errno;
+		else
+			attached++;
+	}
+	if (!attached)
+		return err;
+	obs->tls_files++;
+	return 0;
+}
+
+int observer__tls_files(const struct observer *obs)
+{
+	return obs->tls_files;
+}
+
 void observer__destroy(struct observer *obs)
 {
+	int f, i;
+
 	if (!obs)
 		return;
+	for (f = 0; f < obs->tls_files; f++)
+		for (i = 0; i < TLS_PROBES; i++)
+			bpf_link__destroy(obs->tls_links[f][i]);
 	observer_bpf__destroy(obs->skel);
 	free(obs);
 }
@@ -287,6 +341,8 @@ const char *observer__stat_name(int which)
 		[CLAIMD_ST_CONNS] = "connections",
 		[CLAIMD_ST_INGRESS] = "ingresses",
 		[CLAIMD_ST_EGRESS] = "egresses",
+		[CLAIMD_ST_TLS_CONNS] = "tls_connections",
+		[CLAIMD_ST_TLS_UNBOUND] = "tls_calls_without_socket",
 	};
 
 	return which >= 0 && which < CLAIMD_ST__COUNT ? names[which] : "?";

@@ -49,6 +49,11 @@ int observer__set_alive(struct observer *obs, bool alive);
 int observer__stats(const struct observer *obs, __u64 out[CLAIMD_ST__COUNT]);
 const char *observer__stat_name(int which);
 
+/* Attaches the SSL_read/SSL_write probes (and _ex forms) to one libssl file.
+ * Returns 0, or -errno (-ENOENT: the file has none of those functions). */
+int observer__attach_tls(struct observer *obs, const char *path);
+int observer__tls_files(const struct observer *obs);
+
 /* Forgets the connections of processes that exited; returns how many. */
 int observer__forget_processes(struct observer *obs, const __u32 *tgids, int n);
 

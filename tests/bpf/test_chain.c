@@ -7,7 +7,9 @@
  * each with exactly its own egress, and the exact statuses: an egress
  * attributed to the wrong ingress shows up as a status that does not follow
  * from its egress, or as an egress outside its ingress's interval.
- * The keep-alive variant opens every connection before claimd starts.
+ * The keep-alive variant opens every connection before claimd starts; the
+ * TLS variant speaks HTTPS on every hop (certificates made by the test), and
+ * must give the same edges, statuses and verdicts.
  */
 #include <signal.h>
 #include <stdio.h>
@@ -19,8 +21,6 @@
 #include "test_progs.h"
 
 #define THREADS	 8
-#define REQUESTS 200
-#define TOTAL	 (THREADS * REQUESTS)
 #define FAIL_MOD 7
 #define FAIL_REM 3
 
@@ -32,22 +32,53 @@ struct chain {
 	int port[3];
 	pid_t client;
 	char summary[H_PATH];
+	bool keepalive;
+	bool tls;
+	int requests; /* per client thread */
+	char cert[H_PATH], key[H_PATH];
 };
 
-static int expected_failures(void)
+static int total(const struct chain *c)
+{
+	return THREADS * c->requests;
+}
+
+static int expected_failures(const struct chain *c)
 {
 	int id, n = 0;
 
-	for (id = 0; id < TOTAL; id++)
+	for (id = 0; id < total(c); id++)
 		n += id % FAIL_MOD == FAIL_REM;
 	return n;
 }
 
-static int chain_start(struct chain *c, bool keepalive)
+/* A self-signed certificate for 127.0.0.1, for every hop. */
+static int make_cert(struct chain *c)
+{
+	char san[] = "subjectAltName=IP:127.0.0.1", out[4096];
+	const char *argv[] = { "openssl", "req",     "-x509", "-newkey",       "rsa:2048",
+			       "-nodes",  "-keyout", c->key,  "-out",	       c->cert,
+			       "-days",	  "1",	     "-subj", "/CN=127.0.0.1", "-addext",
+			       san,	  NULL };
+
+	snprintf(c->cert, sizeof(c->cert), "%s/cert.pem", c->dir);
+	snprintf(c->key, sizeof(c->key), "%s/key.pem", c->dir);
+	if (proc_run(argv, out, sizeof(out), 30000) != 0) {
+		printf("openssl failed: %s\n", out);
+		return -1;
+	}
+	return 0;
+}
+
+static int chain_start(struct chain *c)
 {
 	char script[H_PATH], ready[H_PATH], log[H_PATH], buf[64], env[32], down[64];
-	char fail_mod[8], fail_rem[8];
+	char fail_mod[8], fail_rem[8], tls[2 * H_PATH + 2];
 	int i;
+
+	if (c->tls && make_cert(c))
+		return -1;
+	snprintf(tls, sizeof(tls), "%s,%s", c->cert, c->key);
 
 	peer_script("chain_service.py", script, sizeof(script));
 	snprintf(fail_mod, sizeof(fail_mod), "%d", FAIL_MOD);
@@ -70,8 +101,16 @@ static int chain_start(struct chain *c, bool keepalive)
 			argv[n++] = "--fail-rem";
 			argv[n++] = fail_rem;
 		}
-		if (keepalive)
+		if (c->keepalive)
 			argv[n++] = "--keepalive";
+		if (c->tls) {
+			argv[n++] = "--tls";
+			argv[n++] = tls;
+			if (i < 2) {
+				argv[n++] = "--downstream-tls";
+				argv[n++] = c->cert;
+			}
+		}
 		argv[n] = NULL;
 		c->svc[i] = proc_spawn(argv, envv, log);
 		if (!ASSERT_GT(c->svc[i], 0, "spawn service") ||
@@ -94,7 +133,7 @@ static void chain_stop(struct chain *c)
 			proc_stop(c->svc[i], 2000);
 }
 
-static pid_t client_start(struct chain *c, bool keepalive, const char *warm, const char *go)
+static pid_t client_start(struct chain *c, const char *warm, const char *go)
 {
 	char script[H_PATH], port[16], threads[8], requests[8];
 	const char *argv[20] = { "python3",    script,	 "--port", port,       "--threads", threads,
@@ -104,9 +143,13 @@ static pid_t client_start(struct chain *c, bool keepalive, const char *warm, con
 	peer_script("load_client.py", script, sizeof(script));
 	snprintf(port, sizeof(port), "%d", c->port[0]);
 	snprintf(threads, sizeof(threads), "%d", THREADS);
-	snprintf(requests, sizeof(requests), "%d", REQUESTS);
+	snprintf(requests, sizeof(requests), "%d", c->requests);
 	snprintf(c->summary, sizeof(c->summary), "%s/client.json", c->dir);
-	if (keepalive) {
+	if (c->tls) {
+		argv[n++] = "--tls";
+		argv[n++] = c->cert;
+	}
+	if (c->keepalive) {
 		argv[n++] = "--keepalive";
 		argv[n++] = "--warm-file";
 		argv[n++] = warm;
@@ -170,9 +213,9 @@ static int check_service(struct json_object *all, const struct chain *c, int i)
 			    j_int(e, "end_ns") < j_int(e, "start_ns");
 	}
 	snprintf(what, sizeof(what), "%s: ingresses reported", names[i]);
-	ASSERT_EQ(seen, TOTAL, what);
+	ASSERT_EQ(seen, total(c), what);
 	snprintf(what, sizeof(what), "%s: failed ingresses", names[i]);
-	ASSERT_EQ(failed, expected_failures(), what);
+	ASSERT_EQ(failed, expected_failures(c), what);
 	snprintf(what, sizeof(what), "%s: ingresses without exactly their egress", names[i]);
 	ASSERT_EQ(bad_egress, 0, what);
 	snprintf(what, sizeof(what), "%s: statuses not following from the egress", names[i]);
@@ -201,7 +244,7 @@ static void check_client(struct json_object *all, const struct chain *c)
 		roots_failed += j_int(e, "status") >= 500;
 		wrong_callee += strcmp(j_str(e, "callee"), "A") != 0;
 	}
-	ASSERT_EQ(roots, TOTAL, "client: calls reported");
+	ASSERT_EQ(roots, total(c), "client: calls reported");
 	ASSERT_EQ(wrong_callee, 0, "client: calls to A");
 	if (!ASSERT_GT(read_file(c->summary, buf, sizeof(buf)), 0, "client summary"))
 		return;
@@ -211,8 +254,8 @@ static void check_client(struct json_object *all, const struct chain *c)
 		(void)id;
 		client_failed += json_object_get_int(st) != 200;
 	}
-	ASSERT_EQ(j_int(summary, "sent"), TOTAL, "client: requests sent");
-	ASSERT_EQ(client_failed, expected_failures(), "client: failures it saw");
+	ASSERT_EQ(j_int(summary, "sent"), total(c), "client: requests sent");
+	ASSERT_EQ(client_failed, expected_failures(c), "client: failures it saw");
 	ASSERT_EQ(roots_failed, client_failed, "client: failures claimd saw");
 	json_object_put(summary);
 }
@@ -229,9 +272,9 @@ static void check_kernel_counters(struct claimd_h *h)
 	json_object_put(st);
 }
 
-static void run_chain(bool keepalive)
+static void run_chain(bool keepalive, bool tls, int requests)
 {
-	struct chain c = { 0 };
+	struct chain c = { .keepalive = keepalive, .tls = tls, .requests = requests };
 	struct claimd_h h = { 0 };
 	struct trace_cap t = { 0 };
 	struct json_object *all = NULL;
@@ -249,11 +292,11 @@ static void run_chain(bool keepalive)
 
 	if (!keepalive && !ASSERT_OK(claimd_start(&h, NULL), "claimd start"))
 		goto out;
-	if (chain_start(&c, keepalive))
+	if (chain_start(&c))
 		goto out;
 	if (keepalive) {
 		/* Every connection exists, idle, before claimd looks. */
-		c.client = client_start(&c, true, warm, go);
+		c.client = client_start(&c, warm, go);
 		if (!ASSERT_OK(wait_file(warm, 20000), "client warmed up"))
 			goto out;
 		if (!ASSERT_OK(claimd_start(&h, NULL), "claimd start"))
@@ -264,7 +307,7 @@ static void run_chain(bool keepalive)
 	} else {
 		if (!ASSERT_OK(trace_start(&t, &h), "trace"))
 			goto out;
-		c.client = client_start(&c, false, NULL, NULL);
+		c.client = client_start(&c, NULL, NULL);
 	}
 	if (!ASSERT_GT(c.client, 0, "client") ||
 	    !ASSERT_EQ(proc_wait(c.client, 120000), 0, "client finished"))
@@ -274,12 +317,12 @@ static void run_chain(bool keepalive)
 	for (i = 0; i < 3; i++) {
 		struct match_ctx m = { c.svc[i], "ingress" };
 
-		trace_wait(&t, match_pid_type, &m, TOTAL, 20000);
+		trace_wait(&t, match_pid_type, &m, total(&c), 20000);
 	}
 	{
 		struct match_ctx m = { client_pid, "egress" };
 
-		trace_wait(&t, match_pid_type, &m, TOTAL, 20000);
+		trace_wait(&t, match_pid_type, &m, total(&c), 20000);
 	}
 	sleep_ms(300); /* anything invented would arrive by now */
 	trace_stop(&t);
@@ -290,6 +333,15 @@ static void run_chain(bool keepalive)
 	check_client(all, &c);
 	c.client = 0;
 	check_kernel_counters(&h);
+	if (tls) {
+		const char *args[] = { "status", NULL };
+		struct json_object *st = claimctl_json(&h, args), *k = j_get(st, "kernel");
+
+		/* Every connection of the run carried TLS, and no call lost its socket. */
+		ASSERT_GE(j_int(k, "tls_connections"), 3 * total(&c), "TLS connections seen");
+		ASSERT_EQ(j_int(k, "tls_calls_without_socket"), 0, "SSL calls tied to sockets");
+		json_object_put(st);
+	}
 	if (keepalive) {
 		const char *args[] = { "status", NULL };
 		struct json_object *st = claimctl_json(&h, args), *s = j_get(st, "seeded");
@@ -311,10 +363,16 @@ out:
 
 void test_chain_trace(void)
 {
-	run_chain(false);
+	run_chain(false, false, 200);
 }
 
 void test_chain_keepalive(void)
 {
-	run_chain(true);
+	run_chain(true, false, 200);
+}
+
+/* HTTPS on every hop: plaintext from the SSL_* probes, the same answers. */
+void test_chain_tls(void)
+{
+	run_chain(false, true, 100);
 }

@@ -10,13 +10,15 @@ or after it with --fail-after. When its downstream fails it answers 502 for
 a fraction --propagate of those failures (deterministically: the first
 P*10 of every 10), else 200: --propagate 0 makes the edge fail-open. With
 --keepalive it speaks HTTP/1.1 with persistent connections, up and down (one
-downstream connection per handler thread).
+downstream connection per handler thread). With --tls CERT,KEY it serves
+HTTPS; with --downstream-tls CAFILE it calls its downstream over HTTPS.
 """
 import argparse
 import os
 import http.client
 import http.server
 import socket
+import ssl
 import sys
 import threading
 
@@ -31,6 +33,8 @@ def main():
     ap.add_argument("--propagate", type=float, default=1.0)
     ap.add_argument("--keepalive", action="store_true")
     ap.add_argument("--ready-file", help="written once listening")
+    ap.add_argument("--tls", help="CERT,KEY: serve HTTPS")
+    ap.add_argument("--downstream-tls", help="CA file: call the downstream over HTTPS")
     args = ap.parse_args()
 
     local = threading.local()
@@ -44,15 +48,24 @@ def main():
             propagated["n"] += 1
         return i % 10 < round(args.propagate * 10)
 
+    client_ctx = None
+    if args.downstream_tls:
+        client_ctx = ssl.create_default_context(cafile=args.downstream_tls)
+
+    def new_conn(host, port):
+        if client_ctx:
+            return http.client.HTTPSConnection(host, port, context=client_ctx)
+        return http.client.HTTPConnection(host, port)
+
     def downstream_conn():
         host, port = args.downstream.rsplit(":", 1)
         if args.keepalive:
             c = getattr(local, "conn", None)
             if c is None:
-                c = http.client.HTTPConnection(host, int(port))
+                c = new_conn(host, int(port))
                 local.conn = c
             return c
-        return http.client.HTTPConnection(host, int(port))
+        return new_conn(host, int(port))
 
     class Handler(http.server.BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1" if args.keepalive else "HTTP/1.0"
@@ -104,6 +117,11 @@ def main():
         request_queue_size = 128
 
     srv = Server(("127.0.0.1", args.port), Handler)
+    if args.tls:
+        cert, key = args.tls.split(",", 1)
+        server_ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+        server_ctx.load_cert_chain(cert, key)
+        srv.socket = server_ctx.wrap_socket(srv.socket, server_side=True)
     if args.ready_file:
         # The port (the kernel's choice with --port 0), written atomically.
         tmp = args.ready_file + ".tmp"

@@ -9,6 +9,7 @@ import argparse
 import http.client
 import json
 import os
+import ssl
 import sys
 import threading
 import time
@@ -23,7 +24,15 @@ def main():
     ap.add_argument("--warm-file")
     ap.add_argument("--go-file")
     ap.add_argument("--out", required=True)
+    ap.add_argument("--tls", help="CA file: speak HTTPS")
     args = ap.parse_args()
+
+    ctx = ssl.create_default_context(cafile=args.tls) if args.tls else None
+
+    def new_conn():
+        if ctx:
+            return http.client.HTTPSConnection("127.0.0.1", args.port, context=ctx)
+        return http.client.HTTPConnection("127.0.0.1", args.port)
 
     statuses = {}
     lock = threading.Lock()
@@ -37,14 +46,14 @@ def main():
     def worker(t):
         conn = None
         if args.keepalive:
-            conn = http.client.HTTPConnection("127.0.0.1", args.port)
+            conn = new_conn()
             conn.request("GET", "/warmup/-1")
             conn.getresponse().read()
         warmed.wait()
         wait_go()
         for i in range(args.requests):
             rid = t * args.requests + i
-            c = conn or http.client.HTTPConnection("127.0.0.1", args.port)
+            c = conn or new_conn()
             try:
                 c.request("GET", "/r/%d" % rid)
                 r = c.getresponse()
