@@ -1,0 +1,145 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Small helpers the lab's node and driver share: messages on stderr with the
+ * process's role as prefix, a monotonic clock, files written atomically
+ * (ready and stats files are read by another process while they appear), a
+ * counter-based PRNG that makes failure injection reproducible, and number
+ * parsing that rejects junk.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "lab.h"
+
+static const char *log_prefix = "claimlab";
+
+void lab_log_prefix(const char *prefix)
+{
+	log_prefix = prefix;
+}
+
+static void vlog(const char *level, const char *fmt, va_list ap)
+{
+	char line[1024];
+	int n;
+
+	/* One write per line: several processes share the terminal. */
+	n = snprintf(line, sizeof(line), "%s: %s", log_prefix, level);
+	if (n < 0 || (size_t)n >= sizeof(line))
+		return;
+	vsnprintf(line + n, sizeof(line) - n - 1, fmt, ap);
+	strcat(line, "\n");
+	if (write(STDERR_FILENO, line, strlen(line)) < 0)
+		return;
+}
+
+void lab_err(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vlog("error: ", fmt, ap);
+	va_end(ap);
+}
+
+void lab_info(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vlog("", fmt, ap);
+	va_end(ap);
+}
+
+uint64_t lab_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
+}
+
+void lab_sleep_ms(int ms)
+{
+	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
+
+	while (nanosleep(&ts, &ts) && errno == EINTR)
+		;
+}
+
+int lab_write_atomic(const char *path, const char *text)
+{
+	char tmp[LAB_PATH_MAX + 16];
+	size_t len = strlen(text);
+	int fd, err = 0;
+
+	if (snprintf(tmp, sizeof(tmp), "%s.tmp", path) >= (int)sizeof(tmp))
+		return -ENAMETOOLONG;
+	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return -errno;
+	if (lab_write_all(fd, text, len))
+		err = -errno;
+	if (close(fd) && !err)
+		err = -errno;
+	if (!err && rename(tmp, path))
+		err = -errno;
+	if (err)
+		unlink(tmp);
+	return err;
+}
+
+static uint64_t splitmix64(uint64_t x)
+{
+	x += 0x9e3779b97f4a7c15ull;
+	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+	x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+	return x ^ (x >> 31);
+}
+
+double lab_uniform(uint64_t seed, uint64_t n)
+{
+	return (splitmix64(splitmix64(seed) + n) >> 11) * 0x1.0p-53;
+}
+
+uint64_t lab_hash(const char *s)
+{
+	uint64_t h = 1469598103934665603ull; /* FNV-1a */
+
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 1099511628211ull;
+	return h;
+}
+
+int lab_parse_int(const char *s, long min, long max, long *out)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(s, &end, 10);
+	if (errno || end == s || *end || v < min || v > max)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+int lab_parse_double(const char *s, double min, double max, double *out)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(s, &end);
+	if (errno || end == s || *end || isnan(v) || v < min || v > max)
+		return -1;
+	*out = v;
+	return 0;
+}
