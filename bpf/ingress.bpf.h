@@ -71,63 +71,120 @@ static __always_inline int same_conn(const struct claimd_conn_key *a,
 	return a->tgid == b->tgid && a->fd == b->fd;
 }
 
+static __always_inline int owner_none(const struct claimd_owner *o)
+{
+	return !o->tgid && !o->id;
+}
+
+/* The record holder of an ingress: a thread's context, or a connection's. */
+static __always_inline struct claimd_thread *owner_ctx(const struct claimd_owner *o)
+{
+	if (o->tgid) {
+		struct claimd_conn_key k = { .tgid = o->tgid, .fd = o->id };
+
+		return bpf_map_lookup_elem(&conn_ctx, &k);
+	}
+	return bpf_map_lookup_elem(&threads, &o->id);
+}
+
+/* Looks up, or makes, the context of owner o. */
+static __always_inline struct claimd_thread *owner_ctx_get(const struct claimd_owner *o)
+{
+	struct claimd_thread *t = owner_ctx(o);
+
+	if (t)
+		return t;
+	if (o->tgid) {
+		struct claimd_conn_key k = { .tgid = o->tgid, .fd = o->id };
+
+		bpf_map_update_elem(&conn_ctx, &k, &zero_thread, BPF_NOEXIST);
+	} else {
+		bpf_map_update_elem(&threads, &o->id, &zero_thread, BPF_NOEXIST);
+	}
+	t = owner_ctx(o);
+	if (!t)
+		stat_inc(CLAIMD_ST_THREAD_FULL);
+	return t;
+}
+
+/* Who holds what the current thread works on: its explicit context, or itself. */
+static __always_inline struct claimd_owner current_owner(struct io *io)
+{
+	struct claimd_conn_key *cur = bpf_map_lookup_elem(&thread_cur, &io->tid);
+	struct claimd_owner o = { .tgid = 0, .id = io->tid };
+
+	if (cur) {
+		o.tgid = cur->tgid;
+		o.id = cur->fd;
+	}
+	return o;
+}
+
+/* The fields an ingress record takes from its connection and request. */
+static __always_inline void ingress_fill(struct claimd_ingress *r, struct claimd_conn *c,
+					 struct io *io, const struct claimd_pending *p)
+{
+	r->hdr.type = CLAIMD_REC_INGRESS;
+	r->hdr.version = CLAIMD_RECORD_VERSION;
+	r->tgid = io->key.tgid;
+	r->tid = io->tid;
+	r->start_ns = p->start_ns;
+	r->local = c->local;
+	r->peer = c->remote;
+	proc_comm(r->comm);
+	r->egress_dropped = 0;
+	r->target_hash = p->target_hash;
+	r->method = p->method;
+	r->n_egress = 0;
+	r->cause = CLAIMD_NO_SLOT;
+}
+
 /* The request at the head of io's connection is now being served by io's thread. */
 static __noinline int ingress_open(struct claimd_conn *c, struct io *io,
 				   const struct claimd_pending *p)
 {
+	struct claimd_owner owner = current_owner(io);
 	struct claimd_thread *t;
 	struct claimd_ingress *r;
 	__u32 tid = io->tid;
 	__u32 flags = 0;
+	__u8 one = 1;
 	__u64 seq;
 
-	t = bpf_map_lookup_elem(&threads, &tid);
-	if (!t) {
-		bpf_map_update_elem(&threads, &tid, &zero_thread, BPF_NOEXIST);
-		t = bpf_map_lookup_elem(&threads, &tid);
-		if (!t) {
-			stat_inc(CLAIMD_ST_THREAD_FULL);
-			return 0;
-		}
+	/* In an explicit context, the record belongs to this request's connection. */
+	if (owner.tgid) {
+		owner.tgid = io->key.tgid;
+		owner.id = io->key.fd;
 	}
-	if (t->conn.tgid && !same_conn(&t->conn, &io->key)) {
+	t = owner_ctx_get(&owner);
+	if (!t)
+		return 0;
+	if (!owner.tgid && t->conn.tgid && !same_conn(&t->conn, &io->key)) {
 		/* Still serving another request: that one loses its log. */
 		struct claimd_conn *old = bpf_map_lookup_elem(&conns, &t->conn);
 
-		if (old && old->owner_tid == tid) {
-			old->owner_tid = 0;
+		if (old && old->owner.id == (__s32)tid && !old->owner.tgid) {
+			old->owner.id = 0;
 			old->flags |= CLAIMD_CONN_MUXED;
 		}
 		flags |= CLAIMD_IN_MUX;
 		stat_inc(CLAIMD_ST_MUX);
+		bpf_map_update_elem(&mux_procs, &io->key.tgid, &one, BPF_ANY);
 	}
 	r = &t->rec;
 	seq = io->now > r->seq ? io->now : r->seq + 1;
-	r->hdr.type = CLAIMD_REC_INGRESS;
-	r->hdr.version = CLAIMD_RECORD_VERSION;
-	r->tgid = io->key.tgid;
-	r->tid = tid;
+	ingress_fill(r, c, io, p);
 	r->seq = seq;
-	r->start_ns = p->start_ns;
 	r->end_ns = 0;
-	r->local = c->local;
-	r->peer = c->remote;
-	proc_comm(r->comm);
 	r->flags = flags;
-	r->egress_dropped = 0;
-	r->target_hash = p->target_hash;
 	r->status = 0;
-	r->method = p->method;
-	r->n_egress = 0;
 	r->verdict = CLAIM_NONE;
-	r->cause = CLAIMD_NO_SLOT;
 	r->rule = CLAIM_RULE_NONE;
 	t->conn = io->key;
-	c->owner_tid = tid;
+	c->owner = owner;
 	c->owner_seq = seq;
 	/* Failing now, with no call made, would be its own error. */
-	slot_write(tid, 1, VERDICT(CLAIM_CLAIMED, CLAIM_RULE_NO_FAILED_EGRESS, CLAIMD_NO_SLOT),
-		   NULL);
+	slot_refresh(r);
 	stat_inc(CLAIMD_ST_INGRESS);
 	return 0;
 }
@@ -144,25 +201,13 @@ static __always_inline void ingress_emit_bare(struct claimd_conn *c, struct io *
 		stat_inc(CLAIMD_ST_RB_DROPS);
 		return;
 	}
-	r->hdr.type = CLAIMD_REC_INGRESS;
-	r->hdr.version = CLAIMD_RECORD_VERSION;
+	ingress_fill(r, c, io, p);
 	r->hdr.size = offsetof(struct claimd_ingress, egress);
-	r->tgid = io->key.tgid;
-	r->tid = io->tid;
 	r->seq = 0;
-	r->start_ns = p->start_ns;
 	r->end_ns = io->now;
-	r->local = c->local;
-	r->peer = c->remote;
-	proc_comm(r->comm);
 	r->flags = flags;
-	r->egress_dropped = 0;
-	r->target_hash = p->target_hash;
 	r->status = status;
-	r->method = p->method;
-	r->n_egress = 0;
 	r->verdict = status_failed(status) ? CLAIM_UNKNOWN : CLAIM_NONE;
-	r->cause = CLAIMD_NO_SLOT;
 	r->rule = status_failed(status) ? CLAIM_RULE_NO_LOG : CLAIM_RULE_NONE;
 	__builtin_memset(r->pad, 0, sizeof(r->pad));
 	submit(r);
@@ -179,7 +224,7 @@ static __noinline int ingress_close(struct claimd_conn *c, struct io *io, __u32 
 	struct claimd_thread *t = NULL;
 	struct claimd_pending p;
 	struct claimd_pending *next;
-	__u32 owner = c->owner_tid;
+	struct claimd_owner owner = c->owner;
 	int got;
 
 	got = fifo_pop(c, &p);
@@ -187,8 +232,8 @@ static __noinline int ingress_close(struct claimd_conn *c, struct io *io, __u32 
 		stat_inc(CLAIMD_ST_UNMATCHED);
 		return 0;
 	}
-	if (got == 1 && owner)
-		t = bpf_map_lookup_elem(&threads, &owner);
+	if (got == 1 && !owner_none(&owner))
+		t = owner_ctx(&owner);
 	if (t && same_conn(&t->conn, &io->key) && t->rec.seq == c->owner_seq) {
 		struct claimd_ingress *r = &t->rec;
 		__u32 n = r->n_egress;
@@ -210,10 +255,6 @@ static __noinline int ingress_close(struct claimd_conn *c, struct io *io, __u32 
 		if (!status_failed(status)) {
 			r->verdict = CLAIM_NONE;
 			r->rule = CLAIM_RULE_NONE;
-		} else if (r->flags & CLAIMD_IN_MUX) {
-			/* Its log may hold other requests' calls: no confident answer. */
-			r->verdict = CLAIM_UNKNOWN;
-			r->rule = CLAIM_RULE_MULTIPLEXED;
 		} else {
 			__u32 v = verdict_of(r);
 
@@ -230,7 +271,8 @@ static __noinline int ingress_close(struct claimd_conn *c, struct io *io, __u32 
 			flags |= CLAIMD_IN_MUX;
 		ingress_emit_bare(c, io, &p, status, flags | CLAIMD_IN_NOCTX);
 	}
-	c->owner_tid = 0;
+	c->owner.tgid = 0;
+	c->owner.id = 0;
 	c->flags &= ~CLAIMD_CONN_MUXED;
 	next = fifo_peek(c);
 	if (open_next && next)
@@ -275,13 +317,15 @@ static __always_inline void egress_emit_root(struct io *io, const struct claimd_
 static __always_inline void egress_log(struct io *io, struct claimd_pending *p,
 				       const struct claimd_addr *callee)
 {
-	struct claimd_thread *t = bpf_map_lookup_elem(&threads, &io->tid);
+	struct claimd_owner owner = current_owner(io);
+	struct claimd_thread *t = owner_ctx(&owner);
 	struct claimd_ingress *r;
 	struct claimd_egress *e;
 	__u8 retry = 0;
 	__u32 n;
 
 	p->ingress_seq = 0;
+	p->owner = owner;
 	p->slot = CLAIMD_NO_SLOT;
 	stat_inc(CLAIMD_ST_EGRESS);
 	if (!t || !t->conn.tgid)
@@ -331,10 +375,8 @@ static __noinline int egress_close(struct io *io, const struct claimd_pending *p
 {
 	__u32 status = end->status, flags = end->flags, claim = end->claim;
 	__u64 end_ns = end->end_ns;
-	__u32 tid = p->tid;
-
 	if (p->ingress_seq) {
-		struct claimd_thread *t = bpf_map_lookup_elem(&threads, &tid);
+		struct claimd_thread *t = owner_ctx(&p->owner);
 
 		if (t && t->conn.tgid && t->rec.seq == p->ingress_seq) {
 			if (p->slot < CLAIMD_EGRESS_MAX) {

@@ -35,6 +35,25 @@ struct {
 	__type(value, __u32);
 } traced SEC(".maps");
 
+/*
+ * A service using libclaim's explicit context (claim_context_enter): which
+ * inbound connection each of its threads is working for right now, and the
+ * ingress of each such connection, with its egress log.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, CLAIMD_THREADS_MAX);
+	__type(key, __u32);
+	__type(value, struct claimd_conn_key);
+} thread_cur SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, CLAIMD_THREADS_MAX);
+	__type(key, struct claimd_conn_key);
+	__type(value, struct claimd_thread);
+} conn_ctx SEC(".maps");
+
 /* The ingress each thread is serving, with its egress log. */
 struct {
 	__uint(type, BPF_MAP_TYPE_LRU_HASH);
@@ -81,6 +100,17 @@ struct {
 	__type(key, __u16);
 	__type(value, __u8);
 } port_filter SEC(".maps");
+
+/*
+ * Processes seen serving two requests at once on one thread (an event loop):
+ * every verdict of theirs is unknown from then on, never a confident guess.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 4096);
+	__type(key, __u32);
+	__type(value, __u8);
+} mux_procs SEC(".maps");
 
 static const struct claimd_thread zero_thread;
 

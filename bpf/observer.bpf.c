@@ -21,6 +21,7 @@
 #include "ingress.bpf.h"
 #include "stream.bpf.h"
 #include "tls.bpf.h"
+#include "context.bpf.h"
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
@@ -444,6 +445,8 @@ int tp_close(struct trace_event_raw_sys_enter *ctx)
 			stat_inc(CLAIMD_ST_RB_DROPS);
 		}
 	}
+	if (c->role == CLAIMD_ROLE_INBOUND)
+		bpf_map_delete_elem(&conn_ctx, &key);
 	bpf_map_delete_elem(&conns, &key);
 	return 0;
 }

@@ -65,6 +65,21 @@ CLAIM_API enum claim_verdict claim_current(const struct claim *c, struct claim_r
 /* "claimed", "unclaimed" or "unknown". */
 CLAIM_API const char *claim_verdict_name(enum claim_verdict v);
 
+/* ---- Explicit context, for event loops ---- */
+
+/*
+ * A thread-per-request service needs nothing more: claimd follows each
+ * thread. A service where one thread works on many requests in turn (an
+ * event loop) says which one it is working on: claim_context_enter(fd) with
+ * the accepted socket the request came on, before reading it or doing
+ * anything for it, and claim_context_leave() when it goes back to its loop.
+ * claimd then keeps each request's calls apart, and claim_current() answers
+ * for the request entered. Both cost a function call (claimd watches them
+ * with uprobes; they make no system call).
+ */
+CLAIM_API void claim_context_enter(int fd);
+CLAIM_API void claim_context_leave(void);
+
 /* ---- On the wire ---- */
 
 #define CLAIM_HEADER "x-error-claim"

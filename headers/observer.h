@@ -92,11 +92,22 @@ struct claimd_conn_key {
 	__s32 fd;
 };
 
+/*
+ * Who holds an ingress's record: a thread ({0, tid}), or, for a service
+ * that names its current request (claim_context_enter), the inbound
+ * connection ({tgid, fd}).
+ */
+struct claimd_owner {
+	__u32 tgid; /* 0: 'id' is a thread */
+	__s32 id;   /* the thread, or the inbound connection's fd */
+};
+
 /* A request on a connection whose answer has not started yet. */
 struct claimd_pending {
-	__u64 start_ns;	   /* first byte of the request */
-	__u64 ingress_seq; /* outbound: the ingress it belongs to, 0 for a root call */
-	__u32 tid;	   /* outbound: the thread that wrote it */
+	__u64 start_ns;		   /* first byte of the request */
+	__u64 ingress_seq;	   /* outbound: the ingress it belongs to, 0 for a root call */
+	struct claimd_owner owner; /* outbound: who holds that ingress */
+	__u32 tid;		   /* outbound: the thread that wrote it */
 	__u32 target_hash;
 	__u8 method;
 	__u8 slot; /* outbound: index in the ingress's egress log, or CLAIMD_NO_SLOT */
@@ -110,9 +121,10 @@ struct claimd_conn {
 	struct claimd_addr remote;
 	__u64 rx_first_ns; /* when the message being read began */
 	__u64 tx_first_ns; /* when the message being written began */
-	/* inbound: the ingress being served and the thread holding it */
+	/* inbound: the ingress being served and who holds its record */
 	__u64 owner_seq;
-	__u32 owner_tid;
+	struct claimd_owner owner;
+	__u32 pad0;
 	__u8 role;  /* enum claimd_role */
 	__u8 flags; /* CLAIMD_CONN_* */
 	/* pending requests, oldest at head; 'extra' more beyond the ring */

@@ -113,14 +113,14 @@ int cmd_services(const struct ctl_global *g, int argc, char **argv)
 		return 1;
 	if (json)
 		return print_json(arr);
-	printf("%-24s %10s %10s %10s %10s %10s\n", "SERVICE", "REQUESTS", "FAILURES", "CLAIMED",
-	       "UNCLAIMED", "UNKNOWN");
+	printf("%-24s %10s %10s %10s %10s %10s  %s\n", "SERVICE", "REQUESTS", "FAILURES",
+	       "CLAIMED", "UNCLAIMED", "UNKNOWN", "MODE");
 	for (i = 0, n = json_object_array_length(arr); i < n; i++) {
 		struct json_object *s = json_object_array_get_idx(arr, i);
 
-		printf("%-24s %10.0f %10.0f %10.0f %10.0f %10.0f\n", s_of(s, "service"),
+		printf("%-24s %10.0f %10.0f %10.0f %10.0f %10.0f  %s\n", s_of(s, "service"),
 		       d_of(s, "requests"), d_of(s, "failures"), d_of(s, "claimed"),
-		       d_of(s, "unclaimed"), d_of(s, "unknown"));
+		       d_of(s, "unclaimed"), d_of(s, "unknown"), s_of(s, "mode"));
 	}
 	json_object_put(arr);
 	return 0;

@@ -267,8 +267,12 @@ void edges__add_ingress(struct edges *e, const struct claimd_ingress *r, struct 
 			s->unknown += r->verdict != CLAIM_CLAIMED && r->verdict != CLAIM_UNCLAIMED;
 		}
 	}
-	/* A request whose calls may be another's teaches nothing about edges. */
-	if (r->flags & (CLAIMD_IN_MUX | CLAIMD_IN_NOCTX))
+	/*
+	 * A request whose calls may be another's teaches nothing about edges, nor
+	 * does any request of a service that serves several at once on a thread.
+	 */
+	if ((r->flags & (CLAIMD_IN_MUX | CLAIMD_IN_NOCTX)) || r->rule == CLAIM_RULE_MULTIPLEXED ||
+	    (s && s->multiplexed))
 		return;
 	memset(d, 0, sizeof(d));
 	/* Newest first, as the kernel does: a call retried right after is superseded. */
@@ -460,6 +464,9 @@ static void service_json(struct service_stats *s, void *arg)
 	json_object_object_add(o, "unclaimed", json_object_new_uint64(s->unclaimed));
 	json_object_object_add(o, "unknown", json_object_new_uint64(s->unknown));
 	json_object_object_add(o, "multiplexed", json_object_new_uint64(s->multiplexed));
+	/* One thread juggling requests: counted, kept out of edges and verdicts. */
+	json_object_object_add(o, "mode", json_object_new_string(s->multiplexed ? "multiplexed"
+										 : "per-thread"));
 	json_object_array_add(arr, o);
 }
 

@@ -19,12 +19,15 @@
 
 #define TLS_FILES_MAX 32
 #define TLS_PROBES    8
+#define CTX_FILES_MAX 64
 
 struct observer {
 	struct observer_bpf *skel;
 	int ncpus;
 	struct bpf_link *tls_links[TLS_FILES_MAX][TLS_PROBES];
 	int tls_files;
+	struct bpf_link *ctx_links[CTX_FILES_MAX][2];
+	int ctx_files;
 	char verdicts_path[512];
 	bool verdicts_reused;
 	__u32 generation;
@@ -256,6 +259,29 @@ int observer__tls_files(const struct observer *obs)
 	return obs->tls_files;
 }
 
+int observer__attach_context(struct observer *obs, const char *path)
+{
+	LIBBPF_OPTS(bpf_uprobe_opts, enter, .func_name = "claim_context_enter");
+	LIBBPF_OPTS(bpf_uprobe_opts, leave, .func_name = "claim_context_leave");
+	struct bpf_link **links;
+	int err;
+
+	if (obs->ctx_files >= CTX_FILES_MAX)
+		return -ENOSPC;
+	links = obs->ctx_links[obs->ctx_files];
+	links[0] = bpf_program__attach_uprobe_opts(obs->skel->progs.ctx_enter, -1, path, 0, &enter);
+	if (!links[0])
+		return -errno;
+	links[1] = bpf_program__attach_uprobe_opts(obs->skel->progs.ctx_leave, -1, path, 0, &leave);
+	if (!links[1]) {
+		err = -errno;
+		bpf_link__destroy(links[0]);
+		return err;
+	}
+	obs->ctx_files++;
+	return 0;
+}
+
 void observer__destroy(struct observer *obs)
 {
 	int f, i;
@@ -265,6 +291,9 @@ void observer__destroy(struct observer *obs)
 	for (f = 0; f < obs->tls_files; f++)
 		for (i = 0; i < TLS_PROBES; i++)
 			bpf_link__destroy(obs->tls_links[f][i]);
+	for (f = 0; f < obs->ctx_files; f++)
+		for (i = 0; i < 2; i++)
+			bpf_link__destroy(obs->ctx_links[f][i]);
 	observer_bpf__destroy(obs->skel);
 	free(obs);
 }

@@ -53,6 +53,9 @@ const char *observer__stat_name(int which);
  * Returns 0, or -errno (-ENOENT: the file has none of those functions). */
 int observer__attach_tls(struct observer *obs, const char *path);
 int observer__tls_files(const struct observer *obs);
+/* Attaches the claim_context_enter/leave probes to a file holding libclaim
+ * (libclaim.so, or a program linked with libclaim.a). 0, or -errno. */
+int observer__attach_context(struct observer *obs, const char *path);
 
 /* Forgets the connections of processes that exited; returns how many. */
 int observer__forget_processes(struct observer *obs, const __u32 *tgids, int n);

@@ -1,20 +1,31 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Finding the OpenSSL libraries processes use, so their SSL_read/SSL_write
- * can be probed: every file named libssl*.so* that a process maps, and the
- * ones the dynamic linker knows; each file once (by device and inode), found
- * at start and again when processes start later.
+ * Finding the files to put uprobes in: OpenSSL (every libssl.so* a process
+ * maps, or the dynamic linker knows) for TLS, and libclaim's context
+ * functions (libclaim.so*, or the executable of a followed process linked
+ * with libclaim.a). Each file is looked at once (by device and inode), at
+ * start and again later for processes started since.
  */
-#ifndef CLAIMD_TLS_H
-#define CLAIMD_TLS_H
+#ifndef CLAIMD_UPROBES_H
+#define CLAIMD_UPROBES_H
+
+#include <stdbool.h>
 
 struct observer;
-struct tls_scan;
+struct uprobes;
 
-struct tls_scan *tls__new(struct observer *obs);
-void tls__free(struct tls_scan *t);
-/* Looks for libssl files not probed yet and probes them; returns how many were
- * added, or -errno. */
-int tls__scan(struct tls_scan *t);
+struct uprobes *uprobes__new(struct observer *obs, bool tls, bool context);
+void uprobes__free(struct uprobes *u);
+/* Looks for files not probed yet and probes them; returns how many were added. */
+int uprobes__scan(struct uprobes *u);
+/* The same for one process (claimd asks when it starts listening, before it
+ * serves anything). */
+int uprobes__scan_pid(struct uprobes *u, unsigned int pid);
+/* Files probed so far. */
+int uprobes__tls_files(const struct uprobes *u);
+int uprobes__context_files(const struct uprobes *u);
+
+/* Does the ELF file at path define the function 'name'? (Used for libclaim.) */
+bool uprobes__elf_has_symbol(const char *path, const char *name);
 
 #endif

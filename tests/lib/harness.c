@@ -262,10 +262,14 @@ int claimd_start(struct claimd_h *h, const char *const extra[])
 int claimd_stop(struct claimd_h *h)
 {
 	int status = -1;
+	char verdicts[H_PATH];
 
 	if (h->pid > 0)
 		status = proc_stop(h->pid, 10000);
 	h->pid = 0;
+	/* claimd leaves its verdict map pinned for the next claimd: the test's own goes. */
+	snprintf(verdicts, sizeof(verdicts), "%s/verdicts", h->pin);
+	unlink(verdicts);
 	rmdir(h->pin);
 	return status;
 }

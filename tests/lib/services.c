@@ -12,7 +12,7 @@
 int svc_start(struct svc *s, const struct svc_spec *spec, const char *dir)
 {
 	char script[H_PATH], ready[H_PATH], log[H_PATH], env[64], down[32], mod[16], rem[16];
-	char prop[16], buf[32];
+	char prop[16], buf[32], delay[16];
 	const char *argv[20] = { "python3", script, "--ready-file", ready };
 	const char *envv[] = { env, NULL };
 	int n = 4;
@@ -46,6 +46,11 @@ int svc_start(struct svc *s, const struct svc_spec *spec, const char *dir)
 	}
 	if (spec->keepalive)
 		argv[n++] = "--keepalive";
+	if (spec->delay_ms) {
+		snprintf(delay, sizeof(delay), "%d", spec->delay_ms);
+		argv[n++] = "--delay-ms";
+		argv[n++] = delay;
+	}
 	argv[n] = NULL;
 	s->pid = proc_spawn(argv, envv, log);
 	if (s->pid <= 0 || wait_file(ready, 10000) || read_file(ready, buf, sizeof(buf)) <= 0) {

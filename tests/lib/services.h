@@ -19,6 +19,7 @@ struct svc_spec {
 	double propagate; /* fraction of downstream failures passed up (default 1) */
 	bool set_propagate;
 	bool keepalive;
+	int delay_ms; /* think time per request */
 };
 
 struct svc {

@@ -21,6 +21,7 @@ import socket
 import ssl
 import sys
 import threading
+import time
 
 
 def main():
@@ -32,6 +33,7 @@ def main():
     ap.add_argument("--fail-after", action="store_true")
     ap.add_argument("--propagate", type=float, default=1.0)
     ap.add_argument("--keepalive", action="store_true")
+    ap.add_argument("--delay-ms", type=int, default=0, help="think this long per request")
     ap.add_argument("--ready-file", help="written once listening")
     ap.add_argument("--tls", help="CERT,KEY: serve HTTPS")
     ap.add_argument("--downstream-tls", help="CA file: call the downstream over HTTPS")
@@ -86,6 +88,8 @@ def main():
                 rid = int(self.path.rsplit("/", 1)[1])
             except (ValueError, IndexError):
                 rid = -1
+            if args.delay_ms:
+                time.sleep(args.delay_ms / 1000.0)
             own = args.fail_mod and rid % args.fail_mod == args.fail_rem
             if own and not args.fail_after:
                 self.reply(503, "own failure\n")

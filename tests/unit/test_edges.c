@@ -392,7 +392,17 @@ static void test_mux_noctx(struct names *nm)
 		ASSERT_EQ(s->multiplexed, 2, "multiplexed");
 		ASSERT_EQ(s->claimed + s->unclaimed, 0, "no verdicts");
 	}
-	/* An ordinary record after them is learned as usual. */
+	/* The service juggles requests on a thread: even its plain records stay out. */
+	ingress(&r, 9000, 502, CLAIM_UNCLAIMED, CLAIMD_IN_CLOSED);
+	egress(&r, B, FAIL(503));
+	edges__add_ingress(e, &r, nm, 5, WALL);
+	ASSERT_TRUE(edge_b(e) == NULL, "no edge from a multiplexed service");
+	edges__free(e);
+
+	/* A service that never juggled: its plain record is learned as usual. */
+	e = edges__new(&base_cfg);
+	if (!ASSERT_OK_PTR(e, "edges__new"))
+		return;
 	ingress(&r, 9000, 502, CLAIM_UNCLAIMED, CLAIMD_IN_CLOSED);
 	egress(&r, B, FAIL(503));
 	edges__add_ingress(e, &r, nm, 5, WALL);
@@ -469,7 +479,11 @@ static void test_services(struct names *nm)
 					ASSERT_EQ(json_object_get_int64(v), fields[k].want[i],
 						  fields[k].key);
 			}
-			ASSERT_EQ(json_object_object_length(o), 7, "seven fields");
+			ASSERT_TRUE(json_object_object_get_ex(o, "mode", &v), "mode field");
+			/* The first service had a multiplexed request, the second none. */
+			ASSERT_STREQ(json_object_get_string(v), i ? "per-thread" : "multiplexed",
+				     "mode");
+			ASSERT_EQ(json_object_object_length(o), 8, "eight fields");
 		}
 	}
 	json_object_put(arr);

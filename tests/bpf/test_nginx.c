@@ -1,0 +1,246 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * An event-loop server: nginx (Debian's package, a config of the test's
+ * own) as a reverse proxy in front of two Python backends. nginx rewrites
+ * its environment area for its process titles, so it is named by design.md's
+ * fallback, "nginx:<port>". One request at a
+ * time, its worker serves requests one after another, and its calls to each
+ * backend are seen as edges. Under concurrent load its one thread juggles
+ * requests: the service is flagged multiplexed, its failures get no claimed
+ * or unclaimed verdict, and it teaches claimd no edge ratios.
+ */
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "harness.h"
+#include "services.h"
+#include "sockets.h"
+#include "test_progs.h"
+
+struct ngx {
+	pid_t pid;
+	int port;
+	char conf[H_PATH];
+	char name[32]; /* as claimd names it */
+};
+
+static int nginx_start(struct ngx *n, const char *dir, const char *name, int b1, int b2)
+{
+	char text[4096], prefix[H_DIR + 16];
+	const char *argv[] = { "nginx", "-p", prefix, "-c", n->conf, NULL };
+	long long end = now_ms() + 10000;
+
+	n->port = sock_free_port();
+	snprintf(prefix, sizeof(prefix), "%s/nginx-%s", dir, name);
+	snprintf(text, sizeof(text), "mkdir -p %s/logs", prefix);
+	if (system(text))
+		return -1;
+	snprintf(n->conf, sizeof(n->conf), "%s/nginx.conf", prefix);
+	snprintf(text, sizeof(text),
+		 "worker_processes 1;\n"
+		 "daemon off;\n"
+		 "master_process on;\n"
+		 "pid %s/nginx.pid;\n"
+		 "error_log %s/logs/error.log;\n"
+		 "events { worker_connections 256; }\n"
+		 "http {\n"
+		 "  access_log off;\n"
+		 "  client_body_temp_path %s; proxy_temp_path %s;\n"
+		 "  fastcgi_temp_path %s; uwsgi_temp_path %s; scgi_temp_path %s;\n"
+		 "  server {\n"
+		 "    listen 127.0.0.1:%d;\n"
+		 "    location / { proxy_pass http://127.0.0.1:%d; }\n"
+		 "    location /a/ { proxy_pass http://127.0.0.1:%d; }\n"
+		 "    location /b/ { proxy_pass http://127.0.0.1:%d; }\n"
+		 "  }\n"
+		 "}\n",
+		 prefix, prefix, prefix, prefix, prefix, prefix, prefix, n->port, b1, b1, b2);
+	if (write_file(n->conf, text))
+		return -1;
+	snprintf(n->name, sizeof(n->name), "nginx:%d", n->port);
+	n->pid = proc_spawn(argv, NULL, NULL);
+	while (now_ms() < end) {
+		int fd = sock_connect(n->port);
+
+		if (fd >= 0) {
+			close(fd);
+			return 0;
+		}
+		sleep_ms(50);
+	}
+	printf("nginx did not start (config %s)\n", n->conf);
+	return -1;
+}
+
+static void nginx_stop(struct ngx *n)
+{
+	if (n->pid > 0)
+		proc_stop(n->pid, 5000);
+	n->pid = 0;
+}
+
+static struct json_object *service_of(struct claimd_h *h, const char *name)
+{
+	const char *args[] = { "services", NULL };
+	struct json_object *arr = claimctl_json(h, args), *found = NULL;
+	size_t i;
+
+	for (i = 0; arr && i < json_object_array_length(arr); i++) {
+		struct json_object *s = json_object_array_get_idx(arr, i);
+
+		if (!strcmp(j_str(s, "service"), name))
+			found = json_object_get(s);
+	}
+	json_object_put(arr);
+	return found;
+}
+
+struct svc_name {
+	const char *name;
+};
+
+static bool match_name(struct json_object *o, void *arg)
+{
+	struct svc_name *m = arg;
+
+	return !strcmp(j_str(o, "type"), "ingress") && !strcmp(j_str(o, "service"), m->name);
+}
+
+/* One request at a time: every request has exactly the call to its backend. */
+static void serial(struct claimd_h *h, struct trace_cap *t, int b1, int b2)
+{
+	struct json_object *all = NULL, *svc = NULL, *e;
+	struct ngx n = { 0 };
+	struct svc_name m = { n.name };
+	int i, seen = 0, right = 0;
+	size_t k;
+
+	if (nginx_start(&n, h->dir, "ngx1", b1, b2))
+		goto out;
+	for (i = 0; i < 40; i++) {
+		char path[32];
+
+		snprintf(path, sizeof(path), "/%c/r/%d", i % 2 ? 'b' : 'a', i);
+		http_get(n.port, path);
+	}
+	trace_wait(t, match_name, &m, 40, 10000);
+	all = trace_read(t);
+	for (k = 0; k < json_object_array_length(all); k++) {
+		struct json_object *o = json_object_array_get_idx(all, k), *eg;
+
+		if (!match_name(o, &m))
+			continue;
+		eg = j_get(o, "egress");
+		if (json_object_array_length(eg) == 1 &&
+		    !strcmp(j_str(json_object_array_get_idx(eg, 0), "callee"),
+			    seen % 2 ? "nb2" : "nb1") &&
+		    !json_object_array_length(j_get(o, "flags")))
+			right++;
+		seen++;
+	}
+	ASSERT_EQ(seen, 40, "serial: requests seen");
+	ASSERT_EQ(right, 40, "serial: each with exactly its backend call");
+	e = claimd_edge(h, n.name, "nb1");
+	ASSERT_EQ(j_int(e, "calls"), 20, "serial: edge to nb1");
+	json_object_put(e);
+	e = claimd_edge(h, n.name, "nb2");
+	ASSERT_EQ(j_int(e, "calls"), 20, "serial: edge to nb2");
+	json_object_put(e);
+	svc = service_of(h, n.name);
+	ASSERT_STREQ(j_str(svc, "mode"), "per-thread", "serial: not multiplexed");
+out:
+	json_object_put(svc);
+	json_object_put(all);
+	nginx_stop(&n);
+}
+
+/* Eight clients at once through one event-loop thread. */
+static void concurrent(struct claimd_h *h, struct trace_cap *t, int b1, int b2)
+{
+	char script[H_PATH], port[16], out[H_PATH];
+	const char *argv[] = { "python3",    script, "--port", port, "--threads", "8",
+			       "--requests", "60",   "--out",  out,  NULL };
+	struct json_object *all = NULL, *svc = NULL, *e = NULL;
+	struct ngx n = { 0 };
+	struct svc_name m = { n.name };
+	int confident = 0, failed = 0, total = 0;
+	pid_t client;
+	size_t k;
+
+	/* load_client.py asks for /r/<id>: location / goes to nb1. */
+	if (nginx_start(&n, h->dir, "ngx2", b1, b2))
+		goto out;
+	peer_script("load_client.py", script, sizeof(script));
+	snprintf(out, sizeof(out), "%s/ngx2-client.json", h->dir);
+	snprintf(port, sizeof(port), "%d", n.port);
+	client = proc_spawn(argv, NULL, NULL);
+	if (!ASSERT_EQ(proc_wait(client, 60000), 0, "concurrent client"))
+		goto out;
+	trace_wait(t, match_name, &m, 480, 10000);
+	all = trace_read(t);
+	for (k = 0; k < json_object_array_length(all); k++) {
+		struct json_object *o = json_object_array_get_idx(all, k);
+		const char *v;
+
+		if (!match_name(o, &m))
+			continue;
+		total++;
+		if (!j_bool(o, "failed"))
+			continue;
+		failed++;
+		v = j_str(o, "verdict");
+		confident += !strcmp(v, "claimed") || !strcmp(v, "unclaimed");
+	}
+	printf("%s: %d requests, %d failed, %d with a confident verdict\n", n.name, total, failed,
+	       confident);
+	ASSERT_EQ(total, 480, "concurrent: requests counted");
+	ASSERT_GT(failed, 0, "concurrent: some failed (nb1 fails every fourth)");
+	svc = service_of(h, n.name);
+	ASSERT_STREQ(j_str(svc, "mode"), "multiplexed", "concurrent: flagged multiplexed");
+	ASSERT_EQ(j_int(svc, "requests"), 480, "concurrent: all counted");
+	ASSERT_EQ(j_int(svc, "claimed") + j_int(svc, "unclaimed"), 0,
+		  "concurrent: no confident verdicts");
+	ASSERT_EQ(confident, 0, "concurrent: no confident verdict in the trace");
+	/* Whatever edge it has was learned before the juggling began: never a class. */
+	e = claimd_edge(h, n.name, "nb1");
+	if (e) {
+		ASSERT_STREQ(j_str(e, "class"), "unknown", "concurrent: no class");
+		ASSERT_LT(j_int(e, "calls"), 480, "concurrent: calls kept out of the edge");
+	}
+out:
+	json_object_put(e);
+	json_object_put(svc);
+	json_object_put(all);
+	nginx_stop(&n);
+}
+
+void test_nginx_proxy(void)
+{
+	struct svc b1 = { 0 }, b2 = { 0 };
+	struct claimd_h h = { 0 };
+	struct trace_cap t = { 0 };
+
+	if (!test__need_root())
+		return;
+	if (!ASSERT_OK(claimd_start(&h, NULL), "claimd start") ||
+	    !ASSERT_OK(trace_start(&t, &h), "trace"))
+		goto out;
+	if (svc_start(&b1, &(struct svc_spec){ .name = "nb1", .fail_mod = 4 }, h.dir) ||
+	    svc_start(&b2, &(struct svc_spec){ .name = "nb2" }, h.dir))
+		goto out;
+	if (test__start_subtest("serial"))
+		serial(&h, &t, b1.port, b2.port);
+	if (test__start_subtest("concurrent"))
+		concurrent(&h, &t, b1.port, b2.port);
+out:
+	if (test__failed_now())
+		claimd_print_log(&h);
+	trace_stop(&t);
+	svc_stop(&b1);
+	svc_stop(&b2);
+	claimd_stop(&h);
+	tmpdir_remove(h.dir);
+}
