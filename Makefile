@@ -59,8 +59,13 @@ COMMON_SRCS := user/log.c user/jsonio.c user/ctlproto.c
 # claimd's own modules.
 CLAIMD_SRCS := user/claimd.c user/observer.c user/sysprobe.c user/seed.c user/procnet.c \
 	user/record.c user/names.c user/control.c user/evloop.c user/trace_fmt.c \
-	user/hashtab.c user/edges.c user/memory.c user/classes.c user/tls.c
+	user/hashtab.c user/edges.c user/memory.c user/classes.c user/uprobes.c
 CLAIMCTL_SRCS := user/claimctl.c user/ctl_trace.c user/ctl_status.c user/ctl_edges.c
+# The operators' surface: metrics and map over HTTP, graph, storm, top.
+CLAIMD_SRCS += user/graph.c user/metrics.c user/metrics_text.c user/metrics_http.c \
+	user/metrics_maps.c user/webmap.c
+CLAIMCTL_SRCS += user/ctl_graph.c user/ctl_storm.c user/ctl_top.c user/storm.c user/graph.c
+LDLIBS_HTTP := -lmicrohttpd -lpthread
 
 COMMON_OBJS := $(patsubst user/%.c,$(BUILD)/user/%.o,$(COMMON_SRCS))
 CLAIMD_OBJS := $(patsubst user/%.c,$(BUILD)/user/%.o,$(CLAIMD_SRCS))
@@ -73,6 +78,8 @@ TEST_OBJS := $(patsubst tests/%.c,$(BUILD)/tests/%.o,$(TEST_SRCS) $(TEST_LIB_SRC
 TEST_USER_OBJS := $(BUILD)/user/record.o $(BUILD)/user/names.o $(BUILD)/user/hashtab.o \
 	$(BUILD)/user/edges.o $(BUILD)/user/memory.o $(BUILD)/user/procnet.o \
 	$(BUILD)/user/trace_fmt.o $(COMMON_OBJS)
+TEST_USER_OBJS += $(BUILD)/user/graph.o $(BUILD)/user/storm.o $(BUILD)/user/metrics.o \
+	$(BUILD)/user/metrics_text.o
 
 # libclaim: the client shim, static and shared, position-independent.
 LIBCLAIM_SRCS := user/libclaim.c
@@ -85,10 +92,16 @@ LAB_OBJS := $(patsubst user/%.c,$(BUILD)/user/%.o,$(LAB_SRCS))
 VERSION := 0.1
 
 # Programs the end-to-end tests run (tests/peers/*.c).
-TEST_PEERS := $(BUILD)/tests/verdict_service
+TEST_PEERS := $(BUILD)/tests/verdict_service $(BUILD)/tests/epoll_service
 
 BINS := $(BUILD)/claimd $(BUILD)/claimctl $(BUILD)/libclaim.a $(BUILD)/libclaim.so \
 	$(BUILD)/libclaim.pc $(BUILD)/test_progs $(TEST_PEERS) $(if $(LAB_SRCS),$(BUILD)/claimlab)
+
+# Installed beside the programs: the systemd unit and the man pages.
+CLAIMCTL_CMDS := trace status edges services graph storm top
+MANPAGES := $(BUILD)/man/claimd.8 $(BUILD)/man/claimctl.8
+SYSTEMD_UNIT_DIR ?= $(PREFIX)/lib/systemd/system
+BINS += $(BUILD)/claimd.service $(MANPAGES)
 
 .PHONY: all
 all: $(BINS)
@@ -102,8 +115,8 @@ $(DEPS_STAMP): scripts/install-deps.sh
 # vmlinux.h from the running kernel's BTF, rewritten only when it changed.
 $(BUILD)/vmlinux.h: FORCE | $(DEPS_STAMP)
 	$(Q)mkdir -p $(@D)
-	$(Q)$(BPFTOOL) btf dump file /sys/kernel/btf/vmlinux format c > $@.tmp
-	$(Q)cmp -s $@.tmp $@ && rm -f $@.tmp || { printf '  %-8s %s\n' GEN $@; mv $@.tmp $@; }
+	$(Q)tmp=$@.$$$$.tmp; $(BPFTOOL) btf dump file /sys/kernel/btf/vmlinux format c > $$tmp && \
+		{ cmp -s $$tmp $@ && rm -f $$tmp || { printf '  %-8s %s\n' GEN $@; mv $$tmp $@; }; }
 
 $(BUILD)/%.bpf.o: bpf/%.bpf.c $(BUILD)/vmlinux.h | $(DEPS_STAMP)
 	$(call msg,BPF,$@)
@@ -148,7 +161,32 @@ $(BUILD)/claimlab: $(LAB_OBJS) $(BUILD)/libclaim.a
 
 $(BUILD)/claimd: $(CLAIMD_OBJS) $(COMMON_OBJS)
 	$(call msg,LINK,$@)
-	$(Q)$(CC) $(LDFLAGS) $^ $(LDLIBS_BPF) $(LDLIBS_JSON) -lm -o $@
+	$(Q)$(CC) $(LDFLAGS) $^ $(LDLIBS_BPF) $(LDLIBS_JSON) $(LDLIBS_HTTP) -lm -o $@
+
+# The map page is embedded with .incbin: -MMD does not see it.
+$(BUILD)/user/webmap.o: user/webmap.html
+
+$(BUILD)/claimd.service: scripts/claimd.service
+	$(call msg,GEN,$@)
+	$(Q)sed -e 's|@SBINDIR@|$(PREFIX)/sbin|' $< > $@
+
+$(BUILD)/man/claimd.8: $(BUILD)/claimd
+	$(call msg,MAN,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)help2man --no-info --section 8 --version-string $(VERSION) \
+		--name "error ownership for every request on this host" $< > $@
+
+# claimctl's page has a COMMANDS section: each command's own --help.
+$(BUILD)/man/claimctl.8: $(BUILD)/claimctl
+	$(call msg,MAN,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)for c in $(CLAIMCTL_CMDS); do \
+		printf '.SS "claimctl %s"\n.nf\n' $$c; \
+		$< $$c --help | sed -e 's/\\/\\e/g' -e 's/^/  /'; \
+		printf '.fi\n'; \
+	done | sed '1i [COMMANDS]' > $@.h2m
+	$(Q)help2man --no-info --section 8 --version-string $(VERSION) --include $@.h2m \
+		--name "ask a running claimd what it sees" $< > $@
 
 $(BUILD)/claimctl: $(CLAIMCTL_OBJS) $(COMMON_OBJS)
 	$(call msg,LINK,$@)
@@ -161,7 +199,7 @@ $(BUILD)/tests/tests.inc: $(TEST_SRCS)
 	$(Q)for f in $(TEST_SRCS); do \
 		group=$$(basename $$(dirname $$f)); \
 		sed -n "s/^void test_\([a-z0-9_]*\)(void)$$/DEFINE_TEST(\1, \"$$group\")/p" $$f; \
-	done > $@.tmp && mv $@.tmp $@
+	done > $@.$$$$.tmp && mv $@.$$$$.tmp $@
 
 $(BUILD)/tests/%.o: tests/%.c $(SKELS) | $(DEPS_STAMP)
 	$(call msg,CC,$@)
@@ -198,6 +236,11 @@ install: all
 	ln -sf libclaim.so.0 $(DESTDIR)$(PREFIX)/lib/libclaim.so
 	install -m 0644 headers/claim.h headers/verdict.h $(DESTDIR)$(PREFIX)/include/claimd/
 	install -m 0644 $(BUILD)/libclaim.pc $(DESTDIR)$(PREFIX)/lib/pkgconfig/libclaim.pc
+	install -d $(DESTDIR)$(SYSTEMD_UNIT_DIR) $(DESTDIR)$(PREFIX)/share/man/man8 \
+		$(DESTDIR)$(PREFIX)/share/claimd/prometheus
+	install -m 0644 $(BUILD)/claimd.service $(DESTDIR)$(SYSTEMD_UNIT_DIR)/claimd.service
+	install -m 0644 $(MANPAGES) $(DESTDIR)$(PREFIX)/share/man/man8/
+	install -m 0644 scripts/prometheus/*.yml $(DESTDIR)$(PREFIX)/share/claimd/prometheus/
 
 .PHONY: clean
 clean:

@@ -9,11 +9,12 @@ set -euo pipefail
 build_pkgs=(
 	make clang llvm gcc pkg-config
 	libbpf-dev bpftool libelf-dev zlib1g-dev
-	libjson-c-dev libmicrohttpd-dev
+	libjson-c-dev libmicrohttpd-dev help2man
 )
 # Tests and demo: the real peers the end-to-end tests start.
 test_pkgs=(
 	python3 curl wrk nginx iproute2 procps util-linux
+	prometheus chromium chromium-driver tmux
 )
 
 missing=()
@@ -39,7 +40,9 @@ if ! apt-get install -y --no-install-recommends "${missing[@]}" >/dev/null; then
 	apt-get update >/dev/null
 	apt-get install -y --no-install-recommends "${missing[@]}" >/dev/null
 fi
-# nginx's package starts a system instance; tests run their own.
-if [[ " ${missing[*]} " == *" nginx "* ]] && command -v systemctl >/dev/null 2>&1; then
-	systemctl disable --now nginx >/dev/null 2>&1 || true
-fi
+# nginx's and prometheus's packages start system instances; tests run their own.
+for svc in nginx prometheus; do
+	if [[ " ${missing[*]} " == *" $svc "* ]] && command -v systemctl >/dev/null 2>&1; then
+		systemctl disable --now "$svc" >/dev/null 2>&1 || true
+	fi
+done

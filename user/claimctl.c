@@ -2,10 +2,11 @@
 /*
  * claimctl: the operator's view of a running claimd, over its control
  * socket. Global options, then a command with its own options:
- *   claimctl [--socket PATH] trace|status [OPTIONS]
+ *   claimctl [--socket PATH] COMMAND [OPTIONS]
  */
 #include <argp.h>
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,10 +22,13 @@ const char *argp_program_version = "claimctl 0.1";
 
 static const char doc[] = "claimctl -- ask a running claimd what it sees.\n\n"
 			  "Commands:\n"
-			  "  trace    one line per finished inbound request, as they finish\n"
-			  "  edges    caller -> callee: failures, ratio, fail-close/fail-open\n"
-			  "  services requests and failures, claimed and unclaimed\n"
-			  "  status   claimd's own health: records, drops, tables\n"
+			  "  trace      one line per finished inbound request, as they finish\n"
+			  "  edges      caller -> callee: failures, ratio, fail-close/fail-open\n"
+			  "  services   requests and failures, claimed and unclaimed\n"
+			  "  status     claimd's own health: records, drops, tables\n"
+			  "  graph      services and edges, as JSON or Graphviz dot\n"
+			  "  storm      retry fan-out per path against the slack: ship or not\n"
+			  "  top        a live view of edges and services in the terminal\n"
 			  "\n'claimctl COMMAND --help' tells a command's options.";
 
 static const struct argp_option global_options[] = {
@@ -124,6 +128,34 @@ struct json_object *ctl_call(const struct ctl_global *g, const struct ctl_reques
 	return reply;
 }
 
+const char *ctl_str(struct json_object *o, const char *key)
+{
+	struct json_object *v;
+
+	return o && json_object_object_get_ex(o, key, &v) && v ? json_object_get_string(v) : "-";
+}
+
+double ctl_num(struct json_object *o, const char *key)
+{
+	struct json_object *v;
+
+	return o && json_object_object_get_ex(o, key, &v) && v ? json_object_get_double(v) : NAN;
+}
+
+int ctl_print_json(struct json_object *o)
+{
+	puts(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN));
+	json_object_put(o);
+	return 0;
+}
+
+struct json_object *ctl_graph(const struct ctl_global *g)
+{
+	struct ctl_request req = { .cmd = CTL_GRAPH };
+
+	return ctl_call(g, &req);
+}
+
 int main(int argc, char **argv)
 {
 	static const struct argp argp = {
@@ -140,6 +172,9 @@ int main(int argc, char **argv)
 		{ "status", cmd_status },
 		{ "edges", cmd_edges },
 		{ "services", cmd_services },
+		{ "graph", cmd_graph },
+		{ "storm", cmd_storm },
+		{ "top", cmd_top },
 	};
 	struct global_args a = { .g = { .socket = CTL_DEFAULT_SOCKET } };
 	const char *env = getenv("CLAIMD_CONTROL");

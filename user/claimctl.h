@@ -17,9 +17,20 @@ int ctl_open(const struct ctl_global *g, const struct ctl_request *req);
  * gives NULL). */
 struct json_object *ctl_call(const struct ctl_global *g, const struct ctl_request *req);
 
+/* A member of o: its string ("-" when absent or null), its number (NAN). */
+const char *ctl_str(struct json_object *o, const char *key);
+double ctl_num(struct json_object *o, const char *key);
+/* Prints o as one line of JSON and puts it. Returns 0. */
+int ctl_print_json(struct json_object *o);
+/* claimd's graph (graph.h), or NULL after reporting why. */
+struct json_object *ctl_graph(const struct ctl_global *g);
+
 int cmd_trace(const struct ctl_global *g, int argc, char **argv);
 int cmd_status(const struct ctl_global *g, int argc, char **argv);
 int cmd_edges(const struct ctl_global *g, int argc, char **argv);
 int cmd_services(const struct ctl_global *g, int argc, char **argv);
+int cmd_graph(const struct ctl_global *g, int argc, char **argv);
+int cmd_storm(const struct ctl_global *g, int argc, char **argv);
+int cmd_top(const struct ctl_global *g, int argc, char **argv);
 
 #endif

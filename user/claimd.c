@@ -2,7 +2,9 @@
 /*
  * claimd: loads the observer, seeds the sockets that already exist, and
  * turns its records into what operators and claimctl ask for. One thread,
- * one epoll set: the ring buffer, the control socket and its clients.
+ * one epoll set: the ring buffer, the control socket and its clients. (The
+ * HTTP server of /metrics and the map has a thread of its own, which reads
+ * only the snapshot published here once a second: metrics_http.h.)
  * Runs in the foreground until SIGINT or SIGTERM, then detaches and exits 0.
  */
 #include <argp.h>
@@ -24,21 +26,27 @@
 #include "control.h"
 #include "edges.h"
 #include "evloop.h"
+#include "graph.h"
 #include "log.h"
 #include "memory.h"
+#include "metrics.h"
+#include "metrics_http.h"
+#include "metrics_maps.h"
 #include "names.h"
 #include "observer_api.h"
 #include "record.h"
 #include "seed.h"
 #include "sysprobe.h"
-#include "tls.h"
+#include "uprobes.h"
 #include "trace_fmt.h"
 
 #define DEFAULT_PIN_DIR	  "/sys/fs/bpf/claimd"
 #define DEFAULT_STATE_DIR "/var/lib/claimd"
 #define MAX_EXITED	  512
-#define TLS_RESCAN_S 10 /* seconds between looks for new libssl files */
+#define UPROBE_RESCAN_S 5 /* seconds between looks for new files to probe */
 #define RB_DRAIN_MS	  20 /* records wait at most this long in the ring buffer */
+#define DEFAULT_METRICS	  "127.0.0.1:9464"
+#define MAP_COUNT_S	  10 /* how often the BPF maps' entries are counted */
 
 static volatile sig_atomic_t exiting;
 
@@ -52,6 +60,8 @@ struct options {
 	bool no_seed;
 	bool no_tls;
 	int verbose;
+	const char *metrics; /* HOST:PORT, or NULL for none */
+	bool metrics_given;
 };
 
 struct claimd {
@@ -60,7 +70,7 @@ struct claimd {
 	struct names *names;
 	struct edges *edges;
 	struct classes *classes;
-	struct tls_scan *tls;
+	struct uprobes *uprobes;
 	struct control *ctl;
 	struct ring_buffer *rb;
 	struct ep_src rb_src;
@@ -70,13 +80,16 @@ struct claimd {
 	struct seed_counts seeded;
 	struct memory_load memory;
 	double last_persist;
-	double last_tls_scan;
+	double last_uprobe_scan;
 	time_t persisted_wall; /* when the memory last reached the disk */
 	int persist_errors;
 	/* records from the kernel, by type, and the malformed ones */
 	unsigned long n_ingress, n_root, n_listen, n_exit, n_invalid;
 	__u32 exited[MAX_EXITED];
 	int n_exited;
+	struct metrics_http *http;
+	struct map_fill fill[2]; /* connections and edge classes, for status and metrics */
+	double last_map_count;
 };
 
 const char *argp_program_version = "claimd 0.1";
@@ -102,6 +115,7 @@ enum {
 	OPT_FAIL_STATUS,
 	OPT_NO_MEMORY,
 	OPT_NAMES,
+	OPT_METRICS,
 };
 
 static const struct argp_option options[] = {
@@ -116,6 +130,11 @@ static const struct argp_option options[] = {
 	  "Control socket for claimctl (default " CTL_DEFAULT_SOCKET ")", 2 },
 	{ "control-group", OPT_CONTROL_GROUP, "GID", 0,
 	  "Let this group use the control socket too (mode 0660)", 2 },
+	{ "metrics", OPT_METRICS, "ADDR", 0,
+	  "Serve /metrics (Prometheus), /graph.json and the service map at /map on HOST:PORT "
+	  "(default " DEFAULT_METRICS "; '[::]:PORT' or '0.0.0.0:PORT' for every interface; "
+	  "'none' to serve nothing)",
+	  2 },
 	{ "conns", OPT_CONNS, "N", 0, "Connections followed at once (default 32768)", 3 },
 	{ "threads", OPT_THREADS, "N", 0, "Threads serving requests at once (default 8192)", 3 },
 	{ "no-seed", OPT_NO_SEED, NULL, 0,
@@ -233,6 +252,10 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 	case OPT_NAMES:
 		o->names_file = arg;
 		break;
+	case OPT_METRICS:
+		o->metrics = strcmp(arg, "none") ? arg : NULL;
+		o->metrics_given = true;
+		break;
 	case 'v':
 		o->verbose++;
 		break;
@@ -321,6 +344,9 @@ static int on_record(void *ctx, void *data, size_t size)
 
 		d->n_listen++;
 		names__listen(d->names, l->tgid, &l->local, l->comm, l->closed);
+		/* Before it serves anything: probe its libssl or libclaim context. */
+		if (!l->closed && d->uprobes)
+			uprobes__scan_pid(d->uprobes, l->tgid);
 		break;
 	}
 	case CLAIMD_REC_EXIT: {
@@ -386,8 +412,16 @@ static struct json_object *status_json(struct claimd *d)
 	json_object_object_add(o, "memory", m);
 	json_object_object_add(o, "verdicts",
 			       json_object_new_string(observer__verdicts_path(d->obs)));
+	json_object_object_add(o, "tls_files",
+			       json_object_new_int(d->uprobes ? uprobes__tls_files(d->uprobes) : 0));
+	json_object_object_add(o, "context_files",
+			       json_object_new_int(d->uprobes ? uprobes__context_files(d->uprobes)
+							      : 0));
 	json_object_object_add(o, "trace_dropped",
 			       json_object_new_uint64(control__dropped(d->ctl)));
+	json_object_object_add(o, "maps", map_fill__json(d->fill, 2));
+	json_object_object_add(o, "metrics",
+			       d->http ? json_object_new_string(metrics_http__url(d->http)) : NULL);
 	return o;
 }
 
@@ -410,6 +444,29 @@ static struct json_object *edges_json(struct claimd *d)
 	return arr;
 }
 
+static struct json_object *graph_json(struct claimd *d)
+{
+	struct json_object *edges = edges_json(d), *services = edges__services_json(d->edges);
+	struct json_object *g = graph__build(edges, services, time(NULL));
+
+	json_object_put(edges);
+	json_object_put(services);
+	return g;
+}
+
+/* The snapshot the HTTP thread serves: metrics text and graph JSON. */
+static void publish_metrics(struct claimd *d)
+{
+	struct json_object *g = graph_json(d), *st = status_json(d);
+	const char *gs = g ? json_object_to_json_string_ext(g, JSON_C_TO_STRING_PLAIN) : NULL;
+	size_t mlen = 0;
+	char *text = g ? metrics__render(g, st, time(NULL), &mlen) : NULL;
+
+	metrics_http__publish(d->http, text, mlen, gs ? strdup(gs) : NULL, gs ? strlen(gs) : 0);
+	json_object_put(g);
+	json_object_put(st);
+}
+
 static struct json_object *handle_request(void *ctx, const struct ctl_request *req)
 {
 	struct claimd *d = ctx;
@@ -421,9 +478,32 @@ static struct json_object *handle_request(void *ctx, const struct ctl_request *r
 		return edges_json(d);
 	case CTL_SERVICES:
 		return edges__services_json(d->edges);
+	case CTL_GRAPH:
+		return graph_json(d);
 	default:
 		return NULL;
 	}
+}
+
+/* An address given on the command line must work; the default may be taken
+ * (by another claimd with its own --pin-dir, say): then claimd goes on
+ * without it. */
+static int start_metrics(struct claimd *d)
+{
+	char err[256];
+
+	if (!d->opt->metrics)
+		return 0;
+	d->http = metrics_http__start(d->opt->metrics, err, sizeof(err));
+	if (!d->http && d->opt->metrics_given) {
+		pr_err("--metrics: %s", err);
+		return -1;
+	}
+	if (!d->http)
+		pr_warn("no metrics: %s (give --metrics ADDR, or --metrics none)", err);
+	else
+		pr_info("metrics and service map on %s", metrics_http__url(d->http));
+	return 0;
 }
 
 static void persist(struct claimd *d)
@@ -455,15 +535,21 @@ static void housekeeping(struct claimd *d)
 	err = classes__sync(d->classes, d->edges, now, time(NULL));
 	if (err < 0)
 		pr_debug("edge classes into the kernel: %s", strerror(-err));
-	/* libssl files of processes started since: probed from their next call. */
-	if (d->tls && now - d->last_tls_scan >= TLS_RESCAN_S) {
-		d->last_tls_scan = now;
-		tls__scan(d->tls);
+	/* libssl and libclaim in processes started since: probed from their next call. */
+	if (d->uprobes && now - d->last_uprobe_scan >= UPROBE_RESCAN_S) {
+		d->last_uprobe_scan = now;
+		uprobes__scan(d->uprobes);
 	}
 	if (now - d->last_persist >= d->opt->persist_s) {
 		d->last_persist = now;
 		persist(d);
 	}
+	if (now - d->last_map_count >= MAP_COUNT_S) {
+		d->last_map_count = now;
+		map_fill__count(d->fill, 2);
+	}
+	if (d->http)
+		publish_metrics(d);
 }
 
 static int run(struct claimd *d)
@@ -507,6 +593,7 @@ int main(int argc, char **argv)
 		.state_dir = DEFAULT_STATE_DIR,
 		.persist_s = 60,
 		.control = { .path = CTL_DEFAULT_SOCKET, .mode = 0600, .group = (gid_t)-1 },
+		.metrics = DEFAULT_METRICS,
 	};
 	struct claimd d = { .opt = &opt, .epfd = -1, .lock_fd = -1 };
 	struct sigaction sa = { .sa_handler = on_signal };
@@ -568,16 +655,19 @@ int main(int argc, char **argv)
 	d.ctl = control__open(&opt.control, d.epfd, handle_request, &d);
 	if (!d.ctl)
 		goto out;
+	map_fill__init(&d.fill[0], "conns", observer__conns_fd(d.obs));
+	map_fill__init(&d.fill[1], "edge_class", observer__classes_fd(d.obs));
+	map_fill__count(d.fill, 2);
+	if (start_metrics(&d))
+		goto out;
 	/* Attach first, then seed: a socket made in between is seen by the kernel,
 	 * and the seed does not overwrite what the kernel already knows. */
 	if (observer__attach(d.obs))
 		goto out;
 	observer__set_alive(d.obs, true);
-	if (!opt.no_tls) {
-		d.tls = tls__new(d.obs);
-		if (d.tls)
-			tls__scan(d.tls);
-	}
+	d.uprobes = uprobes__new(d.obs, !opt.no_tls, true);
+	if (d.uprobes)
+		uprobes__scan(d.uprobes);
 	if (!opt.no_seed) {
 		err = seed__existing(d.obs, &opt.obs, d.names, &d.seeded);
 		if (err)
@@ -588,6 +678,8 @@ int main(int argc, char **argv)
 		d.seeded.listeners, d.seeded.inbound, d.seeded.outbound, d.seeded.processes,
 		opt.control.path);
 
+	if (d.http)
+		publish_metrics(&d); /* the first snapshot, before the first second is over */
 	ret = run(&d) ? 1 : 0;
 	observer__set_alive(d.obs, false);
 	persist(&d);
@@ -595,9 +687,10 @@ int main(int argc, char **argv)
 		"written to %s",
 		d.n_ingress, d.n_root, d.n_invalid, opt.state_dir);
 out:
+	metrics_http__stop(d.http);
 	control__close(d.ctl);
 	ring_buffer__free(d.rb);
-	tls__free(d.tls);
+	uprobes__free(d.uprobes);
 	classes__free(d.classes);
 	observer__destroy(d.obs);
 	edges__free(d.edges);

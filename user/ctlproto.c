@@ -13,6 +13,7 @@ static const char *const cmd_names[CTL__COUNT] = {
 	[CTL_STATUS] = "status",
 	[CTL_EDGES] = "edges",
 	[CTL_SERVICES] = "services",
+	[CTL_GRAPH] = "graph",
 };
 
 const char *ctl_cmd__name(enum ctl_cmd cmd)

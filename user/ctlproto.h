@@ -5,7 +5,7 @@
  * line per record until the client goes away; the others answer once.
  *
  *   {"cmd":"trace","roots":true}   {"cmd":"status"}   {"cmd":"edges"}
- *   {"cmd":"services"}
+ *   {"cmd":"services"}   {"cmd":"graph"}
  */
 #ifndef CLAIMD_CTLPROTO_H
 #define CLAIMD_CTLPROTO_H
@@ -21,6 +21,7 @@ enum ctl_cmd {
 	CTL_STATUS,
 	CTL_EDGES,
 	CTL_SERVICES,
+	CTL_GRAPH,
 	CTL__COUNT,
 };
 

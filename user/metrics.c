@@ -1,0 +1,263 @@
+// SPDX-License-Identifier: GPL-2.0
+/* claimd's Prometheus metrics from its graph and status; see metrics.h. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "metrics.h"
+#include "metrics_text.h"
+
+struct edge_family {
+	const char *name;
+	const char *key; /* in the edge object */
+	const char *help;
+};
+
+static const struct edge_family edge_counters[] = {
+	{ "claimd_edge_calls_total", "calls",
+	  "Calls from caller to callee (retries included) since claimd started." },
+	{ "claimd_edge_callee_failures_total", "callee_failures",
+	  "Requests of the caller in which its call to the callee failed (and no retry of it "
+	  "succeeded)." },
+	{ "claimd_edge_both_failed_total", "both_failed",
+	  "Requests in which the callee failed and the caller's own response failed too." },
+	{ "claimd_edge_retries_total", "retries",
+	  "Calls that repeated the caller's failed call right before them." },
+};
+
+/* Descriptions of the kernel's counters ('claimctl status': "kernel"). */
+static const struct {
+	const char *key, *help;
+} kernel_help[] = {
+	{ "records", "Records the BPF programs submitted to claimd." },
+	{ "ringbuf_drops", "Records lost in the kernel: the ring buffer was full." },
+	{ "egress_log_overflow", "Calls beyond the per-request egress log, not logged." },
+	{ "pipeline_overflow", "Pipelined requests beyond what one connection keeps." },
+	{ "parse_errors", "Streams that were not HTTP/1.x or lost their framing." },
+	{ "parse_resyncs", "Times junk was skipped on connections joined mid-stream." },
+	{ "parse_truncated", "Syscalls with bytes past the parse budget." },
+	{ "unmatched_responses", "Responses with no request waiting for them." },
+	{ "conn_table_full", "Connections not followed: the connection table was full." },
+	{ "thread_table_full", "Requests not followed: the thread table was full." },
+	{ "multiplexed", "Requests begun on a thread with another one open." },
+	{ "connections", "Connections followed." },
+	{ "ingresses", "Inbound requests started." },
+	{ "egresses", "Outbound calls started." },
+	{ "tls_connections", "Connections found to carry TLS." },
+	{ "tls_calls_without_socket", "SSL calls whose socket could not be found." },
+};
+
+enum metrics_class metrics__class_value(const char *cls)
+{
+	if (cls && !strcmp(cls, "fail-close"))
+		return METRICS_CLASS_FAIL_CLOSE;
+	if (cls && !strcmp(cls, "fail-open"))
+		return METRICS_CLASS_FAIL_OPEN;
+	return METRICS_CLASS_UNKNOWN;
+}
+
+static struct json_object *get(struct json_object *o, const char *key)
+{
+	struct json_object *v;
+
+	return o && json_object_object_get_ex(o, key, &v) ? v : NULL;
+}
+
+static const char *str(struct json_object *o, const char *key)
+{
+	struct json_object *v = get(o, key);
+
+	return v ? json_object_get_string(v) : "";
+}
+
+static double num(struct json_object *o, const char *key)
+{
+	return json_object_get_double(get(o, key));
+}
+
+static size_t len_of(struct json_object *arr)
+{
+	return json_object_is_type(arr, json_type_array) ? json_object_array_length(arr) : 0;
+}
+
+static void edge_family(struct promw *w, struct json_object *edges, const char *name,
+			enum prom_type type, const char *help, const char *key)
+{
+	size_t i;
+
+	promw__family(w, name, type, help);
+	for (i = 0; i < len_of(edges); i++) {
+		struct json_object *e = json_object_array_get_idx(edges, i), *v;
+		const char *labels[] = { "caller", str(e, "caller"), "callee", str(e, "callee"),
+					 NULL };
+		double value;
+
+		if (key) {
+			v = get(e, key);
+			if (!v)
+				continue; /* a ratio with no callee failures yet */
+			value = json_object_get_double(v);
+		} else {
+			value = metrics__class_value(str(e, "class"));
+		}
+		promw__sample(w, name, labels, value);
+	}
+}
+
+static void render_edges(struct promw *w, struct json_object *edges)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(edge_counters) / sizeof(edge_counters[0]); i++)
+		edge_family(w, edges, edge_counters[i].name, PROM_COUNTER, edge_counters[i].help,
+			    edge_counters[i].key);
+	edge_family(w, edges, "claimd_edge_ratio", PROM_GAUGE,
+		    "both_failed / callee_failures of the edge's recent window, or of the "
+		    "long-term memory when that gives the class; absent with no callee failures.",
+		    "ratio");
+	edge_family(w, edges, "claimd_edge_class", PROM_GAUGE,
+		    "The edge's class: 0 unknown, 1 fail-close (ratio >= 0.8), 2 fail-open "
+		    "(ratio <= 0.2); unknown with fewer than --min-failures callee failures.",
+		    NULL);
+}
+
+static void render_services(struct promw *w, struct json_object *nodes)
+{
+	static const char *const verdicts[] = { "claimed", "unclaimed", "unknown" };
+	size_t i, k;
+
+	promw__family(w, "claimd_service_requests_total", PROM_COUNTER,
+		      "Inbound requests the service finished.");
+	for (i = 0; i < len_of(nodes); i++) {
+		struct json_object *n = json_object_array_get_idx(nodes, i);
+		const char *labels[] = { "service", str(n, "service"), NULL };
+
+		if (json_object_get_boolean(get(n, "seen")))
+			promw__sample(w, "claimd_service_requests_total", labels,
+				      num(n, "requests"));
+	}
+	promw__family(w, "claimd_service_failures_total", PROM_COUNTER,
+		      "Failed inbound requests by verdict: claimed (the error started here), "
+		      "unclaimed (passed up from a failed dependency), unknown (no confident "
+		      "verdict).");
+	for (i = 0; i < len_of(nodes); i++) {
+		struct json_object *n = json_object_array_get_idx(nodes, i);
+
+		if (!json_object_get_boolean(get(n, "seen")))
+			continue;
+		for (k = 0; k < 3; k++) {
+			const char *labels[] = { "service", str(n, "service"), "verdict",
+						 verdicts[k], NULL };
+
+			promw__sample(w, "claimd_service_failures_total", labels,
+				      num(n, verdicts[k]));
+		}
+	}
+}
+
+static void one(struct promw *w, const char *name, enum prom_type type, const char *help, double v)
+{
+	promw__family(w, name, type, help);
+	promw__sample(w, name, NULL, v);
+}
+
+static void render_records(struct promw *w, struct json_object *r)
+{
+	static const char *const types[] = { "ingress", "egress", "listen", "exit" };
+	size_t i;
+
+	promw__family(w, "claimd_records_total", PROM_COUNTER,
+		      "Records claimd read from the kernel, by type: ingress (a finished inbound "
+		      "request), egress (a call outside any request), listen, exit.");
+	for (i = 0; i < sizeof(types) / sizeof(types[0]); i++) {
+		const char *labels[] = { "type", types[i], NULL };
+
+		promw__sample(w, "claimd_records_total", labels, num(r, types[i]));
+	}
+	one(w, "claimd_records_malformed_total", PROM_COUNTER,
+	    "Records from the kernel that claimd dropped as malformed.", num(r, "invalid"));
+}
+
+static void render_kernel(struct promw *w, struct json_object *k)
+{
+	char name[128], help[160];
+	size_t i;
+
+	if (!json_object_is_type(k, json_type_object))
+		return;
+	json_object_object_foreach(k, key, v) {
+		snprintf(name, sizeof(name), "claimd_kernel_%s_total", key);
+		snprintf(help, sizeof(help), "Kernel counter %s.", key);
+		for (i = 0; i < sizeof(kernel_help) / sizeof(kernel_help[0]); i++)
+			if (!strcmp(kernel_help[i].key, key))
+				snprintf(help, sizeof(help), "%s", kernel_help[i].help);
+		one(w, name, PROM_COUNTER, help, json_object_get_double(v));
+	}
+}
+
+static void render_maps(struct promw *w, struct json_object *maps)
+{
+	if (!json_object_is_type(maps, json_type_object))
+		return;
+	promw__family(w, "claimd_map_entries", PROM_GAUGE,
+		      "Entries in claimd's BPF maps (counted every few seconds).");
+	{
+		json_object_object_foreach(maps, name, m) {
+			const char *labels[] = { "map", name, NULL };
+
+			promw__sample(w, "claimd_map_entries", labels, num(m, "entries"));
+		}
+	}
+	promw__family(w, "claimd_map_max_entries", PROM_GAUGE, "Capacity of claimd's BPF maps.");
+	{
+		json_object_object_foreach(maps, name, m) {
+			const char *labels[] = { "map", name, NULL };
+
+			promw__sample(w, "claimd_map_max_entries", labels, num(m, "max_entries"));
+		}
+	}
+}
+
+static void render_memory(struct promw *w, struct json_object *m, time_t wall)
+{
+	double persisted = num(m, "persisted_unix");
+
+	one(w, "claimd_memory_edges_loaded", PROM_GAUGE,
+	    "Edges read from the memory file at start.", num(m, "loaded_edges"));
+	one(w, "claimd_memory_persist_errors_total", PROM_COUNTER,
+	    "Failed writes of the memory to the state directory.", num(m, "persist_errors"));
+	if (persisted <= 0)
+		return; /* not written yet: no age to tell */
+	one(w, "claimd_memory_last_persist_timestamp_seconds", PROM_GAUGE,
+	    "When the memory last reached the disk (Unix time).", persisted);
+	one(w, "claimd_memory_persist_age_seconds", PROM_GAUGE,
+	    "Seconds since the memory last reached the disk.", (double)wall - persisted);
+}
+
+static void render_status(struct promw *w, struct json_object *st, time_t wall)
+{
+	one(w, "claimd_uptime_seconds", PROM_GAUGE, "Seconds since claimd started.",
+	    num(st, "uptime_s"));
+	render_records(w, get(st, "records"));
+	render_kernel(w, get(st, "kernel"));
+	render_maps(w, get(st, "maps"));
+	one(w, "claimd_trace_dropped_total", PROM_COUNTER,
+	    "Trace lines dropped for claimctl clients too slow to read them.",
+	    num(st, "trace_dropped"));
+	one(w, "claimd_trace_clients", PROM_GAUGE, "claimctl clients streaming a trace.",
+	    num(st, "trace_clients"));
+	render_memory(w, get(st, "memory"), wall);
+}
+
+char *metrics__render(struct json_object *graph, struct json_object *status, time_t wall,
+		      size_t *len)
+{
+	struct promw w;
+
+	promw__init(&w);
+	render_edges(&w, get(graph, "edges"));
+	render_services(&w, get(graph, "nodes"));
+	if (status)
+		render_status(&w, status, wall);
+	return promw__finish(&w, len);
+}
