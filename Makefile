@@ -6,6 +6,7 @@
 #   make demo       the retry-storm rehearsal with claimd attached
 #   make V=1 ...    show the commands
 #   make SAN=1 ...  build user code with ASan + UBSan (into build-san/)
+#   make fuzz       build the libFuzzer targets, run each FUZZ_SECONDS (default 60)
 
 .DELETE_ON_ERROR:
 .SECONDARY:
@@ -93,15 +94,58 @@ VERSION := 0.1
 
 # Programs the end-to-end tests run (tests/peers/*.c).
 TEST_PEERS := $(BUILD)/tests/verdict_service $(BUILD)/tests/epoll_service
+# Programs the benchmark runs.
+BENCH_TOOLS := $(BUILD)/tests/paced_client $(BUILD)/tests/pipe_hammer \
+	$(BUILD)/tests/claim_bench $(BUILD)/tests/parse_bench
 
 BINS := $(BUILD)/claimd $(BUILD)/claimctl $(BUILD)/libclaim.a $(BUILD)/libclaim.so \
-	$(BUILD)/libclaim.pc $(BUILD)/test_progs $(TEST_PEERS) $(if $(LAB_SRCS),$(BUILD)/claimlab)
+	$(BUILD)/libclaim.pc $(BUILD)/test_progs $(TEST_PEERS) $(BENCH_TOOLS) \
+	$(if $(LAB_SRCS),$(BUILD)/claimlab)
+
+# Fuzzers (tests/fuzz/): libFuzzer with ASan and UBSan, built by clang into
+# $(BUILD)/fuzz/ from the same user/ sources. 'make test' runs each for a few
+# seconds from its seed corpus (tests/unit/test_fuzz.c); 'make fuzz' longer.
+FUZZ_TARGETS := http record memory names ctlproto
+FUZZ_CC ?= clang
+FUZZ_SECONDS ?= 60
+FUZZ_FLAGS := -std=gnu11 -g -O1 -Wall -Wextra -Iheaders -Iuser -I$(BUILD) -D_GNU_SOURCE \
+	-fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all
+FUZZ_SRCS := user/record.c user/trace_fmt.c user/names.c user/hashtab.c user/edges.c \
+	user/memory.c user/ctlproto.c user/log.c
+FUZZ_OBJS := $(patsubst user/%.c,$(BUILD)/fuzz/obj/%.o,$(FUZZ_SRCS))
+FUZZ_BINS := $(patsubst %,$(BUILD)/fuzz/fuzz_%,$(FUZZ_TARGETS))
+
+$(BUILD)/fuzz/obj/%.o: user/%.c | $(DEPS_STAMP)
+	$(call msg,FUZZCC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(FUZZ_CC) $(FUZZ_FLAGS) -fsanitize=fuzzer-no-link -MMD -MP -c $< -o $@
+
+$(BUILD)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(FUZZ_OBJS) | $(DEPS_STAMP)
+	$(call msg,FUZZ,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(FUZZ_CC) $(FUZZ_FLAGS) -Werror -fsanitize=fuzzer -MMD -MP -MF $@.d $< $(FUZZ_OBJS) \
+		$(LDLIBS_JSON) -lm -o $@
+
+# New inputs go to $(BUILD)/fuzz/corpus/<target>; the seeds stay as committed.
+.PHONY: fuzz
+fuzz: $(FUZZ_BINS)
+	$(Q)for t in $(FUZZ_TARGETS); do \
+		mkdir -p $(BUILD)/fuzz/corpus/$$t $(BUILD)/fuzz/artifacts; \
+		printf '  %-8s %s (%s s)\n' FUZZ $$t $(FUZZ_SECONDS); \
+		if ! $(BUILD)/fuzz/fuzz_$$t -max_total_time=$(FUZZ_SECONDS) -timeout=10 \
+			-rss_limit_mb=2048 -print_final_stats=1 \
+			-artifact_prefix=$(BUILD)/fuzz/artifacts/$$t- \
+			$(BUILD)/fuzz/corpus/$$t tests/fuzz/corpus/$$t > $(BUILD)/fuzz/$$t.log 2>&1; then \
+			tail -n 60 $(BUILD)/fuzz/$$t.log; exit 1; \
+		fi; \
+		grep -E '^stat::(number_of_executed_units|new_units_added)' $(BUILD)/fuzz/$$t.log; \
+	done
 
 # Installed beside the programs: the systemd unit and the man pages.
 CLAIMCTL_CMDS := trace status edges services graph storm top
 MANPAGES := $(BUILD)/man/claimd.8 $(BUILD)/man/claimctl.8
 SYSTEMD_UNIT_DIR ?= $(PREFIX)/lib/systemd/system
-BINS += $(BUILD)/claimd.service $(MANPAGES)
+BINS += $(BUILD)/claimd.service $(MANPAGES) $(FUZZ_BINS)
 
 .PHONY: all
 all: $(BINS)
@@ -145,6 +189,12 @@ $(BUILD)/libclaim.a: $(LIBCLAIM_OBJS)
 $(BUILD)/libclaim.so: $(LIBCLAIM_OBJS)
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(LDFLAGS) -shared -Wl,-soname,libclaim.so.0 $^ -lpthread -o $@
+
+# The parser microbenchmark loads a BPF object of its own.
+$(BUILD)/tests/parse_bench: tests/peers/parse_bench.c $(BUILD)/parsebench.skel.h
+	$(call msg,CC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(CFLAGS) $< $(LDLIBS_BPF) -o $@
 
 $(BUILD)/tests/%: tests/peers/%.c $(BUILD)/libclaim.a
 	$(call msg,CC,$@)
@@ -220,6 +270,10 @@ test: all
 demo: all
 	$(Q)./scripts/demo.sh $(BUILD)
 
+.PHONY: bench
+bench: all
+	$(Q)./scripts/bench.sh $(BUILD)
+
 compile_commands.json: FORCE
 	$(Q)$(MAKE) clean >/dev/null
 	$(Q)bear -- $(MAKE) all
@@ -251,4 +305,4 @@ clean:
 FORCE:
 
 -include $(wildcard $(BUILD)/*.d $(BUILD)/user/*.d $(BUILD)/user/lab/*.d $(BUILD)/libclaim/*.d \
-	$(BUILD)/tests/*.d $(BUILD)/tests/*/*.d)
+	$(BUILD)/tests/*.d $(BUILD)/tests/*/*.d $(BUILD)/fuzz/*.d $(BUILD)/fuzz/obj/*.d)

@@ -22,6 +22,7 @@ int BPF_KPROBE(ctx_enter, int fd)
 
 	if (!is_traced(key.tgid))
 		return 0;
+	proc_flag_set(key.tgid, PROC_CONTEXT);
 	bpf_map_update_elem(&thread_cur, &tid, &key, BPF_ANY);
 	/* The thread's slot now shows this request's running verdict. */
 	t = bpf_map_lookup_elem(&conn_ctx, &key);

@@ -110,9 +110,13 @@ static __always_inline struct claimd_thread *owner_ctx_get(const struct claimd_o
 /* Who holds what the current thread works on: its explicit context, or itself. */
 static __always_inline struct claimd_owner current_owner(struct io *io)
 {
-	struct claimd_conn_key *cur = bpf_map_lookup_elem(&thread_cur, &io->tid);
 	struct claimd_owner o = { .tgid = 0, .id = io->tid };
+	struct claimd_conn_key *cur;
 
+	/* Most processes never name their requests: skip the lookup for them. */
+	if (!(proc_flags(io->key.tgid) & PROC_CONTEXT))
+		return o;
+	cur = bpf_map_lookup_elem(&thread_cur, &io->tid);
 	if (cur) {
 		o.tgid = cur->tgid;
 		o.id = cur->fd;
@@ -131,7 +135,9 @@ static __always_inline void ingress_fill(struct claimd_ingress *r, struct claimd
 	r->start_ns = p->start_ns;
 	r->local = c->local;
 	r->peer = c->remote;
-	proc_comm(r->comm);
+	/* A context is reused for the thread's next requests: its name is kept. */
+	if (!r->comm[0])
+		proc_comm(r->comm);
 	r->egress_dropped = 0;
 	r->target_hash = p->target_hash;
 	r->method = p->method;
@@ -148,7 +154,6 @@ static __noinline int ingress_open(struct claimd_conn *c, struct io *io,
 	struct claimd_ingress *r;
 	__u32 tid = io->tid;
 	__u32 flags = 0;
-	__u8 one = 1;
 	__u64 seq;
 
 	/* In an explicit context, the record belongs to this request's connection. */
@@ -169,7 +174,7 @@ static __noinline int ingress_open(struct claimd_conn *c, struct io *io,
 		}
 		flags |= CLAIMD_IN_MUX;
 		stat_inc(CLAIMD_ST_MUX);
-		bpf_map_update_elem(&mux_procs, &io->key.tgid, &one, BPF_ANY);
+		proc_flag_set(io->key.tgid, PROC_MUX);
 	}
 	r = &t->rec;
 	seq = io->now > r->seq ? io->now : r->seq + 1;
@@ -184,7 +189,13 @@ static __noinline int ingress_open(struct claimd_conn *c, struct io *io,
 	c->owner = owner;
 	c->owner_seq = seq;
 	/* Failing now, with no call made, would be its own error. */
-	slot_refresh(r);
+	if (proc_flags(io->key.tgid) & PROC_MUX)
+		slot_write(tid, 1, VERDICT(CLAIM_UNKNOWN, CLAIM_RULE_MULTIPLEXED, CLAIMD_NO_SLOT),
+			   NULL);
+	else
+		slot_write(tid, 1,
+			   VERDICT(CLAIM_CLAIMED, CLAIM_RULE_NO_FAILED_EGRESS, CLAIMD_NO_SLOT),
+			   NULL);
 	stat_inc(CLAIMD_ST_INGRESS);
 	return 0;
 }
@@ -201,6 +212,7 @@ static __always_inline void ingress_emit_bare(struct claimd_conn *c, struct io *
 		stat_inc(CLAIMD_ST_RB_DROPS);
 		return;
 	}
+	r->comm[0] = 0; /* fresh ring-buffer memory */
 	ingress_fill(r, c, io, p);
 	r->hdr.size = offsetof(struct claimd_ingress, egress);
 	r->seq = 0;

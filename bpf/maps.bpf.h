@@ -24,9 +24,9 @@ struct {
 } conns SEC(".maps");
 
 /*
- * One flag per tgid: does this process own a socket we follow? The first
- * test on every syscall, so untraced processes leave after one array load.
- * Sized to pid_max by claimd; a tgid beyond it falls through to conns.
+ * A word per tgid: does this process own a socket we follow (and the other
+ * PROC_* bits)? The first test on every syscall, so untraced processes leave
+ * after one array load. Sized to pid_max by claimd.
  */
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
@@ -101,17 +101,6 @@ struct {
 	__type(value, __u8);
 } port_filter SEC(".maps");
 
-/*
- * Processes seen serving two requests at once on one thread (an event loop):
- * every verdict of theirs is unknown from then on, never a confident guess.
- */
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, 4096);
-	__type(key, __u32);
-	__type(value, __u8);
-} mux_procs SEC(".maps");
-
 static const struct claimd_thread zero_thread;
 
 static __always_inline void stat_add(__u32 which, __u64 n)
@@ -155,20 +144,35 @@ static __always_inline void submit(void *rec)
 	stat_inc(CLAIMD_ST_RECORDS);
 }
 
-static __always_inline int is_traced(__u32 tgid)
+/* traced[] bits: what we know of a process. */
+#define PROC_TRACED  0x1 /* it owns a socket we follow */
+#define PROC_CONTEXT 0x2 /* it names its requests (claim_context_enter) */
+#define PROC_MUX     0x4 /* it served two requests at once on a thread: no verdicts */
+
+/* The process's bits; a tgid beyond the array (pid_max above 4M) counts as traced. */
+static __always_inline __u32 proc_flags(__u32 tgid)
 {
 	__u32 *t = bpf_map_lookup_elem(&traced, &tgid);
 
-	/* Beyond the array (tgid > pid_max at load): ask conns. */
-	return !t || *t;
+	return t ? *t : PROC_TRACED;
+}
+
+static __always_inline int is_traced(__u32 tgid)
+{
+	return proc_flags(tgid) != 0;
+}
+
+static __always_inline void proc_flag_set(__u32 tgid, __u32 flag)
+{
+	__u32 *t = bpf_map_lookup_elem(&traced, &tgid);
+
+	if (t && !(*t & flag))
+		__sync_fetch_and_or(t, flag);
 }
 
 static __always_inline void mark_traced(__u32 tgid)
 {
-	__u32 *t = bpf_map_lookup_elem(&traced, &tgid);
-
-	if (t && !*t)
-		*t = 1;
+	proc_flag_set(tgid, PROC_TRACED);
 }
 
 #endif /* CLAIMD_MAPS_BPF_H */

@@ -118,7 +118,7 @@ __noinline __u32 verdict_of(struct claimd_ingress *r)
 	if (!r)
 		return VERDICT(CLAIM_UNKNOWN, CLAIM_RULE_NO_LOG, CLAIMD_NO_SLOT);
 	/* Its log may hold other requests' calls: no confident answer. */
-	if ((r->flags & CLAIMD_IN_MUX) || bpf_map_lookup_elem(&mux_procs, &r->tgid))
+	if ((r->flags & CLAIMD_IN_MUX) || (proc_flags(r->tgid) & PROC_MUX))
 		return VERDICT(CLAIM_UNKNOWN, CLAIM_RULE_MULTIPLEXED, CLAIMD_NO_SLOT);
 	w.key.tgid = r->tgid;
 	w.key.local_port = r->local.port;

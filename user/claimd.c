@@ -43,7 +43,7 @@
 #define DEFAULT_PIN_DIR	  "/sys/fs/bpf/claimd"
 #define DEFAULT_STATE_DIR "/var/lib/claimd"
 #define MAX_EXITED	  512
-#define UPROBE_RESCAN_S 5 /* seconds between looks for new files to probe */
+#define UPROBE_RESCAN_S	  5  /* seconds between looks for new files to probe */
 #define RB_DRAIN_MS	  20 /* records wait at most this long in the ring buffer */
 #define DEFAULT_METRICS	  "127.0.0.1:9464"
 #define MAP_COUNT_S	  10 /* how often the BPF maps' entries are counted */
@@ -412,11 +412,13 @@ static struct json_object *status_json(struct claimd *d)
 	json_object_object_add(o, "memory", m);
 	json_object_object_add(o, "verdicts",
 			       json_object_new_string(observer__verdicts_path(d->obs)));
-	json_object_object_add(o, "tls_files",
-			       json_object_new_int(d->uprobes ? uprobes__tls_files(d->uprobes) : 0));
-	json_object_object_add(o, "context_files",
-			       json_object_new_int(d->uprobes ? uprobes__context_files(d->uprobes)
-							      : 0));
+	json_object_object_add(
+		o, "tls_files",
+		json_object_new_int(d->uprobes ? uprobes__tls_files(d->uprobes) : 0));
+	json_object_object_add(
+		o, "context_files",
+		json_object_new_int(d->uprobes ? uprobes__context_files(d->uprobes) : 0));
+	json_object_object_add(o, "programs", observer__programs_json(d->obs));
 	json_object_object_add(o, "trace_dropped",
 			       json_object_new_uint64(control__dropped(d->ctl)));
 	json_object_object_add(o, "maps", map_fill__json(d->fill, 2));

@@ -333,6 +333,30 @@ bool observer__verdicts_reused(const struct observer *obs)
 	return obs->verdicts_reused;
 }
 
+struct json_object *observer__programs_json(const struct observer *obs)
+{
+	struct json_object *arr = json_object_new_array();
+	struct bpf_program *prog;
+
+	bpf_object__for_each_program(prog, obs->skel->obj) {
+		struct bpf_prog_info info;
+		__u32 len = sizeof(info);
+		struct json_object *o;
+		int fd = bpf_program__fd(prog);
+
+		memset(&info, 0, sizeof(info));
+		if (fd < 0 || bpf_obj_get_info_by_fd(fd, &info, &len))
+			continue;
+		o = json_object_new_object();
+		json_object_object_add(o, "name", json_object_new_string(bpf_program__name(prog)));
+		json_object_object_add(o, "id", json_object_new_int64(info.id));
+		json_object_object_add(o, "run_cnt", json_object_new_uint64(info.run_cnt));
+		json_object_object_add(o, "run_time_ns", json_object_new_uint64(info.run_time_ns));
+		json_object_array_add(arr, o);
+	}
+	return arr;
+}
+
 int observer__stats(const struct observer *obs, __u64 out[CLAIMD_ST__COUNT])
 {
 	int fd = bpf_map__fd(obs->skel->maps.stats);

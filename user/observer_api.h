@@ -10,6 +10,8 @@
 #include <stdint.h>
 #include <linux/types.h>
 
+#include <json-c/json.h>
+
 #include "observer.h"
 
 #define OBSERVER_MAX_FILTER 64
@@ -44,6 +46,10 @@ const char *observer__verdicts_path(const struct observer *obs);
 bool observer__verdicts_reused(const struct observer *obs);
 /* Marks the verdict map alive (claimd running) or not, for libclaim. */
 int observer__set_alive(struct observer *obs, bool alive);
+
+/* Each loaded program's name, id and, when kernel.bpf_stats_enabled is 1,
+ * run count and run time (ns), as a JSON array. */
+struct json_object *observer__programs_json(const struct observer *obs);
 
 /* Sums the per-CPU counters into out[CLAIMD_ST__COUNT]. */
 int observer__stats(const struct observer *obs, __u64 out[CLAIMD_ST__COUNT]);
