@@ -63,6 +63,35 @@ static error_t parse_global(int key, char *arg, struct argp_state *state)
 	return 0;
 }
 
+static error_t parse_json_only(int key, char *arg, struct argp_state *state)
+{
+	bool *json = state->input;
+
+	switch (key) {
+	case 'j':
+		*json = true;
+		break;
+	case ARGP_KEY_ARG:
+		argp_error(state, "unexpected argument: %s", arg);
+		break;
+	default:
+		return ARGP_ERR_UNKNOWN;
+	}
+	return 0;
+}
+
+int ctl_parse_json_only(int argc, char **argv, const char *doc, bool *json)
+{
+	static const struct argp_option opts[] = {
+		{ "json", 'j', NULL, 0, "JSON output", 0 },
+		{},
+	};
+	struct argp argp = { .options = opts, .parser = parse_json_only, .doc = doc };
+
+	*json = false;
+	return argp_parse(&argp, argc, argv, 0, NULL, json) ? 2 : 0;
+}
+
 int ctl_open(const struct ctl_global *g, const struct ctl_request *req)
 {
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
@@ -168,12 +197,8 @@ int main(int argc, char **argv)
 		const char *name;
 		int (*fn)(const struct ctl_global *g, int argc, char **argv);
 	} cmds[] = {
-		{ "trace", cmd_trace },
-		{ "status", cmd_status },
-		{ "edges", cmd_edges },
-		{ "services", cmd_services },
-		{ "graph", cmd_graph },
-		{ "storm", cmd_storm },
+		{ "trace", cmd_trace },	      { "status", cmd_status }, { "edges", cmd_edges },
+		{ "services", cmd_services }, { "graph", cmd_graph },	{ "storm", cmd_storm },
 		{ "top", cmd_top },
 	};
 	struct global_args a = { .g = { .socket = CTL_DEFAULT_SOCKET } };

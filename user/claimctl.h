@@ -3,6 +3,8 @@
 #ifndef CLAIMD_CLAIMCTL_H
 #define CLAIMD_CLAIMCTL_H
 
+#include <stdbool.h>
+
 #include <json-c/json.h>
 
 #include "ctlproto.h"
@@ -17,6 +19,8 @@ int ctl_open(const struct ctl_global *g, const struct ctl_request *req);
  * gives NULL). */
 struct json_object *ctl_call(const struct ctl_global *g, const struct ctl_request *req);
 
+/* Parses a command that takes only --json (-j); 0, or 2 after argp reported. */
+int ctl_parse_json_only(int argc, char **argv, const char *doc, bool *json);
 /* A member of o: its string ("-" when absent or null), its number (NAN). */
 const char *ctl_str(struct json_object *o, const char *key);
 double ctl_num(struct json_object *o, const char *key);
