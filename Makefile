@@ -8,6 +8,7 @@
 #   make SAN=1 ...  build user code with ASan + UBSan (into build-san/)
 #   make fuzz       build the libFuzzer targets, run each FUZZ_SECONDS (default 60)
 
+.DEFAULT_GOAL := all
 .DELETE_ON_ERROR:
 .SECONDARY:
 .SUFFIXES:
@@ -79,6 +80,7 @@ TEST_OBJS := $(patsubst tests/%.c,$(BUILD)/tests/%.o,$(TEST_SRCS) $(TEST_LIB_SRC
 TEST_USER_OBJS := $(BUILD)/user/record.o $(BUILD)/user/names.o $(BUILD)/user/hashtab.o \
 	$(BUILD)/user/edges.o $(BUILD)/user/memory.o $(BUILD)/user/procnet.o \
 	$(BUILD)/user/trace_fmt.o $(COMMON_OBJS)
+TEST_USER_OBJS += $(BUILD)/user/sysprobe.o
 TEST_USER_OBJS += $(BUILD)/user/graph.o $(BUILD)/user/storm.o $(BUILD)/user/metrics.o \
 	$(BUILD)/user/metrics_text.o
 

@@ -98,8 +98,8 @@ static __always_inline struct claimd_thread *owner_ctx_get(const struct claimd_o
 		struct claimd_conn_key k = { .tgid = o->tgid, .fd = o->id };
 
 		bpf_map_update_elem(&conn_ctx, &k, &zero_thread, BPF_NOEXIST);
-	} else {
-		bpf_map_update_elem(&threads, &o->id, &zero_thread, BPF_NOEXIST);
+	} else if (!bpf_map_update_elem(&threads, &o->id, &zero_thread, BPF_NOEXIST)) {
+		stat_inc(CLAIMD_ST_THREAD_CTXS);
 	}
 	t = owner_ctx(o);
 	if (!t)
@@ -168,13 +168,23 @@ static __noinline int ingress_open(struct claimd_conn *c, struct io *io,
 		/* Still serving another request: that one loses its log. */
 		struct claimd_conn *old = bpf_map_lookup_elem(&conns, &t->conn);
 
-		if (old && old->owner.id == (__s32)tid && !old->owner.tgid) {
-			old->owner.id = 0;
-			old->flags |= CLAIMD_CONN_MUXED;
+		if (!old) {
+			/*
+			 * Its connection is no longer followed (the table evicted
+			 * it): that request will never be answered where we can see
+			 * it. Abandoned, counted; not a sign of multiplexing, which
+			 * would make every later verdict of the process unknown.
+			 */
+			stat_inc(CLAIMD_ST_ABANDONED);
+		} else {
+			if (old->owner.id == (__s32)tid && !old->owner.tgid) {
+				old->owner.id = 0;
+				old->flags |= CLAIMD_CONN_MUXED;
+			}
+			flags |= CLAIMD_IN_MUX;
+			stat_inc(CLAIMD_ST_MUX);
+			proc_flag_set(io->key.tgid, PROC_MUX);
 		}
-		flags |= CLAIMD_IN_MUX;
-		stat_inc(CLAIMD_ST_MUX);
-		proc_flag_set(io->key.tgid, PROC_MUX);
 	}
 	r = &t->rec;
 	seq = io->now > r->seq ? io->now : r->seq + 1;
@@ -281,6 +291,8 @@ static __noinline int ingress_close(struct claimd_conn *c, struct io *io, __u32 
 	} else {
 		if (c->flags & CLAIMD_CONN_MUXED)
 			flags |= CLAIMD_IN_MUX;
+		else if (got == 1 && !owner_none(&owner))
+			stat_inc(CLAIMD_ST_CTX_LOST); /* its context was evicted */
 		ingress_emit_bare(c, io, &p, status, flags | CLAIMD_IN_NOCTX);
 	}
 	c->owner.tgid = 0;

@@ -108,6 +108,9 @@ static __always_inline struct claimd_conn *conn_add(__u32 tgid, int fd, struct s
 			 role == CLAIMD_ROLE_OUTBOUND ? HTTP_KIND_RESPONSE : HTTP_KIND_REQUEST, 0);
 	http_framer_init(&c->tx,
 			 role == CLAIMD_ROLE_OUTBOUND ? HTTP_KIND_REQUEST : HTTP_KIND_RESPONSE, 0);
+	/* An entry left for this fd (closed without close(2)) goes: counted as closed. */
+	if (bpf_map_lookup_elem(&conns, &key))
+		stat_inc(CLAIMD_ST_CONN_CLOSED);
 	if (bpf_map_update_elem(&conns, &key, c, BPF_ANY)) {
 		stat_inc(CLAIMD_ST_CONN_FULL);
 		return NULL;
@@ -388,26 +391,19 @@ int tp_sendfile_x(struct trace_event_raw_sys_exit *ctx)
 	return 0;
 }
 
-SEC("tracepoint/syscalls/sys_enter_close")
-int tp_close(struct trace_event_raw_sys_enter *ctx)
+/*
+ * The connection behind (tgid, fd) is gone: what waited on it ends, and we
+ * forget it. fd_open: the fd still refers to the socket (close(2) at entry).
+ */
+static __always_inline void conn_gone(struct claimd_conn *c, struct claimd_conn_key key, __u32 tid,
+				      int fd_open)
 {
-	__u64 id = bpf_get_current_pid_tgid();
-	__u32 tgid = id >> 32;
-	struct claimd_conn_key key;
-	struct claimd_conn *c;
 	struct io io;
 	int i;
 
-	if (!is_traced(tgid))
-		return 0;
-	key.tgid = tgid;
-	key.fd = ctx->args[0];
-	c = bpf_map_lookup_elem(&conns, &key);
-	if (!c)
-		return 0;
 	io.key = key;
 	io.now = bpf_ktime_get_ns();
-	io.tid = (__u32)id;
+	io.tid = tid;
 	io.dir = DIR_RX;
 	if (c->role == CLAIMD_ROLE_INBOUND) {
 		/* Requests read and never answered: the service failed them. */
@@ -421,7 +417,7 @@ int tp_close(struct trace_event_raw_sys_enter *ctx)
 		if (c->count || c->extra || c->answer_active) {
 			/* The caller gave up waiting. */
 			egress_fail_all(c, &io);
-		} else if (!(c->flags & (CLAIMD_CONN_CONNECTED | CLAIMD_CONN_FAILED))) {
+		} else if (fd_open && !(c->flags & (CLAIMD_CONN_CONNECTED | CLAIMD_CONN_FAILED))) {
 			/* Non-blocking connect never completed: refused or timed out. */
 			struct sock *sk = sock_of_fd(key.fd);
 			__u8 st = sk ? sock_state(sk) : 0;
@@ -436,7 +432,7 @@ int tp_close(struct trace_event_raw_sys_enter *ctx)
 			rec->hdr.type = CLAIMD_REC_LISTEN;
 			rec->hdr.version = CLAIMD_RECORD_VERSION;
 			rec->hdr.size = sizeof(*rec);
-			rec->tgid = tgid;
+			rec->tgid = key.tgid;
 			rec->closed = 1;
 			rec->local = c->local;
 			proc_comm(rec->comm);
@@ -447,8 +443,63 @@ int tp_close(struct trace_event_raw_sys_enter *ctx)
 	}
 	if (c->role == CLAIMD_ROLE_INBOUND)
 		bpf_map_delete_elem(&conn_ctx, &key);
-	bpf_map_delete_elem(&conns, &key);
+	if (!bpf_map_delete_elem(&conns, &key))
+		stat_inc(CLAIMD_ST_CONN_CLOSED);
+}
+
+SEC("tracepoint/syscalls/sys_enter_close")
+int tp_close(struct trace_event_raw_sys_enter *ctx)
+{
+	__u64 id = bpf_get_current_pid_tgid();
+	__u32 tgid = id >> 32;
+	struct claimd_conn_key key;
+	struct claimd_conn *c;
+
+	if (!is_traced(tgid))
+		return 0;
+	key.tgid = tgid;
+	key.fd = ctx->args[0];
+	c = bpf_map_lookup_elem(&conns, &key);
+	if (c)
+		conn_gone(c, key, (__u32)id, 1);
 	return 0;
+}
+
+/*
+ * dup2(old, new) and dup3 close what 'new' was without a close(2): a socket
+ * we followed there is gone, and the fd now reads and writes something else.
+ */
+static __always_inline int on_dup(struct trace_event_raw_sys_exit *ctx)
+{
+	__u64 id = bpf_get_current_pid_tgid();
+	__u32 tgid = id >> 32;
+	struct claimd_conn_key key;
+	struct claimd_conn *c;
+	struct sys_args a;
+
+	if (!is_traced(tgid) || ctx->ret < 0)
+		return 0;
+	sys_args(&a);
+	if (a.a0 == a.a1)
+		return 0;
+	key.tgid = tgid;
+	key.fd = ctx->ret;
+	c = bpf_map_lookup_elem(&conns, &key);
+	if (c)
+		conn_gone(c, key, (__u32)id, 0);
+	return 0;
+}
+
+SEC("tracepoint/syscalls/sys_exit_dup2")
+int tp_dup2_x(struct trace_event_raw_sys_exit *ctx)
+{
+	return on_dup(ctx);
+}
+
+SEC("tracepoint/syscalls/sys_exit_dup3")
+int tp_dup3_x(struct trace_event_raw_sys_exit *ctx)
+{
+	return on_dup(ctx);
 }
 
 SEC("tracepoint/sched/sched_process_exit")

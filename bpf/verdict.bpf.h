@@ -17,7 +17,7 @@ const volatile __u32 fail_status_min = 500;
 /* Edge classes, written by claimd (recent window, else memory). */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, 16384);
+	__uint(max_entries, CLAIMD_CLASSES_MAX);
 	__type(key, struct claimd_edge_key);
 	__type(value, __u8);
 } edge_class SEC(".maps");

@@ -22,6 +22,7 @@
 #define CLAIMD_CONNS_MAX   32768
 #define CLAIMD_THREADS_MAX 8192
 #define CLAIMD_RINGBUF_SZ  (8u << 20)
+#define CLAIMD_CLASSES_MAX 16384 /* edge classes in the kernel */
 
 enum claimd_role {
 	CLAIMD_ROLE_NONE = 0,
@@ -77,6 +78,10 @@ enum claimd_stat {
 	CLAIMD_ST_EGRESS,	   /* egresses started */
 	CLAIMD_ST_TLS_CONNS,	   /* connections found to carry TLS */
 	CLAIMD_ST_TLS_UNBOUND,	   /* SSL calls whose socket could not be found */
+	CLAIMD_ST_CONN_CLOSED,	   /* connections no longer followed: closed or fd replaced */
+	CLAIMD_ST_THREAD_CTXS,	   /* thread contexts created */
+	CLAIMD_ST_CTX_LOST,	   /* answered requests whose thread context was evicted */
+	CLAIMD_ST_ABANDONED,	   /* requests whose connection was evicted before the answer */
 	CLAIMD_ST__COUNT,
 };
 

@@ -10,6 +10,7 @@ build_pkgs=(
 	make clang llvm gcc pkg-config
 	libbpf-dev bpftool libelf-dev zlib1g-dev
 	libjson-c-dev libmicrohttpd-dev help2man
+	libclang-rt-14-dev # libFuzzer and the sanitizers' runtimes (make fuzz, tests/fuzz)
 )
 # Tests and demo: the real peers the end-to-end tests start.
 test_pkgs=(

@@ -47,6 +47,12 @@
 #define RB_DRAIN_MS	  20 /* records wait at most this long in the ring buffer */
 #define DEFAULT_METRICS	  "127.0.0.1:9464"
 #define MAP_COUNT_S	  10 /* how often the BPF maps' entries are counted */
+#define N_FILL		  3  /* maps counted: conns, threads, edge_class */
+
+/* Exit codes, besides 0 (stopped by a signal) and 64 (bad usage: argp, EX_USAGE). */
+#define EXIT_FAILURE_RT 1 /* failed while starting or running: see the message */
+#define EXIT_HOST	3 /* this user or kernel cannot run claimd: see the message */
+#define EXIT_BUSY	4 /* another claimd holds the pin directory or control socket */
 
 static volatile sig_atomic_t exiting;
 
@@ -88,15 +94,23 @@ struct claimd {
 	__u32 exited[MAX_EXITED];
 	int n_exited;
 	struct metrics_http *http;
-	struct map_fill fill[2]; /* connections and edge classes, for status and metrics */
+	struct map_fill fill[N_FILL]; /* connections, threads, edge classes */
+	struct sysprobe probe;
 	double last_map_count;
+	bool classes_full; /* the edge class map refused some, last time */
 };
 
 const char *argp_program_version = "claimd 0.1";
-static const char doc[] = "claimd -- error ownership for every request on this host.\n\n"
-			  "Follows every inbound HTTP/1.x request, the outbound calls made while "
-			  "serving it and how each ended, with no change to the services. Runs in "
-			  "the foreground; claimctl talks to it.";
+static const char doc[] =
+	"claimd -- error ownership for every request on this host.\n\n"
+	"Follows every inbound HTTP/1.x request, the outbound calls made while serving it and "
+	"how each ended, with no change to the services. Runs in the foreground; claimctl "
+	"talks to it.\v"
+	"Exit status: 0 after SIGINT or SIGTERM; 1 when it failed to start or run; 64 on bad "
+	"usage; 3 when this user or kernel cannot run it (not root, no BTF, bpffs, tracefs, or "
+	"a BPF feature it needs; lockdown forbidding kernel reads); 4 when another claimd "
+	"holds the pin directory or the control socket. See SECURITY.md for what it reads and "
+	"publishes.";
 
 enum {
 	OPT_PIN_DIR = 0x100,
@@ -116,6 +130,8 @@ enum {
 	OPT_NO_MEMORY,
 	OPT_NAMES,
 	OPT_METRICS,
+	OPT_RINGBUF,
+	OPT_CLASSES,
 };
 
 static const struct argp_option options[] = {
@@ -137,6 +153,12 @@ static const struct argp_option options[] = {
 	  2 },
 	{ "conns", OPT_CONNS, "N", 0, "Connections followed at once (default 32768)", 3 },
 	{ "threads", OPT_THREADS, "N", 0, "Threads serving requests at once (default 8192)", 3 },
+	{ "ringbuf-size", OPT_RINGBUF, "BYTES", 0,
+	  "Ring buffer for records from the kernel: a power of two, 4096 to 1073741824, k or m "
+	  "suffix allowed (default 8m)",
+	  3 },
+	{ "classes", OPT_CLASSES, "N", 0,
+	  "Edge classes kept in the kernel for verdicts, 16 to 1048576 (default 16384)", 3 },
 	{ "no-seed", OPT_NO_SEED, NULL, 0,
 	  "Do not look for sockets that existed before claimd started", 3 },
 	{ "no-tls", OPT_NO_TLS, NULL, 0, "Do not probe OpenSSL (TLS traffic stays unseen)", 3 },
@@ -167,6 +189,27 @@ static int parse_uint(const char *arg, unsigned long max, unsigned long *out)
 	*out = strtoul(arg, &end, 10);
 	if (errno || end == arg || *end || *out > max)
 		return -1;
+	return 0;
+}
+
+/* "4096", "64k", "8m": a power of two in [min, max]. */
+static int parse_pow2_size(const char *arg, unsigned long min, unsigned long max,
+			   unsigned long *out)
+{
+	unsigned long long v;
+	char *end;
+
+	errno = 0;
+	v = strtoull(arg, &end, 10);
+	if (errno || end == arg || *arg == '-')
+		return -1;
+	if (*end == 'k' || *end == 'K')
+		v <<= 10, end++;
+	else if (*end == 'm' || *end == 'M')
+		v <<= 20, end++;
+	if (*end || v < min || v > max || (v & (v - 1)))
+		return -1;
+	*out = v;
 	return 0;
 }
 
@@ -211,6 +254,17 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 			argp_error(state, "--threads must be 64 to 1048576");
 		o->obs.threads_max = v;
 		break;
+	case OPT_RINGBUF:
+		if (parse_pow2_size(arg, 4096, 1ul << 30, &v))
+			argp_error(state, "--ringbuf-size must be a power of two from 4096 to "
+					  "1073741824 (4k to 1024m)");
+		o->obs.ringbuf_size = v;
+		break;
+	case OPT_CLASSES:
+		if (parse_uint(arg, 1u << 20, &v) || v < 16)
+			argp_error(state, "--classes must be 16 to 1048576");
+		o->obs.classes_max = v;
+		break;
 	case OPT_NO_SEED:
 		o->no_seed = true;
 		break;
@@ -253,6 +307,15 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		o->names_file = arg;
 		break;
 	case OPT_METRICS:
+		if (strcmp(arg, "none")) {
+			struct sockaddr_storage ss;
+			socklen_t sl;
+			char err[256];
+
+			/* A bad address is a usage error, said before anything is loaded. */
+			if (metrics_http__parse_addr(arg, &ss, &sl, err, sizeof(err)))
+				argp_error(state, "--metrics: %s", err);
+		}
 		o->metrics = strcmp(arg, "none") ? arg : NULL;
 		o->metrics_given = true;
 		break;
@@ -296,10 +359,14 @@ static int lock_pin_dir(struct claimd *d)
 		return -1;
 	}
 	if (flock(d->lock_fd, LOCK_EX | LOCK_NB)) {
+		if (errno != EWOULDBLOCK) {
+			pr_err("cannot lock pin directory %s: %s", dir, strerror(errno));
+			return -1;
+		}
 		pr_err("another claimd is already running with pin directory %s; stop it first, "
 		       "or give this one its own --pin-dir and --control",
 		       dir);
-		return -1;
+		return -EWOULDBLOCK;
 	}
 	return 0;
 }
@@ -374,6 +441,49 @@ static void rb_event(struct ep_src *src, uint32_t events)
 	ring_buffer__consume(d->rb);
 }
 
+/* What the host let claimd do (sysprobe.h). */
+static struct json_object *host_json(struct claimd *d)
+{
+	struct json_object *o = json_object_new_object();
+
+	json_object_object_add(o, "lockdown", json_object_new_string(d->probe.lockdown));
+	json_object_object_add(o, "uprobes", json_object_new_boolean(d->probe.uprobes));
+	json_object_object_add(o, "degraded", json_object_new_boolean(d->probe.degraded));
+	return o;
+}
+
+/*
+ * How full the maps are, and what pressure cost. conns and threads are LRU:
+ * when full, the least recently used entry goes. Evictions are what was
+ * added and is neither there nor removed (closed, forgotten): exact when the
+ * table is quiet, counted a few entries late while it changes. edge_class is
+ * written by claimd: when full, a class is refused (and tried again).
+ */
+static void map_fill_update(struct claimd *d)
+{
+	__u64 st[CLAIMD_ST__COUNT];
+	long long ev;
+
+	if (observer__stats(d->obs, st))
+		return;
+	map_fill__count(d->fill, N_FILL);
+	ev = (long long)(st[CLAIMD_ST_CONNS] + d->seeded.listeners + d->seeded.inbound +
+			 d->seeded.outbound) -
+	     (long long)(st[CLAIMD_ST_CONN_CLOSED] + observer__forgotten(d->obs) +
+			 d->fill[0].entries);
+	if (!d->fill[0].err && ev > (long long)d->fill[0].evicted)
+		d->fill[0].evicted = ev;
+	d->fill[0].has_evicted = true;
+	ev = (long long)st[CLAIMD_ST_THREAD_CTXS] - (long long)d->fill[1].entries;
+	if (!d->fill[1].err && ev > (long long)d->fill[1].evicted)
+		d->fill[1].evicted = ev;
+	d->fill[1].has_evicted = true;
+	d->fill[2].refused = classes__refused(d->classes);
+	d->fill[2].refused_total = classes__refusals(d->classes);
+	d->fill[2].has_refused = true;
+	d->last_map_count = since(&d->started);
+}
+
 static struct json_object *status_json(struct claimd *d)
 {
 	struct json_object *o = json_object_new_object(), *k = json_object_new_object();
@@ -421,7 +531,8 @@ static struct json_object *status_json(struct claimd *d)
 	json_object_object_add(o, "programs", observer__programs_json(d->obs));
 	json_object_object_add(o, "trace_dropped",
 			       json_object_new_uint64(control__dropped(d->ctl)));
-	json_object_object_add(o, "maps", map_fill__json(d->fill, 2));
+	json_object_object_add(o, "maps", map_fill__json(d->fill, N_FILL));
+	json_object_object_add(o, "host", host_json(d));
 	json_object_object_add(o, "metrics",
 			       d->http ? json_object_new_string(metrics_http__url(d->http)) : NULL);
 	return o;
@@ -475,6 +586,9 @@ static struct json_object *handle_request(void *ctx, const struct ctl_request *r
 
 	switch (req->cmd) {
 	case CTL_STATUS:
+		/* An operator asking gets counts at most half a second old. */
+		if (since(&d->started) - d->last_map_count >= 0.5)
+			map_fill_update(d);
 		return status_json(d);
 	case CTL_EDGES:
 		return edges_json(d);
@@ -537,6 +651,11 @@ static void housekeeping(struct claimd *d)
 	err = classes__sync(d->classes, d->edges, now, time(NULL));
 	if (err < 0)
 		pr_debug("edge classes into the kernel: %s", strerror(-err));
+	if (classes__refused(d->classes) && !d->classes_full)
+		pr_warn("the edge class map is full (--classes %u): %zu edge classes are not in "
+			"the kernel, their verdicts treat them as unknown",
+			d->fill[2].max_entries, classes__refused(d->classes));
+	d->classes_full = classes__refused(d->classes) > 0;
 	/* libssl and libclaim in processes started since: probed from their next call. */
 	if (d->uprobes && now - d->last_uprobe_scan >= UPROBE_RESCAN_S) {
 		d->last_uprobe_scan = now;
@@ -546,10 +665,8 @@ static void housekeeping(struct claimd *d)
 		d->last_persist = now;
 		persist(d);
 	}
-	if (now - d->last_map_count >= MAP_COUNT_S) {
-		d->last_map_count = now;
-		map_fill__count(d->fill, 2);
-	}
+	if (now - d->last_map_count >= MAP_COUNT_S)
+		map_fill_update(d);
 	if (d->http)
 		publish_metrics(d);
 }
@@ -599,8 +716,7 @@ int main(int argc, char **argv)
 	};
 	struct claimd d = { .opt = &opt, .epfd = -1, .lock_fd = -1 };
 	struct sigaction sa = { .sa_handler = on_signal };
-	struct sysprobe probe;
-	int err, ret = 1;
+	int err, ret = EXIT_FAILURE_RT;
 
 	err = argp_parse(&argp, argc, argv, 0, NULL, &opt);
 	if (err)
@@ -609,10 +725,14 @@ int main(int argc, char **argv)
 	libbpf_set_print(libbpf_print);
 	clock_gettime(CLOCK_MONOTONIC, &d.started);
 
-	if (sysprobe__run(&probe))
-		return 1;
-	if (lock_pin_dir(&d))
+	if (sysprobe__run(&d.probe))
+		return EXIT_HOST;
+	opt.obs.no_uprobes = !d.probe.uprobes;
+	err = lock_pin_dir(&d);
+	if (err) {
+		ret = err == -EWOULDBLOCK ? EXIT_BUSY : EXIT_FAILURE_RT;
 		goto out;
+	}
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
@@ -655,11 +775,15 @@ int main(int argc, char **argv)
 		goto out;
 	}
 	d.ctl = control__open(&opt.control, d.epfd, handle_request, &d);
-	if (!d.ctl)
+	if (!d.ctl) {
+		if (errno == EADDRINUSE)
+			ret = EXIT_BUSY;
 		goto out;
+	}
 	map_fill__init(&d.fill[0], "conns", observer__conns_fd(d.obs));
-	map_fill__init(&d.fill[1], "edge_class", observer__classes_fd(d.obs));
-	map_fill__count(d.fill, 2);
+	map_fill__init(&d.fill[1], "threads", observer__threads_fd(d.obs));
+	map_fill__init(&d.fill[2], "edge_class", observer__classes_fd(d.obs));
+	map_fill_update(&d);
 	if (start_metrics(&d))
 		goto out;
 	/* Attach first, then seed: a socket made in between is seen by the kernel,
@@ -667,7 +791,8 @@ int main(int argc, char **argv)
 	if (observer__attach(d.obs))
 		goto out;
 	observer__set_alive(d.obs, true);
-	d.uprobes = uprobes__new(d.obs, !opt.no_tls, true);
+	if (d.probe.uprobes)
+		d.uprobes = uprobes__new(d.obs, !opt.no_tls, true);
 	if (d.uprobes)
 		uprobes__scan(d.uprobes);
 	if (!opt.no_seed) {
@@ -682,7 +807,7 @@ int main(int argc, char **argv)
 
 	if (d.http)
 		publish_metrics(&d); /* the first snapshot, before the first second is over */
-	ret = run(&d) ? 1 : 0;
+	ret = run(&d) ? EXIT_FAILURE_RT : 0;
 	observer__set_alive(d.obs, false);
 	persist(&d);
 	pr_info("detaching: %lu ingress and %lu root egress records seen, %lu malformed; memory "

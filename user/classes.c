@@ -22,6 +22,8 @@ struct classes {
 	struct hashtab *callees;   /* struct claimd_addr -> char *callee name */
 	struct hashtab *written;   /* struct claimd_edge_key -> class (as a pointer) */
 	struct hashtab *edges_in;  /* "caller\0callee" -> (void *)1, edges in the kernel */
+	struct hashtab *refused;   /* struct claimd_edge_key -> (void *)1: the map was full */
+	unsigned long refusals;	   /* keys newly refused, since start */
 };
 
 struct classes *classes__new(int map_fd)
@@ -35,7 +37,8 @@ struct classes *classes__new(int map_fd)
 	c->callees = hashtab__new();
 	c->written = hashtab__new();
 	c->edges_in = hashtab__new();
-	if (!c->instances || !c->callees || !c->written || !c->edges_in) {
+	c->refused = hashtab__new();
+	if (!c->instances || !c->callees || !c->written || !c->edges_in || !c->refused) {
 		classes__free(c);
 		return NULL;
 	}
@@ -61,6 +64,7 @@ void classes__free(struct classes *c)
 	hashtab__free(c->callees);
 	hashtab__free(c->written);
 	hashtab__free(c->edges_in);
+	hashtab__free(c->refused);
 	free(c);
 }
 
@@ -115,13 +119,23 @@ void classes__forget_process(struct classes *c, uint32_t tgid)
 		free(hashtab__del(c->instances, &f.keys[i], sizeof(f.keys[i])));
 }
 
+/* An edge class the kernel should hold, and the edge it comes from. */
+struct wanted {
+	__u8 cls;
+	bool failed; /* the kernel refused it (map full) */
+	size_t pair_len;
+	char pair[]; /* "caller\0callee\0" */
+};
+
 struct sync_ctx {
 	struct classes *c;
 	struct edges *e;
 	double now;
 	time_t wall;
-	struct hashtab *want; /* edge key -> class */
+	struct hashtab *want; /* edge key -> struct wanted */
+	struct hashtab *written;
 	struct hashtab *edges_in;
+	struct hashtab *refused;
 	const struct instance_key *ik;
 	const char *service;
 	int changes;
@@ -146,6 +160,7 @@ static int want_callee(const struct hashtab_entry *he, void *arg)
 	struct edge *ed = edges__find(s->e, s->service, he->value);
 	struct claimd_edge_key k = { 0 };
 	struct edge_class cls;
+	struct wanted *w;
 	char pk[512];
 	size_t n;
 
@@ -154,14 +169,18 @@ static int want_callee(const struct hashtab_entry *he, void *arg)
 	cls = edges__effective(s->e, ed, s->now, s->wall);
 	if (cls.cls == CLAIM_CLASS_UNKNOWN)
 		return 0;
+	n = pair_key(s->service, he->value, pk, sizeof(pk));
+	w = calloc(1, sizeof(*w) + n);
+	if (!w)
+		return 0;
+	w->cls = cls.cls;
+	w->pair_len = n;
+	memcpy(w->pair, pk, n);
 	k.tgid = s->ik->tgid;
 	k.local_port = s->ik->port;
 	k.callee_port = a->port;
 	memcpy(k.callee_addr, a->addr, 16);
-	hashtab__put(s->want, &k, sizeof(k), (void *)(uintptr_t)cls.cls, NULL);
-	n = pair_key(s->service, he->value, pk, sizeof(pk));
-	if (n)
-		hashtab__put(s->edges_in, pk, n, (void *)1, NULL);
+	free(hashtab__put(s->want, &k, sizeof(k), w, NULL));
 	return 0;
 }
 
@@ -174,21 +193,7 @@ static int want_instance(const struct hashtab_entry *he, void *arg)
 	return hashtab__for_each(s->c->callees, want_callee, s);
 }
 
-static int write_wanted(const struct hashtab_entry *he, void *arg)
-{
-	struct sync_ctx *s = arg;
-	uintptr_t had = (uintptr_t)hashtab__get(s->c->written, he->key, he->key_len);
-	__u8 cls = (uintptr_t)he->value;
-
-	if (had == cls)
-		return 0;
-	if (bpf_map_update_elem(s->c->map_fd, he->key, &cls, BPF_ANY))
-		s->err = -errno;
-	else
-		s->changes++;
-	return 0;
-}
-
+/* First make room: what the kernel holds and should not any more goes. */
 static int delete_unwanted(const struct hashtab_entry *he, void *arg)
 {
 	struct sync_ctx *s = arg;
@@ -202,25 +207,74 @@ static int delete_unwanted(const struct hashtab_entry *he, void *arg)
 	return 0;
 }
 
+/* Then write what changed. A full map refuses: counted, and tried again next time. */
+static int write_wanted(const struct hashtab_entry *he, void *arg)
+{
+	struct sync_ctx *s = arg;
+	uintptr_t had = (uintptr_t)hashtab__get(s->c->written, he->key, he->key_len);
+	struct wanted *w = he->value;
+
+	if (had != w->cls && bpf_map_update_elem(s->c->map_fd, he->key, &w->cls, BPF_ANY)) {
+		if (errno != E2BIG && errno != ENOMEM)
+			s->err = -errno;
+		w->failed = true;
+		if (!hashtab__get(s->c->refused, he->key, he->key_len))
+			s->c->refusals++;
+		hashtab__put(s->refused, he->key, he->key_len, (void *)1, NULL);
+		return 0;
+	}
+	if (had != w->cls)
+		s->changes++;
+	hashtab__put(s->written, he->key, he->key_len, (void *)(uintptr_t)w->cls, NULL);
+	if (w->pair_len)
+		hashtab__put(s->edges_in, w->pair, w->pair_len, (void *)1, NULL);
+	return 0;
+}
+
+static int free_wanted(const struct hashtab_entry *he, void *arg)
+{
+	(void)arg;
+	free(he->value);
+	return 0;
+}
+
 int classes__sync(struct classes *c, struct edges *e, double now, time_t wall)
 {
 	struct sync_ctx s = { .c = c, .e = e, .now = now, .wall = wall };
 
 	s.want = hashtab__new();
+	s.written = hashtab__new();
 	s.edges_in = hashtab__new();
-	if (!s.want || !s.edges_in) {
+	s.refused = hashtab__new();
+	if (!s.want || !s.written || !s.edges_in || !s.refused) {
 		hashtab__free(s.want);
+		hashtab__free(s.written);
 		hashtab__free(s.edges_in);
+		hashtab__free(s.refused);
 		return -ENOMEM;
 	}
 	hashtab__for_each(c->instances, want_instance, &s);
-	hashtab__for_each(s.want, write_wanted, &s);
 	hashtab__for_each(c->written, delete_unwanted, &s);
+	hashtab__for_each(s.want, write_wanted, &s);
+	hashtab__for_each(s.want, free_wanted, NULL);
+	hashtab__free(s.want);
 	hashtab__free(c->written);
 	hashtab__free(c->edges_in);
-	c->written = s.want;
+	hashtab__free(c->refused);
+	c->written = s.written;
 	c->edges_in = s.edges_in;
+	c->refused = s.refused;
 	return s.err ? s.err : s.changes;
+}
+
+size_t classes__refused(const struct classes *c)
+{
+	return hashtab__count(c->refused);
+}
+
+unsigned long classes__refusals(const struct classes *c)
+{
+	return c->refusals;
 }
 
 bool classes__in_kernel(const struct classes *c, const char *caller, const char *callee)

@@ -228,11 +228,25 @@ static int mkdir_parent(const char *path)
 	return ret;
 }
 
+/* Does something accept connections at this address? */
+static bool socket_in_use(const struct sockaddr_un *sa)
+{
+	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	bool used;
+
+	if (fd < 0)
+		return false;
+	used = connect(fd, (const struct sockaddr *)sa, sizeof(*sa)) == 0;
+	close(fd);
+	return used;
+}
+
 struct control *control__open(const struct control_opts *opts, int epfd, control_handler h,
 			      void *ctx)
 {
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
 	struct control *ctl;
+	mode_t mode, old_mask;
 	int fd, err;
 
 	if (strlen(opts->path) >= sizeof(sa.sun_path)) {
@@ -257,22 +271,41 @@ struct control *control__open(const struct control_opts *opts, int epfd, control
 		goto fail_errno;
 	ctl->src.fd = fd;
 	ctl->src.on_event = listener_event;
+	/* A socket there that answers belongs to a running claimd: not ours to take. */
+	if (socket_in_use(&sa)) {
+		pr_err("control socket %s is in use by another claimd; give this one its own "
+		       "--control (and --pin-dir)",
+		       opts->path);
+		errno = EADDRINUSE;
+		goto fail;
+	}
 	unlink(opts->path); /* a stale socket: only one claimd runs (see the lock) */
-	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) || listen(fd, 64))
+	/*
+	 * Created with its mode, not chmod'ed after: nothing follows the path
+	 * once it exists (it could be swapped for a symlink in a shared
+	 * directory), and the group is set on the node itself (lchown).
+	 */
+	mode = opts->mode ? opts->mode : 0600;
+	old_mask = umask(0777 & ~mode);
+	err = bind(fd, (struct sockaddr *)&sa, sizeof(sa));
+	umask(old_mask);
+	if (err || listen(fd, 64))
 		goto fail_errno;
-	if (chmod(opts->path, opts->mode ? opts->mode : 0600))
-		goto fail_errno;
-	if (opts->group != (gid_t)-1 && chown(opts->path, -1, opts->group))
+	if (opts->group != (gid_t)-1 && lchown(opts->path, -1, opts->group))
 		goto fail_errno;
 	if (ep_add(epfd, &ctl->src, EPOLLIN))
 		goto fail_errno;
 	return ctl;
 fail_errno:
-	pr_err("control socket %s: %s", opts->path, strerror(errno));
+	err = errno;
+	pr_err("control socket %s: %s", opts->path, strerror(err));
+	errno = err;
 fail:
+	err = errno;
 	if (ctl->src.fd > 0)
 		close(ctl->src.fd);
 	free(ctl);
+	errno = err;
 	return NULL;
 }
 

@@ -45,6 +45,14 @@ static const struct {
 	{ "egresses", "Outbound calls started." },
 	{ "tls_connections", "Connections found to carry TLS." },
 	{ "tls_calls_without_socket", "SSL calls whose socket could not be found." },
+	{ "connections_closed", "Connections no longer followed: closed, or their fd replaced." },
+	{ "thread_contexts", "Request-serving thread contexts created." },
+	{ "requests_context_lost",
+	  "Requests answered after their thread context was evicted: recorded without their "
+	  "calls." },
+	{ "requests_abandoned",
+	  "Requests whose connection was evicted from the table before they were answered: not "
+	  "recorded." },
 };
 
 enum metrics_class metrics__class_value(const char *cls)
@@ -214,6 +222,40 @@ static void render_maps(struct promw *w, struct json_object *maps)
 			const char *labels[] = { "map", name, NULL };
 
 			promw__sample(w, "claimd_map_max_entries", labels, num(m, "max_entries"));
+		}
+	}
+	promw__family(w, "claimd_map_evictions_total", PROM_COUNTER,
+		      "Entries of a full LRU map evicted to make room, oldest first (conns, "
+		      "threads).");
+	{
+		json_object_object_foreach(maps, name, m) {
+			const char *labels[] = { "map", name, NULL };
+
+			if (get(m, "evicted"))
+				promw__sample(w, "claimd_map_evictions_total", labels,
+					      num(m, "evicted"));
+		}
+	}
+	promw__family(w, "claimd_map_refused", PROM_GAUGE,
+		      "Entries claimd could not write into a full map, at its last update "
+		      "(edge_class: see --classes).");
+	{
+		json_object_object_foreach(maps, name, m) {
+			const char *labels[] = { "map", name, NULL };
+
+			if (get(m, "refused"))
+				promw__sample(w, "claimd_map_refused", labels, num(m, "refused"));
+		}
+	}
+	promw__family(w, "claimd_map_refusals_total", PROM_COUNTER,
+		      "Entries newly refused by a full map since claimd started.");
+	{
+		json_object_object_foreach(maps, name, m) {
+			const char *labels[] = { "map", name, NULL };
+
+			if (get(m, "refused_total"))
+				promw__sample(w, "claimd_map_refusals_total", labels,
+					      num(m, "refused_total"));
 		}
 	}
 }

@@ -57,7 +57,15 @@ int metrics_http__parse_addr(const char *addr, struct sockaddr_storage *ss, sock
 		snprintf(err, errlen, "write an IPv6 address in brackets: [%s]:PORT", host);
 		return -1;
 	}
-	rc = getaddrinfo(*h ? h : NULL, colon + 1, &hints, &res);
+	/* No host would bind every interface: that must be asked for by name. */
+	if (!*h) {
+		snprintf(err, errlen,
+			 "'%s' names no host: give 127.0.0.1%s for this host only, or 0.0.0.0%s "
+			 "or [::]%s for every interface",
+			 addr, colon, colon, colon);
+		return -1;
+	}
+	rc = getaddrinfo(h, colon + 1, &hints, &res);
 	if (rc) {
 		snprintf(err, errlen, "%s: %s", addr, gai_strerror(rc));
 		return -1;

@@ -74,6 +74,13 @@ struct json_object *map_fill__json(const struct map_fill *m, int n)
 		e = json_object_new_object();
 		json_object_object_add(e, "entries", json_object_new_uint64(m[i].entries));
 		json_object_object_add(e, "max_entries", json_object_new_uint64(m[i].max_entries));
+		if (m[i].has_evicted)
+			json_object_object_add(e, "evicted", json_object_new_uint64(m[i].evicted));
+		if (m[i].has_refused) {
+			json_object_object_add(e, "refused", json_object_new_uint64(m[i].refused));
+			json_object_object_add(e, "refused_total",
+					       json_object_new_uint64(m[i].refused_total));
+		}
 		json_object_object_add(o, m[i].name, e);
 	}
 	return o;

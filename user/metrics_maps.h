@@ -8,6 +8,7 @@
 #ifndef CLAIMD_METRICS_MAPS_H
 #define CLAIMD_METRICS_MAPS_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include <json-c/json.h>
@@ -19,14 +20,20 @@ struct map_fill {
 	uint32_t max_entries;
 	uint64_t entries;
 	int err; /* of the last count: 0 or -errno */
+	/* Filled in by claimd, exported when set: */
+	bool has_evicted; /* an LRU map: entries evicted to make room */
+	uint64_t evicted;
+	bool has_refused;	/* a map claimd writes: entries refused, it was full */
+	uint64_t refused;	/* now */
+	uint64_t refused_total; /* newly refused, since start */
 };
 
 /* Reads the map's key size and capacity; on error, err says why. */
 void map_fill__init(struct map_fill *m, const char *name, int fd);
 /* Counts the entries of n maps. */
 void map_fill__count(struct map_fill *m, int n);
-/* {"<name>":{"entries":N,"max_entries":M}, ...}; maps that could not be
- * read are left out. */
+/* {"<name>":{"entries":N,"max_entries":M[,"evicted":E][,"refused":R,
+ * "refused_total":T]}, ...}; maps that could not be read are left out. */
 struct json_object *map_fill__json(const struct map_fill *m, int n);
 
 #endif

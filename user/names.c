@@ -203,8 +203,9 @@ static struct proc_info *proc_get(struct names *n, __u32 tgid, const char *comm)
 		free(p);
 		return NULL;
 	}
+	/* A record's comm need not end in a NUL: never read past its 16 bytes. */
 	if (comm)
-		snprintf(p->comm, sizeof(p->comm), "%s", comm);
+		snprintf(p->comm, sizeof(p->comm), "%.*s", CLAIMD_COMM_LEN, comm);
 	read_comm(tgid, p->comm, sizeof(p->comm));
 	if (!p->comm[0])
 		snprintf(p->comm, sizeof(p->comm), "pid%u", tgid);

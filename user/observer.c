@@ -29,6 +29,7 @@ struct observer {
 	struct bpf_link *ctx_links[CTX_FILES_MAX][2];
 	int ctx_files;
 	char verdicts_path[512];
+	unsigned long forgotten;
 	bool verdicts_reused;
 	__u32 generation;
 };
@@ -188,6 +189,18 @@ struct observer *observer__load(const struct observer_config *cfg)
 		bpf_map__set_max_entries(obs->skel->maps.conns, cfg->conns_max);
 	if (cfg->threads_max)
 		bpf_map__set_max_entries(obs->skel->maps.threads, cfg->threads_max);
+	if (cfg->ringbuf_size)
+		bpf_map__set_max_entries(obs->skel->maps.events, cfg->ringbuf_size);
+	if (cfg->classes_max)
+		bpf_map__set_max_entries(obs->skel->maps.edge_class, cfg->classes_max);
+	if (cfg->no_uprobes) {
+		struct bpf_program *prog;
+
+		/* Degraded: TLS and context probes stay out; the rest loads. */
+		bpf_object__for_each_program(prog, obs->skel->obj)
+			if (bpf_program__type(prog) == BPF_PROG_TYPE_KPROBE)
+				bpf_program__set_autoload(prog, false);
+	}
 
 	err = observer_bpf__load(obs->skel);
 	if (err) {
@@ -396,6 +409,10 @@ const char *observer__stat_name(int which)
 		[CLAIMD_ST_EGRESS] = "egresses",
 		[CLAIMD_ST_TLS_CONNS] = "tls_connections",
 		[CLAIMD_ST_TLS_UNBOUND] = "tls_calls_without_socket",
+		[CLAIMD_ST_CONN_CLOSED] = "connections_closed",
+		[CLAIMD_ST_THREAD_CTXS] = "thread_contexts",
+		[CLAIMD_ST_CTX_LOST] = "requests_context_lost",
+		[CLAIMD_ST_ABANDONED] = "requests_abandoned",
 	};
 
 	return which >= 0 && which < CLAIMD_ST__COUNT ? names[which] : "?";
@@ -427,6 +444,17 @@ int observer__forget_processes(struct observer *obs, const __u32 *tgids, int n)
 		prev = &key;
 	}
 	for (i = 0; i < found; i++)
-		bpf_map_delete_elem(fd, &gone[i]);
+		if (!bpf_map_delete_elem(fd, &gone[i]))
+			obs->forgotten++;
 	return found;
+}
+
+unsigned long observer__forgotten(const struct observer *obs)
+{
+	return obs->forgotten;
+}
+
+int observer__threads_fd(const struct observer *obs)
+{
+	return bpf_map__fd(obs->skel->maps.threads);
 }

@@ -26,6 +26,9 @@ struct observer_config {
 	__u32 threads_max;
 	__u32 fail_status;   /* a status >= this is a failure (default 500) */
 	const char *pin_dir; /* where the verdict map is pinned */
+	__u32 ringbuf_size;  /* bytes, a power of two; 0: CLAIMD_RINGBUF_SZ */
+	__u32 classes_max;   /* edge classes in the kernel; 0: CLAIMD_CLASSES_MAX */
+	bool no_uprobes;     /* the kernel loads no uprobe programs: TLS and context off */
 };
 
 struct observer;
@@ -65,5 +68,8 @@ int observer__attach_context(struct observer *obs, const char *path);
 
 /* Forgets the connections of processes that exited; returns how many. */
 int observer__forget_processes(struct observer *obs, const __u32 *tgids, int n);
+/* Connections forgotten that way since load. */
+unsigned long observer__forgotten(const struct observer *obs);
+int observer__threads_fd(const struct observer *obs);
 
 #endif

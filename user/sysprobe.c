@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Host checks before loading; see sysprobe.h. */
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
@@ -16,7 +18,30 @@
 
 #define BPF_FS_MAGIC  0xcafe4a11
 #define TRACEFS_MAGIC 0x74726163
-#define DEBUGFS_MAGIC 0x64626720
+
+static const struct sysprobe_env default_env = {
+	.btf = "/sys/kernel/btf/vmlinux",
+	.bpffs = "/sys/fs/bpf",
+	.tracefs = "/sys/kernel/tracing",
+	.lockdown = "/sys/kernel/security/lockdown",
+	.euid = -1,
+};
+
+/* Logs a message and keeps it in the report. */
+__attribute__((format(printf, 3, 4))) static void say(struct sysprobe *p, enum log_level level,
+						      const char *fmt, ...)
+{
+	size_t used = strlen(p->report);
+	char line[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(line, sizeof(line), fmt, ap);
+	va_end(ap);
+	log_msg(level, "%s", line);
+	if (used + 1 < sizeof(p->report))
+		snprintf(p->report + used, sizeof(p->report) - used, "%s\n", line);
+}
 
 static bool fs_is(const char *path, long magic)
 {
@@ -25,24 +50,32 @@ static bool fs_is(const char *path, long magic)
 	return statfs(path, &st) == 0 && st.f_type == magic;
 }
 
-static bool ensure_mounted(const char *path, const char *type, long magic, const char *opts)
+static bool ensure_mounted(struct sysprobe *p, const struct sysprobe_env *env, const char *path,
+			   const char *type, long magic, const char *opts)
 {
 	if (fs_is(path, magic))
 		return true;
+	if (env->no_mount) {
+		say(p, LOG_ERROR, "%s is not mounted on %s: mount it (mount -t %s %s %s)", type,
+		    path, type, type, path);
+		return false;
+	}
 	mkdir(path, 0755);
 	if (mount(type, path, type, 0, opts)) {
-		pr_err("%s is not mounted on %s and mounting it failed: %s", type, path,
-		       strerror(errno));
+		say(p, LOG_ERROR,
+		    "%s is not mounted on %s and mounting it failed: %s (mount it: mount -t %s %s "
+		    "%s)",
+		    type, path, strerror(errno), type, type, path);
 		return false;
 	}
 	pr_info("mounted %s on %s", type, path);
 	return true;
 }
 
-static void read_lockdown(struct sysprobe *p)
+static void read_lockdown(struct sysprobe *p, const char *path)
 {
 	char buf[128], *l, *r;
-	FILE *f = fopen("/sys/kernel/security/lockdown", "r");
+	FILE *f = fopen(path, "r");
 
 	snprintf(p->lockdown, sizeof(p->lockdown), "unknown");
 	if (!f)
@@ -53,65 +86,204 @@ static void read_lockdown(struct sysprobe *p)
 		r = l ? strchr(l, ']') : NULL;
 		if (l && r) {
 			*r = 0;
-			snprintf(p->lockdown, sizeof(p->lockdown), "%s", l + 1);
+			snprintf(p->lockdown, sizeof(p->lockdown), "%.*s",
+				 (int)sizeof(p->lockdown) - 1, l + 1);
 		}
 	}
 	fclose(f);
 }
 
-int sysprobe__run(struct sysprobe *p)
+const char *sysprobe__feature_name(enum sysprobe_feature f)
 {
-	int ok = 1;
+	static const char *const names[SYSPROBE__COUNT] = {
+		[SYSPROBE_PROG_TRACEPOINT] = "tracepoint programs",
+		[SYSPROBE_PROG_UPROBE] = "uprobe programs",
+		[SYSPROBE_PROG_RAW_TP] = "raw tracepoint programs",
+		[SYSPROBE_MAP_RINGBUF] = "ring buffer maps",
+		[SYSPROBE_HELPER_LOOP] = "the bpf_loop helper",
+		[SYSPROBE_HELPER_TASK_PT_REGS] = "the bpf_task_pt_regs helper",
+		[SYSPROBE_HELPER_READ_KERNEL] = "the bpf_probe_read_kernel helper",
+		[SYSPROBE_HELPER_READ_USER] = "the bpf_probe_read_user helper",
+	};
 
+	return f < SYSPROBE__COUNT ? names[f] : "?";
+}
+
+const char *sysprobe__feature_key(enum sysprobe_feature f)
+{
+	static const char *const keys[SYSPROBE__COUNT] = {
+		[SYSPROBE_PROG_TRACEPOINT] = "tracepoint",
+		[SYSPROBE_PROG_UPROBE] = "uprobe",
+		[SYSPROBE_PROG_RAW_TP] = "raw_tp",
+		[SYSPROBE_MAP_RINGBUF] = "ringbuf",
+		[SYSPROBE_HELPER_LOOP] = "bpf_loop",
+		[SYSPROBE_HELPER_TASK_PT_REGS] = "task_pt_regs",
+		[SYSPROBE_HELPER_READ_KERNEL] = "read_kernel",
+		[SYSPROBE_HELPER_READ_USER] = "read_user",
+	};
+
+	return f < SYSPROBE__COUNT ? keys[f] : "?";
+}
+
+/* Is f in CLAIMD_TEST_MISSING ("uprobe,ringbuf")? For tests only. */
+static bool pretend_missing(enum sysprobe_feature f)
+{
+	const char *list = getenv(SYSPROBE_TEST_ENV), *key = sysprobe__feature_key(f), *p;
+	size_t n = strlen(key);
+
+	for (p = list; p && *p; p += strcspn(p, ","), p += *p == ',') {
+		if (!strncmp(p, key, n) && (p[n] == ',' || !p[n]))
+			return true;
+	}
+	return false;
+}
+
+/* The kernel's answer, through libbpf's probes (each loads a tiny program or map). */
+static int kernel_feature(enum sysprobe_feature f, void *ctx)
+{
+	(void)ctx;
+	if (pretend_missing(f))
+		return 0;
+	switch (f) {
+	case SYSPROBE_PROG_TRACEPOINT:
+		return libbpf_probe_bpf_prog_type(BPF_PROG_TYPE_TRACEPOINT, NULL) == 1;
+	case SYSPROBE_PROG_UPROBE:
+		return libbpf_probe_bpf_prog_type(BPF_PROG_TYPE_KPROBE, NULL) == 1;
+	case SYSPROBE_PROG_RAW_TP:
+		return libbpf_probe_bpf_prog_type(BPF_PROG_TYPE_RAW_TRACEPOINT, NULL) == 1;
+	case SYSPROBE_MAP_RINGBUF:
+		return libbpf_probe_bpf_map_type(BPF_MAP_TYPE_RINGBUF, NULL) == 1;
+	case SYSPROBE_HELPER_LOOP:
+		return libbpf_probe_bpf_helper(BPF_PROG_TYPE_TRACEPOINT, BPF_FUNC_loop, NULL) == 1;
+	case SYSPROBE_HELPER_TASK_PT_REGS:
+		return libbpf_probe_bpf_helper(BPF_PROG_TYPE_TRACEPOINT, BPF_FUNC_task_pt_regs,
+					       NULL) == 1;
+	case SYSPROBE_HELPER_READ_KERNEL:
+		return libbpf_probe_bpf_helper(BPF_PROG_TYPE_TRACEPOINT, BPF_FUNC_probe_read_kernel,
+					       NULL) == 1;
+	case SYSPROBE_HELPER_READ_USER:
+		return libbpf_probe_bpf_helper(BPF_PROG_TYPE_TRACEPOINT, BPF_FUNC_probe_read_user,
+					       NULL) == 1;
+	default:
+		return 0;
+	}
+}
+
+/* What each missing feature means, and what to do. */
+static void missing(struct sysprobe *p, enum sysprobe_feature f)
+{
+	switch (f) {
+	case SYSPROBE_PROG_TRACEPOINT:
+		say(p, LOG_ERROR,
+		    "the kernel does not load tracepoint BPF programs (CONFIG_BPF_EVENTS=y is "
+		    "needed, and no security module may deny them): claimd cannot follow syscalls");
+		break;
+	case SYSPROBE_PROG_RAW_TP:
+		say(p, LOG_ERROR,
+		    "the kernel does not load raw tracepoint BPF programs: claimd cannot publish "
+		    "its verdict map (Linux 4.17 or later)");
+		break;
+	case SYSPROBE_MAP_RINGBUF:
+		say(p, LOG_ERROR,
+		    "the kernel has no BPF ring buffer (Linux 5.8 or later is needed)");
+		break;
+	case SYSPROBE_HELPER_LOOP:
+		say(p, LOG_ERROR,
+		    "the kernel lacks the bpf_loop helper (Linux 5.17 or later is needed)");
+		break;
+	case SYSPROBE_HELPER_TASK_PT_REGS:
+		say(p, LOG_ERROR,
+		    "the kernel lacks bpf_task_pt_regs for tracepoints (Linux 5.15 or later)");
+		break;
+	case SYSPROBE_HELPER_READ_KERNEL:
+		if (!strcmp(p->lockdown, "confidentiality"))
+			say(p, LOG_ERROR,
+			    "kernel lockdown is 'confidentiality': BPF programs may not read "
+			    "kernel "
+			    "memory, which claimd needs to find the socket behind a file "
+			    "descriptor; boot with lockdown=integrity (or none) to run claimd");
+		else
+			say(p, LOG_ERROR,
+			    "BPF programs may not read kernel memory here (bpf_probe_read_kernel "
+			    "is "
+			    "refused: kernel lockdown or a security module); claimd needs it to "
+			    "find the socket behind a file descriptor");
+		break;
+	case SYSPROBE_HELPER_READ_USER:
+		say(p, LOG_ERROR,
+		    "BPF programs may not read user memory here (bpf_probe_read_user is refused): "
+		    "claimd cannot see the bytes services send and receive");
+		break;
+	default:
+		break;
+	}
+}
+
+int sysprobe__check(const struct sysprobe_env *env, struct sysprobe *p)
+{
+	int (*feature)(enum sysprobe_feature, void *);
+	char dir[512], file[528];
+	int ok = 1, i;
+
+	if (!env)
+		env = &default_env;
+	feature = env->feature ? env->feature : kernel_feature;
 	memset(p, 0, sizeof(*p));
-	p->root = geteuid() == 0;
+	p->root = (env->euid < 0 ? (int)geteuid() : env->euid) == 0;
 	if (!p->root) {
-		pr_err("claimd must run as root: loading BPF programs and reading other "
-		       "processes' sockets need CAP_BPF, CAP_PERFMON and CAP_SYS_ADMIN "
-		       "(try: sudo claimd)");
+		say(p, LOG_ERROR,
+		    "claimd must run as root: loading BPF programs and reading other processes' "
+		    "sockets need CAP_BPF, CAP_PERFMON and CAP_SYS_ADMIN (try: sudo claimd)");
 		return -1;
 	}
-	p->btf = access("/sys/kernel/btf/vmlinux", R_OK) == 0;
+	p->btf = access(env->btf, R_OK) == 0;
 	if (!p->btf) {
-		pr_err("the kernel exposes no BTF (/sys/kernel/btf/vmlinux is missing): claimd "
-		       "needs a kernel built with CONFIG_DEBUG_INFO_BTF=y");
+		say(p, LOG_ERROR,
+		    "the kernel exposes no BTF (%s is missing): claimd needs a kernel built with "
+		    "CONFIG_DEBUG_INFO_BTF=y",
+		    env->btf);
 		ok = 0;
 	}
-	p->bpffs = ensure_mounted("/sys/fs/bpf", "bpf", BPF_FS_MAGIC, "mode=0755");
+	p->bpffs = ensure_mounted(p, env, env->bpffs, "bpf", BPF_FS_MAGIC, "mode=0755");
 	if (!p->bpffs)
 		ok = 0;
-	p->tracefs = fs_is("/sys/kernel/tracing", TRACEFS_MAGIC) ||
-		     ensure_mounted("/sys/kernel/tracing", "tracefs", TRACEFS_MAGIC, NULL);
+	p->tracefs = ensure_mounted(p, env, env->tracefs, "tracefs", TRACEFS_MAGIC, NULL);
 	if (!p->tracefs)
 		ok = 0;
-	p->syscall_tracepoints =
-		access("/sys/kernel/tracing/events/syscalls/sys_exit_read", F_OK) == 0;
+	if (env->syscalls)
+		snprintf(dir, sizeof(dir), "%s", env->syscalls);
+	else
+		snprintf(dir, sizeof(dir), "%s/events/syscalls", env->tracefs);
+	snprintf(file, sizeof(file), "%s/sys_exit_read", dir);
+	p->syscall_tracepoints = access(file, F_OK) == 0;
 	if (p->tracefs && !p->syscall_tracepoints) {
-		pr_err("the kernel has no syscall tracepoints "
-		       "(/sys/kernel/tracing/events/syscalls): it needs CONFIG_FTRACE_SYSCALLS=y");
+		say(p, LOG_ERROR,
+		    "the kernel has no syscall tracepoints (nothing in %s): it needs "
+		    "CONFIG_FTRACE_SYSCALLS=y",
+		    dir);
 		ok = 0;
 	}
-	read_lockdown(p);
-	if (!strcmp(p->lockdown, "confidentiality"))
-		pr_warn("kernel lockdown is 'confidentiality': BPF may not read kernel or user "
-			"memory, so claimd cannot see traffic; boot with lockdown=integrity or "
-			"none");
+	read_lockdown(p, env->lockdown);
 
-	p->ringbuf = libbpf_probe_bpf_map_type(BPF_MAP_TYPE_RINGBUF, NULL) == 1;
-	if (!p->ringbuf) {
-		pr_err("the kernel has no BPF ring buffer (Linux 5.8 or later is needed)");
+	if (getenv(SYSPROBE_TEST_ENV) && !env->feature)
+		say(p, LOG_WARN, "%s=%s: acting as if the kernel lacked those (for tests)",
+		    SYSPROBE_TEST_ENV, getenv(SYSPROBE_TEST_ENV));
+	for (i = 0; i < SYSPROBE__COUNT; i++)
+		p->has[i] = feature(i, env->ctx) == 1;
+	for (i = 0; i < SYSPROBE__COUNT; i++) {
+		if (p->has[i] || i == SYSPROBE_PROG_UPROBE)
+			continue;
+		missing(p, i);
 		ok = 0;
 	}
-	p->bpf_loop = libbpf_probe_bpf_helper(BPF_PROG_TYPE_TRACEPOINT, BPF_FUNC_loop, NULL) == 1;
-	if (!p->bpf_loop) {
-		pr_err("the kernel lacks the bpf_loop helper (Linux 5.17 or later is needed)");
-		ok = 0;
-	}
-	p->task_pt_regs =
-		libbpf_probe_bpf_helper(BPF_PROG_TYPE_TRACEPOINT, BPF_FUNC_task_pt_regs, NULL) == 1;
-	if (!p->task_pt_regs) {
-		pr_err("the kernel lacks bpf_task_pt_regs for tracepoints (Linux 5.15 or later)");
-		ok = 0;
+	/* Without uprobes claimd still follows plain HTTP: a stated degraded mode. */
+	p->uprobes = p->has[SYSPROBE_PROG_UPROBE];
+	if (ok && !p->uprobes) {
+		p->degraded = true;
+		say(p, LOG_WARN,
+		    "degraded: the kernel does not load uprobe BPF programs, so TLS traffic "
+		    "(OpenSSL) and libclaim's explicit request context are not followed; plain "
+		    "HTTP/1.x is");
 	}
 	return ok ? 0 : -1;
 }
@@ -134,7 +306,8 @@ const char *sysprobe__explain(int err)
 	case ENOENT:
 		return "a tracepoint or kernel type claimd needs does not exist on this kernel";
 	case ENOMEM:
-		return "not enough memory for the BPF maps (see --conns and --threads)";
+		return "not enough memory for the BPF maps (see --conns, --threads and "
+		       "--ringbuf-size)";
 	}
 	return strerror(err);
 }

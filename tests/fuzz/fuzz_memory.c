@@ -1,0 +1,62 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * libFuzzer target: the state-file loader (memory__parse), which reads
+ * memory.json at start. A file is taken whole or not at all: on refusal it
+ * must say why and leave the edge table empty; on success every edge it
+ * counted must be there, and saving the table must work.
+ */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "edges.h"
+#include "memory.h"
+
+static int count;
+
+static void count_edge(struct edge *ed, void *ctx)
+{
+	(void)ctx;
+	if (!ed->caller || !ed->callee || !ed->in_memory)
+		abort();
+	count++;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct edges_config cfg = { .window_s = 300,
+				    .memory_half_life_s = 14 * 86400.0,
+				    .min_failures = 20,
+				    .fail_status = 500,
+				    .use_memory = true };
+	struct edges *e = edges__new(&cfg);
+	char why[160] = "";
+	char *text;
+	int n;
+
+	if (!e)
+		return 0;
+	/* Exactly the file's bytes: no terminating NUL to lean on. */
+	text = malloc(size ? size : 1);
+	if (!text) {
+		edges__free(e);
+		return 0;
+	}
+	memcpy(text, data, size);
+	n = memory__parse(e, text, size, why, sizeof(why));
+	count = 0;
+	edges__for_each(e, count_edge, NULL);
+	if (n < 0 && (!why[0] || count))
+		abort();
+	/* Duplicate caller/callee pairs collapse into one edge. */
+	if (n >= 0 && (count > n || (n > 0 && !count)))
+		abort();
+	if (n >= 0) {
+		struct json_object *arr = edges__json(e, 1.0, 1700000000);
+
+		json_object_put(arr);
+	}
+	free(text);
+	edges__free(e);
+	return 0;
+}
