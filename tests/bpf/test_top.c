@@ -93,13 +93,13 @@ static bool chain_seen(const struct claimd_h *h, const char *prefix)
 }
 
 struct tmux {
-	char sock[64];
+	char sock[H_PATH]; /* in the test's directory, removed with it */
 	bool started;
 };
 
 static int tmux(struct tmux *t, const char *const args[], char *out, size_t len)
 {
-	const char *argv[24] = { "tmux", "-L", t->sock };
+	const char *argv[24] = { "tmux", "-S", t->sock };
 	int n = 3, i;
 
 	for (i = 0; args[i] && n < 23; i++)
@@ -189,7 +189,7 @@ void test_top(void)
 
 	if (!up(&h) || !lab(&h, "retry:1", "tp") || !chain_seen(&h, "tp"))
 		goto out;
-	snprintf(t.sock, sizeof(t.sock), "claimd-test-%d", getpid());
+	snprintf(t.sock, sizeof(t.sock), "%s/tmux.sock", h.dir);
 	snprintf(claimctl, sizeof(claimctl), "%s/claimctl", test__build_dir());
 	snprintf(cmd, sizeof(cmd), "%s --socket %s top --interval 0.5", claimctl, h.sock);
 	{
