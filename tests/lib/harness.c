@@ -199,6 +199,35 @@ void tmpdir_remove(const char *dir)
 		nftw(dir, rm_one, 16, FTW_DEPTH | FTW_PHYS);
 }
 
+/*
+ * Pin directories of test runs that were killed (and so never cleaned up)
+ * keep their verdict map alive in the kernel: remove those whose run is
+ * gone. Named claimd-test-<pid>[-what], as claimd_start and tests make them.
+ */
+void stale_pins_remove(void)
+{
+	DIR *d = opendir("/sys/fs/bpf");
+	struct dirent *e;
+
+	if (!d)
+		return;
+	while ((e = readdir(d))) {
+		char path[H_PATH], *end;
+		long pid;
+
+		if (strncmp(e->d_name, "claimd-test-", 12))
+			continue;
+		pid = strtol(e->d_name + 12, &end, 10);
+		if (end == e->d_name + 12 || (*end && *end != '-') || pid <= 0 || !kill(pid, 0) ||
+		    errno != ESRCH)
+			continue;
+		snprintf(path, sizeof(path), "/sys/fs/bpf/%s", e->d_name);
+		tmpdir_remove(path);
+		printf("removed %s, left by test run %ld, which is gone\n", path, pid);
+	}
+	closedir(d);
+}
+
 static void path_in(char *out, const char *dir, const char *name)
 {
 	snprintf(out, H_PATH, "%s/%s", dir, name);

@@ -43,6 +43,9 @@ long long now_ms(void);
 int tmpdir_make(char *dir, size_t len);
 void tmpdir_remove(const char *dir);
 
+/* Removes the pin directories of killed test runs (root only). */
+void stale_pins_remove(void);
+
 struct claimd_h {
 	pid_t pid;
 	char dir[H_DIR];

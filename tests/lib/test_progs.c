@@ -19,6 +19,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "harness.h"
 #include "test_progs.h"
 
 #define DEFINE_TEST(name, group) void test_##name(void);
@@ -268,6 +269,8 @@ int main(int argc, char **argv)
 		perror("mmap");
 		return 2;
 	}
+	if (geteuid() == 0)
+		stale_pins_remove();
 	/* Unit tests first, then the BPF and end-to-end ones. */
 	for (int pass = 0; pass < 2; pass++) {
 		for (i = 0; i < sizeof(tests) / sizeof(tests[0]); i++) {
