@@ -20,7 +20,7 @@
 #include "ingress.bpf.h"
 
 #define FEED_ROUNDS   256 /* windows, skips and events per buffer */
-#define FEED_SEGMENTS 4	 /* iovec entries parsed per syscall */
+#define FEED_SEGMENTS 4	  /* iovec entries parsed per syscall */
 
 static __always_inline struct http_framer *io_framer(struct claimd_conn *c, struct io *io)
 {

@@ -9,11 +9,8 @@
 #include "ctlproto.h"
 
 static const char *const cmd_names[CTL__COUNT] = {
-	[CTL_TRACE] = "trace",
-	[CTL_STATUS] = "status",
-	[CTL_EDGES] = "edges",
-	[CTL_SERVICES] = "services",
-	[CTL_GRAPH] = "graph",
+	[CTL_TRACE] = "trace",	     [CTL_STATUS] = "status", [CTL_EDGES] = "edges",
+	[CTL_SERVICES] = "services", [CTL_GRAPH] = "graph",
 };
 
 const char *ctl_cmd__name(enum ctl_cmd cmd)

@@ -465,8 +465,8 @@ static void service_json(struct service_stats *s, void *arg)
 	json_object_object_add(o, "unknown", json_object_new_uint64(s->unknown));
 	json_object_object_add(o, "multiplexed", json_object_new_uint64(s->multiplexed));
 	/* One thread juggling requests: counted, kept out of edges and verdicts. */
-	json_object_object_add(o, "mode", json_object_new_string(s->multiplexed ? "multiplexed"
-										 : "per-thread"));
+	json_object_object_add(
+		o, "mode", json_object_new_string(s->multiplexed ? "multiplexed" : "per-thread"));
 	json_object_array_add(arr, o);
 }
 

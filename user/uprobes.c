@@ -23,8 +23,12 @@
 
 /* Where the dynamic linker finds libraries on Debian, besides what processes map. */
 static const char *const known_dirs[] = {
-	"/usr/lib/x86_64-linux-gnu", "/lib/x86_64-linux-gnu", "/usr/lib/aarch64-linux-gnu",
-	"/usr/lib64", "/usr/lib", "/usr/local/lib",
+	"/usr/lib/x86_64-linux-gnu",
+	"/lib/x86_64-linux-gnu",
+	"/usr/lib/aarch64-linux-gnu",
+	"/usr/lib64",
+	"/usr/lib",
+	"/usr/local/lib",
 };
 
 struct file_id {
@@ -99,7 +103,8 @@ bool uprobes__elf_has_symbol(const char *path, const char *name)
 		Elf_Data *data;
 		size_t i, n;
 
-		if (!gelf_getshdr(scn, &sh) || (sh.sh_type != SHT_SYMTAB && sh.sh_type != SHT_DYNSYM))
+		if (!gelf_getshdr(scn, &sh) ||
+		    (sh.sh_type != SHT_SYMTAB && sh.sh_type != SHT_DYNSYM))
 			continue;
 		data = elf_getdata(scn, NULL);
 		n = sh.sh_entsize ? sh.sh_size / sh.sh_entsize : 0;
