@@ -57,7 +57,7 @@ BPF_OBJS := $(patsubst %,$(BUILD)/%.bpf.o,$(BPF_MODS))
 SKELS := $(patsubst %,$(BUILD)/%.skel.h,$(BPF_MODS))
 
 # Modules shared by claimd and claimctl.
-COMMON_SRCS := user/log.c user/jsonio.c user/ctlproto.c
+COMMON_SRCS := user/log.c user/jsonio.c user/ctlproto.c user/argnum.c
 # claimd's own modules.
 CLAIMD_SRCS := user/claimd.c user/observer.c user/sysprobe.c user/seed.c user/procnet.c \
 	user/record.c user/names.c user/control.c user/evloop.c user/trace_fmt.c \
@@ -207,7 +207,7 @@ $(BUILD)/libclaim.pc: scripts/libclaim.pc.in
 	$(call msg,GEN,$@)
 	$(Q)sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(VERSION)|' $< > $@
 
-$(BUILD)/claimlab: $(LAB_OBJS) $(BUILD)/libclaim.a
+$(BUILD)/claimlab: $(LAB_OBJS) $(BUILD)/user/argnum.o $(BUILD)/libclaim.a
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(LDFLAGS) $^ $(LDLIBS_JSON) -lm -lpthread -o $@
 

@@ -22,6 +22,7 @@
 
 #include <bpf/libbpf.h>
 
+#include "argnum.h"
 #include "classes.h"
 #include "control.h"
 #include "edges.h"
@@ -181,17 +182,6 @@ static const struct argp_option options[] = {
 	{},
 };
 
-static int parse_uint(const char *arg, unsigned long max, unsigned long *out)
-{
-	char *end;
-
-	errno = 0;
-	*out = strtoul(arg, &end, 10);
-	if (errno || end == arg || *end || *out > max)
-		return -1;
-	return 0;
-}
-
 /* "4096", "64k", "8m": a power of two in [min, max]. */
 static int parse_pow2_size(const char *arg, unsigned long min, unsigned long max,
 			   unsigned long *out)
@@ -216,16 +206,17 @@ static int parse_pow2_size(const char *arg, unsigned long min, unsigned long max
 static error_t parse_opt(int key, char *arg, struct argp_state *state)
 {
 	struct options *o = state->input;
-	unsigned long v = 0;
+	unsigned long size = 0;
+	long v = 0;
 
 	switch (key) {
 	case 'p':
-		if (o->obs.n_pids >= OBSERVER_MAX_FILTER || parse_uint(arg, UINT32_MAX, &v) || !v)
+		if (o->obs.n_pids >= OBSERVER_MAX_FILTER || arg_long(arg, 1, UINT32_MAX, &v))
 			argp_error(state, "invalid or too many --pid: %s", arg);
 		o->obs.pids[o->obs.n_pids++] = v;
 		break;
 	case 'P':
-		if (o->obs.n_ports >= OBSERVER_MAX_FILTER || parse_uint(arg, 65535, &v) || !v)
+		if (o->obs.n_ports >= OBSERVER_MAX_FILTER || arg_long(arg, 1, 65535, &v))
 			argp_error(state, "invalid or too many --port: %s", arg);
 		o->obs.ports[o->obs.n_ports++] = v;
 		break;
@@ -239,29 +230,29 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		o->control.path = arg;
 		break;
 	case OPT_CONTROL_GROUP:
-		if (parse_uint(arg, UINT32_MAX - 1, &v))
+		if (arg_long(arg, 0, UINT32_MAX - 1, &v))
 			argp_error(state, "invalid --control-group: %s", arg);
 		o->control.group = v;
 		o->control.mode = 0660;
 		break;
 	case OPT_CONNS:
-		if (parse_uint(arg, 1u << 24, &v) || v < 64)
+		if (arg_long(arg, 64, 1u << 24, &v))
 			argp_error(state, "--conns must be 64 to 16777216");
 		o->obs.conns_max = v;
 		break;
 	case OPT_THREADS:
-		if (parse_uint(arg, 1u << 20, &v) || v < 64)
+		if (arg_long(arg, 64, 1u << 20, &v))
 			argp_error(state, "--threads must be 64 to 1048576");
 		o->obs.threads_max = v;
 		break;
 	case OPT_RINGBUF:
-		if (parse_pow2_size(arg, 4096, 1ul << 30, &v))
+		if (parse_pow2_size(arg, 4096, 1ul << 30, &size))
 			argp_error(state, "--ringbuf-size must be a power of two from 4096 to "
 					  "1073741824 (4k to 1024m)");
-		o->obs.ringbuf_size = v;
+		o->obs.ringbuf_size = size;
 		break;
 	case OPT_CLASSES:
-		if (parse_uint(arg, 1u << 20, &v) || v < 16)
+		if (arg_long(arg, 16, 1u << 20, &v))
 			argp_error(state, "--classes must be 16 to 1048576");
 		o->obs.classes_max = v;
 		break;
@@ -275,27 +266,27 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		o->state_dir = arg;
 		break;
 	case OPT_WINDOW:
-		if (parse_uint(arg, 86400, &v) || v < EDGES_WINDOW_BUCKETS)
+		if (arg_long(arg, EDGES_WINDOW_BUCKETS, 86400, &v))
 			argp_error(state, "--window must be 10 to 86400 seconds");
 		o->edges.window_s = v;
 		break;
 	case OPT_HALF_LIFE:
-		if (parse_uint(arg, 3650, &v) || !v)
+		if (arg_long(arg, 1, 3650, &v))
 			argp_error(state, "--memory-half-life must be 1 to 3650 days");
 		o->edges.memory_half_life_s = v * 86400.0;
 		break;
 	case OPT_PERSIST:
-		if (parse_uint(arg, 86400, &v) || !v)
+		if (arg_long(arg, 1, 86400, &v))
 			argp_error(state, "--persist-interval must be 1 to 86400 seconds");
 		o->persist_s = v;
 		break;
 	case OPT_MIN_FAILURES:
-		if (parse_uint(arg, 1u << 30, &v) || !v)
+		if (arg_long(arg, 1, 1u << 30, &v))
 			argp_error(state, "invalid --min-failures: %s", arg);
 		o->edges.min_failures = v;
 		break;
 	case OPT_FAIL_STATUS:
-		if (parse_uint(arg, 599, &v) || v < 100)
+		if (arg_long(arg, 100, 599, &v))
 			argp_error(state, "--fail-status must be 100 to 599");
 		o->edges.fail_status = v;
 		o->obs.fail_status = v;

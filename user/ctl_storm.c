@@ -7,12 +7,12 @@
  * claim-aware retries, and the policy to use. The arithmetic is storm.c's.
  */
 #include <argp.h>
-#include <errno.h>
-#include <math.h>
+#include <float.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "argnum.h"
 #include "claimctl.h"
 #include "log.h"
 #include "storm.h"
@@ -22,15 +22,6 @@ struct storm_args {
 	const char *file;
 	bool json;
 };
-
-static int parse_number(const char *arg, double *out)
-{
-	char *end;
-
-	errno = 0;
-	*out = strtod(arg, &end);
-	return errno || end == arg || *end || !isfinite(*out) || *out < 0 ? -1 : 0;
-}
 
 enum { OPT_HOP_BUDGET = 0x100 };
 
@@ -44,13 +35,13 @@ static error_t parse_storm(int key, char *arg, struct argp_state *state)
 		a->file = arg;
 		break;
 	case 'r':
-		if (parse_number(arg, &v) || v > 100)
+		if (arg_double(arg, 0, 100, &v))
 			argp_error(state, "--retries must be a number from 0 to 100, not '%s'",
 				   arg);
 		a->o.retries = v;
 		break;
 	case 's':
-		if (parse_number(arg, &v) || v <= 0)
+		if (arg_double(arg, 0, DBL_MAX, &v) || v == 0)
 			argp_error(state, "--slack must be a number more than 0, not '%s'", arg);
 		a->o.policy.slack = v;
 		break;
@@ -58,12 +49,12 @@ static error_t parse_storm(int key, char *arg, struct argp_state *state)
 		a->o.policy.deadline = true;
 		break;
 	case 'b':
-		if (parse_number(arg, &v))
+		if (arg_double(arg, 0, DBL_MAX, &v))
 			argp_error(state, "--budget must be a share of requests (0.1 = 10%%)");
 		a->o.policy.shared_budget = v;
 		break;
 	case OPT_HOP_BUDGET:
-		if (parse_number(arg, &v))
+		if (arg_double(arg, 0, DBL_MAX, &v))
 			argp_error(state, "--hop-budget must be a share of calls (0.1 = 10%%)");
 		a->o.policy.hop_budget = v;
 		break;

@@ -9,7 +9,6 @@
  * --json prints each frame as one line of JSON.
  */
 #include <argp.h>
-#include <errno.h>
 #include <math.h>
 #include <poll.h>
 #include <signal.h>
@@ -21,6 +20,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "argnum.h"
 #include "claimctl.h"
 #include "log.h"
 #include "storm.h"
@@ -49,14 +49,11 @@ static void on_signal(int sig)
 static error_t parse_top(int key, char *arg, struct argp_state *state)
 {
 	struct top_args *a = state->input;
-	char *end;
 	int i;
 
 	switch (key) {
 	case 'i':
-		errno = 0;
-		a->interval = strtod(arg, &end);
-		if (errno || end == arg || *end || !(a->interval >= 0.1 && a->interval <= 3600))
+		if (arg_double(arg, 0.1, 3600, &a->interval))
 			argp_error(state, "--interval must be 0.1 to 3600 seconds");
 		break;
 	case 'o':

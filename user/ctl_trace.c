@@ -5,12 +5,14 @@
  * claimd's objects through; otherwise one readable line each.
  */
 #include <argp.h>
-#include <errno.h>
+#include <limits.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "argnum.h"
 #include "claimctl.h"
 #include "jsonio.h"
 #include "log.h"
@@ -39,7 +41,6 @@ static const struct argp_option trace_options[] = {
 static error_t parse_trace(int key, char *arg, struct argp_state *state)
 {
 	struct trace_args *t = state->input;
-	char *end;
 
 	switch (key) {
 	case 'j':
@@ -51,9 +52,9 @@ static error_t parse_trace(int key, char *arg, struct argp_state *state)
 	case 'p':
 		if (t->n_pids == MAX_FILTERS)
 			argp_error(state, "too many --pid");
-		t->pids[t->n_pids++] = strtol(arg, &end, 10);
-		if (*end || end == arg)
+		if (arg_long(arg, 1, INT32_MAX, &t->pids[t->n_pids]))
 			argp_error(state, "invalid --pid: %s", arg);
+		t->n_pids++;
 		break;
 	case 'S':
 		if (t->n_services == MAX_FILTERS)
@@ -61,8 +62,7 @@ static error_t parse_trace(int key, char *arg, struct argp_state *state)
 		t->services[t->n_services++] = arg;
 		break;
 	case 'n':
-		t->count = strtol(arg, &end, 10);
-		if (*end || end == arg || t->count < 0)
+		if (arg_long(arg, 0, LONG_MAX, &t->count))
 			argp_error(state, "invalid --count: %s", arg);
 		break;
 	case ARGP_KEY_ARG:

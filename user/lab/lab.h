@@ -20,6 +20,7 @@
 
 #include "claim.h"
 #include "http_parse.h"
+#include "argnum.h"
 
 #define LAB_MAX_DOWN	 8   /* downstreams of one node */
 #define LAB_NAME_MAX	 32  /* node names: "A", "n0.1.0.1" */
@@ -40,8 +41,6 @@ int lab_write_atomic(const char *path, const char *text);
 /* A uniform double in [0, 1) from a seed and a counter (splitmix64). */
 double lab_uniform(uint64_t seed, uint64_t n);
 uint64_t lab_hash(const char *s);
-int lab_parse_int(const char *s, long min, long max, long *out);
-int lab_parse_double(const char *s, double min, double max, double *out);
 
 /* ---- httpio.c: HTTP/1.1 messages on sockets, framed by http_feed() ---- */
 

@@ -81,7 +81,7 @@ static int parse_down(const char *arg, struct downstream *d)
 			return -1;
 		d->open = !strcmp(mode, "open");
 	}
-	if (lab_parse_int(colon + 1, 1, 65535, &port) || strlen(buf) >= sizeof(d->addr))
+	if (arg_long(colon + 1, 1, 65535, &port) || strlen(buf) >= sizeof(d->addr))
 		return -1;
 	snprintf(d->addr, sizeof(d->addr), "%s", buf);
 	d->port = port;
@@ -100,7 +100,7 @@ static error_t parse_node_opt(int key, char *arg, struct argp_state *state)
 		snprintf(n->name, sizeof(n->name), "%s", arg);
 		break;
 	case OPT_PORT:
-		if (lab_parse_int(arg, 0, 65535, &v))
+		if (arg_long(arg, 0, 65535, &v))
 			argp_error(state, "invalid --port: %s", arg);
 		n->port = v;
 		break;
@@ -120,16 +120,16 @@ static error_t parse_node_opt(int key, char *arg, struct argp_state *state)
 			argp_error(state, "invalid --policy: %s", arg);
 		break;
 	case OPT_BURST:
-		if (lab_parse_double(arg, 1, 1e9, &n->budget_burst))
+		if (arg_double(arg, 1, 1e9, &n->budget_burst))
 			argp_error(state, "invalid --budget-burst: %s", arg);
 		break;
 	case OPT_TIMEOUT:
-		if (lab_parse_int(arg, 1, 3600000, &v))
+		if (arg_long(arg, 1, 3600000, &v))
 			argp_error(state, "invalid --timeout: %s", arg);
 		n->timeout_ms = v;
 		break;
 	case OPT_FAIL_RATE:
-		if (lab_parse_double(arg, 0, 1, &n->fail_rate))
+		if (arg_double(arg, 0, 1, &n->fail_rate))
 			argp_error(state, "--fail-rate must be 0 to 1: %s", arg);
 		break;
 	case OPT_FAIL_MODE:
@@ -141,11 +141,11 @@ static error_t parse_node_opt(int key, char *arg, struct argp_state *state)
 			argp_error(state, "--fail-mode is internal or overload: %s", arg);
 		break;
 	case OPT_CAPACITY:
-		if (lab_parse_int(arg, 1, 1000000, &n->capacity))
+		if (arg_long(arg, 1, 1000000, &n->capacity))
 			argp_error(state, "invalid --capacity: %s", arg);
 		break;
 	case OPT_SEED:
-		if (lab_parse_int(arg, 0, LONG_MAX, &v))
+		if (arg_long(arg, 0, LONG_MAX, &v))
 			argp_error(state, "invalid --seed: %s", arg);
 		n->seed = v;
 		break;

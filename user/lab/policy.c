@@ -28,12 +28,12 @@ int policy_parse(const char *s, struct policy *p)
 		p->kind = POL_NONE;
 	} else if (klen == 5 && !strncmp(s, "retry", 5)) {
 		p->kind = POL_RETRY;
-		if (arg && lab_parse_int(arg, 0, 10, &r))
+		if (arg && arg_long(arg, 0, 10, &r))
 			return -1;
 		p->retries = r;
 	} else if (klen == 5 && !strncmp(s, "claim", 5)) {
 		p->kind = POL_CLAIM;
-		if (arg && lab_parse_int(arg, 0, 10, &r))
+		if (arg && arg_long(arg, 0, 10, &r))
 			return -1;
 		p->retries = r;
 	} else if ((klen == 6 && !strncmp(s, "budget", 6)) ||
@@ -41,7 +41,7 @@ int policy_parse(const char *s, struct policy *p)
 		p->kind = klen == 6 ? POL_BUDGET : POL_CLAIM_BUDGET;
 		p->retries = 1;
 		p->ratio = 0.1;
-		if (arg && lab_parse_double(arg, 0, 1, &p->ratio))
+		if (arg && arg_double(arg, 0, 1, &p->ratio))
 			return -1;
 	} else {
 		return -1;

@@ -84,7 +84,7 @@ static error_t parse_run_opt(int key, char *arg, struct argp_state *state)
 		o->fail = arg;
 		break;
 	case OPT_FAIL_RATE:
-		if (lab_parse_double(arg, 0, 1, &o->fail_rate))
+		if (arg_double(arg, 0, 1, &o->fail_rate))
 			argp_error(state, "--fail-rate must be 0 to 1: %s", arg);
 		break;
 	case OPT_FAIL_MODE:
@@ -93,7 +93,7 @@ static error_t parse_run_opt(int key, char *arg, struct argp_state *state)
 		o->fail_mode = arg;
 		break;
 	case OPT_CAPACITY:
-		if (lab_parse_int(arg, 1, 1000000, &o->capacity))
+		if (arg_long(arg, 1, 1000000, &o->capacity))
 			argp_error(state, "invalid --capacity: %s", arg);
 		break;
 	case OPT_POLICY:
@@ -116,21 +116,21 @@ static error_t parse_run_opt(int key, char *arg, struct argp_state *state)
 		o->no_header_at[o->n_no_header_at++] = arg;
 		break;
 	case OPT_BURST:
-		if (lab_parse_double(arg, 1, 1e9, &o->budget_burst))
+		if (arg_double(arg, 1, 1e9, &o->budget_burst))
 			argp_error(state, "invalid --budget-burst: %s", arg);
 		break;
 	case OPT_REQUESTS:
-		if (lab_parse_int(arg, 1, 100000000, &o->requests))
+		if (arg_long(arg, 1, 100000000, &o->requests))
 			argp_error(state, "invalid --requests: %s", arg);
 		break;
 	case OPT_CONCURRENCY:
-		if (lab_parse_int(arg, 1, 1024, &o->concurrency))
+		if (arg_long(arg, 1, 1024, &o->concurrency))
 			argp_error(state, "--concurrency must be 1 to 1024: %s", arg);
 		break;
 	case OPT_SEED: {
 		long v;
 
-		if (lab_parse_int(arg, 0, LONG_MAX, &v))
+		if (arg_long(arg, 0, LONG_MAX, &v))
 			argp_error(state, "invalid --seed: %s", arg);
 		o->seed = v;
 		break;
@@ -138,7 +138,7 @@ static error_t parse_run_opt(int key, char *arg, struct argp_state *state)
 	case OPT_TIMEOUT: {
 		long v;
 
-		if (lab_parse_int(arg, 1, 3600000, &v))
+		if (arg_long(arg, 1, 3600000, &v))
 			argp_error(state, "invalid --timeout: %s", arg);
 		o->timeout_ms = v;
 		break;

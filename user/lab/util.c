@@ -2,13 +2,11 @@
 /*
  * Small helpers the lab's node and driver share: messages on stderr with the
  * process's role as prefix, a monotonic clock, files written atomically
- * (ready and stats files are read by another process while they appear), a
- * counter-based PRNG that makes failure injection reproducible, and number
- * parsing that rejects junk.
+ * (ready and stats files are read by another process while they appear), and
+ * a counter-based PRNG that makes failure injection reproducible.
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -116,30 +114,4 @@ uint64_t lab_hash(const char *s)
 	for (; *s; s++)
 		h = (h ^ (unsigned char)*s) * 1099511628211ull;
 	return h;
-}
-
-int lab_parse_int(const char *s, long min, long max, long *out)
-{
-	char *end;
-	long v;
-
-	errno = 0;
-	v = strtol(s, &end, 10);
-	if (errno || end == s || *end || v < min || v > max)
-		return -1;
-	*out = v;
-	return 0;
-}
-
-int lab_parse_double(const char *s, double min, double max, double *out)
-{
-	char *end;
-	double v;
-
-	errno = 0;
-	v = strtod(s, &end);
-	if (errno || end == s || *end || isnan(v) || v < min || v > max)
-		return -1;
-	*out = v;
-	return 0;
 }
