@@ -52,8 +52,6 @@ static bool has_failures(struct json_object *e, void *ctx)
 
 void test_classification(void)
 {
-	static const double p[3] = { 0.9, 0.5, 0.1 };
-	static const char *const names[3] = { "tS90", "tS50", "tS10" };
 	static const char *const classes[3] = { "fail-close", "unknown", "fail-open" };
 	static const int both[3] = { 27, 15, 3 };
 	struct svc t = { 0 }, s[3] = { 0 };
@@ -63,17 +61,8 @@ void test_classification(void)
 	if (!claimd_up(&h, NULL, NULL))
 		goto out;
 	/* T fails every third request: 30 failures in 90 calls from each caller. */
-	if (svc_start(&t, &(struct svc_spec){ .name = "tT", .fail_mod = 3 }, h.dir))
+	if (svc_t3_start(&t, s, "t", h.dir))
 		goto out;
-	for (i = 0; i < 3; i++) {
-		struct svc_spec spec = { .name = names[i],
-					 .downstream = t.port,
-					 .propagate = p[i],
-					 .set_propagate = true };
-
-		if (svc_start(&s[i], &spec, h.dir))
-			goto out;
-	}
 	for (i = 0; i < 3; i++) {
 		char path[32];
 		int fails = 0;
@@ -86,18 +75,19 @@ void test_classification(void)
 	}
 	for (i = 0; i < 3; i++) {
 		struct json_object *e =
-			claimd_wait_edge(&h, names[i], "tT", has_failures, &want, 10000);
+			claimd_wait_edge(&h, s[i].name, "tT", has_failures, &want, 10000);
 
-		if (!ASSERT_OK_PTR(e, names[i]))
+		if (!ASSERT_OK_PTR(e, s[i].name))
 			continue;
 		printf("%s -> T: calls %lld, callee failures %lld, both %lld, ratio %.3f, %s\n",
-		       names[i], j_int(e, "calls"), j_int(e, "callee_failures"),
+		       s[i].name, j_int(e, "calls"), j_int(e, "callee_failures"),
 		       j_int(e, "both_failed"), json_object_get_double(j_get(e, "ratio")),
 		       j_str(e, "class"));
 		ASSERT_EQ(j_int(e, "calls"), 90, "calls");
 		ASSERT_EQ(j_int(e, "callee_failures"), 30, "callee failures");
 		ASSERT_EQ(j_int(e, "both_failed"), both[i], "both failed");
-		ASSERT_FLOAT_NEAR(json_object_get_double(j_get(e, "ratio")), p[i], 1e-9, "ratio");
+		ASSERT_FLOAT_NEAR(json_object_get_double(j_get(e, "ratio")), svc_t3_propagate[i],
+				  1e-9, "ratio");
 		ASSERT_STREQ(j_str(e, "class"), classes[i], "class");
 		ASSERT_STREQ(j_str(e, "class_source"), i == 1 ? "none" : "window", "source");
 		ASSERT_EQ(j_int(e, "retries"), 0, "retries");

@@ -186,8 +186,6 @@ static void check_rule_health(int port)
 
 void test_prometheus(void)
 {
-	static const double p[3] = { 0.9, 0.5, 0.1 };
-	static const char *const names[3] = { "pS90", "pS50", "pS10" };
 	char port_s[32], web[64], cfg[H_PATH], data[H_PATH], log[H_PATH], q[256], path[32];
 	const char *extra[] = { "--metrics", port_s, NULL };
 	struct svc t = { 0 }, s[3] = { 0 };
@@ -212,23 +210,16 @@ void test_prometheus(void)
 	ASSERT_STREQ(j_str(st, "metrics"), q, "status tells the metrics address");
 	ASSERT_OK_PTR(j_get(j_get(st, "maps"), "conns"), "status has the map fill");
 
-	if (svc_start(&t, &(struct svc_spec){ .name = "pT", .fail_mod = 3 }, h.dir))
+	if (svc_t3_start(&t, s, "p", h.dir))
 		goto out;
 	for (i = 0; i < 3; i++) {
-		struct svc_spec spec = { .name = names[i],
-					 .downstream = t.port,
-					 .propagate = p[i],
-					 .set_propagate = true };
-
-		if (svc_start(&s[i], &spec, h.dir))
-			goto out;
 		/* Requests 1000 and 1001: pT does not fail them. The edge exists. */
 		ASSERT_EQ(http_get(s[i].port, "/r/1000"), 200, "warm-up");
 		ASSERT_EQ(http_get(s[i].port, "/r/1001"), 200, "warm-up");
 	}
 	for (i = 0; i < 3; i++) {
 		struct json_object *e =
-			claimd_wait_edge(&h, names[i], "pT", has_calls, &two, 10000);
+			claimd_wait_edge(&h, s[i].name, "pT", has_calls, &two, 10000);
 
 		ASSERT_OK_PTR(e, "edge seen");
 		json_object_put(e);
@@ -255,7 +246,7 @@ void test_prometheus(void)
 	for (i = 0; i < 3; i++) {
 		snprintf(q, sizeof(q),
 			 "claimd_edge_callee_failures_total{caller=\"%s\",callee=\"pT\"}",
-			 names[i]);
+			 s[i].name);
 		if (!ASSERT_TRUE(prom_wait(prom_port, q, 0, 30000), "scraped at zero"))
 			goto out;
 	}
@@ -269,29 +260,29 @@ void test_prometheus(void)
 		}
 	for (i = 0; i < 3; i++) {
 		struct json_object *e =
-			claimd_wait_edge(&h, names[i], "pT", has_failures, &thirty, 10000);
+			claimd_wait_edge(&h, s[i].name, "pT", has_failures, &thirty, 10000);
 		double ratio, class;
 
-		if (!ASSERT_OK_PTR(e, names[i]))
+		if (!ASSERT_OK_PTR(e, s[i].name))
 			continue;
 		snprintf(q, sizeof(q),
 			 "claimd_edge_callee_failures_total{caller=\"%s\",callee=\"pT\"}",
-			 names[i]);
+			 s[i].name);
 		ASSERT_TRUE(prom_wait(prom_port, q, j_int(e, "callee_failures"), 15000),
 			    "the last scrape has every failure");
 		snprintf(q, sizeof(q), "claimd_edge_both_failed_total{caller=\"%s\",callee=\"pT\"}",
-			 names[i]);
+			 s[i].name);
 		ASSERT_TRUE(prom_wait(prom_port, q, j_int(e, "both_failed"), 15000),
 			    "and every failure of both");
 		sleep_ms(2500); /* two rule evaluations after that scrape */
 		snprintf(q, sizeof(q), "claimd:edge_ratio:rate5m{caller=\"%s\",callee=\"pT\"}",
-			 names[i]);
+			 s[i].name);
 		ratio = prom_value(prom_port, q);
 		snprintf(q, sizeof(q), "claimd:edge_class:rate5m{caller=\"%s\",callee=\"pT\"}",
-			 names[i]);
+			 s[i].name);
 		class = prom_value(prom_port, q);
 		printf("%s -> pT: claimctl ratio %.4f %s; prometheus ratio %.4f class %g\n",
-		       names[i], json_object_get_double(j_get(e, "ratio")), j_str(e, "class"),
+		       s[i].name, json_object_get_double(j_get(e, "ratio")), j_str(e, "class"),
 		       ratio, class);
 		ASSERT_FLOAT_NEAR(ratio, json_object_get_double(j_get(e, "ratio")), 1e-9,
 				  "fleet ratio == claimd's");

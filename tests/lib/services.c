@@ -61,6 +61,30 @@ int svc_start(struct svc *s, const struct svc_spec *spec, const char *dir)
 	return 0;
 }
 
+const double svc_t3_propagate[3] = { 0.9, 0.5, 0.1 };
+
+int svc_t3_start(struct svc *t, struct svc s[3], const char *prefix, const char *dir)
+{
+	char name[32];
+	int i;
+
+	snprintf(name, sizeof(name), "%sT", prefix);
+	if (svc_start(t, &(struct svc_spec){ .name = name, .fail_mod = 3 }, dir))
+		return -1;
+	for (i = 0; i < 3; i++) {
+		struct svc_spec spec = { .name = name,
+					 .downstream = t->port,
+					 .propagate = svc_t3_propagate[i],
+					 .set_propagate = true };
+
+		/* svc_start copies the name: one buffer serves all four. */
+		snprintf(name, sizeof(name), "%sS%.0f", prefix, svc_t3_propagate[i] * 100);
+		if (svc_start(&s[i], &spec, dir))
+			return -1;
+	}
+	return 0;
+}
+
 void svc_stop(struct svc *s)
 {
 	if (s->pid > 0)

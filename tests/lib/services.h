@@ -32,6 +32,15 @@ struct svc {
 int svc_start(struct svc *s, const struct svc_spec *spec, const char *dir);
 void svc_stop(struct svc *s);
 
+/*
+ * T3 of evaluation.md: <prefix>T failing every third request, and three
+ * callers <prefix>S90, <prefix>S50, <prefix>S10 whose own answer fails with
+ * probability svc_t3_propagate[i] when T's did. 0, or -1 (what started is
+ * left in t and s for svc_stop).
+ */
+extern const double svc_t3_propagate[3];
+int svc_t3_start(struct svc *t, struct svc s[3], const char *prefix, const char *dir);
+
 /* GET path from 127.0.0.1:port on a new connection; the status, or -1. */
 int http_get(int port, const char *path);
 
