@@ -205,6 +205,7 @@ $(BUILD)/tests/%: tests/peers/%.c $(BUILD)/libclaim.a
 
 $(BUILD)/libclaim.pc: scripts/libclaim.pc.in
 	$(call msg,GEN,$@)
+	$(Q)mkdir -p $(@D)
 	$(Q)sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(VERSION)|' $< > $@
 
 $(BUILD)/claimlab: $(LAB_OBJS) $(BUILD)/user/argnum.o $(BUILD)/libclaim.a

@@ -46,12 +46,16 @@ enum claimd_role {
 #define CLAIMD_EG_CONNECT   0x04 /* the connect itself failed */
 #define CLAIMD_EG_RETRY	    0x08 /* repeats the previous failed egress */
 #define CLAIMD_EG_LATE	    0x10 /* finished after its ingress had answered */
+#define CLAIMD_EG_LOST	    0x20 /* its answer's framing was lost: outcome unknown */
 
 /* claimd_ingress.flags */
 #define CLAIMD_IN_MUX	    0x01 /* the thread juggled another request meanwhile */
 #define CLAIMD_IN_NOCTX	    0x02 /* served without its thread context: no egress log */
 #define CLAIMD_IN_CLOSED    0x04 /* connection closed before a response */
 #define CLAIMD_IN_PEER_GONE 0x08 /* response written after the client went away */
+#define CLAIMD_IN_BLIND	    0x10 /* its thread moved bytes on a connection whose framing was lost */
+#define CLAIMD_IN_UNTIED    0x20 /* it made a call claimd could not follow (TLS untied, log full) */
+#define CLAIMD_IN_LOST	    0x40 /* its own response's framing was lost: status unknown */
 
 enum claimd_record_type {
 	CLAIMD_REC_INGRESS = 1, /* struct claimd_ingress, n_egress entries long */
@@ -82,6 +86,12 @@ enum claimd_stat {
 	CLAIMD_ST_THREAD_CTXS,	   /* thread contexts created */
 	CLAIMD_ST_CTX_LOST,	   /* answered requests whose thread context was evicted */
 	CLAIMD_ST_ABANDONED,	   /* requests whose connection was evicted before the answer */
+	CLAIMD_ST_FRAMING_LOST,	   /* a direction of a connection lost its framing */
+	CLAIMD_ST_FRAMING_HEALED,  /* ... and found a message start again */
+	CLAIMD_ST_BLIND,	   /* ingresses made unknown: bytes moved on a lost connection */
+	CLAIMD_ST_UNTIED,	   /* ingresses made unknown: a call that could not be followed */
+	CLAIMD_ST_CALLS_LOST,	   /* calls whose answer was lost with the framing */
+	CLAIMD_ST_TLS_TIED_BY_READ, /* SSL calls tied to the socket the thread read last */
 	CLAIMD_ST__COUNT,
 };
 

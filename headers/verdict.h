@@ -52,6 +52,9 @@ enum claim_rule {
 	CLAIM_RULE_UNKNOWN_EDGE = 5,	 /* rule 4 */
 	CLAIM_RULE_NO_LOG = 6,		 /* no egress log: cannot decide */
 	CLAIM_RULE_MULTIPLEXED = 7,	 /* the thread served other requests meanwhile */
+	CLAIM_RULE_FRAMING_LOST = 8,	 /* it moved bytes on a connection whose framing was lost */
+	CLAIM_RULE_UNTIED_CALL = 9,	 /* it made a call that could not be followed */
+	CLAIM_RULE__COUNT,
 };
 
 /*

@@ -53,6 +53,20 @@ static const struct {
 	{ "requests_abandoned",
 	  "Requests whose connection was evicted from the table before they were answered: not "
 	  "recorded." },
+	{ "framing_lost",
+	  "Times a connection's framing was lost (a bound, junk, a join mid-stream): it resyncs at "
+	  "the next message start." },
+	{ "framing_healed", "Times a connection whose framing was lost found a message start again." },
+	{ "requests_unknown_framing_lost",
+	  "Requests whose thread moved bytes on a connection whose framing was lost: verdict "
+	  "unknown." },
+	{ "requests_unknown_untied_call",
+	  "Requests that made a call claimd could not follow (TLS not tied to a socket, egress log "
+	  "full): verdict unknown." },
+	{ "calls_answer_lost", "Calls whose answer was lost with the framing: outcome unknown." },
+	{ "tls_calls_tied_by_read",
+	  "SSL calls with no socket I/O of their own (memory or custom BIOs), tied to the one TLS "
+	  "socket their thread read or wrote since its last SSL call." },
 };
 
 enum metrics_class metrics__class_value(const char *cls)

@@ -413,6 +413,12 @@ const char *observer__stat_name(int which)
 		[CLAIMD_ST_THREAD_CTXS] = "thread_contexts",
 		[CLAIMD_ST_CTX_LOST] = "requests_context_lost",
 		[CLAIMD_ST_ABANDONED] = "requests_abandoned",
+		[CLAIMD_ST_FRAMING_LOST] = "framing_lost",
+		[CLAIMD_ST_FRAMING_HEALED] = "framing_healed",
+		[CLAIMD_ST_BLIND] = "requests_unknown_framing_lost",
+		[CLAIMD_ST_UNTIED] = "requests_unknown_untied_call",
+		[CLAIMD_ST_CALLS_LOST] = "calls_answer_lost",
+		[CLAIMD_ST_TLS_TIED_BY_READ] = "tls_calls_tied_by_read",
 	};
 
 	return which >= 0 && which < CLAIMD_ST__COUNT ? names[which] : "?";

@@ -56,6 +56,8 @@ const char *trace__rule_name(unsigned int rule)
 		[CLAIM_RULE_UNKNOWN_EDGE] = "unknown-edge",
 		[CLAIM_RULE_NO_LOG] = "no-egress-log",
 		[CLAIM_RULE_MULTIPLEXED] = "multiplexed",
+		[CLAIM_RULE_FRAMING_LOST] = "framing-lost",
+		[CLAIM_RULE_UNTIED_CALL] = "untied-call",
 	};
 
 	return rule < sizeof(names) / sizeof(names[0]) ? names[rule] : "?";
@@ -74,6 +76,15 @@ static void add_int(struct json_object *o, const char *k, int64_t v)
 static void add_u64(struct json_object *o, const char *k, uint64_t v)
 {
 	json_object_object_add(o, k, json_object_new_uint64(v));
+}
+
+/* The request target's FNV-1a hash (never the target itself), as 8 hex digits. */
+static void add_target(struct json_object *o, __u32 hash)
+{
+	char hex[16];
+
+	snprintf(hex, sizeof(hex), "%08x", hash);
+	add_str(o, "target_hash", hex);
 }
 
 static void add_ms(struct json_object *o, const char *k, __u64 start, __u64 end)
@@ -104,6 +115,9 @@ static struct json_object *egress_json(const struct claimd_egress *e, struct nam
 		json_object_object_add(o, "retry", json_object_new_boolean(1));
 	if (e->flags & CLAIMD_EG_LATE)
 		json_object_object_add(o, "late", json_object_new_boolean(1));
+	if (e->flags & CLAIMD_EG_LOST)
+		json_object_object_add(o, "lost", json_object_new_boolean(1));
+	add_target(o, e->target_hash);
 	add_str(o, "claim", trace__claim_name(e->claim));
 	add_u64(o, "start_ns", e->start_ns);
 	add_u64(o, "end_ns", e->end_ns);
@@ -123,6 +137,12 @@ static struct json_object *ingress_flags_json(__u32 flags)
 		json_object_array_add(a, json_object_new_string("closed-before-response"));
 	if (flags & CLAIMD_IN_PEER_GONE)
 		json_object_array_add(a, json_object_new_string("client-gone"));
+	if (flags & CLAIMD_IN_BLIND)
+		json_object_array_add(a, json_object_new_string("framing-lost"));
+	if (flags & CLAIMD_IN_UNTIED)
+		json_object_array_add(a, json_object_new_string("untied-call"));
+	if (flags & CLAIMD_IN_LOST)
+		json_object_array_add(a, json_object_new_string("response-lost"));
 	return a;
 }
 
@@ -141,6 +161,7 @@ struct json_object *trace__ingress_json(const struct claimd_ingress *r, struct n
 	names__format_addr(&r->peer, addr, sizeof(addr));
 	add_str(o, "peer", addr);
 	add_str(o, "method", trace__method_name(r->method));
+	add_target(o, r->target_hash);
 	add_int(o, "status", r->status);
 	json_object_object_add(o, "failed", json_object_new_boolean(record__ingress_failed(r)));
 	add_u64(o, "start_ns", r->start_ns);
