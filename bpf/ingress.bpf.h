@@ -145,6 +145,94 @@ static __always_inline void ingress_fill(struct claimd_ingress *r, struct claimd
 	r->cause = CLAIMD_NO_SLOT;
 }
 
+/*
+ * The ingress io's thread serves cannot be trusted to have seen all its
+ * calls (flag: CLAIMD_IN_BLIND or CLAIMD_IN_UNTIED): its verdict becomes
+ * unknown, at once in the verdict map too. Counted once per ingress.
+ */
+static __noinline int ingress_taint(struct io *io, __u32 flag)
+{
+	struct claimd_owner owner;
+	struct claimd_thread *t;
+
+	if (!io)
+		return 0;
+	owner = current_owner(io);
+	t = owner_ctx(&owner);
+	if (!t || !t->conn.tgid)
+		return 0;
+	if (!(t->rec.flags & (CLAIMD_IN_BLIND | CLAIMD_IN_UNTIED)))
+		stat_inc(flag == CLAIMD_IN_BLIND ? CLAIMD_ST_BLIND : CLAIMD_ST_UNTIED);
+	t->rec.flags |= flag;
+	slot_refresh(&t->rec);
+	return 0;
+}
+
+/* The ingress held by t ends with the verdict 'packed' (status 0: no answer): its record. */
+static __always_inline void ingress_emit(struct claimd_thread *t, __u64 now, __u32 status,
+					 __u32 flags, __u32 packed)
+{
+	struct claimd_ingress *r = &t->rec;
+	__u32 n = r->n_egress;
+	__u32 size;
+
+	if (n > CLAIMD_EGRESS_MAX)
+		n = CLAIMD_EGRESS_MAX;
+	/*
+	 * clang 14 computes the size before the clamp and the verifier
+	 * then rejects it ("R2 min value is outside of the allowed memory
+	 * range"); the barrier keeps the clamp first.
+	 */
+	barrier_var(n);
+	size = offsetof(struct claimd_ingress, egress) + n * sizeof(struct claimd_egress);
+	r->status = status;
+	r->end_ns = now;
+	r->flags |= flags;
+	r->hdr.size = size;
+	r->verdict = packed & 0xff;
+	r->rule = (packed >> 8) & 0xff;
+	r->cause = packed >> 16;
+	emit(r, size);
+	slot_write(r->tid, 0, VERDICT(CLAIM_NONE, CLAIM_RULE_NONE, CLAIMD_NO_SLOT), NULL);
+	t->conn.tgid = 0;
+	t->conn.fd = 0;
+}
+
+/*
+ * The ingress held by t, on connection c, lost its answer to framing claimd
+ * could not follow: it ends now, unknown (CLAIMD_IN_LOST), and leaves c's
+ * queue so that c's next request opens an ingress of its own.
+ */
+static __always_inline void ingress_lose(struct claimd_conn *c, struct claimd_thread *t, __u64 now)
+{
+	__u32 rule = (t->rec.flags & CLAIMD_IN_UNTIED) ? CLAIM_RULE_UNTIED_CALL
+						       : CLAIM_RULE_FRAMING_LOST;
+	struct claimd_pending p;
+
+	if (!t->conn.tgid)
+		return;
+	if (c->owner_seq == t->rec.seq && !owner_none(&c->owner)) {
+		fifo_pop(c, &p);
+		c->owner.tgid = 0;
+		c->owner.id = 0;
+	}
+	ingress_emit(t, now, 0, CLAIMD_IN_LOST, VERDICT(CLAIM_UNKNOWN, rule, CLAIMD_NO_SLOT));
+}
+
+/* The ingress io's thread serves lost its answer (an SSL write that could not be tied). */
+static __always_inline void ingress_lose_current(struct io *io)
+{
+	struct claimd_owner owner = current_owner(io);
+	struct claimd_thread *t = owner_ctx(&owner);
+	struct claimd_conn *c;
+
+	if (!t || !t->conn.tgid)
+		return;
+	c = bpf_map_lookup_elem(&conns, &t->conn);
+	if (c)
+		ingress_lose(c, t, io->now);
+}
+
 /* The request at the head of io's connection is now being served by io's thread. */
 static __noinline int ingress_open(struct claimd_conn *c, struct io *io,
 				   const struct claimd_pending *p)
@@ -168,7 +256,14 @@ static __noinline int ingress_open(struct claimd_conn *c, struct io *io,
 		/* Still serving another request: that one loses its log. */
 		struct claimd_conn *old = bpf_map_lookup_elem(&conns, &t->conn);
 
-		if (!old) {
+		if (old && (t->rec.flags & (CLAIMD_IN_BLIND | CLAIMD_IN_UNTIED))) {
+			/*
+			 * That request already lost bytes claimd could not follow
+			 * (its answer, most likely): it ends here, unknown, rather
+			 * than make the process look multiplexed for good.
+			 */
+			ingress_lose(old, t, io->now);
+		} else if (!old) {
 			/*
 			 * Its connection is no longer followed (the table evicted
 			 * it): that request will never be answered where we can see
@@ -257,37 +352,12 @@ static __noinline int ingress_close(struct claimd_conn *c, struct io *io, __u32 
 	if (got == 1 && !owner_none(&owner))
 		t = owner_ctx(&owner);
 	if (t && same_conn(&t->conn, &io->key) && t->rec.seq == c->owner_seq) {
-		struct claimd_ingress *r = &t->rec;
-		__u32 n = r->n_egress;
-		__u32 size;
+		__u32 packed = VERDICT(CLAIM_NONE, CLAIM_RULE_NONE, CLAIMD_NO_SLOT);
 
-		if (n > CLAIMD_EGRESS_MAX)
-			n = CLAIMD_EGRESS_MAX;
-		/*
-		 * clang 14 computes the size before the clamp and the verifier
-		 * then rejects it ("R2 min value is outside of the allowed memory
-		 * range"); the barrier keeps the clamp first.
-		 */
-		barrier_var(n);
-		size = offsetof(struct claimd_ingress, egress) + n * sizeof(struct claimd_egress);
-		r->status = status;
-		r->end_ns = io->now;
-		r->flags |= flags;
-		r->hdr.size = size;
-		if (!status_failed(status)) {
-			r->verdict = CLAIM_NONE;
-			r->rule = CLAIM_RULE_NONE;
-		} else {
-			__u32 v = verdict_of(r);
-
-			r->verdict = v & 0xff;
-			r->rule = (v >> 8) & 0xff;
-			r->cause = v >> 16;
-		}
-		emit(r, size);
-		slot_write(r->tid, 0, VERDICT(CLAIM_NONE, CLAIM_RULE_NONE, CLAIMD_NO_SLOT), NULL);
-		t->conn.tgid = 0;
-		t->conn.fd = 0;
+		t->rec.flags |= flags;
+		if (status_failed(status) || (flags & CLAIMD_IN_LOST))
+			packed = verdict_of(&t->rec);
+		ingress_emit(t, io->now, status, flags, packed);
 	} else {
 		if (c->flags & CLAIMD_CONN_MUXED)
 			flags |= CLAIMD_IN_MUX;
@@ -410,8 +480,13 @@ static __noinline int egress_close(struct io *io, const struct claimd_pending *p
 				e->end_ns = end_ns;
 				e->flags |= flags | CLAIMD_EG_DONE;
 				e->claim = claim;
-				slot_refresh(&t->rec);
 			}
+			if ((flags & CLAIMD_EG_LOST) &&
+			    !(t->rec.flags & (CLAIMD_IN_BLIND | CLAIMD_IN_UNTIED))) {
+				t->rec.flags |= CLAIMD_IN_BLIND;
+				stat_inc(CLAIMD_ST_BLIND);
+			}
+			slot_refresh(&t->rec);
 			return 0;
 		}
 		flags |= CLAIMD_EG_LATE;
@@ -480,6 +555,47 @@ static __noinline int egress_fail_all(struct claimd_conn *c, struct io *io)
 	c->count = 0;
 	c->flags |= CLAIMD_CONN_FAILED;
 	return 0;
+}
+
+/*
+ * The answers of every call waiting on c were lost with the framing: each
+ * call ends with its outcome unknown, and the ingress that made it (on any
+ * thread: pools share connections) becomes unknown.
+ */
+static __always_inline void egress_lose_all(struct claimd_conn *c, struct io *io)
+{
+	struct egress_end end = { .end_ns = io->now, .flags = CLAIMD_EG_LOST };
+	struct claimd_pending p;
+	int i;
+
+	if (c->answer_active) {
+		c->answer_active = 0;
+		stat_inc(CLAIMD_ST_CALLS_LOST);
+		egress_close(io, &c->answering, &c->remote, &end);
+	}
+	for (i = 0; i < CLAIMD_FIFO_MAX; i++) {
+		if (fifo_pop(c, &p) != 1)
+			break;
+		stat_inc(CLAIMD_ST_CALLS_LOST);
+		egress_close(io, &p, &c->remote, &end);
+	}
+	c->extra = 0;
+	c->count = 0;
+}
+
+/*
+ * The responses being written on inbound connection c lost their framing:
+ * every request waiting on it ends now, unknown (CLAIMD_IN_LOST).
+ */
+static __always_inline void ingress_lose_all(struct claimd_conn *c, struct io *io)
+{
+	int i;
+
+	for (i = 0; i <= CLAIMD_FIFO_MAX; i++) {
+		if (!c->count && !c->extra)
+			break;
+		ingress_close(c, io, 0, CLAIMD_IN_LOST, 0);
+	}
 }
 
 /* A connection that never carried a request failed: one failed call, no request seen. */

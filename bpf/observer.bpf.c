@@ -310,9 +310,12 @@ static __always_inline int on_io(struct trace_event_raw_sys_exit *ctx, __u32 dir
 		struct user_msghdr_head m;
 
 		if (bpf_probe_read_user(&m, sizeof(m), (const void *)a.a1))
-			return 0;
+			__builtin_memset(&m, 0, sizeof(m));
 		feed_iov(c, &io, m.iov, m.iovlen, ret);
 	}
+	/* Bytes moved while this direction seeks a message start: whose, we cannot tell. */
+	if (c->lost & lost_bit(&io))
+		ingress_taint(&io, CLAIMD_IN_BLIND);
 	return 0;
 }
 
@@ -443,6 +446,7 @@ static __always_inline void conn_gone(struct claimd_conn *c, struct claimd_conn_
 	}
 	if (c->role == CLAIMD_ROLE_INBOUND)
 		bpf_map_delete_elem(&conn_ctx, &key);
+	tls_forget(c, key.tgid);
 	if (!bpf_map_delete_elem(&conns, &key))
 		stat_inc(CLAIMD_ST_CONN_CLOSED);
 }

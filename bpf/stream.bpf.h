@@ -9,7 +9,11 @@
  * is given up rather than guessed.
  *
  * The verifier: on_events, scan_window, read_window and feed_segment are
- * global functions, checked once each with opaque arguments. As static
+ * global functions, checked once each with opaque arguments. The deepest
+ * chain of calls is eight frames, the kernel's limit (MAX_CALL_FRAMES): a
+ * program, iov_step, feed_segment, feed_round, on_events, ingress_close or
+ * ingress_taint, verdict_of, verdict_step; hence conn_lost, ingress_lose and
+ * egress_lose_all are inlined where they are used. As static
  * functions inside nested bpf_loop callbacks they were re-verified for every
  * loop state ("BPF program is too large. Processed 1000001 insn", clang 14,
  * Linux 6.18); that would go with open-coded iterators and a newer clang.
@@ -19,8 +23,15 @@
 
 #include "ingress.bpf.h"
 
-#define FEED_ROUNDS   256 /* windows, skips and events per buffer */
-#define FEED_SEGMENTS 4	  /* iovec entries parsed per syscall */
+#define FEED_ROUNDS 256 /* windows, skips and events per buffer */
+/*
+ * iovec entries framed per vectored syscall. Servers write a head a line
+ * per entry (8-30 entries) and bodies in many pieces; a segment costs about
+ * what a read(2) of the same bytes does (docs/performance.md has the
+ * figures). Past the bound, bytes known to be body are skipped by count and
+ * anything else loses the framing, which heals at the next message start.
+ */
+#define FEED_SEGMENTS 64
 
 static __always_inline struct http_framer *io_framer(struct claimd_conn *c, struct io *io)
 {
@@ -44,6 +55,46 @@ static __always_inline void request_in(struct claimd_conn *c, struct io *io)
 		ingress_open(c, io, &p);
 }
 
+static __always_inline __u8 lost_bit(const struct io *io)
+{
+	return io->dir == DIR_RX ? CLAIMD_LOST_RX : CLAIMD_LOST_TX;
+}
+
+/*
+ * The framing of io's direction of c is lost (junk, a bound exceeded, bytes
+ * claimd cannot see). A connection that never carried HTTP is left alone:
+ * not ours. Any other seeks the next message start at the start of a later
+ * syscall's bytes, and until then every byte moved on it makes the ingress
+ * of the thread that moved it unknown. What the lost bytes may have held is
+ * settled now: calls waiting for an answer on it end with their outcome
+ * unknown; responses being written on it leave their requests unknown.
+ * Pipelined requests written inside one lost stretch stay a risk: their
+ * answers would be paired with later requests (docs/architectures.md).
+ */
+static __always_inline void conn_lost(struct claimd_conn *c, struct io *io)
+{
+	struct http_framer *f = io_framer(c, io);
+
+	if (!(c->flags & CLAIMD_CONN_HTTP)) {
+		if (f->flags & HTTP_F_SEEK) {
+			f->state = HS_START;
+			f->head = 0;
+		} else {
+			f->state = HS_LOST;
+		}
+		return;
+	}
+	http_framer_init(f, f->kind, 1);
+	if (!(c->lost & lost_bit(io)))
+		stat_inc(CLAIMD_ST_FRAMING_LOST);
+	c->lost |= lost_bit(io);
+	ingress_taint(io, CLAIMD_IN_BLIND);
+	if (c->role == CLAIMD_ROLE_OUTBOUND && io->dir == DIR_RX)
+		egress_lose_all(c, io);
+	else if (c->role == CLAIMD_ROLE_INBOUND && io->dir == DIR_TX)
+		ingress_lose_all(c, io);
+}
+
 __noinline int on_events(struct claimd_conn *c, struct io *io, __u32 ev)
 {
 	struct http_framer *f;
@@ -53,11 +104,19 @@ __noinline int on_events(struct claimd_conn *c, struct io *io, __u32 ev)
 		return 0;
 	f = io_framer(c, io);
 	inbound = c->role == CLAIMD_ROLE_INBOUND;
-	if (ev & HTTP_EV_ERROR)
+	if (ev & HTTP_EV_ERROR) {
 		stat_inc(CLAIMD_ST_PARSE_ERRORS);
-	if (ev & HTTP_EV_RESYNC)
+		conn_lost(c, io);
+		return 0;
+	}
+	/* Seeking after a loss: already counted as lost. */
+	if ((ev & HTTP_EV_RESYNC) && !(c->lost & lost_bit(io)))
 		stat_inc(CLAIMD_ST_PARSE_RESYNC);
 	if (ev & HTTP_EV_START) {
+		if (c->lost & lost_bit(io)) {
+			c->lost &= ~lost_bit(io);
+			stat_inc(CLAIMD_ST_FRAMING_HEALED);
+		}
 		c->flags |= CLAIMD_CONN_HTTP;
 		if (f->kind == HTTP_KIND_REQUEST) {
 			if (inbound)
@@ -219,8 +278,8 @@ static long feed_round(__u64 i, void *data)
 	}
 	if (ev) {
 		on_events(s->c, s->io, ev);
-		if (ev & HTTP_EV_RESYNC) {
-			/* Joined mid-stream: try again at the next syscall's buffer. */
+		if (ev & (HTTP_EV_RESYNC | HTTP_EV_ERROR)) {
+			/* Seeking: try again at the next syscall's buffer. */
 			s->off = s->len;
 			return 1;
 		}
@@ -270,7 +329,7 @@ static __always_inline void feed_unframed(struct claimd_conn *c, struct io *io, 
 		return;
 	}
 	stat_inc(CLAIMD_ST_PARSE_TRUNCATED);
-	f->state = (f->flags & HTTP_F_SEEK) ? HS_START : HS_LOST;
+	conn_lost(c, io);
 }
 
 static __always_inline void feed_buf(struct claimd_conn *c, struct io *io, __u64 ubuf, __u64 len)
@@ -283,28 +342,38 @@ struct uiovec {
 	__u64 len;
 };
 
+struct iov_state {
+	struct claimd_conn *c;
+	struct io *io;
+	__u64 uiov;  /* the iovec array in user memory */
+	__u64 cnt;   /* its entries */
+	__u64 total; /* bytes the syscall moved, not framed yet */
+};
+
+/* One iovec entry: the syscall's bytes fill the entries in order. */
+static long iov_step(__u64 i, void *data)
+{
+	struct iov_state *s = data;
+	struct uiovec v;
+	__u64 n, done;
+
+	if (i >= s->cnt || !s->total)
+		return 1;
+	if (bpf_probe_read_user(&v, sizeof(v), (const void *)(s->uiov + i * sizeof(v))))
+		return 1;
+	n = v.len < s->total ? v.len : s->total;
+	done = feed_segment(s->c, s->io, v.base, n);
+	s->total -= done;
+	return done < n;
+}
+
 static __always_inline void feed_iov(struct claimd_conn *c, struct io *io, __u64 uiov, __u64 cnt,
 				     __u64 total)
 {
-	int i;
+	struct iov_state s = { .c = c, .io = io, .uiov = uiov, .cnt = cnt, .total = total };
 
-	for (i = 0; i < FEED_SEGMENTS; i++) {
-		struct uiovec v;
-		__u64 n, done;
-
-		if (i >= cnt || !total)
-			break;
-		if (bpf_probe_read_user(&v, sizeof(v), (const void *)(uiov + i * sizeof(v))))
-			break;
-		n = v.len < total ? v.len : total;
-		done = feed_segment(c, io, v.base, n);
-		total -= n;
-		if (done < n) {
-			total += n - done;
-			break;
-		}
-	}
-	feed_unframed(c, io, total);
+	bpf_loop(FEED_SEGMENTS, iov_step, &s, 0);
+	feed_unframed(c, io, s.total);
 }
 
 /* Status of a response that could not be sent (client gone), or 0. */

@@ -34,8 +34,11 @@ struct {
 _Static_assert(sizeof(struct claim_map_header) == sizeof(struct claim_slot),
 	       "the header is slot 0");
 
+/* A call whose answer was lost with the framing neither failed nor succeeded. */
 static __always_inline int egress_failed(const struct claimd_egress *e)
 {
+	if (e->flags & CLAIMD_EG_LOST)
+		return 0;
 	return (e->flags & CLAIMD_EG_TRANSPORT) || e->status >= fail_status_min ||
 	       ((e->flags & CLAIMD_EG_DONE) && e->status == 0);
 }
@@ -120,6 +123,11 @@ __noinline __u32 verdict_of(struct claimd_ingress *r)
 	/* Its log may hold other requests' calls: no confident answer. */
 	if ((r->flags & CLAIMD_IN_MUX) || (proc_flags(r->tgid) & PROC_MUX))
 		return VERDICT(CLAIM_UNKNOWN, CLAIM_RULE_MULTIPLEXED, CLAIMD_NO_SLOT);
+	/* Its log may miss calls, or their answers: never a verdict built on them. */
+	if ((r->flags & CLAIMD_IN_UNTIED) || r->egress_dropped)
+		return VERDICT(CLAIM_UNKNOWN, CLAIM_RULE_UNTIED_CALL, CLAIMD_NO_SLOT);
+	if (r->flags & (CLAIMD_IN_BLIND | CLAIMD_IN_LOST))
+		return VERDICT(CLAIM_UNKNOWN, CLAIM_RULE_FRAMING_LOST, CLAIMD_NO_SLOT);
 	w.key.tgid = r->tgid;
 	w.key.local_port = r->local.port;
 	w.n = r->n_egress < CLAIMD_EGRESS_MAX ? r->n_egress : CLAIMD_EGRESS_MAX;

@@ -40,6 +40,10 @@ enum claimd_role {
 #define CLAIMD_CONN_TLS	      0x20 /* TLS: raw bytes skipped, plaintext from SSL_* probes */
 #define CLAIMD_CONN_HTTP      0x40 /* a message was framed on it: not TLS */
 
+/* claimd_conn.lost */
+#define CLAIMD_LOST_RX 0x01 /* what this process reads */
+#define CLAIMD_LOST_TX 0x02 /* what it writes */
+
 /* claimd_egress.flags */
 #define CLAIMD_EG_DONE	    0x01 /* response status seen, or failed */
 #define CLAIMD_EG_TRANSPORT 0x02 /* refused, reset, or closed before a response */
@@ -146,7 +150,9 @@ struct claimd_conn {
 	__u8 head;
 	__u8 count;
 	__u32 extra;
-	__u32 pad;
+	__u8 lost; /* CLAIMD_LOST_*: a direction whose framing was lost, seeking a message start */
+	__u8 pad[3];
+	__u64 ssl; /* TLS: the SSL pointer last tied to this socket (forgotten at close) */
 	/* outbound: the request whose response head is being read */
 	struct claimd_pending answering;
 	__u64 answer_end_ns; /* when its status line arrived */
