@@ -15,7 +15,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
-#include <sys/file.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -25,9 +24,11 @@
 #include "argnum.h"
 #include "classes.h"
 #include "control.h"
+#include "counters.h"
 #include "edges.h"
 #include "evloop.h"
 #include "graph.h"
+#include "handover.h"
 #include "log.h"
 #include "memory.h"
 #include "metrics.h"
@@ -36,6 +37,7 @@
 #include "names.h"
 #include "observer_api.h"
 #include "record.h"
+#include "roots.h"
 #include "seed.h"
 #include "sysprobe.h"
 #include "uprobes.h"
@@ -76,6 +78,7 @@ struct claimd {
 	struct observer *obs;
 	struct names *names;
 	struct edges *edges;
+	struct roots *roots;
 	struct classes *classes;
 	struct uprobes *uprobes;
 	struct control *ctl;
@@ -335,30 +338,15 @@ static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list 
 	return vfprintf(stderr, fmt, args);
 }
 
-/* One claimd per pin directory: a second one would attach everything twice. */
+/* One claimd per pin directory: a second one would attach everything twice.
+ * One that is still leaving is waited for (handover.h). */
 static int lock_pin_dir(struct claimd *d)
 {
-	const char *dir = d->opt->obs.pin_dir;
+	int fd = handover__lock(d->opt->obs.pin_dir, HANDOVER_WAIT_MS);
 
-	if (mkdir(dir, 0755) && errno != EEXIST) {
-		pr_err("cannot create pin directory %s: %s", dir, strerror(errno));
-		return -1;
-	}
-	d->lock_fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (d->lock_fd < 0) {
-		pr_err("cannot open pin directory %s: %s", dir, strerror(errno));
-		return -1;
-	}
-	if (flock(d->lock_fd, LOCK_EX | LOCK_NB)) {
-		if (errno != EWOULDBLOCK) {
-			pr_err("cannot lock pin directory %s: %s", dir, strerror(errno));
-			return -1;
-		}
-		pr_err("another claimd is already running with pin directory %s; stop it first, "
-		       "or give this one its own --pin-dir and --control",
-		       dir);
-		return -EWOULDBLOCK;
-	}
+	if (fd < 0)
+		return fd;
+	d->lock_fd = fd;
 	return 0;
 }
 
@@ -394,6 +382,7 @@ static int on_record(void *ctx, void *data, size_t size)
 		break;
 	case CLAIMD_REC_EGRESS:
 		d->n_root++;
+		roots__add(d->roots, d->edges, d->names, data, since(&d->started));
 		if (control__tracing(d->ctl, true))
 			publish(d, trace__root_egress_json(data, d->names), true);
 		break;
@@ -412,6 +401,7 @@ static int on_record(void *ctx, void *data, size_t size)
 
 		d->n_exit++;
 		classes__forget_process(d->classes, e->tgid);
+		roots__forget_process(d->roots, e->tgid);
 		names__exit(d->names, e->tgid);
 		if (d->n_exited < MAX_EXITED)
 			d->exited[d->n_exited++] = e->tgid;
@@ -475,8 +465,24 @@ static void map_fill_update(struct claimd *d)
 	d->last_map_count = since(&d->started);
 }
 
+/* Failed requests with an unknown verdict, by reason (counters.h). */
+static struct json_object *unknown_json(const struct edges *e)
+{
+	struct json_object *o = json_object_new_object();
+
+#define REASON_ROW(rule)                                  \
+	json_object_object_add(o, trace__rule_name(rule), \
+			       json_object_new_uint64(edges__unknown_verdicts(e, rule)));
+	CLAIMD_UNKNOWN_REASONS(REASON_ROW)
+#undef REASON_ROW
+	json_object_object_add(o, "other",
+			       json_object_new_uint64(edges__unknown_verdicts(e, CLAIM_RULE_NONE)));
+	return o;
+}
+
 static struct json_object *status_json(struct claimd *d)
 {
+	const struct roots_counts *rc = roots__counts(d->roots);
 	struct json_object *o = json_object_new_object(), *k = json_object_new_object();
 	struct json_object *r = json_object_new_object(), *s = json_object_new_object(), *m;
 	__u64 st[CLAIMD_ST__COUNT];
@@ -496,6 +502,11 @@ static struct json_object *status_json(struct claimd *d)
 	json_object_object_add(r, "exit", json_object_new_uint64(d->n_exit));
 	json_object_object_add(r, "invalid", json_object_new_uint64(d->n_invalid));
 	json_object_object_add(o, "records", r);
+	json_object_object_add(o, "unknown_verdicts", unknown_json(d->edges));
+	json_object_object_add(o, "root_calls", json_object_new_uint64(rc->edge_calls));
+	json_object_object_add(o, "calls_outside_requests",
+			       json_object_new_uint64(rc->calls_outside_requests));
+	json_object_object_add(o, "late_calls", json_object_new_uint64(rc->late_calls));
 	json_object_object_add(s, "processes", json_object_new_int(d->seeded.processes));
 	json_object_object_add(s, "listeners", json_object_new_int(d->seeded.listeners));
 	json_object_object_add(s, "inbound", json_object_new_int(d->seeded.inbound));
@@ -730,8 +741,9 @@ int main(int argc, char **argv)
 
 	d.names = names__new();
 	d.edges = edges__new(&opt.edges);
+	d.roots = roots__new();
 	d.epfd = epoll_create1(EPOLL_CLOEXEC);
-	if (!d.names || !d.edges || d.epfd < 0) {
+	if (!d.names || !d.edges || !d.roots || d.epfd < 0) {
 		pr_err("out of memory or file descriptors");
 		goto out;
 	}
@@ -799,6 +811,7 @@ int main(int argc, char **argv)
 	if (d.http)
 		publish_metrics(&d); /* the first snapshot, before the first second is over */
 	ret = run(&d) ? EXIT_FAILURE_RT : 0;
+	handover__mark_leaving(); /* a claimd started now waits for this one */
 	observer__set_alive(d.obs, false);
 	persist(&d);
 	pr_info("detaching: %lu ingress and %lu root egress records seen, %lu malformed; memory "
@@ -811,6 +824,7 @@ out:
 	uprobes__free(d.uprobes);
 	classes__free(d.classes);
 	observer__destroy(d.obs);
+	roots__free(d.roots);
 	edges__free(d.edges);
 	names__free(d.names);
 	if (d.epfd >= 0)

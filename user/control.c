@@ -14,6 +14,7 @@
 
 #include "control.h"
 #include "evloop.h"
+#include "handover.h"
 #include "jsonio.h"
 #include "log.h"
 
@@ -228,17 +229,44 @@ static int mkdir_parent(const char *path)
 	return ret;
 }
 
-/* Does something accept connections at this address? */
-static bool socket_in_use(const struct sockaddr_un *sa)
+/* Does something accept connections at this address? *pid: who listens (0 if unknown). */
+static bool socket_in_use(const struct sockaddr_un *sa, pid_t *pid)
 {
 	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	struct ucred cred = { 0 };
+	socklen_t len = sizeof(cred);
 	bool used;
 
+	*pid = 0;
 	if (fd < 0)
 		return false;
 	used = connect(fd, (const struct sockaddr *)sa, sizeof(*sa)) == 0;
+	if (used && !getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len))
+		*pid = cred.pid;
 	close(fd);
 	return used;
+}
+
+/* In use by a live process: true. By one that is leaving (handover.h): waits,
+ * bounded, for it to let go. */
+static bool socket_kept(const struct sockaddr_un *sa)
+{
+	long long waited = 0;
+	bool told = false;
+	pid_t pid;
+
+	while (socket_in_use(sa, &pid)) {
+		if (!pid || !handover__pid_leaving(pid) || waited >= HANDOVER_WAIT_MS)
+			return true;
+		if (!told)
+			pr_warn("control socket %s belongs to claimd pid %d, which is exiting: "
+				"waiting up to %d s for it",
+				sa->sun_path, (int)pid, HANDOVER_WAIT_MS / 1000);
+		told = true;
+		usleep(50 * 1000);
+		waited += 50;
+	}
+	return false;
 }
 
 struct control *control__open(const struct control_opts *opts, int epfd, control_handler h,
@@ -272,7 +300,7 @@ struct control *control__open(const struct control_opts *opts, int epfd, control
 	ctl->src.fd = fd;
 	ctl->src.on_event = listener_event;
 	/* A socket there that answers belongs to a running claimd: not ours to take. */
-	if (socket_in_use(&sa)) {
+	if (socket_kept(&sa)) {
 		pr_err("control socket %s is in use by another claimd; give this one its own "
 		       "--control (and --pin-dir)",
 		       opts->path);

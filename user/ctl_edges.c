@@ -48,7 +48,9 @@ int cmd_edges(const struct ctl_global *g, int argc, char **argv)
 			printf("%6s ", "-");
 		else
 			printf("%6.2f ", ratio);
-		printf("%-10s %s\n", ctl_str(e, "class"), ctl_str(e, "class_source"));
+		/* A root caller's edge is never classified: say so where the class comes from. */
+		printf("%-10s %s\n", ctl_str(e, "class"),
+		       ctl_num(e, "root") > 0 ? "root" : ctl_str(e, "class_source"));
 	}
 	json_object_put(arr);
 	return 0;

@@ -81,6 +81,8 @@ static void dot_node(struct json_object *n)
 		snprintf(label, sizeof(label), "%s\n%.0f req, %.0f claimed, %.0f unclaimed",
 			 ctl_str(n, "service"), ctl_num(n, "requests"), ctl_num(n, "claimed"),
 			 ctl_num(n, "unclaimed"));
+	else if (b_of(n, "root"))
+		snprintf(label, sizeof(label), "%s\nroot caller", ctl_str(n, "service"));
 	else
 		snprintf(label, sizeof(label), "%s\ncalled only", ctl_str(n, "service"));
 	printf("\t");
@@ -91,7 +93,9 @@ static void dot_node(struct json_object *n)
 		printf(", color=\"#c62828\", fillcolor=\"#ffebee\", penwidth=3");
 	else if (failing)
 		printf(", color=\"#ef6c00\", fillcolor=\"#fff3e0\", penwidth=3");
-	if (!b_of(n, "seen"))
+	if (b_of(n, "root"))
+		printf(", shape=ellipse, color=\"#1e88e5\", fillcolor=\"#e8eaf6\"");
+	else if (!b_of(n, "seen"))
 		printf(", style=\"rounded,dashed\"");
 	printf("];\n");
 }
@@ -107,18 +111,25 @@ static void dot_edge(struct json_object *e)
 		calls = ctl_num(w, "calls");
 	if (!isnan(ratio))
 		snprintf(r, sizeof(r), "%.2f", ratio);
-	n = snprintf(label, sizeof(label), "%s %s\n%.0f calls", ctl_str(e, "class"), r,
-		     ctl_num(e, "calls"));
+	if (b_of(e, "root")) /* never classified: its failures instead */
+		n = snprintf(label, sizeof(label), "root, %.0f failed\n%.0f calls",
+			     ctl_num(e, "callee_failures"), ctl_num(e, "calls"));
+	else
+		n = snprintf(label, sizeof(label), "%s %s\n%.0f calls", ctl_str(e, "class"), r,
+			     ctl_num(e, "calls"));
 	if (ctl_num(e, "retries") > 0 && n > 0 && (size_t)n < sizeof(label))
 		snprintf(label + n, sizeof(label) - n, ", %.0f retries", ctl_num(e, "retries"));
 	printf("\t");
 	dot_str(ctl_str(e, "caller"));
 	printf(" -> ");
 	dot_str(ctl_str(e, "callee"));
-	printf(" [color=\"%s\", penwidth=%.1f, label=", class_colour(ctl_str(e, "class")),
+	printf(" [color=\"%s\", penwidth=%.1f, label=",
+	       b_of(e, "root") ? "#1e88e5" : class_colour(ctl_str(e, "class")),
 	       fmin(12, 1.5 + 2 * log10(1 + fmax(calls, 0))));
 	dot_str(label);
-	printf("%s];\n", b_of(e, "unclaimed") ? ", style=dashed" : "");
+	printf("%s];\n", b_of(e, "unclaimed") ? ", style=dashed"
+			 : b_of(e, "root")    ? ", style=dotted"
+					      : "");
 }
 
 static void print_dot(struct json_object *g)

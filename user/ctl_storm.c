@@ -139,8 +139,9 @@ static void print_report(struct json_object *rep)
 	for (i = 0; i < json_object_array_length(roots); i++) {
 		struct json_object *r = json_object_array_get_idx(roots, i);
 
-		printf("\nroot %s: %s (%s)\n", ctl_str(r, "root"), ctl_str(r, "decision"),
-		       ctl_str(r, "reason"));
+		printf("\nroot %s: %s (%s)%s\n", ctl_str(r, "root"), ctl_str(r, "decision"),
+		       ctl_str(r, "reason"),
+		       ctl_num(r, "root_caller") > 0 ? "\n  a root caller: it serves nothing" : "");
 		printf("  storm radius %.0f now, %.0f with claim-aware retries (fan-out %.4g)\n",
 		       ctl_num(r, "radius_now"), ctl_num(r, "radius_claim_aware"),
 		       ctl_num(r, "claim_aware_fanout"));

@@ -152,7 +152,7 @@ static struct json_object *frame(struct json_object *graph, struct json_object *
 				   *o = json_object_new_object();
 		static const char *const keys[] = { "caller",	       "callee",      "calls",
 						    "callee_failures", "both_failed", "retries",
-						    "ratio",	       "class" };
+						    "ratio",	       "class",	      "root" };
 		double rate = rate_of(prev, e, dt);
 		size_t k;
 
@@ -229,8 +229,8 @@ static void show(FILE *out, struct json_object *f, const struct ctl_global *g, b
 		fprintf(out, "%-18.18s %-18.18s %9.0f %8s %8.0f %8.0f %7.0f %5.2fx %6s %-10s%s",
 			ctl_str(e, "caller"), ctl_str(e, "callee"), ctl_num(e, "calls"), r,
 			ctl_num(e, "callee_failures"), ctl_num(e, "both_failed"),
-			ctl_num(e, "retries"), ctl_num(e, "amplification"), q, ctl_str(e, "class"),
-			eol);
+			ctl_num(e, "retries"), ctl_num(e, "amplification"), q,
+			ctl_num(e, "root") > 0 ? "root" : ctl_str(e, "class"), eol);
 	}
 	used += i;
 	fprintf(out, "%s", eol);

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "counters.h"
 #include "edges.h"
 #include "hashtab.h"
 #include "names.h"
@@ -12,9 +13,11 @@
 
 struct edges {
 	struct edges_config cfg;
-	struct hashtab *by_pair;  /* "caller\0callee" -> struct edge */
-	struct hashtab *services; /* name -> struct service_stats */
-	double bucket_len;	  /* seconds per window bucket */
+	struct hashtab *by_pair;	     /* "caller\0callee" -> struct edge */
+	struct hashtab *roots;		     /* "caller\0callee" -> struct edge, root callers' */
+	struct hashtab *services;	     /* name -> struct service_stats */
+	double bucket_len;		     /* seconds per window bucket */
+	uint64_t unknown[CLAIM_RULE__COUNT]; /* failed, verdict unknown, by reason */
 };
 
 struct edges *edges__new(const struct edges_config *cfg)
@@ -28,8 +31,9 @@ struct edges *edges__new(const struct edges_config *cfg)
 		e->cfg.window_s = 300;
 	e->bucket_len = (double)e->cfg.window_s / EDGES_WINDOW_BUCKETS;
 	e->by_pair = hashtab__new();
+	e->roots = hashtab__new();
 	e->services = hashtab__new();
-	if (!e->by_pair || !e->services) {
+	if (!e->by_pair || !e->roots || !e->services) {
 		edges__free(e);
 		return NULL;
 	}
@@ -66,9 +70,12 @@ void edges__free(struct edges *e)
 		return;
 	if (e->by_pair)
 		hashtab__for_each(e->by_pair, free_edge, NULL);
+	if (e->roots)
+		hashtab__for_each(e->roots, free_edge, NULL);
 	if (e->services)
 		hashtab__for_each(e->services, free_service, NULL);
 	hashtab__free(e->by_pair);
+	hashtab__free(e->roots);
 	hashtab__free(e->services);
 	free(e);
 }
@@ -116,15 +123,15 @@ static size_t pair_key(const char *caller, const char *callee, char *buf, size_t
 	return a + b + 2;
 }
 
-struct edge *edges__find(struct edges *e, const char *caller, const char *callee)
+static struct edge *edge_find(struct hashtab *h, const char *caller, const char *callee)
 {
 	char key[512];
 	size_t n = pair_key(caller, callee, key, sizeof(key));
 
-	return n ? hashtab__get(e->by_pair, key, n) : NULL;
+	return n ? hashtab__get(h, key, n) : NULL;
 }
 
-struct edge *edges__get(struct edges *e, const char *caller, const char *callee)
+static struct edge *edge_get(struct hashtab *h, const char *caller, const char *callee, bool root)
 {
 	char key[512];
 	size_t n = pair_key(caller, callee, key, sizeof(key));
@@ -133,24 +140,40 @@ struct edge *edges__get(struct edges *e, const char *caller, const char *callee)
 
 	if (!n)
 		return NULL;
-	ed = hashtab__get(e->by_pair, key, n);
+	ed = hashtab__get(h, key, n);
 	if (ed)
 		return ed;
 	ed = calloc(1, sizeof(*ed));
 	if (!ed)
 		return NULL;
+	ed->root = root;
 	ed->caller = strdup(caller);
 	ed->callee = strdup(callee);
 	if (!ed->caller || !ed->callee) {
 		edge_free(ed);
 		return NULL;
 	}
-	hashtab__put(e->by_pair, key, n, ed, &err);
+	hashtab__put(h, key, n, ed, &err);
 	if (err) {
 		edge_free(ed);
 		return NULL;
 	}
 	return ed;
+}
+
+struct edge *edges__find(struct edges *e, const char *caller, const char *callee)
+{
+	return edge_find(e->by_pair, caller, callee);
+}
+
+struct edge *edges__get(struct edges *e, const char *caller, const char *callee)
+{
+	return edge_get(e->by_pair, caller, callee, false);
+}
+
+struct edge *edges__find_root(struct edges *e, const char *caller, const char *callee)
+{
+	return edge_find(e->roots, caller, callee);
 }
 
 static struct service_stats *service_get(struct edges *e, const char *name)
@@ -239,10 +262,67 @@ static void learn(struct edges *e, struct edge *ed, const struct edge_counts *d,
 	ed->in_memory = true;
 }
 
-static bool egress_failed(const struct edges *e, const struct claimd_egress *x)
+struct edge *edges__add_root(struct edges *e, const char *caller, const char *callee,
+			     const struct edge_counts *d, double now)
 {
+	struct edge *ed = edge_get(e->roots, caller, callee, true);
+	struct edge_counts c = *d;
+
+	if (!ed)
+		return NULL;
+	c.both_failed = 0; /* no request of the caller that could fail with it */
+	add_counts(&ed->total, &c);
+	add_counts(bucket_at(e, ed, now), &c);
+	return ed;
+}
+
+bool edges__egress_failed(const struct edges *e, const struct claimd_egress *x, bool *known)
+{
+	if (known)
+		*known = !(x->flags & CLAIMD_EG_LOST);
+	if (x->flags & CLAIMD_EG_LOST)
+		return false;
 	return (x->flags & CLAIMD_EG_TRANSPORT) || x->status >= e->cfg.fail_status ||
 	       ((x->flags & CLAIMD_EG_DONE) && x->status == 0);
+}
+
+uint64_t edges__unknown_verdicts(const struct edges *e, enum claim_rule rule)
+{
+	return (unsigned int)rule < CLAIM_RULE__COUNT ? e->unknown[rule] : 0;
+}
+
+/* Bytes claimd could not frame, or a call it could not follow: whatever the
+ * record's verdict says, it is no confident one. */
+#define BLIND_FLAGS (CLAIMD_IN_BLIND | CLAIMD_IN_UNTIED | CLAIMD_IN_LOST)
+
+static bool ingress_blind(const struct claimd_ingress *r)
+{
+	return (r->flags & BLIND_FLAGS) || r->rule == CLAIM_RULE_FRAMING_LOST ||
+	       r->rule == CLAIM_RULE_UNTIED_CALL;
+}
+
+/* An ingress whose calls may be another's, or were not all seen: it teaches
+ * nothing about edges. */
+static bool ingress_untrusted(const struct claimd_ingress *r)
+{
+	return (r->flags & (CLAIMD_IN_MUX | CLAIMD_IN_NOCTX)) || ingress_blind(r) ||
+	       counters__is_unknown_reason(r->rule);
+}
+
+/* Why a failed ingress's verdict is unknown: the kernel's rule, else its flags. */
+static enum claim_rule unknown_reason(const struct claimd_ingress *r)
+{
+	if (counters__is_unknown_reason(r->rule))
+		return r->rule;
+	if (r->flags & CLAIMD_IN_UNTIED)
+		return CLAIM_RULE_UNTIED_CALL;
+	if (r->flags & (CLAIMD_IN_BLIND | CLAIMD_IN_LOST))
+		return CLAIM_RULE_FRAMING_LOST;
+	if (r->flags & CLAIMD_IN_MUX)
+		return CLAIM_RULE_MULTIPLEXED;
+	if (r->flags & CLAIMD_IN_NOCTX)
+		return CLAIM_RULE_NO_LOG;
+	return CLAIM_RULE_NONE;
 }
 
 void edges__add_ingress(struct edges *e, const struct claimd_ingress *r, struct names *names,
@@ -257,22 +337,28 @@ void edges__add_ingress(struct edges *e, const struct claimd_ingress *r, struct 
 	int ncallees = 0, i, j;
 	bool superseded = false;
 
+	/* A failure whose verdict is unknown, or would be a guess: counted by reason. */
+	if (failed &&
+	    ((r->verdict != CLAIM_CLAIMED && r->verdict != CLAIM_UNCLAIMED) || ingress_blind(r)))
+		e->unknown[unknown_reason(r)]++;
 	if (s) {
 		s->requests++;
 		s->failures += failed;
 		s->multiplexed += !!(r->flags & CLAIMD_IN_MUX);
-		if (failed) {
+		if (failed && ingress_blind(r))
+			s->unknown++;
+		else if (failed) {
 			s->claimed += r->verdict == CLAIM_CLAIMED;
 			s->unclaimed += r->verdict == CLAIM_UNCLAIMED;
 			s->unknown += r->verdict != CLAIM_CLAIMED && r->verdict != CLAIM_UNCLAIMED;
 		}
 	}
 	/*
-	 * A request whose calls may be another's teaches nothing about edges, nor
-	 * does any request of a service that serves several at once on a thread.
+	 * A request whose calls may be another's, or not all seen, teaches
+	 * nothing about edges, nor does any request of a service that serves
+	 * several at once on a thread.
 	 */
-	if ((r->flags & (CLAIMD_IN_MUX | CLAIMD_IN_NOCTX)) || r->rule == CLAIM_RULE_MULTIPLEXED ||
-	    (s && s->multiplexed))
+	if (ingress_untrusted(r) || (s && s->multiplexed))
 		return;
 	memset(d, 0, sizeof(d));
 	/* Newest first, as the kernel does: a call retried right after is superseded. */
@@ -289,7 +375,8 @@ void edges__add_ingress(struct edges *e, const struct claimd_ingress *r, struct 
 			callees[ncallees++] = callee;
 		d[j].calls++;
 		d[j].retries += !!(x->flags & CLAIMD_EG_RETRY);
-		if (!skip && egress_failed(e, x) && !d[j].callee_failures) {
+		/* A call whose answer was lost is a call, neither failed nor fine. */
+		if (!skip && edges__egress_failed(e, x, NULL) && !d[j].callee_failures) {
 			d[j].callee_failures = 1;
 			d[j].both_failed = failed;
 		}
@@ -309,6 +396,8 @@ struct edge_class edges__effective(const struct edges *e, const struct edge *ed,
 	struct edge_counts w;
 	struct edge_memory m;
 
+	if (ed->root)
+		return c; /* no ratio: the caller serves no request that could fail */
 	edges__window(e, ed, now, &w);
 	if (w.callee_failures)
 		c.ratio = (double)w.both_failed / w.callee_failures;
@@ -356,6 +445,7 @@ void edges__for_each(const struct edges *e, void (*fn)(struct edge *ed, void *ct
 	struct visit v = { .edge_fn = fn, .ctx = ctx };
 
 	hashtab__for_each(e->by_pair, visit_edge, &v);
+	hashtab__for_each(e->roots, visit_edge, &v);
 }
 
 void edges__for_each_service(const struct edges *e, void (*fn)(struct service_stats *s, void *ctx),
@@ -404,17 +494,28 @@ static void edge_json(struct edge *ed, void *arg)
 	json_object_object_add(o, "ratio", isnan(c.ratio) ? NULL : json_object_new_double(c.ratio));
 	json_object_object_add(o, "class", json_object_new_string(edges__class_name(c.cls)));
 	json_object_object_add(o, "class_source", json_object_new_string(source_name(c.source)));
+	/* A root caller's edge: counted, never classified (ratio null, class unknown). */
+	json_object_object_add(o, "root", json_object_new_boolean(ed->root));
 
 	json_object_object_add(w, "seconds", json_object_new_int(j->e->cfg.window_s));
 	json_object_object_add(w, "calls", json_object_new_uint64(wc.calls));
 	json_object_object_add(w, "callee_failures", json_object_new_uint64(wc.callee_failures));
 	json_object_object_add(w, "both_failed", json_object_new_uint64(wc.both_failed));
 	json_object_object_add(w, "retries", json_object_new_uint64(wc.retries));
-	json_object_object_add(w, "ratio", ratio_json(wc.callee_failures, wc.both_failed));
-	json_object_object_add(w, "class",
-			       json_object_new_string(edges__class_name(
-				       edges__classify(wc.callee_failures, wc.both_failed, minf))));
+	json_object_object_add(w, "ratio",
+			       ed->root ? NULL : ratio_json(wc.callee_failures, wc.both_failed));
+	json_object_object_add(
+		w, "class",
+		json_object_new_string(edges__class_name(
+			ed->root ? CLAIM_CLASS_UNKNOWN
+				 : edges__classify(wc.callee_failures, wc.both_failed, minf))));
 	json_object_object_add(o, "window", w);
+	if (ed->root) {
+		json_object_put(m);
+		json_object_object_add(o, "memory", NULL);
+		json_object_array_add(j->arr, o);
+		return;
+	}
 
 	json_object_object_add(m, "calls", json_object_new_double(mem.calls));
 	json_object_object_add(m, "callee_failures", json_object_new_double(mem.callee_failures));
@@ -439,9 +540,16 @@ static int by_caller_callee(const void *a, const void *b)
 {
 	struct json_object *x = *(struct json_object *const *)a;
 	struct json_object *y = *(struct json_object *const *)b;
+	struct json_object *rx = NULL, *ry = NULL;
 	int c = strcmp(key_str(x, "caller"), key_str(y, "caller"));
 
-	return c ? c : strcmp(key_str(x, "callee"), key_str(y, "callee"));
+	if (!c)
+		c = strcmp(key_str(x, "callee"), key_str(y, "callee"));
+	if (c)
+		return c;
+	json_object_object_get_ex(x, "root", &rx);
+	json_object_object_get_ex(y, "root", &ry);
+	return json_object_get_boolean(rx) - json_object_get_boolean(ry);
 }
 
 struct json_object *edges__json(const struct edges *e, double now, time_t wall)

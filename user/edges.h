@@ -8,6 +8,16 @@
  * buckets), and in a long-term memory (exponential decay over weeks,
  * persisted by memory.c). The effective class is the window's, else the
  * memory's. Per service: requests, failures, claimed / unclaimed / unknown.
+ *
+ * Root edges (a process that serves nothing calling a callee: roots.c) are
+ * kept apart: calls, callee failures and retries only, no both_failed, no
+ * ratio, no class and no memory; a root edge never mixes into the service
+ * edge of the same name pair.
+ *
+ * An ingress whose calls claimd could not all follow (multiplexed, no
+ * egress log, framing lost, a call not tied, its own answer lost) teaches
+ * nothing about edges; its failure counts for its service as unknown, by
+ * reason (counters.h).
  */
 #ifndef CLAIMD_EDGES_H
 #define CLAIMD_EDGES_H
@@ -55,6 +65,7 @@ struct edge {
 	uint64_t bucket_epoch[EDGES_WINDOW_BUCKETS]; /* which time slice each holds */
 	struct edge_memory memory;
 	bool in_memory; /* has memory (loaded or learned) */
+	bool root;	/* a root caller's edge: no both_failed, ratio, class or memory */
 };
 
 struct service_stats {
@@ -63,7 +74,7 @@ struct service_stats {
 	uint64_t failures;
 	uint64_t claimed;
 	uint64_t unclaimed;
-	uint64_t unknown; /* failed, no confident verdict (multiplexed, no log) */
+	uint64_t unknown; /* failed, no confident verdict (counters.h: the reasons) */
 	uint64_t multiplexed;
 };
 
@@ -86,6 +97,21 @@ const struct edges_config *edges__config(const struct edges *e);
 void edges__add_ingress(struct edges *e, const struct claimd_ingress *r, struct names *names,
 			double now, time_t wall);
 
+/* A failed call (design.md): a status from fail_status up, or a transport
+ * failure. A call whose answer was lost (CLAIMD_EG_LOST) is neither failed
+ * nor fine: *known is false for it (known may be NULL). */
+bool edges__egress_failed(const struct edges *e, const struct claimd_egress *x, bool *known);
+
+/* Failed requests whose verdict is unknown, by the rule that made it so
+ * (counters.h, CLAIMD_UNKNOWN_REASONS; other rules: CLAIM_RULE_NONE). */
+uint64_t edges__unknown_verdicts(const struct edges *e, enum claim_rule rule);
+
+/* Learns d (calls, callee_failures, retries; both_failed is ignored) on the
+ * root edge caller -> callee. Returns the edge, or NULL when out of memory. */
+struct edge *edges__add_root(struct edges *e, const char *caller, const char *callee,
+			     const struct edge_counts *d, double now);
+struct edge *edges__find_root(struct edges *e, const char *caller, const char *callee);
+
 /* The class a ratio gives, with the thresholds of design.md. */
 enum claim_class edges__classify(double callee_failures, double both_failed,
 				 unsigned int min_failures);
@@ -102,7 +128,7 @@ struct edge_memory edges__memory_at(const struct edges *e, const struct edge *ed
 struct edge_class edges__effective(const struct edges *e, const struct edge *ed, double now,
 				   time_t wall);
 
-/* Visits every edge / service. */
+/* Visits every edge (service edges, then root edges) / service. */
 void edges__for_each(const struct edges *e, void (*fn)(struct edge *ed, void *ctx), void *ctx);
 void edges__for_each_service(const struct edges *e, void (*fn)(struct service_stats *s, void *ctx),
 			     void *ctx);

@@ -28,6 +28,13 @@ static long long int_of(struct json_object *o, const char *key)
 	return json_object_object_get_ex(o, key, &v) ? json_object_get_int64(v) : 0;
 }
 
+static bool bool_of(struct json_object *o, const char *key)
+{
+	struct json_object *v;
+
+	return json_object_object_get_ex(o, key, &v) && json_object_get_boolean(v);
+}
+
 /* A node: the service's counts when claimd saw it serve, else zeros. */
 static struct json_object *node_new(const char *name, struct json_object *svc)
 {
@@ -43,6 +50,7 @@ static struct json_object *node_new(const char *name, struct json_object *svc)
 				       json_object_new_int64(svc ? int_of(svc, svc_counts[i]) : 0));
 	json_object_object_add(o, "failing", json_object_new_boolean(int_of(o, "failures") > 0));
 	json_object_object_add(o, "origin", json_object_new_boolean(int_of(o, "claimed") > 0));
+	json_object_object_add(o, "root", json_object_new_boolean(0));
 	return o;
 }
 
@@ -204,6 +212,9 @@ struct json_object *graph__build(struct json_object *edges, struct json_object *
 		    json_object_deep_copy(e, &copy, NULL))
 			continue;
 		json_object_object_get_ex(dict, str_of(e, "caller"), &caller);
+		/* A root caller serves nothing: a node of its own kind, not a service. */
+		if (bool_of(e, "root") && !bool_of(caller, "seen"))
+			json_object_object_add(caller, "root", json_object_new_boolean(1));
 		unclaimed = int_of(e, "both_failed") > 0 && int_of(caller, "unclaimed") > 0;
 		json_object_object_add(copy, "unclaimed", json_object_new_boolean(unclaimed));
 		json_object_array_add(out_edges, copy);

@@ -6,12 +6,13 @@
  *
  *   {"version":1, "generated_unix":T,
  *    "nodes":[{"service","seen","requests","failures","claimed","unclaimed",
- *              "unknown","failing","origin"}],
+ *              "unknown","failing","origin","root"}],
  *    "edges":[<an edge of 'claimctl edges --json'> + "unclaimed"],
  *    "chains":[["A","B","C"], ...]}
  *
- * Nodes are the services claimd saw serve requests ("seen") and the callees
- * it only saw called. A node is failing when some of its requests failed,
+ * Nodes are the services claimd saw serve requests ("seen"), the callees
+ * it only saw called, and root callers ("root": processes that serve
+ * nothing, the callers of root edges, which carry "root": true). A node is failing when some of its requests failed,
  * and an origin when some of those failures were its own (claimed). An
  * edge is on an unclaimed chain when its callee's failure failed the caller
  * too (both_failed) and the caller passed failures up unclaimed; "chains"

@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /* claimd's Prometheus metrics from its graph and status; see metrics.h. */
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "counters.h"
 #include "metrics.h"
 #include "metrics_text.h"
 
@@ -11,62 +13,24 @@ struct edge_family {
 	const char *name;
 	const char *key; /* in the edge object */
 	const char *help;
+	bool roots; /* root callers' edges too (they have no both_failed) */
 };
 
 static const struct edge_family edge_counters[] = {
 	{ "claimd_edge_calls_total", "calls",
-	  "Calls from caller to callee (retries included) since claimd started." },
+	  "Calls from caller to callee (retries included) since claimd started.", true },
 	{ "claimd_edge_callee_failures_total", "callee_failures",
 	  "Requests of the caller in which its call to the callee failed (and no retry of it "
-	  "succeeded)." },
+	  "succeeded); for a root caller (a process that serves nothing), its failed calls.",
+	  true },
 	{ "claimd_edge_both_failed_total", "both_failed",
-	  "Requests in which the callee failed and the caller's own response failed too." },
+	  "Requests in which the callee failed and the caller's own response failed too (not "
+	  "for root callers: they serve no request).",
+	  false },
 	{ "claimd_edge_retries_total", "retries",
-	  "Calls that repeated the caller's failed call right before them." },
-};
-
-/* Descriptions of the kernel's counters ('claimctl status': "kernel"). */
-static const struct {
-	const char *key, *help;
-} kernel_help[] = {
-	{ "records", "Records the BPF programs submitted to claimd." },
-	{ "ringbuf_drops", "Records lost in the kernel: the ring buffer was full." },
-	{ "egress_log_overflow", "Calls beyond the per-request egress log, not logged." },
-	{ "pipeline_overflow", "Pipelined requests beyond what one connection keeps." },
-	{ "parse_errors", "Streams that were not HTTP/1.x or lost their framing." },
-	{ "parse_resyncs", "Times junk was skipped on connections joined mid-stream." },
-	{ "parse_truncated", "Syscalls with bytes past the parse budget." },
-	{ "unmatched_responses", "Responses with no request waiting for them." },
-	{ "conn_table_full", "Connections not followed: the connection table was full." },
-	{ "thread_table_full", "Requests not followed: the thread table was full." },
-	{ "multiplexed", "Requests begun on a thread with another one open." },
-	{ "connections", "Connections followed." },
-	{ "ingresses", "Inbound requests started." },
-	{ "egresses", "Outbound calls started." },
-	{ "tls_connections", "Connections found to carry TLS." },
-	{ "tls_calls_without_socket", "SSL calls whose socket could not be found." },
-	{ "connections_closed", "Connections no longer followed: closed, or their fd replaced." },
-	{ "thread_contexts", "Request-serving thread contexts created." },
-	{ "requests_context_lost",
-	  "Requests answered after their thread context was evicted: recorded without their "
-	  "calls." },
-	{ "requests_abandoned",
-	  "Requests whose connection was evicted from the table before they were answered: not "
-	  "recorded." },
-	{ "framing_lost",
-	  "Times a connection's framing was lost (a bound, junk, a join mid-stream): it resyncs at "
-	  "the next message start." },
-	{ "framing_healed", "Times a connection whose framing was lost found a message start again." },
-	{ "requests_unknown_framing_lost",
-	  "Requests whose thread moved bytes on a connection whose framing was lost: verdict "
-	  "unknown." },
-	{ "requests_unknown_untied_call",
-	  "Requests that made a call claimd could not follow (TLS not tied to a socket, egress log "
-	  "full): verdict unknown." },
-	{ "calls_answer_lost", "Calls whose answer was lost with the framing: outcome unknown." },
-	{ "tls_calls_tied_by_read",
-	  "SSL calls with no socket I/O of their own (memory or custom BIOs), tied to the one TLS "
-	  "socket their thread read or wrote since its last SSL call." },
+	  "Calls that repeated the caller's failed call right before them (root callers: the "
+	  "same target within 30 s of the failure).",
+	  true },
 };
 
 enum metrics_class metrics__class_value(const char *cls)
@@ -103,7 +67,7 @@ static size_t len_of(struct json_object *arr)
 }
 
 static void edge_family(struct promw *w, struct json_object *edges, const char *name,
-			enum prom_type type, const char *help, const char *key)
+			enum prom_type type, const char *help, const char *key, bool roots)
 {
 	size_t i;
 
@@ -114,6 +78,10 @@ static void edge_family(struct promw *w, struct json_object *edges, const char *
 					 NULL };
 		double value;
 
+		/* A root edge has no both_failed, ratio or class: a fleet rule must
+		 * not read a ratio of 0 (fail-open) into it. */
+		if (!roots && json_object_get_boolean(get(e, "root")))
+			continue;
 		if (key) {
 			v = get(e, key);
 			if (!v)
@@ -132,15 +100,18 @@ static void render_edges(struct promw *w, struct json_object *edges)
 
 	for (i = 0; i < sizeof(edge_counters) / sizeof(edge_counters[0]); i++)
 		edge_family(w, edges, edge_counters[i].name, PROM_COUNTER, edge_counters[i].help,
-			    edge_counters[i].key);
+			    edge_counters[i].key, edge_counters[i].roots);
 	edge_family(w, edges, "claimd_edge_ratio", PROM_GAUGE,
 		    "both_failed / callee_failures of the edge's recent window, or of the "
-		    "long-term memory when that gives the class; absent with no callee failures.",
-		    "ratio");
-	edge_family(w, edges, "claimd_edge_class", PROM_GAUGE,
-		    "The edge's class: 0 unknown, 1 fail-close (ratio >= 0.8), 2 fail-open "
-		    "(ratio <= 0.2); unknown with fewer than --min-failures callee failures.",
-		    NULL);
+		    "long-term memory when that gives the class; absent with no callee failures, "
+		    "and for root callers.",
+		    "ratio", false);
+	edge_family(
+		w, edges, "claimd_edge_class", PROM_GAUGE,
+		"The edge's class: 0 unknown, 1 fail-close (ratio >= 0.8), 2 fail-open "
+		"(ratio <= 0.2); unknown with fewer than --min-failures callee failures. Absent "
+		"for root callers (never classified).",
+		NULL, false);
 }
 
 static void render_services(struct promw *w, struct json_object *nodes)
@@ -203,17 +174,15 @@ static void render_records(struct promw *w, struct json_object *r)
 static void render_kernel(struct promw *w, struct json_object *k)
 {
 	char name[128], help[160];
-	size_t i;
 
 	if (!json_object_is_type(k, json_type_object))
 		return;
 	json_object_object_foreach(k, key, v) {
 		snprintf(name, sizeof(name), "claimd_kernel_%s_total", key);
 		snprintf(help, sizeof(help), "Kernel counter %s.", key);
-		for (i = 0; i < sizeof(kernel_help) / sizeof(kernel_help[0]); i++)
-			if (!strcmp(kernel_help[i].key, key))
-				snprintf(help, sizeof(help), "%s", kernel_help[i].help);
-		one(w, name, PROM_COUNTER, help, json_object_get_double(v));
+		one(w, name, PROM_COUNTER,
+		    counters__kernel_help(key) ? counters__kernel_help(key) : help,
+		    json_object_get_double(v));
 	}
 }
 
@@ -290,11 +259,43 @@ static void render_memory(struct promw *w, struct json_object *m, time_t wall)
 	    "Seconds since the memory last reached the disk.", (double)wall - persisted);
 }
 
+/* Failed requests whose verdict is unknown, by reason ('claimctl status'
+ * "unknown_verdicts": the names of counters.h). */
+static void render_unknown(struct promw *w, struct json_object *u)
+{
+	if (!json_object_is_type(u, json_type_object))
+		return;
+	promw__family(w, "claimd_unknown_verdicts_total", PROM_COUNTER,
+		      "Failed requests whose verdict is unknown, by reason: multiplexed (a thread "
+		      "served another request meanwhile), no-egress-log, framing-lost (bytes "
+		      "claimd could not frame), untied-call (a call it could not follow), other.");
+	{
+		json_object_object_foreach(u, reason, v) {
+			const char *labels[] = { "reason", reason, NULL };
+
+			promw__sample(w, "claimd_unknown_verdicts_total", labels,
+				      json_object_get_double(v));
+		}
+	}
+}
+
 static void render_status(struct promw *w, struct json_object *st, time_t wall)
 {
 	one(w, "claimd_uptime_seconds", PROM_GAUGE, "Seconds since claimd started.",
 	    num(st, "uptime_s"));
 	render_records(w, get(st, "records"));
+	render_unknown(w, get(st, "unknown_verdicts"));
+	one(w, "claimd_root_calls_total", PROM_COUNTER,
+	    "Calls made outside any request by processes that serve nothing, counted on root "
+	    "edges.",
+	    num(st, "root_calls"));
+	one(w, "claimd_calls_outside_requests_total", PROM_COUNTER,
+	    "Calls a listening process made outside any request it served (background work): "
+	    "no edge.",
+	    num(st, "calls_outside_requests"));
+	one(w, "claimd_late_calls_total", PROM_COUNTER,
+	    "Calls that finished after the request they belonged to had been answered.",
+	    num(st, "late_calls"));
 	render_kernel(w, get(st, "kernel"));
 	render_maps(w, get(st, "maps"));
 	one(w, "claimd_trace_dropped_total", PROM_COUNTER,

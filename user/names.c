@@ -20,6 +20,7 @@
 struct proc_info {
 	char comm[CLAIMD_COMM_LEN + 1];
 	char service[NAME_MAX_LEN]; /* CLAIMD_SERVICE, or empty */
+	int listening;		    /* listeners it holds: it serves */
 	struct hashtab *by_port;    /* port -> char * "<name>" for that port */
 };
 
@@ -293,6 +294,7 @@ void names__listen(struct names *n, __u32 tgid, const struct claimd_addr *local,
 	__u16 port = local->port;
 	struct listener *head = hashtab__get(n->listeners, &port, sizeof(port));
 	struct listener **pp, *l;
+	struct proc_info *p;
 
 	for (pp = &head; *pp; pp = &(*pp)->next) {
 		if ((*pp)->tgid == tgid && !memcmp((*pp)->local.addr, local->addr, 16))
@@ -300,6 +302,9 @@ void names__listen(struct names *n, __u32 tgid, const struct claimd_addr *local,
 	}
 	if (closed) {
 		if (*pp) {
+			p = hashtab__get(n->procs, &tgid, sizeof(tgid));
+			if (p && p->listening > 0)
+				p->listening--;
 			l = *pp;
 			*pp = l->next;
 			free(l);
@@ -318,7 +323,17 @@ void names__listen(struct names *n, __u32 tgid, const struct claimd_addr *local,
 	l->local = *local;
 	l->next = head;
 	hashtab__put(n->listeners, &port, sizeof(port), l, NULL);
-	proc_get(n, tgid, comm); /* read its name while the process is surely there */
+	/* Read its name while the process is surely there. */
+	p = proc_get(n, tgid, comm);
+	if (p)
+		p->listening++;
+}
+
+bool names__listening(struct names *n, __u32 tgid)
+{
+	struct proc_info *p = hashtab__get(n->procs, &tgid, sizeof(tgid));
+
+	return p && p->listening > 0;
 }
 
 struct exiting {

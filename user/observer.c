@@ -2,6 +2,7 @@
 /* Loading, configuring and attaching the observer programs; see observer.h. */
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,15 +12,17 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
+#include "counters.h"
 #include "log.h"
 #include "observer_api.h"
 #include "observer.skel.h"
 #include "sysprobe.h"
 #include "verdict.h"
 
-#define TLS_FILES_MAX 32
-#define TLS_PROBES    8
-#define CTX_FILES_MAX 64
+#define TLS_FILES_MAX  32
+#define TLS_PROBES     8
+#define CTX_FILES_MAX  64
+#define DETACH_THREADS 32
 
 struct observer {
 	struct observer_bpf *skel;
@@ -295,18 +298,69 @@ int observer__attach_context(struct observer *obs, const char *path)
 	return 0;
 }
 
-void observer__destroy(struct observer *obs)
-{
-	int f, i;
+struct detach_work {
+	struct bpf_link **links;
+	int n;
+	int next; /* the next link to destroy, taken atomically */
+};
 
-	if (!obs)
-		return;
+static void *detach_worker(void *arg)
+{
+	struct detach_work *w = arg;
+	int i;
+
+	while ((i = __atomic_fetch_add(&w->next, 1, __ATOMIC_RELAXED)) < w->n)
+		bpf_link__destroy(w->links[i]);
+	return NULL;
+}
+
+/*
+ * Detaching a tracepoint or uprobe link waits for an RCU grace period in
+ * the kernel (20 to 100 ms each on a small VM): one after the other, the
+ * links of claimd take over a second. Closed from several threads at once,
+ * their waits overlap. What could not be handed to a thread is closed here.
+ */
+static void detach_all(struct observer *obs)
+{
+	struct bpf_link **skel_links = (struct bpf_link **)&obs->skel->links;
+	int n_skel = sizeof(obs->skel->links) / sizeof(struct bpf_link *);
+	struct detach_work w = { 0 };
+	pthread_t th[DETACH_THREADS];
+	int f, i, started = 0;
+
+	w.links = calloc(n_skel + TLS_FILES_MAX * TLS_PROBES + CTX_FILES_MAX * 2, sizeof(*w.links));
+	if (!w.links)
+		return; /* observer_bpf__destroy detaches them one by one */
+	/* The skeleton's links struct holds nothing but link pointers. */
+	for (i = 0; i < n_skel; i++) {
+		if (skel_links[i])
+			w.links[w.n++] = skel_links[i];
+		skel_links[i] = NULL;
+	}
 	for (f = 0; f < obs->tls_files; f++)
 		for (i = 0; i < TLS_PROBES; i++)
-			bpf_link__destroy(obs->tls_links[f][i]);
+			if (obs->tls_links[f][i])
+				w.links[w.n++] = obs->tls_links[f][i];
 	for (f = 0; f < obs->ctx_files; f++)
 		for (i = 0; i < 2; i++)
-			bpf_link__destroy(obs->ctx_links[f][i]);
+			if (obs->ctx_links[f][i])
+				w.links[w.n++] = obs->ctx_links[f][i];
+	obs->tls_files = obs->ctx_files = 0;
+	for (i = 0; i < DETACH_THREADS && i < w.n; i++)
+		if (!pthread_create(&th[started], NULL, detach_worker, &w))
+			started++;
+	detach_worker(&w); /* this thread too: and all of them if none started */
+	for (i = 0; i < started; i++)
+		pthread_join(th[i], NULL);
+	free(w.links);
+}
+
+void observer__destroy(struct observer *obs)
+{
+	if (!obs)
+		return;
+	if (obs->skel)
+		detach_all(obs);
 	observer_bpf__destroy(obs->skel);
 	free(obs);
 }
@@ -392,36 +446,7 @@ int observer__stats(const struct observer *obs, __u64 out[CLAIMD_ST__COUNT])
 
 const char *observer__stat_name(int which)
 {
-	static const char *const names[CLAIMD_ST__COUNT] = {
-		[CLAIMD_ST_RECORDS] = "records",
-		[CLAIMD_ST_RB_DROPS] = "ringbuf_drops",
-		[CLAIMD_ST_EGRESS_OVERFLOW] = "egress_log_overflow",
-		[CLAIMD_ST_FIFO_OVERFLOW] = "pipeline_overflow",
-		[CLAIMD_ST_PARSE_ERRORS] = "parse_errors",
-		[CLAIMD_ST_PARSE_RESYNC] = "parse_resyncs",
-		[CLAIMD_ST_PARSE_TRUNCATED] = "parse_truncated",
-		[CLAIMD_ST_UNMATCHED] = "unmatched_responses",
-		[CLAIMD_ST_CONN_FULL] = "conn_table_full",
-		[CLAIMD_ST_THREAD_FULL] = "thread_table_full",
-		[CLAIMD_ST_MUX] = "multiplexed",
-		[CLAIMD_ST_CONNS] = "connections",
-		[CLAIMD_ST_INGRESS] = "ingresses",
-		[CLAIMD_ST_EGRESS] = "egresses",
-		[CLAIMD_ST_TLS_CONNS] = "tls_connections",
-		[CLAIMD_ST_TLS_UNBOUND] = "tls_calls_without_socket",
-		[CLAIMD_ST_CONN_CLOSED] = "connections_closed",
-		[CLAIMD_ST_THREAD_CTXS] = "thread_contexts",
-		[CLAIMD_ST_CTX_LOST] = "requests_context_lost",
-		[CLAIMD_ST_ABANDONED] = "requests_abandoned",
-		[CLAIMD_ST_FRAMING_LOST] = "framing_lost",
-		[CLAIMD_ST_FRAMING_HEALED] = "framing_healed",
-		[CLAIMD_ST_BLIND] = "requests_unknown_framing_lost",
-		[CLAIMD_ST_UNTIED] = "requests_unknown_untied_call",
-		[CLAIMD_ST_CALLS_LOST] = "calls_answer_lost",
-		[CLAIMD_ST_TLS_TIED_BY_READ] = "tls_calls_tied_by_read",
-	};
-
-	return which >= 0 && which < CLAIMD_ST__COUNT ? names[which] : "?";
+	return counters__kernel_name(which);
 }
 
 static int tgid_listed(__u32 tgid, const __u32 *tgids, int n)

@@ -118,6 +118,7 @@ static const char *seed_policy(enum storm_decision d)
 struct hop {
 	int from, to;
 	double r;
+	bool root; /* a root caller's edge */
 };
 
 struct walk {
@@ -126,6 +127,7 @@ struct walk {
 	struct hop *hops;
 	int n_hops, n_nodes;
 	bool *on_path;
+	bool *root_caller; /* calls through a root edge: a process that serves nothing */
 	int path[STORM_MAX_HOPS + 1];
 	double r[STORM_MAX_HOPS];
 	int n_paths;
@@ -274,6 +276,7 @@ static struct json_object *root_report(struct walk *w, int root)
 			 1 + p->shared_budget, within(1 + p->shared_budget, p->slack) ? "<=" : ">",
 			 p->slack);
 	json_object_object_add(o, "root", json_object_new_string(name_of(w, root)));
+	json_object_object_add(o, "root_caller", json_object_new_boolean(w->root_caller[root]));
 	json_object_object_add(o, "paths", w->paths);
 	json_object_object_add(o, "max_hops", json_object_new_int(w->max_h));
 	json_object_object_add(o, "max_fanout", num(w->max_fanout));
@@ -331,20 +334,27 @@ struct json_object *storm__analyse(struct json_object *graph, const struct storm
 		w.hops[w.n_hops].from = index_of(index, names, json_object_get_string(a));
 		w.hops[w.n_hops].to = index_of(index, names, json_object_get_string(b));
 		w.hops[w.n_hops].r = edge_r(e, o);
+		w.hops[w.n_hops].root =
+			json_object_object_get_ex(e, "root", &a) && json_object_get_boolean(a);
 		if (w.hops[w.n_hops].from != w.hops[w.n_hops].to)
 			w.n_hops++;
 	}
 	w.n_nodes = json_object_array_length(names);
 	w.on_path = calloc(w.n_nodes + 1, sizeof(bool));
+	w.root_caller = calloc(w.n_nodes + 1, sizeof(bool));
 	called = calloc(w.n_nodes + 1, sizeof(bool));
 	report = json_object_new_object();
 	roots = json_object_new_array();
-	if (!w.on_path || !called || !report || !roots) {
+	if (!w.on_path || !w.root_caller || !called || !report || !roots) {
 		json_object_put(roots);
 		goto oom;
 	}
-	for (i = 0; i < (size_t)w.n_hops; i++)
-		called[w.hops[i].to] = true;
+	/* Called by a service: no root. A service called only by root callers is one
+	 * (its own retries, beside the root callers' paths through it). */
+	for (i = 0; i < (size_t)w.n_hops; i++) {
+		called[w.hops[i].to] |= !w.hops[i].root;
+		w.root_caller[w.hops[i].from] |= w.hops[i].root;
+	}
 	for (i = 0; i < (size_t)w.n_nodes; i++) {
 		size_t k;
 
@@ -375,6 +385,7 @@ cleanup:
 	json_object_put(names);
 	free(w.hops);
 	free(w.on_path);
+	free(w.root_caller);
 	free(called);
 	return report;
 }

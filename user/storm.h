@@ -14,8 +14,11 @@
  * one of them retries the same failure. With claim-aware retries only the
  * edge nearest the failure retries: radius 1, fan-out 1+R.
  *
- * storm__analyse() walks a graph (graph.h) from each root (a node nobody
- * calls) down every path, and reports per path and per root, as JSON.
+ * storm__analyse() walks a graph (graph.h) from each root down every
+ * path, and reports per path and per root, as JSON. A root is a node nobody
+ * calls: a root caller (curl, a batch job: its root edge is the first hop,
+ * its retries the first R; "root_caller": true), and a service called by
+ * root callers only (the paths of its own retries).
  * Observed retries per hop are retries / (calls - retries): the extra
  * attempts per original call, so that 1+R is the load multiple of a hop.
  */

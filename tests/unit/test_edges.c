@@ -7,10 +7,12 @@
  * counted for their service only; service counts by verdict; the sliding
  * window, whose buckets drop out (and are reused) as time advances; the
  * memory, decaying with its half-life in wall-clock time; the effective
- * class (window, else memory when used, else unknown); and the JSON that
- * claimctl reads. The caller is a process that is gone (named from the
- * record's comm) and callees are addresses off this host, so names do not
- * depend on the machine.
+ * class (window, else memory when used, else unknown); the JSON that
+ * claimctl reads; ingresses claimd could not fully follow (blind, untied,
+ * lost) learning nothing and counting as unknown by reason; and root
+ * edges, kept apart from service edges and never classified. The caller is
+ * a process that is gone (named from the record's comm) and callees are
+ * addresses off this host, so names do not depend on the machine.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -749,7 +751,8 @@ static void test_json(struct names *nm)
 	expect_double(o, "ratio", 1);
 	expect_str(o, "class", "fail-close");
 	expect_str(o, "class_source", "window");
-	ASSERT_EQ(json_object_object_length(o), 11, "edge fields");
+	ASSERT_EQ(json_object_object_length(o), 12, "edge fields");
+	expect_bool(o, "root", false);
 	w = field(o, "window");
 	if (ASSERT_TRUE(json_object_is_type(w, json_type_object), "window object")) {
 		expect_int(w, "seconds", 100);
@@ -821,6 +824,151 @@ out:
 	edges__free(e);
 }
 
+/*
+ * Ingresses claimd cannot fully follow teach nothing about edges: framing
+ * lost on a connection the thread used (CLAIMD_IN_BLIND), a call not tied
+ * (CLAIMD_IN_UNTIED), its own answer lost (CLAIMD_IN_LOST), or the kernel's
+ * rules saying so; their failures count as unknown, by reason, whatever
+ * verdict the record carries. A call whose answer was lost is a call,
+ * neither failed nor fine.
+ */
+static void test_blind(struct names *nm)
+{
+	static const struct {
+		__u32 flags;
+		__u8 rule;
+		enum claim_rule reason;
+	} blind[] = {
+		{ CLAIMD_IN_BLIND, CLAIM_RULE_NONE, CLAIM_RULE_FRAMING_LOST },
+		{ CLAIMD_IN_UNTIED, CLAIM_RULE_NONE, CLAIM_RULE_UNTIED_CALL },
+		{ CLAIMD_IN_LOST, CLAIM_RULE_NONE, CLAIM_RULE_FRAMING_LOST },
+		{ 0, CLAIM_RULE_FRAMING_LOST, CLAIM_RULE_FRAMING_LOST },
+		{ 0, CLAIM_RULE_UNTIED_CALL, CLAIM_RULE_UNTIED_CALL },
+		{ CLAIMD_IN_BLIND, CLAIM_RULE_UNTIED_CALL, CLAIM_RULE_UNTIED_CALL },
+	};
+	struct edges *e = edges__new(&base_cfg);
+	struct claimd_ingress r;
+	struct service_stats *s;
+	size_t i;
+	int n = 0;
+
+	if (!ASSERT_OK_PTR(e, "edges__new"))
+		return;
+	for (i = 0; i < sizeof(blind) / sizeof(blind[0]); i++) {
+		/* A confident-looking verdict on a record that cannot carry one. */
+		ingress(&r, 9000, 502, CLAIM_UNCLAIMED, blind[i].flags);
+		r.rule = blind[i].rule;
+		egress(&r, B, FAIL(503));
+		edges__add_ingress(e, &r, nm, 5, WALL);
+		/* ... and one that did not fail: nothing learned either. */
+		ingress(&r, 9000, 200, CLAIM_NONE, blind[i].flags);
+		r.rule = blind[i].rule;
+		egress(&r, B, FAIL(503));
+		edges__add_ingress(e, &r, nm, 5, WALL);
+	}
+	edges__for_each(e, count_edge, &n);
+	ASSERT_EQ(n, 0, "no edge learned from blind ingresses");
+	s = service(e, CALLER, NULL);
+	if (ASSERT_OK_PTR(s, "service counted")) {
+		ASSERT_EQ(s->requests, 2 * sizeof(blind) / sizeof(blind[0]), "requests");
+		ASSERT_EQ(s->failures, sizeof(blind) / sizeof(blind[0]), "failures");
+		ASSERT_EQ(s->unknown, sizeof(blind) / sizeof(blind[0]), "all unknown");
+		ASSERT_EQ(s->claimed + s->unclaimed, 0, "no confident verdict");
+	}
+	ASSERT_EQ(edges__unknown_verdicts(e, CLAIM_RULE_FRAMING_LOST), 3, "framing-lost");
+	ASSERT_EQ(edges__unknown_verdicts(e, CLAIM_RULE_UNTIED_CALL), 3, "untied-call");
+	ASSERT_EQ(edges__unknown_verdicts(e, CLAIM_RULE_MULTIPLEXED), 0, "multiplexed");
+	/* The older reasons are counted by the kernel's rule, else by the flags. */
+	ingress(&r, 9000, 502, CLAIM_UNKNOWN, CLAIMD_IN_MUX);
+	r.rule = CLAIM_RULE_MULTIPLEXED;
+	edges__add_ingress(e, &r, nm, 5, WALL);
+	ingress(&r, 9000, 502, CLAIM_UNKNOWN, CLAIMD_IN_NOCTX);
+	edges__add_ingress(e, &r, nm, 5, WALL);
+	ingress(&r, 9000, 502, CLAIM_NONE, 0);
+	edges__add_ingress(e, &r, nm, 5, WALL);
+	ASSERT_EQ(edges__unknown_verdicts(e, CLAIM_RULE_MULTIPLEXED), 1, "multiplexed, by rule");
+	ASSERT_EQ(edges__unknown_verdicts(e, CLAIM_RULE_NO_LOG), 1, "no-egress-log, by flag");
+	ASSERT_EQ(edges__unknown_verdicts(e, CLAIM_RULE_NONE), 1, "other");
+	edges__free(e);
+
+	/* A plain ingress with a lost call: the call counts, its outcome does not. */
+	e = edges__new(&base_cfg);
+	if (!ASSERT_OK_PTR(e, "edges__new"))
+		return;
+	ingress(&r, 9000, 502, CLAIM_UNCLAIMED, 0);
+	egress(&r, B, 0, CLAIMD_EG_DONE | CLAIMD_EG_LOST);
+	edges__add_ingress(e, &r, nm, 5, WALL);
+	if (ASSERT_OK_PTR(edge_b(e), "edge with a lost call"))
+		counts_are(&edge_b(e)->total, 1, 0, 0, 0, "lost call");
+	{
+		struct claimd_egress x = { .flags = CLAIMD_EG_DONE | CLAIMD_EG_LOST };
+		bool known = true;
+
+		ASSERT_FALSE(edges__egress_failed(e, &x, &known), "lost: not failed");
+		ASSERT_FALSE(known, "lost: outcome unknown");
+		x.flags = CLAIMD_EG_DONE;
+		x.status = 503;
+		ASSERT_TRUE(edges__egress_failed(e, &x, &known), "503 failed");
+		ASSERT_TRUE(known, "503 known");
+	}
+	edges__free(e);
+}
+
+/* Root edges: counted apart from service edges, never classified, never in memory. */
+static void test_root_edges(struct names *nm)
+{
+	struct edge_counts d = {
+		.calls = 30, .callee_failures = 25, .both_failed = 25, .retries = 3
+	};
+	struct edges *e = edges__new(&base_cfg);
+	struct json_object *arr = NULL, *o;
+	struct edge *root, *svc;
+	struct edge_class c;
+	size_t i;
+	int n = 0;
+
+	if (!ASSERT_OK_PTR(e, "edges__new"))
+		return;
+	feed(e, nm, 20, 200, 503, 5, WALL); /* CALLER -> B: fail-open, 20 callee failures */
+	root = edges__add_root(e, CALLER, B, &d, 5);
+	svc = edge_b(e);
+	if (!ASSERT_OK_PTR(root, "root edge") || !ASSERT_OK_PTR(svc, "service edge"))
+		goto out;
+	ASSERT_TRUE(root != svc, "the same names, two edges");
+	ASSERT_TRUE(edges__find_root(e, CALLER, B) == root, "found as a root edge");
+	ASSERT_TRUE(root->root && !svc->root, "marked");
+	counts_are(&root->total, 30, 25, 0, 3, "root: no both_failed");
+	counts_are(&svc->total, 20, 20, 0, 0, "the service edge untouched");
+	ASSERT_FALSE(root->in_memory, "no memory for a root edge");
+	c = edges__effective(e, root, 5, WALL);
+	ASSERT_EQ(c.cls, CLAIM_CLASS_UNKNOWN, "root: no class");
+	ASSERT_TRUE(isnan(c.ratio), "root: no ratio");
+	c = edges__effective(e, svc, 5, WALL);
+	ASSERT_EQ(c.cls, CLAIM_CLASS_FAIL_OPEN, "the service edge keeps its class");
+	edges__for_each(e, count_edge, &n);
+	ASSERT_EQ(n, 2, "both visited");
+	arr = edges__json(e, 5, WALL);
+	if (!ASSERT_EQ(json_object_array_length(arr), 2, "two in JSON"))
+		goto out;
+	for (i = 0; i < 2; i++) {
+		o = json_object_array_get_idx(arr, i);
+		expect_bool(o, "root", i == 1); /* after the service edge of the same names */
+		if (i == 1) {
+			expect_null(o, "ratio");
+			expect_str(o, "class", "unknown");
+			expect_int(o, "calls", 30);
+			expect_int(o, "callee_failures", 25);
+			expect_int(o, "both_failed", 0);
+			expect_int(o, "retries", 3);
+			expect_null(o, "memory");
+			expect_null(field(o, "window"), "ratio");
+		}
+	}
+out:
+	json_object_put(arr);
+	edges__free(e);
+}
+
 static void test_find_get(void)
 {
 	struct edges *e = edges__new(&base_cfg);
@@ -882,6 +1030,10 @@ void test_edges(void)
 		test_json(nm);
 	if (test__start_subtest("find_get"))
 		test_find_get();
+	if (test__start_subtest("blind"))
+		test_blind(nm);
+	if (test__start_subtest("root_edges"))
+		test_root_edges(nm);
 	if (test__start_subtest("default_window")) {
 		struct edges_config cfg = base_cfg;
 		struct edges *e;

@@ -1,0 +1,91 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The names and descriptions of what claimd counts, one table each: the
+ * kernel's counters (enum claimd_stat in headers/observer.h: the name
+ * 'claimctl status' shows under "kernel" and claimd_kernel_<name>_total,
+ * with its help text), and the reasons a failed request's verdict is
+ * unknown (claimd's own count, by the kernel's rule: 'claimctl status'
+ * "unknown_verdicts" and claimd_unknown_verdicts_total{reason}). Every
+ * user of a name reads it here.
+ */
+#ifndef CLAIMD_COUNTERS_H
+#define CLAIMD_COUNTERS_H
+
+#include <stdbool.h>
+
+#include "observer.h"
+#include "verdict.h"
+
+/* X(enum, name, help) */
+#define CLAIMD_KERNEL_COUNTERS(X)                                                                 \
+	X(CLAIMD_ST_RECORDS, "records", "Records the BPF programs submitted to claimd.")          \
+	X(CLAIMD_ST_RB_DROPS, "ringbuf_drops",                                                    \
+	  "Records lost in the kernel: the ring buffer was full.")                                \
+	X(CLAIMD_ST_EGRESS_OVERFLOW, "egress_log_overflow",                                       \
+	  "Calls beyond the per-request egress log, not logged.")                                 \
+	X(CLAIMD_ST_FIFO_OVERFLOW, "pipeline_overflow",                                           \
+	  "Pipelined requests beyond what one connection keeps.")                                 \
+	X(CLAIMD_ST_PARSE_ERRORS, "parse_errors",                                                 \
+	  "Streams that were not HTTP/1.x or lost their framing.")                                \
+	X(CLAIMD_ST_PARSE_RESYNC, "parse_resyncs",                                                \
+	  "Times junk was skipped on connections joined mid-stream.")                             \
+	X(CLAIMD_ST_PARSE_TRUNCATED, "parse_truncated",                                           \
+	  "Syscalls with bytes past the parse budget.")                                           \
+	X(CLAIMD_ST_UNMATCHED, "unmatched_responses",                                             \
+	  "Responses with no request waiting for them.")                                          \
+	X(CLAIMD_ST_CONN_FULL, "conn_table_full",                                                 \
+	  "Connections not followed: the connection table was full.")                             \
+	X(CLAIMD_ST_THREAD_FULL, "thread_table_full",                                             \
+	  "Requests not followed: the thread table was full.")                                    \
+	X(CLAIMD_ST_MUX, "multiplexed", "Requests begun on a thread with another one open.")      \
+	X(CLAIMD_ST_CONNS, "connections", "Connections followed.")                                \
+	X(CLAIMD_ST_INGRESS, "ingresses", "Inbound requests started.")                            \
+	X(CLAIMD_ST_EGRESS, "egresses", "Outbound calls started.")                                \
+	X(CLAIMD_ST_TLS_CONNS, "tls_connections", "Connections found to carry TLS.")              \
+	X(CLAIMD_ST_TLS_UNBOUND, "tls_calls_without_socket",                                      \
+	  "SSL calls whose socket could not be found.")                                           \
+	X(CLAIMD_ST_CONN_CLOSED, "connections_closed",                                            \
+	  "Connections no longer followed: closed, or their fd replaced.")                        \
+	X(CLAIMD_ST_THREAD_CTXS, "thread_contexts", "Request-serving thread contexts created.")   \
+	X(CLAIMD_ST_CTX_LOST, "requests_context_lost",                                            \
+	  "Requests answered after their thread context was evicted: recorded without their "     \
+	  "calls.")                                                                               \
+	X(CLAIMD_ST_ABANDONED, "requests_abandoned",                                              \
+	  "Requests whose connection was evicted from the table before they were answered: not "  \
+	  "recorded.")                                                                            \
+	X(CLAIMD_ST_FRAMING_LOST, "framing_lost",                                                 \
+	  "Times a connection's framing was lost (a bound, junk, a join mid-stream): it resyncs " \
+	  "at the next message start.")                                                           \
+	X(CLAIMD_ST_FRAMING_HEALED, "framing_healed",                                             \
+	  "Times a connection whose framing was lost found a message start again.")               \
+	X(CLAIMD_ST_BLIND, "requests_unknown_framing_lost",                                       \
+	  "Requests whose thread moved bytes on a connection whose framing was lost: verdict "    \
+	  "unknown.")                                                                             \
+	X(CLAIMD_ST_UNTIED, "requests_unknown_untied_call",                                       \
+	  "Requests that made a call claimd could not follow (TLS not tied to a socket, egress "  \
+	  "log full): verdict unknown.")                                                          \
+	X(CLAIMD_ST_CALLS_LOST, "calls_answer_lost",                                              \
+	  "Calls whose answer was lost with the framing: outcome unknown.")                       \
+	X(CLAIMD_ST_TLS_TIED_BY_READ, "tls_calls_tied_by_read",                                   \
+	  "SSL calls with no socket I/O of their own (memory or custom BIOs), tied to the one "   \
+	  "TLS socket their thread read or wrote since its last SSL call.")
+
+/*
+ * The rules that leave a failed request's verdict unknown: X(rule). Their
+ * names are the rules' (trace__rule_name: "multiplexed", "no-egress-log",
+ * "framing-lost", "untied-call").
+ */
+#define CLAIMD_UNKNOWN_REASONS(X)  \
+	X(CLAIM_RULE_MULTIPLEXED)  \
+	X(CLAIM_RULE_NO_LOG)       \
+	X(CLAIM_RULE_FRAMING_LOST) \
+	X(CLAIM_RULE_UNTIED_CALL)
+
+/* A kernel counter's name ("?" out of range), and the help text for a name (NULL if none). */
+const char *counters__kernel_name(int which);
+const char *counters__kernel_help(const char *name);
+
+/* Is this rule one of the reasons above? */
+bool counters__is_unknown_reason(unsigned int rule);
+
+#endif
