@@ -9,7 +9,9 @@
  * from its egress, or as an egress outside its ingress's interval.
  * The keep-alive variant opens every connection before claimd starts; the
  * TLS variant speaks HTTPS on every hop (certificates made by the test), and
- * must give the same edges, statuses and verdicts.
+ * must give the same edges, statuses and verdicts. Every failure's verdict
+ * is checked against the truth: claimed at C, unclaimed above, caused one
+ * hop down.
  */
 #include <signal.h>
 #include <stdio.h>
@@ -19,6 +21,7 @@
 
 #include "harness.h"
 #include "test_progs.h"
+#include "truth.h"
 
 #define THREADS	 8
 #define FAIL_MOD 7
@@ -260,6 +263,20 @@ static void check_client(struct json_object *all, const struct chain *c)
 	json_object_put(summary);
 }
 
+/* C's failures are its own; B and A pass them up, each caused one hop down. */
+static void check_verdicts(struct json_object *all, const struct chain *c)
+{
+	const struct truth_svc shape = {
+		.target = "/r/%d", .ids = total(c), .mod = FAIL_MOD, .rem = FAIL_REM
+	};
+	struct truth_tally t = { 0 };
+	struct truth_svc s[3];
+
+	truth__chain(s, 3, &shape, c->svc, names);
+	truth__tally_services(&t, all, s, 3);
+	truth__expect(&t, "chain", 3 * expected_failures(c), 0);
+}
+
 static void check_kernel_counters(struct claimd_h *h)
 {
 	const char *args[] = { "status", NULL };
@@ -329,6 +346,7 @@ static void run_chain(bool keepalive, bool tls, int requests)
 	all = trace_read(&t);
 	for (i = 0; i < 3; i++)
 		check_service(all, &c, i);
+	check_verdicts(all, &c);
 	c.client = client_pid;
 	check_client(all, &c);
 	c.client = 0;

@@ -33,6 +33,7 @@
 #include "harness.h"
 #include "sockets.h"
 #include "test_progs.h"
+#include "truth.h"
 
 #define HELD	    200 /* connections held open against --conns 64 */
 #define AT_ONCE	    100 /* requests served at once against --threads 64 */
@@ -493,7 +494,8 @@ static void conns_full(const struct claimd_h *h, const struct trace_cap *t, pid_
  */
 struct mid_try {
 	bool evicted; /* the slow request's connection left the table before its answer */
-	int failed, claimed, mux;
+	int failed, mux;
+	struct truth_tally verdicts; /* of the 500s recorded: the service's own */
 	long long abandoned, multiplexed;
 };
 
@@ -501,6 +503,7 @@ static void mid_try(const struct claimd_h *h, const struct trace_cap *t, pid_t p
 		    struct mid_try *r)
 {
 	static int fds[MID_CONNS];
+	const struct truth_svc own = { .pid = pid, .verdict = "claimed", .cause = "" };
 	struct json_object *st0 = status(h), *st = NULL, *all;
 	int slow = sock_connect(port), i;
 	size_t from, k;
@@ -540,9 +543,10 @@ static void mid_try(const struct claimd_h *h, const struct trace_cap *t, pid_t p
 			r->evicted = false; /* its answer was seen */
 		if (j_int(o, "status") != 500)
 			continue;
-		r->claimed += !strcmp(j_str(o, "verdict"), "claimed");
 		r->mux += has_flag(o, "multiplexed") || !strcmp(j_str(o, "rule"), "multiplexed");
 	}
+	json_object_array_del_idx(all, 0, from);
+	truth__tally_services(&r->verdicts, all, &own, 1);
 	json_object_put(all);
 	st = status(h);
 	r->abandoned = kernel(st, "requests_abandoned") - kernel(st0, "requests_abandoned");
@@ -550,7 +554,7 @@ static void mid_try(const struct claimd_h *h, const struct trace_cap *t, pid_t p
 	printf("evicted mid-request (%s): %lld abandoned, %lld multiplexed; of the failures "
 	       "recorded, %d claimed, %d taken for multiplexed\n",
 	       r->evicted ? "it was evicted" : "it stayed in the table", r->abandoned,
-	       r->multiplexed, r->claimed, r->mux);
+	       r->multiplexed, r->verdicts.right, r->mux);
 out:
 	json_object_put(st0);
 	json_object_put(st);
@@ -576,7 +580,9 @@ static void conns_evicted_mid_request(const struct claimd_h *h, const struct tra
 		ASSERT_EQ(r.abandoned, r.evicted ? 1 : 0, "an evicted request: abandoned, counted");
 		ASSERT_EQ(r.multiplexed, 0, "no multiplexing");
 		ASSERT_EQ(r.mux, 0, "no verdict spoilt as multiplexed");
-		ASSERT_GT(r.claimed, 0, "the failures followed are claimed (the service's own)");
+		truth__expect(&r.verdicts, "evicted mid-request", -1, -1);
+		ASSERT_GT(r.verdicts.right, 0,
+			  "the failures followed are claimed (the service's own)");
 	}
 	ASSERT_GT(evicted, 0, "the slow request's connection was evicted");
 }
@@ -674,15 +680,6 @@ static void count_rules(const struct trace_cap *t, pid_t pid, size_t from, struc
 	json_object_put(all);
 }
 
-static size_t trace_len(const struct trace_cap *t)
-{
-	struct json_object *all = trace_read(t);
-	size_t n = json_object_array_length(all);
-
-	json_object_put(all);
-	return n;
-}
-
 /* Waits until the edge class map shows entries and refused. */
 static struct json_object *classes_wait(const struct claimd_h *h, int entries, int refused)
 {
@@ -717,8 +714,14 @@ static int call_via(int caller_port, int callee_port)
 static void classes_full(const struct claimd_h *h, const struct trace_cap *t, pid_t *p1,
 			 int p1_port, pid_t p2, int p2_port, const int *callee_ports, int mport)
 {
-	struct json_object *st, *edges;
+	struct json_object *st, *edges, *lines;
 	const char *args[] = { "edges", NULL };
+	/* Every failure is the callee's, passed up: unclaimed, whichever rule. */
+	const struct truth_svc passed_up[2] = {
+		{ .pid = *p1, .verdict = "unclaimed", .cause = NULL },
+		{ .pid = p2, .verdict = "unclaimed", .cause = NULL },
+	};
+	struct truth_tally tally = { 0 };
 	struct verdicts v;
 	int i, failed = 0, in_kernel = 0, p2_in = 0;
 	size_t from, k;
@@ -755,7 +758,7 @@ static void classes_full(const struct claimd_h *h, const struct trace_cap *t, pi
 	}
 	/* P2's calls again: an edge whose class is in the kernel decides by it
 	 * (rule 2), a refused one falls back to rule 4 (unknown edge). */
-	from = trace_len(t);
+	from = trace_mark(t);
 	for (i = P1_CALLEES; i < N_CALLEES; i++)
 		call_via(p2_port, callee_ports[i]);
 	sleep_ms(500);
@@ -773,7 +776,7 @@ static void classes_full(const struct claimd_h *h, const struct trace_cap *t, pi
 	ASSERT_EQ(map_field(st, "edge_class", "entries"), N_CALLEES - P1_CALLEES,
 		  "after: P2's edges in the kernel");
 	json_object_put(st);
-	from = trace_len(t);
+	from = trace_mark(t);
 	for (i = P1_CALLEES; i < N_CALLEES; i++)
 		call_via(p2_port, callee_ports[i]);
 	sleep_ms(500);
@@ -782,6 +785,11 @@ static void classes_full(const struct claimd_h *h, const struct trace_cap *t, pi
 	       p2_in, v.refused);
 	ASSERT_EQ(v.in_kernel, N_CALLEES - P1_CALLEES, "after: every verdict by its class");
 	ASSERT_EQ(v.refused, 0, "after: no unknown edge");
+	lines = trace_read(t);
+	truth__tally_services(&tally, lines, passed_up, 2);
+	json_object_put(lines);
+	/* The 24 first calls, then P2's 8 twice. */
+	truth__expect(&tally, "edge classes", N_CALLEES + 2 * (N_CALLEES - P1_CALLEES), 0);
 }
 
 /* ---- the ring buffer ---- */

@@ -25,6 +25,7 @@
 #include "harness.h"
 #include "services.h"
 #include "test_progs.h"
+#include "truth.h"
 
 #define RESTARTS 3
 #define MAX_IDS	 256
@@ -204,6 +205,23 @@ static bool fa_ingress(struct json_object *o, void *ctx)
 	return !strcmp(j_str(o, "type"), "ingress") && j_int(o, "pid") == *(pid_t *)ctx;
 }
 
+/* fB's failures (every third id) are its own, fA's are fB's, passed up. */
+static void check_verdicts(const struct trace_cap *t, const struct svc *a, const struct svc *b,
+			   int ids)
+{
+	const struct truth_svc shape = { .target = "/r/%d", .ids = ids, .mod = 3 };
+	const pid_t pids[2] = { a->pid, b->pid };
+	const char *const names[2] = { a->name, b->name };
+	struct truth_tally tally = { 0 };
+	struct truth_svc truth[2];
+
+	/* Ten requests of fA: three of them at least failed, at fB and at fA. */
+	truth__chain(truth, 2, &shape, pids, names);
+	truth__tally_trace(&tally, t, 0, truth, 2, 2 * 3);
+	truth__expect(&tally, "after the restarts", -1, 0);
+	ASSERT_GE(tally.right, 2 * 3, "verdicts after the restarts");
+}
+
 static void kill_restart(void)
 {
 	const char *extra[] = { "--persist-interval", "1", "--metrics", "none", NULL };
@@ -287,6 +305,7 @@ static void kill_restart(void)
 	c.stop = 1;
 	pthread_join(c.th, NULL);
 	running = false;
+	check_verdicts(&t, &a, &b, c.requests);
 	printf("client: %d requests across %d kills, %d wrong answers", c.requests, RESTARTS,
 	       c.wrong);
 	if (c.wrong)

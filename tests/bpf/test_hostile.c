@@ -30,6 +30,7 @@
 #include "services.h"
 #include "sockets.h"
 #include "test_progs.h"
+#include "truth.h"
 
 #define MAX_PORTS     64
 #define BURST_CONNS   10000
@@ -781,6 +782,14 @@ static void fd_reuse(struct env *e)
 		ASSERT_EQ(j_int(o, "status"), 0,
 			  "dup2: no answer, not the bytes sent to /dev/null");
 		ASSERT_TRUE(has_flag(o, "closed-before-response"), "dup2: closed before response");
+	}
+	{
+		/* The server calls nobody: not answering is its own failure. */
+		const struct truth_svc own = { .pid = e->cpid, .verdict = "claimed", .cause = "" };
+		struct truth_tally t = { 0 };
+
+		truth__tally_services(&t, recs, &own, 1);
+		truth__expect(&t, "dup2", 3, 0);
 	}
 	json_object_put(recs);
 	/* The C server's fds were reused all along: its next exchanges are clean. */

@@ -11,6 +11,8 @@
  *   x-error-claim; under claim:2, C retries it exactly once per request (at
  *   most once without a header), its failure goes up unclaimed, and nothing
  *   above C retries.
+ * Every run's failures are compared with the truth: D's are its own, those
+ * of A, B and C passed up from one hop down.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,25 +22,29 @@
 
 #include "harness.h"
 #include "test_progs.h"
+#include "truth.h"
 
 #define N      400
 #define TOL    0.05 /* the short runs: 5% */
 #define RUN_MS 30000
 
-static bool lab_claimd_up(struct claimd_h *h)
+static bool lab_claimd_up(struct claimd_h *h, struct trace_cap *t)
 {
 	memset(h, 0, sizeof(*h));
+	memset(t, 0, sizeof(*t));
 	if (!test__need_root())
 		return false;
-	return ASSERT_OK(claimd_start(h, NULL), "claimd start");
+	return ASSERT_OK(claimd_start(h, NULL), "claimd start") &&
+	       ASSERT_OK(trace_start(t, h), "trace");
 }
 
-static void lab_claimd_down(struct claimd_h *h)
+static void lab_claimd_down(struct claimd_h *h, struct trace_cap *t)
 {
 	char path[H_PATH];
 
 	if (test__failed_now() && h->pid)
 		claimd_print_log(h);
+	trace_stop(t);
 	claimd_stop(h);
 	/* claimd keeps its verdict map pinned for the next one: ours goes. */
 	if (h->pin[0]) {
@@ -49,19 +55,47 @@ static void lab_claimd_down(struct claimd_h *h)
 	tmpdir_remove(h->dir);
 }
 
+static struct json_object *node_of(struct json_object *rep, const char *name);
+
+/*
+ * claimd's verdicts on the run's failures (every answer of A to D fails)
+ * against the truth: D's are its own; A, B and C pass up their callee's.
+ * The nodes are named prefix<node>.
+ */
+static void check_verdicts(const struct trace_cap *t, struct json_object *rep, const char *prefix,
+			   const char *name)
+{
+	static const char *const nodes[4] = { "A", "B", "C", "D" };
+	char names[4][64], what[64];
+	const char *const services[4] = { names[0], names[1], names[2], names[3] };
+	struct truth_svc truth[4];
+	struct truth_tally tally = { 0 };
+	int i, failures = 0;
+
+	for (i = 0; i < 4; i++) {
+		snprintf(names[i], sizeof(names[i]), "%s%s", prefix, nodes[i]);
+		failures += j_int(node_of(rep, nodes[i]), "failed_answers");
+	}
+	truth__chain(truth, 4, &(struct truth_svc){ 0 }, NULL, services);
+	truth__tally_trace(&tally, t, 0, truth, 4, failures);
+	snprintf(what, sizeof(what), "lab, %s", name);
+	truth__expect(&tally, what, failures, 0);
+}
+
 /*
  * claimlab run on the 7-chain failing at D, with claimd's verdicts; extra:
  * more arguments (NULL-terminated). Returns its JSON report, or NULL.
  */
-static struct json_object *lab_run(const struct claimd_h *h, const char *name,
-				   const char *const extra[])
+static struct json_object *lab_run(const struct claimd_h *h, const struct trace_cap *t,
+				   const char *name, const char *const extra[])
 {
-	char lab[H_PATH], json[H_PATH], log[H_PATH], env[H_PATH], n[16], buf[8192];
-	const char *argv[32] = { lab,	       "run", "--topology", "chain:7", "--fail", "D",
-				 "--requests", n,     "--json",	    json };
+	char lab[H_PATH], json[H_PATH], log[H_PATH], env[H_PATH], n[16], buf[8192], prefix[48];
+	const char *argv[32] = { lab,	   "run", "--topology",	      "chain:7",
+				 "--fail", "D",	  "--requests",	      n,
+				 "--json", json,  "--service-prefix", prefix };
 	const char *envv[] = { env, NULL };
 	struct json_object *rep;
-	int argc = 10, status, i;
+	int argc = 12, status, i;
 	pid_t pid;
 
 	snprintf(lab, sizeof(lab), "%s/claimlab", test__build_dir());
@@ -69,6 +103,8 @@ static struct json_object *lab_run(const struct claimd_h *h, const char *name,
 	snprintf(log, sizeof(log), "%s/%s.log", h->dir, name);
 	snprintf(env, sizeof(env), "CLAIMD_VERDICTS=%s/verdicts", h->pin);
 	snprintf(n, sizeof(n), "%d", N);
+	/* Names of this run's own: not those of another run, or another test's. */
+	snprintf(prefix, sizeof(prefix), "%s.%d.", name, getpid());
 	for (i = 0; extra[i] && argc < 31; i++)
 		argv[argc++] = extra[i];
 	argv[argc] = NULL;
@@ -89,7 +125,8 @@ static struct json_object *lab_run(const struct claimd_h *h, const char *name,
 	if (read_file(log, buf, sizeof(buf)) > 0)
 		printf("%s", buf); /* its table, shown with -v */
 	rep = json_object_from_file(json);
-	ASSERT_OK_PTR(rep, "claimlab's JSON");
+	if (ASSERT_OK_PTR(rep, "claimlab's JSON"))
+		check_verdicts(t, rep, prefix, name);
 	return rep;
 }
 
@@ -141,14 +178,15 @@ void test_lab_chain(void)
 {
 	struct json_object *rep = NULL;
 	struct claimd_h h;
+	struct trace_cap t;
 
-	if (!lab_claimd_up(&h))
+	if (!lab_claimd_up(&h, &t))
 		goto out;
 	if (test__start_subtest("per_hop")) {
 		static const double want[3] = { 2, 4, 8 };
 		const char *extra[] = { "--policy", "retry:1", NULL };
 
-		rep = lab_run(&h, "per-hop", extra);
+		rep = lab_run(&h, &t, "per-hop", extra);
 		if (rep) {
 			check_chain(rep, want, 3);
 			ASSERT_GT(retries_of(rep, "A"), 0, "A retries");
@@ -161,7 +199,7 @@ void test_lab_chain(void)
 		static const double want[3] = { 1, 1, 2 };
 		const char *extra[] = { "--policy", "claim:1", NULL };
 
-		rep = lab_run(&h, "claim", extra);
+		rep = lab_run(&h, &t, "claim", extra);
 		if (rep) {
 			check_chain(rep, want, 1);
 			ASSERT_EQ(retries_of(rep, "A"), 0, "A does not retry");
@@ -180,7 +218,7 @@ void test_lab_chain(void)
 		const char *extra[] = { "--policy", "claim:1", "--policy-at", "C=claim+budget:0.1",
 					NULL };
 
-		rep = lab_run(&h, "claim-budget", extra);
+		rep = lab_run(&h, &t, "claim-budget", extra);
 		if (rep) {
 			check_chain(rep, want, 1);
 			ASSERT_EQ(retries_of(rep, "A"), 0, "A does not retry");
@@ -191,7 +229,7 @@ void test_lab_chain(void)
 		json_object_put(rep);
 	}
 out:
-	lab_claimd_down(&h);
+	lab_claimd_down(&h, &t);
 }
 
 void test_lab_no_claim_header(void)
@@ -200,10 +238,11 @@ void test_lab_no_claim_header(void)
 	struct json_object *rep = NULL, *c, *down, *stopped;
 	static const double want[3] = { 1, 1, 2 };
 	struct claimd_h h;
+	struct trace_cap t;
 
-	if (!lab_claimd_up(&h))
+	if (!lab_claimd_up(&h, &t))
 		goto out;
-	rep = lab_run(&h, "no-header", extra);
+	rep = lab_run(&h, &t, "no-header", extra);
 	if (!rep)
 		goto out;
 	check_chain(rep, want, 1);
@@ -222,5 +261,5 @@ void test_lab_no_claim_header(void)
 	ASSERT_EQ(claims_of(rep, "B", "unclaimed"), N, "B: unclaimed");
 out:
 	json_object_put(rep);
-	lab_claimd_down(&h);
+	lab_claimd_down(&h, &t);
 }

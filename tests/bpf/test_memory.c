@@ -22,6 +22,7 @@
 #include "harness.h"
 #include "services.h"
 #include "test_progs.h"
+#include "truth.h"
 
 static bool has_failures(struct json_object *e, void *ctx)
 {
@@ -53,6 +54,7 @@ void test_memory_restart(void)
 {
 	const char *extra[] = { "--persist-interval", "1", NULL };
 	struct claimd_h h = { 0 };
+	struct trace_cap t = { 0 };
 	struct svc x = { 0 }, y = { 0 };
 	struct json_object *before = NULL, *after = NULL;
 	double mem_before;
@@ -65,7 +67,22 @@ void test_memory_restart(void)
 	if (svc_start(&y, &(struct svc_spec){ .name = "mY", .fail_mod = 2 }, h.dir) ||
 	    svc_start(&x, &(struct svc_spec){ .name = "mX", .downstream = y.port }, h.dir))
 		goto out;
+	if (!ASSERT_OK(trace_start(&t, &h), "trace"))
+		goto out;
 	drive(x.port, 0, 60);
+	{
+		/* mY fails every even id on its own; mX passes that up. */
+		const struct truth_svc shape = { .target = "/r/%d", .ids = 60, .mod = 2 };
+		const pid_t pids[2] = { x.pid, y.pid };
+		const char *const names[2] = { x.name, y.name };
+		struct truth_tally tally = { 0 };
+		struct truth_svc truth[2];
+
+		truth__chain(truth, 2, &shape, pids, names);
+		truth__tally_trace(&tally, &t, 0, truth, 2, 60);
+		truth__expect(&tally, "mX -> mY", 60, 0);
+		trace_stop(&t);
+	}
 	before = claimd_wait_edge(&h, "mX", "mY", has_failures, &want, 10000);
 	if (!ASSERT_OK_PTR(before, "edge learned"))
 		goto out;
@@ -94,6 +111,7 @@ out:
 		claimd_print_log(&h);
 	json_object_put(before);
 	json_object_put(after);
+	trace_stop(&t);
 	svc_stop(&x);
 	svc_stop(&y);
 	claimd_stop(&h);
@@ -164,8 +182,8 @@ void test_memory_corrupt(void)
 	}
 }
 
-/* T4: one run; returns S's failures and how many of them were unclaimed. */
-static void coincidental_run(bool memory, int *failed, int *unclaimed)
+/* T4: one run; S's verdicts against the truth (all its failures are its own). */
+static void coincidental_run(bool memory, struct truth_tally *s_verdicts)
 {
 	struct claimd_h h = { 0 };
 	const char *with[] = { "--state-dir", h.state, NULL };
@@ -174,9 +192,8 @@ static void coincidental_run(bool memory, int *failed, int *unclaimed)
 	struct trace_cap tc = { 0 };
 	struct json_object *all = NULL, *e = NULL;
 	char path[H_PATH + 32], text[512];
-	size_t i;
 
-	*failed = *unclaimed = -1;
+	memset(s_verdicts, 0, sizeof(*s_verdicts));
 	if (!ASSERT_OK(tmpdir_make(h.dir, sizeof(h.dir)), "tmpdir"))
 		return;
 	snprintf(h.state, sizeof(h.state), "%s/state", h.dir);
@@ -217,15 +234,24 @@ static void coincidental_run(bool memory, int *failed, int *unclaimed)
 	sleep_ms(1000);
 	trace_stop(&tc);
 	all = trace_read(&tc);
-	*failed = *unclaimed = 0;
-	for (i = 0; i < json_object_array_length(all); i++) {
-		struct json_object *o = json_object_array_get_idx(all, i);
+	{
+		/* S fails every even id on its own (its cause, when T failed too:
+		 * T); T every fifth, on its own. */
+		const struct truth_svc s_own = {
+			.pid = s.pid, .verdict = "claimed", .target = "/r/%d", .ids = 300, .mod = 2
+		};
+		const struct truth_svc t_own = { .pid = t.pid,
+						 .verdict = "claimed",
+						 .cause = "",
+						 .target = "/r/%d",
+						 .ids = 300,
+						 .mod = 5 };
+		struct truth_tally t_verdicts = { 0 };
 
-		if (strcmp(j_str(o, "type"), "ingress") || j_int(o, "pid") != s.pid ||
-		    !j_bool(o, "failed"))
-			continue;
-		(*failed)++;
-		*unclaimed += !strcmp(j_str(o, "verdict"), "unclaimed");
+		truth__tally_services(s_verdicts, all, &s_own, 1);
+		truth__tally_services(&t_verdicts, all, &t_own, 1);
+		truth__expect(&t_verdicts, memory ? "T4: cT (memory)" : "T4: cT (no memory)", 40,
+			      0);
 	}
 out:
 	if (test__failed_now())
@@ -239,20 +265,32 @@ out:
 	tmpdir_remove(h.dir);
 }
 
+static int failures(const struct truth_tally *t)
+{
+	return t->right + t->wrong + t->unknown + t->unchecked;
+}
+
 void test_coincidental_errors(void)
 {
+	struct truth_tally v0, v1;
 	int f0, u0, f1, u1;
 
 	if (!test__need_root())
 		return;
-	coincidental_run(false, &f0, &u0);
-	coincidental_run(true, &f1, &u1);
+	coincidental_run(false, &v0);
+	coincidental_run(true, &v1);
+	/* S's failures are all its own: the unclaimed ones are the wrong ones. */
+	f0 = failures(&v0);
+	u0 = v0.wrong;
+	f1 = failures(&v1);
+	u1 = v1.wrong;
 	printf("T4: S's own failures wrongly unclaimed: without memory %d of %d (%.1f in 10), "
 	       "with memory %d of %d (%.1f in 10)\n",
 	       u0, f0, f0 > 0 ? 10.0 * u0 / f0 : -1, u1, f1, f1 > 0 ? 10.0 * u1 / f1 : -1);
 	ASSERT_EQ(f0, 100, "S failed every even id (no memory)");
 	ASSERT_EQ(f1, 100, "S failed every even id (memory)");
-	/* Ids divisible by 10: S's own failure and T's at once. */
-	ASSERT_EQ(u0, 20, "without memory: the coincidences are unclaimed");
-	ASSERT_EQ(u1, 0, "with memory: all claimed");
+	/* Ids divisible by 10: S's own failure and T's at once. Without memory
+	 * the edge is unknown and rule 4 unclaims them: wrong, by design. */
+	truth__expect_wrong(&v0, "T4: cS without memory", 20, 80, 0);
+	truth__expect(&v1, "T4: cS with memory", 100, 0);
 }

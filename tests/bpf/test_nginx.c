@@ -19,6 +19,7 @@
 #include "services.h"
 #include "sockets.h"
 #include "test_progs.h"
+#include "truth.h"
 
 struct ngx {
 	pid_t pid;
@@ -109,16 +110,36 @@ static bool match_name(struct json_object *o, void *arg)
 	return !strcmp(j_str(o, "type"), "ingress") && !strcmp(j_str(o, "service"), m->name);
 }
 
+/*
+ * The verdicts of a run (the lines from mark on) against the truth: nb1's
+ * failures (every fourth id of target) are its own, nginx's are nb1's,
+ * passed up. right and unknown as truth__expect.
+ */
+static void check_verdicts(const struct trace_cap *t, size_t mark, const struct ngx *n,
+			   const struct svc *b1, const char *target, int ids, int right,
+			   int unknown)
+{
+	const struct truth_svc shape = { .target = target, .ids = ids, .mod = 4 };
+	const pid_t pids[2] = { 0, b1->pid }; /* nginx: by the name its workers get */
+	const char *const names[2] = { n->name, b1->name };
+	struct truth_tally tally = { 0 };
+	struct truth_svc truth[2];
+
+	truth__chain(truth, 2, &shape, pids, names);
+	truth__tally_trace(&tally, t, mark, truth, 2, right + unknown);
+	truth__expect(&tally, n->name, right, unknown);
+}
+
 /* One request at a time: every request has exactly the call to its backend. */
-static void serial(struct claimd_h *h, struct trace_cap *t, int b1, int b2)
+static void serial(struct claimd_h *h, struct trace_cap *t, const struct svc *b1, int b2)
 {
 	struct json_object *all = NULL, *svc = NULL, *e;
 	struct ngx n = { 0 };
 	struct svc_name m = { n.name };
 	int i, seen = 0, right = 0;
-	size_t k;
+	size_t k, mark = trace_mark(t);
 
-	if (nginx_start(&n, h->dir, "ngx1", b1, b2))
+	if (nginx_start(&n, h->dir, "ngx1", b1->port, b2))
 		goto out;
 	for (i = 0; i < 40; i++) {
 		char path[32];
@@ -151,6 +172,8 @@ static void serial(struct claimd_h *h, struct trace_cap *t, int b1, int b2)
 	json_object_put(e);
 	svc = service_of(h, n.name);
 	ASSERT_STREQ(j_str(svc, "mode"), "per-thread", "serial: not multiplexed");
+	/* /a/r/<id> for even ids: nb1 fails 0, 4, ..., 36, nginx passes that up. */
+	check_verdicts(t, mark, &n, b1, "/a/r/%d", 40, 2 * 10, 0);
 out:
 	json_object_put(svc);
 	json_object_put(all);
@@ -158,7 +181,7 @@ out:
 }
 
 /* Eight clients at once through one event-loop thread. */
-static void concurrent(struct claimd_h *h, struct trace_cap *t, int b1, int b2)
+static void concurrent(struct claimd_h *h, struct trace_cap *t, const struct svc *b1, int b2)
 {
 	char script[H_PATH], port[16], out[H_PATH];
 	const char *argv[] = { "python3",    script, "--port", port, "--threads", "8",
@@ -168,10 +191,10 @@ static void concurrent(struct claimd_h *h, struct trace_cap *t, int b1, int b2)
 	struct svc_name m = { n.name };
 	int confident = 0, failed = 0, total = 0;
 	pid_t client;
-	size_t k;
+	size_t k, mark = trace_mark(t);
 
 	/* load_client.py asks for /r/<id>: location / goes to nb1. */
-	if (nginx_start(&n, h->dir, "ngx2", b1, b2))
+	if (nginx_start(&n, h->dir, "ngx2", b1->port, b2))
 		goto out;
 	peer_script("load_client.py", script, sizeof(script));
 	snprintf(out, sizeof(out), "%s/ngx2-client.json", h->dir);
@@ -204,6 +227,8 @@ static void concurrent(struct claimd_h *h, struct trace_cap *t, int b1, int b2)
 	ASSERT_EQ(j_int(svc, "claimed") + j_int(svc, "unclaimed"), 0,
 		  "concurrent: no confident verdicts");
 	ASSERT_EQ(confident, 0, "concurrent: no confident verdict in the trace");
+	/* nb1's 120 failures claimed; nginx's, the same 120, unknown. */
+	check_verdicts(t, mark, &n, b1, "/r/%d", 480, 480 / 4, 480 / 4);
 	/* Whatever edge it has was learned before the juggling began: never a class. */
 	e = claimd_edge(h, n.name, "nb1");
 	if (e) {
@@ -232,9 +257,9 @@ void test_nginx_proxy(void)
 	    svc_start(&b2, &(struct svc_spec){ .name = "nb2" }, h.dir))
 		goto out;
 	if (test__start_subtest("serial"))
-		serial(&h, &t, b1.port, b2.port);
+		serial(&h, &t, &b1, b2.port);
 	if (test__start_subtest("concurrent"))
-		concurrent(&h, &t, b1.port, b2.port);
+		concurrent(&h, &t, &b1, b2.port);
 out:
 	if (test__failed_now())
 		claimd_print_log(&h);

@@ -5,7 +5,8 @@
  * requests answered in one write (with bodies that look like status lines),
  * and every kind of transport failure (refused, blocking or not; reset;
  * closed before a response; the caller giving up). Server and client are
- * threads of this test process, so its pid filters the trace.
+ * threads of this test process, so its pid filters the trace. The servers
+ * call nobody: every failure of theirs is claimed.
  */
 #include <arpa/inet.h>
 #include <fcntl.h>
@@ -21,6 +22,7 @@
 #include "harness.h"
 #include "sockets.h"
 #include "test_progs.h"
+#include "truth.h"
 
 struct env {
 	struct claimd_h h;
@@ -89,6 +91,17 @@ static struct json_object *lines_for(struct env *e, const char *type, int port, 
 	}
 	json_object_put(all);
 	return out;
+}
+
+/* The servers here (threads of this process) call nobody: each failure of
+ * theirs is their own, claimed with no cause. */
+static void check_own_failures(struct json_object *in, int failures, const char *what)
+{
+	const struct truth_svc own = { .pid = getpid(), .verdict = "claimed", .cause = "" };
+	struct truth_tally t = { 0 };
+
+	truth__tally_services(&t, in, &own, 1);
+	truth__expect(&t, what, failures, 0);
 }
 
 /* ---- partial reads and writes ---- */
@@ -187,6 +200,7 @@ void test_partial_reads(void)
 		ASSERT_GE(json_object_get_double(j_get(first, "duration_ms")), 100.0,
 			  "duration from the first byte");
 	}
+	check_own_failures(in, 1, "partial reads");
 	if (ASSERT_EQ(json_object_array_length(out), 2, "calls")) {
 		check_one(j_get(json_object_array_get_idx(out, 0), "egress"), "GET", 503,
 			  "call, split");
@@ -270,6 +284,7 @@ void test_pipelining(void)
 		for (i = 0; i < 3; i++)
 			check_one(json_object_array_get_idx(in, i), methods[i], statuses[i],
 				  "pipelined ingress");
+	check_own_failures(in, 1, "pipelining");
 	if (ASSERT_EQ(json_object_array_length(out), 3, "calls, in order"))
 		for (i = 0; i < 3; i++)
 			check_one(j_get(json_object_array_get_idx(out, i), "egress"), methods[i],
@@ -432,6 +447,7 @@ void test_transport_failures(void)
 		in = lines_for(&e, "ingress", port, 1);
 		check_failed_call(out, false, "reset");
 		check_failed_ingress(in, "reset");
+		check_own_failures(in, 1, "reset");
 		json_object_put(out);
 		json_object_put(in);
 	}
@@ -441,6 +457,7 @@ void test_transport_failures(void)
 		in = lines_for(&e, "ingress", port, 1);
 		check_failed_call(out, false, "closed");
 		check_failed_ingress(in, "closed");
+		check_own_failures(in, 1, "closed");
 		json_object_put(out);
 		json_object_put(in);
 	}
@@ -453,6 +470,7 @@ void test_transport_failures(void)
 		if (ASSERT_EQ(json_object_array_length(in), 1, "late answer: one ingress"))
 			ASSERT_EQ(j_int(json_object_array_get_idx(in, 0), "status"), 200,
 				  "late answer: its status");
+		check_own_failures(in, 0, "gave up");
 		json_object_put(out);
 		json_object_put(in);
 	}

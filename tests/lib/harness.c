@@ -385,6 +385,24 @@ struct json_object *trace_read(const struct trace_cap *t)
 	return arr;
 }
 
+struct json_object *trace_read_from(const struct trace_cap *t, size_t from)
+{
+	struct json_object *arr = trace_read(t);
+	size_t len = json_object_array_length(arr);
+
+	json_object_array_del_idx(arr, 0, from < len ? from : len);
+	return arr;
+}
+
+size_t trace_mark(const struct trace_cap *t)
+{
+	struct json_object *arr = trace_read(t);
+	size_t n = json_object_array_length(arr);
+
+	json_object_put(arr);
+	return n;
+}
+
 int trace_wait(const struct trace_cap *t, trace_match_fn match, void *ctx, int n, int timeout_ms)
 {
 	long long end = now_ms() + timeout_ms;

@@ -84,6 +84,10 @@ int trace_start(struct trace_cap *t, const struct claimd_h *h);
 void trace_stop(struct trace_cap *t);
 /* Every line captured so far, as a JSON array (caller puts it). */
 struct json_object *trace_read(const struct trace_cap *t);
+/* The lines captured from index 'from' on (caller puts it). */
+struct json_object *trace_read_from(const struct trace_cap *t, size_t from);
+/* How many lines are captured so far: a mark for trace_read_from. */
+size_t trace_mark(const struct trace_cap *t);
 
 typedef bool (*trace_match_fn)(struct json_object *line, void *ctx);
 /* Waits until at least n captured lines match; returns how many matched. */

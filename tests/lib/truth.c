@@ -6,6 +6,7 @@
 
 #include "harness.h"
 #include "http_parse.h"
+#include "test_progs.h"
 #include "truth.h"
 
 static bool confident(const char *v)
@@ -62,4 +63,155 @@ bool truth__is_target(struct json_object *rec, const char *target)
 	const char *hex = j_str(rec, "target_hash");
 
 	return hex[0] && strtoul(hex, NULL, 16) == truth__target_hash(target);
+}
+
+int truth__target_id(struct json_object *rec, const char *fmt, int ids)
+{
+	const char *hex = j_str(rec, "target_hash");
+	uint32_t h = strtoul(hex, NULL, 16);
+	char target[64];
+	int id;
+
+	for (id = 0; hex[0] && id < ids; id++) {
+		snprintf(target, sizeof(target), fmt, id);
+		if (truth__target_hash(target) == h)
+			return id;
+	}
+	return -1;
+}
+
+void truth__chain(struct truth_svc *out, int n, const struct truth_svc *shape, const pid_t *pids,
+		  const char *const *services)
+{
+	int i;
+
+	for (i = 0; i < n; i++) {
+		out[i] = *shape;
+		out[i].pid = pids ? pids[i] : 0;
+		out[i].service = services[i];
+		out[i].verdict = i < n - 1 ? "unclaimed" : "claimed";
+		out[i].cause = i < n - 1 ? services[i + 1] : "";
+	}
+}
+
+/* The service of rec when rec is a failed ingress of one of them, else NULL. */
+static const struct truth_svc *failed_of(struct json_object *rec, const struct truth_svc *svcs,
+					 int n)
+{
+	int i;
+
+	if (strcmp(j_str(rec, "type"), "ingress") || !j_bool(rec, "failed"))
+		return NULL;
+	for (i = 0; i < n; i++)
+		if (svcs[i].pid ? j_int(rec, "pid") == svcs[i].pid
+				: !strcmp(j_str(rec, "service"), svcs[i].service))
+			return &svcs[i];
+	return NULL;
+}
+
+/* The verdict a failed ingress of s should have; NULL when the test does not know it. */
+static const char *want_of(struct json_object *rec, const struct truth_svc *s)
+{
+	int id;
+
+	if (!s->target)
+		return s->verdict;
+	id = truth__target_id(rec, s->target, s->ids);
+	if (id < 0 || (s->mod && id % s->mod != s->rem))
+		return NULL;
+	return s->verdict;
+}
+
+static bool cause_right(struct json_object *rec, const char *cause)
+{
+	struct json_object *c = j_get(rec, "cause");
+
+	if (!cause)
+		return true;
+	if (!cause[0])
+		return !c;
+	return c && !strcmp(j_str(c, "callee"), cause);
+}
+
+void truth__tally_services(struct truth_tally *t, struct json_object *lines,
+			   const struct truth_svc *svcs, int n)
+{
+	size_t i, len = json_object_array_length(lines);
+
+	for (i = 0; i < len; i++) {
+		struct json_object *rec = json_object_array_get_idx(lines, i);
+		const struct truth_svc *s;
+		const char *want;
+		bool ok;
+
+		s = failed_of(rec, svcs, n);
+		if (!s)
+			continue;
+		want = want_of(rec, s);
+		ok = truth__check(t, want, j_str(rec, "verdict"));
+		if (ok && want && !strcmp(want, j_str(rec, "verdict")) &&
+		    !cause_right(rec, s->cause)) {
+			t->right--;
+			t->wrong++;
+			ok = false;
+		}
+		if (!ok)
+			printf("wrong verdict (the truth: %s, cause %s): %s\n", want,
+			       s->cause ? (s->cause[0] ? s->cause : "none") : "any",
+			       json_object_to_json_string_ext(rec, JSON_C_TO_STRING_PLAIN));
+	}
+}
+
+static int failures_in(struct json_object *lines, const struct truth_svc *svcs, int n)
+{
+	size_t i, len = json_object_array_length(lines);
+	int got = 0;
+
+	for (i = 0; i < len; i++)
+		got += failed_of(json_object_array_get_idx(lines, i), svcs, n) != NULL;
+	return got;
+}
+
+void truth__tally_trace(struct truth_tally *t, const struct trace_cap *tc, size_t from,
+			const struct truth_svc *svcs, int n, int failures)
+{
+	long long end = now_ms() + 10000;
+	struct json_object *lines;
+
+	for (;;) {
+		lines = trace_read_from(tc, from);
+		if (failures_in(lines, svcs, n) >= failures || now_ms() >= end)
+			break;
+		json_object_put(lines);
+		sleep_ms(100);
+	}
+	truth__tally_services(t, lines, svcs, n);
+	json_object_put(lines);
+}
+
+bool truth__expect(const struct truth_tally *t, const char *what, int right, int unknown)
+{
+	return truth__expect_wrong(t, what, 0, right, unknown);
+}
+
+bool truth__expect_wrong(const struct truth_tally *t, const char *what, int wrong, int right,
+			 int unknown)
+{
+	char name[128];
+	bool ok;
+
+	truth__print(t, what);
+	snprintf(name, sizeof(name),
+		 wrong ? "%s: wrong verdicts (by design)" : "%s: no wrong verdict", what);
+	ok = ASSERT_EQ(t->wrong, wrong, name);
+	snprintf(name, sizeof(name), "%s: right verdicts", what);
+	if (right >= 0)
+		ok &= ASSERT_EQ(t->right, right, name);
+	/* Every failure is one the test caused, its truth known. */
+	snprintf(name, sizeof(name), "%s: failures the test did not cause", what);
+	ok &= ASSERT_EQ(t->unchecked, 0, name);
+	snprintf(name, sizeof(name), "%s: unknown verdicts", what);
+	if (unknown >= 0)
+		ok &= ASSERT_EQ(t->unknown, unknown, name);
+	return ok;
 }

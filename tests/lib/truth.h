@@ -12,8 +12,11 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include <json-c/json.h>
+
+#include "harness.h"
 
 struct truth_tally {
 	int right;
@@ -39,5 +42,61 @@ void truth__print(const struct truth_tally *t, const char *what);
 uint32_t truth__target_hash(const char *target);
 /* Does trace line rec carry the target 'target' ("target_hash")? */
 bool truth__is_target(struct json_object *rec, const char *target);
+/* The id of rec's target when it is printf(fmt, id) for an id in [0, ids), else -1. */
+int truth__target_id(struct json_object *rec, const char *fmt, int ids);
+
+/*
+ * What a test knows of one service: the truth of each of its failures. A
+ * trace line is the service's by pid (or, with pid 0, by service name). With
+ * target set ("/r/%d"), a failure is known only on a request whose id (below
+ * ids) is one the test made fail (id % mod == rem, or any id with mod 0);
+ * another failure is counted unchecked.
+ */
+struct truth_svc {
+	pid_t pid;
+	const char *service;
+	const char *verdict; /* "claimed" or "unclaimed" */
+	const char *cause;   /* the callee its cause names; "": none; NULL: not checked */
+	const char *target;
+	int ids, mod, rem;
+};
+
+/*
+ * The truth of a chain of n services (out[0] calls out[1] ...) whose last
+ * one fails on its own and whose others pass up the failure of the next:
+ * claimed at the end, unclaimed above with the next one as cause. Each
+ * takes target, ids, mod and rem from shape; services[i] names it (the
+ * cause above it) and finds it when pids is NULL or pids[i] is 0.
+ */
+void truth__chain(struct truth_svc *out, int n, const struct truth_svc *shape, const pid_t *pids,
+		  const char *const *services);
+
+/*
+ * Tallies the failed ingresses in lines (an array of trace lines) of the n
+ * services, each against its truth; a right verdict whose cause names
+ * another callee counts as wrong. Every wrong one is printed with its line.
+ */
+void truth__tally_services(struct truth_tally *t, struct json_object *lines,
+			   const struct truth_svc *svcs, int n);
+
+/* Waits (10 s at most) until the lines captured from index 'from' on hold
+ * 'failures' failed ingresses of the services, then tallies those lines as
+ * truth__tally_services. */
+void truth__tally_trace(struct truth_tally *t, const struct trace_cap *tc, size_t from,
+			const struct truth_svc *svcs, int n, int failures);
+
+/*
+ * Prints the tally (truth__print) and asserts that no verdict is wrong, that
+ * none was unchecked (every failure is one the test caused), and that right
+ * and unknown are as given (-1: not checked). True if all held.
+ */
+bool truth__expect(const struct truth_tally *t, const char *what, int right, int unknown);
+/*
+ * The same where the decision matrix itself is wrong by design (rule 4 on
+ * an unknown edge unclaims a failure that was the service's own): exactly
+ * 'wrong' wrong verdicts, each one printed.
+ */
+bool truth__expect_wrong(const struct truth_tally *t, const char *what, int wrong, int right,
+			 int unknown);
 
 #endif
