@@ -61,7 +61,8 @@ COMMON_SRCS := user/log.c user/jsonio.c user/ctlproto.c user/argnum.c
 # claimd's own modules.
 CLAIMD_SRCS := user/claimd.c user/observer.c user/sysprobe.c user/seed.c user/procnet.c \
 	user/record.c user/names.c user/control.c user/evloop.c user/trace_fmt.c \
-	user/hashtab.c user/edges.c user/memory.c user/classes.c user/uprobes.c
+	user/hashtab.c user/edges.c user/memory.c user/classes.c user/uprobes.c \
+	user/counters.c user/roots.c user/handover.c
 CLAIMCTL_SRCS := user/claimctl.c user/ctl_trace.c user/ctl_status.c user/ctl_edges.c
 # The operators' surface: metrics and map over HTTP, graph, storm, top.
 CLAIMD_SRCS += user/graph.c user/metrics.c user/metrics_text.c user/metrics_http.c \
@@ -80,7 +81,7 @@ TEST_OBJS := $(patsubst tests/%.c,$(BUILD)/tests/%.o,$(TEST_SRCS) $(TEST_LIB_SRC
 TEST_USER_OBJS := $(BUILD)/user/record.o $(BUILD)/user/names.o $(BUILD)/user/hashtab.o \
 	$(BUILD)/user/edges.o $(BUILD)/user/memory.o $(BUILD)/user/procnet.o \
 	$(BUILD)/user/trace_fmt.o $(COMMON_OBJS)
-TEST_USER_OBJS += $(BUILD)/user/sysprobe.o
+TEST_USER_OBJS += $(BUILD)/user/sysprobe.o $(BUILD)/user/counters.o $(BUILD)/user/roots.o
 TEST_USER_OBJS += $(BUILD)/user/graph.o $(BUILD)/user/storm.o $(BUILD)/user/metrics.o \
 	$(BUILD)/user/metrics_text.o
 
@@ -95,10 +96,11 @@ LAB_OBJS := $(patsubst user/%.c,$(BUILD)/user/%.o,$(LAB_SRCS))
 VERSION := 0.1
 
 # Programs the end-to-end tests run (tests/peers/*.c).
-TEST_PEERS := $(BUILD)/tests/verdict_service $(BUILD)/tests/epoll_service
+TEST_PEERS := $(BUILD)/tests/verdict_service $(BUILD)/tests/epoll_service \
+	$(BUILD)/tests/pool_proxy
 # Programs the benchmark runs.
 BENCH_TOOLS := $(BUILD)/tests/paced_client $(BUILD)/tests/pipe_hammer \
-	$(BUILD)/tests/claim_bench $(BUILD)/tests/parse_bench
+	$(BUILD)/tests/claim_bench $(BUILD)/tests/parse_bench $(BUILD)/tests/iov_hammer
 
 BINS := $(BUILD)/claimd $(BUILD)/claimctl $(BUILD)/libclaim.a $(BUILD)/libclaim.so \
 	$(BUILD)/libclaim.pc $(BUILD)/test_progs $(TEST_PEERS) $(BENCH_TOOLS) \
@@ -113,7 +115,7 @@ FUZZ_SECONDS ?= 60
 FUZZ_FLAGS := -std=gnu11 -g -O1 -Wall -Wextra -Iheaders -Iuser -I$(BUILD) -D_GNU_SOURCE \
 	-fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all
 FUZZ_SRCS := user/record.c user/trace_fmt.c user/names.c user/hashtab.c user/edges.c \
-	user/memory.c user/ctlproto.c user/log.c
+	user/memory.c user/ctlproto.c user/log.c user/counters.c
 FUZZ_OBJS := $(patsubst user/%.c,$(BUILD)/fuzz/obj/%.o,$(FUZZ_SRCS))
 FUZZ_BINS := $(patsubst %,$(BUILD)/fuzz/fuzz_%,$(FUZZ_TARGETS))
 
@@ -202,6 +204,12 @@ $(BUILD)/tests/%: tests/peers/%.c $(BUILD)/libclaim.a
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(CFLAGS) $< $(BUILD)/libclaim.a -lpthread -o $@
+
+# The pooled reverse proxy of the shape tests: three files, OpenSSL.
+POOL_PROXY_OBJS := $(patsubst %,$(BUILD)/tests/peers/%.o,pool_proxy pool_conn pool_tls)
+$(BUILD)/tests/pool_proxy: $(POOL_PROXY_OBJS)
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(LDFLAGS) $^ -lssl -lcrypto -lpthread -o $@
 
 $(BUILD)/libclaim.pc: scripts/libclaim.pc.in
 	$(call msg,GEN,$@)

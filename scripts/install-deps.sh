@@ -10,12 +10,14 @@ build_pkgs=(
 	make clang llvm gcc pkg-config
 	libbpf-dev bpftool libelf-dev zlib1g-dev
 	libjson-c-dev libmicrohttpd-dev help2man
+	libssl-dev # tests/peers/pool_proxy: TLS through memory BIOs
 	libclang-rt-14-dev # libFuzzer and the sanitizers' runtimes (make fuzz, tests/fuzz)
 )
 # Tests and demo: the real peers the end-to-end tests start.
 test_pkgs=(
 	python3 curl wrk nginx iproute2 procps util-linux
 	prometheus chromium chromium-driver tmux
+	openssl python3-requests # certificates for TLS tests; tests/peers/session_service.py
 )
 
 missing=()
