@@ -11,6 +11,7 @@
  */
 #include <arpa/inet.h>
 #include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -82,7 +83,7 @@ int main(int argc, char **argv)
 	socklen_t alen = sizeof(a);
 	struct timespec t0, t1;
 	pthread_t th;
-	int fd, k;
+	int fd, k, one = 1;
 
 	if (nseg < 1 || nseg > MAX_SEGMENTS || (size_t)nseg > len || n <= 0) {
 		fprintf(stderr, "usage: iov_hammer SEGMENTS(1..%d) REQUESTS\n", MAX_SEGMENTS);
@@ -103,7 +104,8 @@ int main(int argc, char **argv)
 	if (pthread_create(&th, NULL, serve, &s))
 		return 1;
 	fd = socket(AF_INET, SOCK_STREAM, 0);
-	if (fd < 0 || connect(fd, (struct sockaddr *)&a, sizeof(a)))
+	if (fd < 0 || setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one)) ||
+	    connect(fd, (struct sockaddr *)&a, sizeof(a)))
 		return 1;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	for (i = 0; i < n; i++) {
