@@ -36,8 +36,10 @@ Q = @
 msg = @printf '  %-8s %s\n' "$(1)" "$(2)";
 endif
 
+# One folder per product under user/, and common/ for what they share.
+USER_INC := -Iuser/common -Iuser/claimd -Iuser/claimctl -Iuser/libclaim
 CFLAGS_BASE := -std=gnu11 -Wall -Wextra -Werror -O2 -g -MMD -MP \
-	-Iheaders -Iuser -I$(BUILD) -D_GNU_SOURCE
+	-Iheaders $(USER_INC) -I$(BUILD) -D_GNU_SOURCE
 ifeq ($(SAN),1)
 CFLAGS_BASE += -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 LDFLAGS += -fsanitize=address,undefined
@@ -48,7 +50,7 @@ LDLIBS_BPF := -lbpf -lelf -lz
 LDLIBS_JSON := -ljson-c
 
 BPF_CFLAGS := -g -O2 -target bpf -mcpu=v3 -D__TARGET_ARCH_$(ARCH) -Wall -Werror \
-	-Iheaders -Ibpf -I$(BUILD) -MMD -MP
+	-Iheaders -Iuser/libclaim -Ibpf -I$(BUILD) -MMD -MP
 
 DEPS_STAMP := $(BUILD)/.deps-installed
 
@@ -56,18 +58,10 @@ BPF_MODS := observer parsebench
 BPF_OBJS := $(patsubst %,$(BUILD)/%.bpf.o,$(BPF_MODS))
 SKELS := $(patsubst %,$(BUILD)/%.skel.h,$(BPF_MODS))
 
-# Modules shared by claimd and claimctl.
-COMMON_SRCS := user/log.c user/jsonio.c user/ctlproto.c user/argnum.c
-# claimd's own modules.
-CLAIMD_SRCS := user/claimd.c user/observer.c user/sysprobe.c user/seed.c user/procnet.c \
-	user/record.c user/names.c user/control.c user/evloop.c user/trace_fmt.c \
-	user/hashtab.c user/edges.c user/memory.c user/classes.c user/uprobes.c \
-	user/counters.c user/roots.c user/handover.c
-CLAIMCTL_SRCS := user/claimctl.c user/ctl_trace.c user/ctl_status.c user/ctl_edges.c
-# The operators' surface: metrics and map over HTTP, graph, storm, top.
-CLAIMD_SRCS += user/graph.c user/metrics.c user/metrics_text.c user/metrics_http.c \
-	user/metrics_maps.c user/webmap.c
-CLAIMCTL_SRCS += user/ctl_graph.c user/ctl_storm.c user/ctl_top.c user/storm.c user/graph.c
+# What claimd, claimctl and the lab share (user/common/), and each product's own.
+COMMON_SRCS := $(sort $(wildcard user/common/*.c))
+CLAIMD_SRCS := $(sort $(wildcard user/claimd/*.c))
+CLAIMCTL_SRCS := $(sort $(wildcard user/claimctl/*.c))
 LDLIBS_HTTP := -lmicrohttpd -lpthread
 
 COMMON_OBJS := $(patsubst user/%.c,$(BUILD)/user/%.o,$(COMMON_SRCS))
@@ -78,16 +72,13 @@ TEST_SRCS := $(sort $(wildcard tests/unit/*.c tests/bpf/*.c))
 TEST_LIB_SRCS := $(sort $(wildcard tests/lib/*.c))
 TEST_OBJS := $(patsubst tests/%.c,$(BUILD)/tests/%.o,$(TEST_SRCS) $(TEST_LIB_SRCS))
 # Objects of claimd the unit tests exercise directly.
-TEST_USER_OBJS := $(BUILD)/user/record.o $(BUILD)/user/names.o $(BUILD)/user/hashtab.o \
-	$(BUILD)/user/edges.o $(BUILD)/user/memory.o $(BUILD)/user/procnet.o \
-	$(BUILD)/user/trace_fmt.o $(COMMON_OBJS)
-TEST_USER_OBJS += $(BUILD)/user/sysprobe.o $(BUILD)/user/counters.o $(BUILD)/user/roots.o
-TEST_USER_OBJS += $(BUILD)/user/graph.o $(BUILD)/user/storm.o $(BUILD)/user/metrics.o \
-	$(BUILD)/user/metrics_text.o
+TEST_USER_OBJS := $(patsubst %,$(BUILD)/user/claimd/%.o,record names edges memory procnet \
+	trace_fmt sysprobe counters roots metrics metrics_text) \
+	$(BUILD)/user/claimctl/storm.o $(COMMON_OBJS)
 
 # libclaim: the client shim, static and shared, position-independent.
-LIBCLAIM_SRCS := user/libclaim.c
-LIBCLAIM_OBJS := $(patsubst user/%.c,$(BUILD)/libclaim/%.o,$(LIBCLAIM_SRCS))
+LIBCLAIM_SRCS := user/libclaim/libclaim.c
+LIBCLAIM_OBJS := $(patsubst user/libclaim/%.c,$(BUILD)/libclaim/%.o,$(LIBCLAIM_SRCS))
 
 # claimlab: the storm rehearsal (user/lab/), linked with libclaim.
 LAB_SRCS := $(sort $(wildcard user/lab/*.c))
@@ -112,10 +103,10 @@ BINS := $(BUILD)/claimd $(BUILD)/claimctl $(BUILD)/libclaim.a $(BUILD)/libclaim.
 FUZZ_TARGETS := http record memory names ctlproto
 FUZZ_CC ?= clang
 FUZZ_SECONDS ?= 60
-FUZZ_FLAGS := -std=gnu11 -g -O1 -Wall -Wextra -Iheaders -Iuser -I$(BUILD) -D_GNU_SOURCE \
+FUZZ_FLAGS := -std=gnu11 -g -O1 -Wall -Wextra -Iheaders $(USER_INC) -I$(BUILD) -D_GNU_SOURCE \
 	-fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all
-FUZZ_SRCS := user/record.c user/trace_fmt.c user/names.c user/hashtab.c user/edges.c \
-	user/memory.c user/ctlproto.c user/log.c user/counters.c
+FUZZ_SRCS := $(patsubst %,user/claimd/%.c,record trace_fmt names edges memory counters) \
+	$(patsubst %,user/common/%.c,hashtab ctlproto log)
 FUZZ_OBJS := $(patsubst user/%.c,$(BUILD)/fuzz/obj/%.o,$(FUZZ_SRCS))
 FUZZ_BINS := $(patsubst %,$(BUILD)/fuzz/fuzz_%,$(FUZZ_TARGETS))
 
@@ -181,7 +172,7 @@ $(BUILD)/user/%.o: user/%.c $(SKELS) | $(DEPS_STAMP)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(CFLAGS) -c $< -o $@
 
-$(BUILD)/libclaim/%.o: user/%.c | $(DEPS_STAMP)
+$(BUILD)/libclaim/%.o: user/libclaim/%.c | $(DEPS_STAMP)
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(CFLAGS) -fPIC -fvisibility=hidden -DCLAIM_BUILD -c $< -o $@
@@ -211,12 +202,12 @@ $(BUILD)/tests/pool_proxy: $(POOL_PROXY_OBJS)
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(LDFLAGS) $^ -lssl -lcrypto -lpthread -o $@
 
-$(BUILD)/libclaim.pc: scripts/libclaim.pc.in
+$(BUILD)/libclaim.pc: user/libclaim/libclaim.pc.in
 	$(call msg,GEN,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(VERSION)|' $< > $@
 
-$(BUILD)/claimlab: $(LAB_OBJS) $(BUILD)/user/argnum.o $(BUILD)/libclaim.a
+$(BUILD)/claimlab: $(LAB_OBJS) $(BUILD)/user/common/argnum.o $(BUILD)/libclaim.a
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(LDFLAGS) $^ $(LDLIBS_JSON) -lm -lpthread -o $@
 
@@ -225,7 +216,7 @@ $(BUILD)/claimd: $(CLAIMD_OBJS) $(COMMON_OBJS)
 	$(Q)$(CC) $(LDFLAGS) $^ $(LDLIBS_BPF) $(LDLIBS_JSON) $(LDLIBS_HTTP) -lm -o $@
 
 # The map page is embedded with .incbin: -MMD does not see it.
-$(BUILD)/user/webmap.o: user/webmap.html
+$(BUILD)/user/claimd/webmap.o: user/claimd/webmap.html
 
 $(BUILD)/claimd.service: scripts/claimd.service
 	$(call msg,GEN,$@)
@@ -299,7 +290,8 @@ install: all
 	install -m 0644 $(BUILD)/libclaim.a $(DESTDIR)$(PREFIX)/lib/libclaim.a
 	install -m 0755 $(BUILD)/libclaim.so $(DESTDIR)$(PREFIX)/lib/libclaim.so.0
 	ln -sf libclaim.so.0 $(DESTDIR)$(PREFIX)/lib/libclaim.so
-	install -m 0644 headers/claim.h headers/verdict.h $(DESTDIR)$(PREFIX)/include/claimd/
+	install -m 0644 user/libclaim/claim.h user/libclaim/claim_types.h \
+		$(DESTDIR)$(PREFIX)/include/claimd/
 	install -m 0644 $(BUILD)/libclaim.pc $(DESTDIR)$(PREFIX)/lib/pkgconfig/libclaim.pc
 	install -d $(DESTDIR)$(SYSTEMD_UNIT_DIR) $(DESTDIR)$(PREFIX)/share/man/man8 \
 		$(DESTDIR)$(PREFIX)/share/claimd/prometheus
@@ -315,5 +307,5 @@ clean:
 .PHONY: FORCE
 FORCE:
 
--include $(wildcard $(BUILD)/*.d $(BUILD)/user/*.d $(BUILD)/user/lab/*.d $(BUILD)/libclaim/*.d \
-	$(BUILD)/tests/*.d $(BUILD)/tests/*/*.d $(BUILD)/fuzz/*.d $(BUILD)/fuzz/obj/*.d)
+-include $(wildcard $(BUILD)/*.d $(BUILD)/user/*/*.d $(BUILD)/libclaim/*.d \
+	$(BUILD)/tests/*.d $(BUILD)/tests/*/*.d $(BUILD)/fuzz/*.d $(BUILD)/fuzz/obj/*/*.d)

@@ -70,31 +70,31 @@ enum claimd_record_type {
 
 /* Counters in the stats map, one slot each (per CPU; claimd sums). */
 enum claimd_stat {
-	CLAIMD_ST_RECORDS = 0,	   /* records submitted */
-	CLAIMD_ST_RB_DROPS,	   /* records lost: ring buffer full */
-	CLAIMD_ST_EGRESS_OVERFLOW, /* egress beyond CLAIMD_EGRESS_MAX, not logged */
-	CLAIMD_ST_FIFO_OVERFLOW,   /* pipelined requests beyond CLAIMD_FIFO_MAX */
-	CLAIMD_ST_PARSE_ERRORS,	   /* streams that were not HTTP/1.x or lost framing */
-	CLAIMD_ST_PARSE_RESYNC,	   /* junk skipped on connections joined mid-stream */
-	CLAIMD_ST_PARSE_TRUNCATED, /* bytes past the parse budget of one syscall */
-	CLAIMD_ST_UNMATCHED,	   /* responses with no request waiting for them */
-	CLAIMD_ST_CONN_FULL,	   /* connections not tracked: table full */
-	CLAIMD_ST_THREAD_FULL,	   /* thread contexts not created: table full */
-	CLAIMD_ST_MUX,		   /* a thread began an ingress with another one open */
-	CLAIMD_ST_CONNS,	   /* connections tracked */
-	CLAIMD_ST_INGRESS,	   /* ingresses started */
-	CLAIMD_ST_EGRESS,	   /* egresses started */
-	CLAIMD_ST_TLS_CONNS,	   /* connections found to carry TLS */
-	CLAIMD_ST_TLS_UNBOUND,	   /* SSL calls whose socket could not be found */
-	CLAIMD_ST_CONN_CLOSED,	   /* connections no longer followed: closed or fd replaced */
-	CLAIMD_ST_THREAD_CTXS,	   /* thread contexts created */
-	CLAIMD_ST_CTX_LOST,	   /* answered requests whose thread context was evicted */
-	CLAIMD_ST_ABANDONED,	   /* requests whose connection was evicted before the answer */
-	CLAIMD_ST_FRAMING_LOST,	   /* a direction of a connection lost its framing */
-	CLAIMD_ST_FRAMING_HEALED,  /* ... and found a message start again */
-	CLAIMD_ST_BLIND,	   /* ingresses made unknown: bytes moved on a lost connection */
-	CLAIMD_ST_UNTIED,	   /* ingresses made unknown: a call that could not be followed */
-	CLAIMD_ST_CALLS_LOST,	   /* calls whose answer was lost with the framing */
+	CLAIMD_ST_RECORDS = 0,	    /* records submitted */
+	CLAIMD_ST_RB_DROPS,	    /* records lost: ring buffer full */
+	CLAIMD_ST_EGRESS_OVERFLOW,  /* egress beyond CLAIMD_EGRESS_MAX, not logged */
+	CLAIMD_ST_FIFO_OVERFLOW,    /* pipelined requests beyond CLAIMD_FIFO_MAX */
+	CLAIMD_ST_PARSE_ERRORS,	    /* streams that were not HTTP/1.x or lost framing */
+	CLAIMD_ST_PARSE_RESYNC,	    /* junk skipped on connections joined mid-stream */
+	CLAIMD_ST_PARSE_TRUNCATED,  /* bytes past the parse budget of one syscall */
+	CLAIMD_ST_UNMATCHED,	    /* responses with no request waiting for them */
+	CLAIMD_ST_CONN_FULL,	    /* connections not tracked: table full */
+	CLAIMD_ST_THREAD_FULL,	    /* thread contexts not created: table full */
+	CLAIMD_ST_MUX,		    /* a thread began an ingress with another one open */
+	CLAIMD_ST_CONNS,	    /* connections tracked */
+	CLAIMD_ST_INGRESS,	    /* ingresses started */
+	CLAIMD_ST_EGRESS,	    /* egresses started */
+	CLAIMD_ST_TLS_CONNS,	    /* connections found to carry TLS */
+	CLAIMD_ST_TLS_UNBOUND,	    /* SSL calls whose socket could not be found */
+	CLAIMD_ST_CONN_CLOSED,	    /* connections no longer followed: closed or fd replaced */
+	CLAIMD_ST_THREAD_CTXS,	    /* thread contexts created */
+	CLAIMD_ST_CTX_LOST,	    /* answered requests whose thread context was evicted */
+	CLAIMD_ST_ABANDONED,	    /* requests whose connection was evicted before the answer */
+	CLAIMD_ST_FRAMING_LOST,	    /* a direction of a connection lost its framing */
+	CLAIMD_ST_FRAMING_HEALED,   /* ... and found a message start again */
+	CLAIMD_ST_BLIND,	    /* ingresses made unknown: bytes moved on a lost connection */
+	CLAIMD_ST_UNTIED,	    /* ingresses made unknown: a call that could not be followed */
+	CLAIMD_ST_CALLS_LOST,	    /* calls whose answer was lost with the framing */
 	CLAIMD_ST_TLS_TIED_BY_READ, /* SSL calls tied to the socket the thread read last */
 	CLAIMD_ST__COUNT,
 };

@@ -24,37 +24,16 @@
 #include <linux/types.h>
 #endif
 
+#include "claim_types.h"
+
 #define CLAIM_MAP_MAGIC	  0x4d49414cu /* "CLAIM" in spirit: 'L','A','I','M' */
 #define CLAIM_MAP_VERSION 1
 #define CLAIM_SLOTS	  65536
-#define CLAIM_PIN_NAME	  "verdicts"
-
-enum claim_verdict {
-	CLAIM_NONE = 0,	     /* not failed, or nothing known */
-	CLAIM_CLAIMED = 1,   /* the service owns its error: a retry can help */
-	CLAIM_UNCLAIMED = 2, /* passed up from a failed dependency: do not retry */
-	CLAIM_UNKNOWN = 3,   /* could not be decided (no egress log, multiplexed) */
-};
 
 enum claim_class {
 	CLAIM_CLASS_UNKNOWN = 0,
 	CLAIM_CLASS_FAIL_CLOSE = 1,
 	CLAIM_CLASS_FAIL_OPEN = 2,
-};
-
-/* Why a verdict is what it is. */
-enum claim_rule {
-	CLAIM_RULE_NONE = 0,
-	CLAIM_RULE_NO_FAILED_EGRESS = 1, /* rule 1 */
-	CLAIM_RULE_HEADER = 2,		 /* rule 2: x-error-claim: unclaimed */
-	CLAIM_RULE_FAIL_CLOSE = 3,	 /* rule 2: fail-close edge */
-	CLAIM_RULE_FAIL_OPEN = 4,	 /* rule 3 */
-	CLAIM_RULE_UNKNOWN_EDGE = 5,	 /* rule 4 */
-	CLAIM_RULE_NO_LOG = 6,		 /* no egress log: cannot decide */
-	CLAIM_RULE_MULTIPLEXED = 7,	 /* the thread served other requests meanwhile */
-	CLAIM_RULE_FRAMING_LOST = 8,	 /* it moved bytes on a connection whose framing was lost */
-	CLAIM_RULE_UNTIED_CALL = 9,	 /* it made a call that could not be followed */
-	CLAIM_RULE__COUNT,
 };
 
 /*

@@ -109,8 +109,7 @@ int main(int argc, char **argv)
 		return 1;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	for (i = 0; i < n; i++) {
-		if (writev(fd, iov, nseg) != (ssize_t)len ||
-		    read_messages(fd, sizeof(answer) - 1))
+		if (writev(fd, iov, nseg) != (ssize_t)len || read_messages(fd, sizeof(answer) - 1))
 			return 1;
 	}
 	clock_gettime(CLOCK_MONOTONIC, &t1);

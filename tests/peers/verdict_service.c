@@ -23,6 +23,7 @@
 #include <linux/bpf.h>
 
 #include "claim.h"
+#include "verdict.h"
 
 static int recv_head(int fd, char *buf, size_t len)
 {

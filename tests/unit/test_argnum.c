@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Command-line numbers (user/argnum.c), as claimd, claimctl and claimlab
+ * Command-line numbers (user/common/argnum.c), as claimd, claimctl and claimlab
  * read them: the whole string is the number, in range, or it is refused and
  * the output left alone; bounds are inclusive; overflow, NaN and infinity
  * are refused, not clamped.

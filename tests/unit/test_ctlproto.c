@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The control protocol's requests (user/ctlproto.c): every command parses,
+ * The control protocol's requests (user/common/ctlproto.c): every command parses,
  * "roots" is read as a boolean, malformed requests (not JSON, not an object,
  * no "cmd", a "cmd" that is not a string or not a command, a "roots" that is
  * not a boolean, trailing garbage, a line over CTL_MAX_LINE) are refused with

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The user-side hash table (user/hashtab.c): put, get, replace and delete;
+ * The user-side hash table (user/common/hashtab.c): put, get, replace and delete;
  * the count; growth far past the initial bucket array with every entry still
  * found; for_each visiting each entry exactly once and stopping when asked;
  * keys of different lengths (including empty keys and keys with NUL bytes

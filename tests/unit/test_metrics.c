@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The graph (user/graph.c) and the Prometheus exposition built from it
- * (user/metrics.c, user/metrics_text.c), from hand-made edges, services and
+ * The graph (user/common/graph.c) and the Prometheus exposition built from it
+ * (user/claimd/metrics.c, user/claimd/metrics_text.c), from hand-made edges, services and
  * status: nodes for callees only called, failing and origin services,
  * unclaimed edges and chains; the writer's escaping, names and numbers;
  * every family with HELP and TYPE before its samples, counters ending in
@@ -143,16 +143,16 @@ void test_graph_chain_cycle(void)
 void test_metrics_writer(void)
 {
 	const char *labels[] = { "svc", "a\"b\\c\nd", "bad-label", "x", NULL };
-	struct promw w;
+	struct metrics_text w;
 	char num[40], *text;
 	size_t len = 0;
 
-	promw__init(&w);
-	promw__family(&w, "my_metric_total", PROM_COUNTER, "Help with \\ and\nnewline.");
-	promw__sample(&w, "my_metric_total", labels, 30);
-	promw__family(&w, "9bad name", PROM_GAUGE, "x");
-	promw__sample(&w, "9bad name", NULL, 0.9);
-	text = promw__finish(&w, &len);
+	metrics_text__init(&w);
+	metrics_text__family(&w, "my_metric_total", PROM_COUNTER, "Help with \\ and\nnewline.");
+	metrics_text__sample(&w, "my_metric_total", labels, 30);
+	metrics_text__family(&w, "9bad name", PROM_GAUGE, "x");
+	metrics_text__sample(&w, "9bad name", NULL, 0.9);
+	text = metrics_text__finish(&w, &len);
 	if (!ASSERT_OK_PTR(text, "text"))
 		return;
 	printf("%s", text);
@@ -166,15 +166,15 @@ void test_metrics_writer(void)
 		      "metric name made valid, shortest number");
 	free(text);
 
-	promw__format_value(NAN, num, sizeof(num));
+	metrics_text__format_value(NAN, num, sizeof(num));
 	ASSERT_STREQ(num, "NaN", "NaN");
-	promw__format_value(-INFINITY, num, sizeof(num));
+	metrics_text__format_value(-INFINITY, num, sizeof(num));
 	ASSERT_STREQ(num, "-Inf", "-Inf");
-	promw__format_value(1e-7, num, sizeof(num));
+	metrics_text__format_value(1e-7, num, sizeof(num));
 	ASSERT_STREQ(num, "1e-07", "small");
-	promw__format_value(0.1 + 0.2, num, sizeof(num));
+	metrics_text__format_value(0.1 + 0.2, num, sizeof(num));
 	ASSERT_FLOAT_NEAR(strtod(num, NULL), 0.1 + 0.2, 0, "reads back exactly");
-	promw__format_value(18446744073709551615.0, num, sizeof(num));
+	metrics_text__format_value(18446744073709551615.0, num, sizeof(num));
 	ASSERT_STREQ(num, "1.8446744073709552e+19", "large: 17 digits to read back");
 }
 

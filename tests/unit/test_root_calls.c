@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Root calls (user/roots.c) from hand-made CLAIMD_REC_EGRESS records: the
+ * Root calls (user/claimd/roots.c) from hand-made CLAIMD_REC_EGRESS records: the
  * retry rule (same callee, method and target, right after a failed call of
  * the same process, at most ROOTS_RETRY_WINDOW_NS later; a lost answer is
  * no failure to retry); curl --retry's shape (4 failed attempts, 3

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Retry-storm arithmetic and seed 003's decision (user/storm.c): fan-out
+ * Retry-storm arithmetic and seed 003's decision (user/claimctl/storm.c): fan-out
  * (1+R)^H and per-hop products; the boundaries (fan-out == slack is
  * degraded, just above is do-not-ship, a deadline overrides everything, a
  * shared budget is safe only when 1+B fits the slack, a per-hop budget

@@ -17,7 +17,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "verdict.h"
+#include "claim_types.h"
 
 #ifdef __cplusplus
 extern "C" {

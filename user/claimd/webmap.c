@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* The service map page; see webmap.h. The HTML lives in user/webmap.html. */
+/* The service map page; see webmap.h. The HTML lives in user/claimd/webmap.html. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -7,13 +7,13 @@
 
 #define GRAPH_MARK "@@GRAPH_JSON@@"
 
-/* user/webmap.html, NUL-terminated; paths are relative to the top directory,
+/* user/claimd/webmap.html, NUL-terminated; paths are relative to the top directory,
  * where make runs the compiler (the Makefile makes webmap.o depend on it). */
 __asm__(".section .rodata\n"
 	".global claimd_webmap_html\n"
 	".type claimd_webmap_html, @object\n"
 	"claimd_webmap_html:\n"
-	".incbin \"user/webmap.html\"\n"
+	".incbin \"user/claimd/webmap.html\"\n"
 	".byte 0\n"
 	".size claimd_webmap_html, . - claimd_webmap_html\n"
 	".previous\n");

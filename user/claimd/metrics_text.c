@@ -7,18 +7,18 @@
 
 #include "metrics_text.h"
 
-void promw__init(struct promw *w)
+void metrics_text__init(struct metrics_text *w)
 {
 	memset(w, 0, sizeof(*w));
 }
 
-void promw__release(struct promw *w)
+void metrics_text__release(struct metrics_text *w)
 {
 	free(w->buf);
-	promw__init(w);
+	metrics_text__init(w);
 }
 
-char *promw__finish(struct promw *w, size_t *len)
+char *metrics_text__finish(struct metrics_text *w, size_t *len)
 {
 	char *s = w->oom ? NULL : w->buf;
 
@@ -26,11 +26,11 @@ char *promw__finish(struct promw *w, size_t *len)
 		*len = w->len;
 	if (!s)
 		free(w->buf);
-	promw__init(w);
+	metrics_text__init(w);
 	return s;
 }
 
-static bool reserve(struct promw *w, size_t more)
+static bool reserve(struct metrics_text *w, size_t more)
 {
 	size_t cap;
 	char *p;
@@ -52,7 +52,7 @@ static bool reserve(struct promw *w, size_t more)
 	return true;
 }
 
-static void put(struct promw *w, const char *s, size_t n)
+static void put(struct metrics_text *w, const char *s, size_t n)
 {
 	if (!reserve(w, n))
 		return;
@@ -61,13 +61,13 @@ static void put(struct promw *w, const char *s, size_t n)
 	w->buf[w->len] = 0;
 }
 
-static void puts_(struct promw *w, const char *s)
+static void puts_(struct metrics_text *w, const char *s)
 {
 	put(w, s, strlen(s));
 }
 
 /* A name as the format allows it: [a-zA-Z_:][a-zA-Z0-9_:]* (no ':' in labels). */
-static void put_name(struct promw *w, const char *name, bool label)
+static void put_name(struct metrics_text *w, const char *name, bool label)
 {
 	const char *p;
 
@@ -83,7 +83,7 @@ static void put_name(struct promw *w, const char *name, bool label)
 }
 
 /* Escapes backslash and newline, and the double quote in label values. */
-static void put_escaped(struct promw *w, const char *s, bool quote)
+static void put_escaped(struct metrics_text *w, const char *s, bool quote)
 {
 	for (; *s; s++) {
 		if (*s == '\\')
@@ -97,7 +97,8 @@ static void put_escaped(struct promw *w, const char *s, bool quote)
 	}
 }
 
-void promw__family(struct promw *w, const char *name, enum prom_type type, const char *help)
+void metrics_text__family(struct metrics_text *w, const char *name, enum prom_type type,
+			  const char *help)
 {
 	puts_(w, "# HELP ");
 	put_name(w, name, false);
@@ -108,7 +109,7 @@ void promw__family(struct promw *w, const char *name, enum prom_type type, const
 	puts_(w, type == PROM_COUNTER ? " counter\n" : " gauge\n");
 }
 
-void promw__format_value(double v, char *out, size_t len)
+void metrics_text__format_value(double v, char *out, size_t len)
 {
 	if (isnan(v)) {
 		snprintf(out, len, "NaN");
@@ -123,7 +124,8 @@ void promw__format_value(double v, char *out, size_t len)
 		snprintf(out, len, "%.17g", v);
 }
 
-void promw__sample(struct promw *w, const char *name, const char *const labels[], double value)
+void metrics_text__sample(struct metrics_text *w, const char *name, const char *const labels[],
+			  double value)
 {
 	char num[40];
 	int i;
@@ -141,7 +143,7 @@ void promw__sample(struct promw *w, const char *name, const char *const labels[]
 		}
 		put(w, "}", 1);
 	}
-	promw__format_value(value, num, sizeof(num));
+	metrics_text__format_value(value, num, sizeof(num));
 	put(w, " ", 1);
 	puts_(w, num);
 	put(w, "\n", 1);

@@ -14,7 +14,7 @@
 
 #include "argnum.h"
 #include "claimctl.h"
-#include "jsonio.h"
+#include "linebuf.h"
 #include "log.h"
 
 #define MAX_FILTERS 64

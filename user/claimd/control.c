@@ -15,7 +15,7 @@
 #include "control.h"
 #include "evloop.h"
 #include "handover.h"
-#include "jsonio.h"
+#include "linebuf.h"
 #include "log.h"
 
 #define OUTQ_MAX (16u << 20) /* bytes queued for one slow client */

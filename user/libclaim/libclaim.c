@@ -3,7 +3,7 @@
  * libclaim: maps claimd's frozen verdict map read-only and reads the calling
  * thread's slot with a sequence-number check; formats and parses the
  * x-error-claim header; decides retries with a token-bucket budget and a
- * deadline. See headers/claim.h.
+ * deadline. See user/libclaim/claim.h.
  */
 #include <ctype.h>
 #include <errno.h>
@@ -21,6 +21,7 @@
 #include <linux/bpf.h>
 
 #include "claim.h"
+#include "verdict.h"
 
 struct claim {
 	const volatile struct claim_slot *slots; /* slot 0: the header */

@@ -66,12 +66,12 @@ static size_t len_of(struct json_object *arr)
 	return json_object_is_type(arr, json_type_array) ? json_object_array_length(arr) : 0;
 }
 
-static void edge_family(struct promw *w, struct json_object *edges, const char *name,
+static void edge_family(struct metrics_text *w, struct json_object *edges, const char *name,
 			enum prom_type type, const char *help, const char *key, bool roots)
 {
 	size_t i;
 
-	promw__family(w, name, type, help);
+	metrics_text__family(w, name, type, help);
 	for (i = 0; i < len_of(edges); i++) {
 		struct json_object *e = json_object_array_get_idx(edges, i), *v;
 		const char *labels[] = { "caller", str(e, "caller"), "callee", str(e, "callee"),
@@ -90,11 +90,11 @@ static void edge_family(struct promw *w, struct json_object *edges, const char *
 		} else {
 			value = metrics__class_value(str(e, "class"));
 		}
-		promw__sample(w, name, labels, value);
+		metrics_text__sample(w, name, labels, value);
 	}
 }
 
-static void render_edges(struct promw *w, struct json_object *edges)
+static void render_edges(struct metrics_text *w, struct json_object *edges)
 {
 	size_t i;
 
@@ -114,25 +114,26 @@ static void render_edges(struct promw *w, struct json_object *edges)
 		NULL, false);
 }
 
-static void render_services(struct promw *w, struct json_object *nodes)
+static void render_services(struct metrics_text *w, struct json_object *nodes)
 {
 	static const char *const verdicts[] = { "claimed", "unclaimed", "unknown" };
 	size_t i, k;
 
-	promw__family(w, "claimd_service_requests_total", PROM_COUNTER,
-		      "Inbound requests the service finished.");
+	metrics_text__family(w, "claimd_service_requests_total", PROM_COUNTER,
+			     "Inbound requests the service finished.");
 	for (i = 0; i < len_of(nodes); i++) {
 		struct json_object *n = json_object_array_get_idx(nodes, i);
 		const char *labels[] = { "service", str(n, "service"), NULL };
 
 		if (json_object_get_boolean(get(n, "seen")))
-			promw__sample(w, "claimd_service_requests_total", labels,
-				      num(n, "requests"));
+			metrics_text__sample(w, "claimd_service_requests_total", labels,
+					     num(n, "requests"));
 	}
-	promw__family(w, "claimd_service_failures_total", PROM_COUNTER,
-		      "Failed inbound requests by verdict: claimed (the error started here), "
-		      "unclaimed (passed up from a failed dependency), unknown (no confident "
-		      "verdict).");
+	metrics_text__family(
+		w, "claimd_service_failures_total", PROM_COUNTER,
+		"Failed inbound requests by verdict: claimed (the error started here), "
+		"unclaimed (passed up from a failed dependency), unknown (no confident "
+		"verdict).");
 	for (i = 0; i < len_of(nodes); i++) {
 		struct json_object *n = json_object_array_get_idx(nodes, i);
 
@@ -142,36 +143,38 @@ static void render_services(struct promw *w, struct json_object *nodes)
 			const char *labels[] = { "service", str(n, "service"), "verdict",
 						 verdicts[k], NULL };
 
-			promw__sample(w, "claimd_service_failures_total", labels,
-				      num(n, verdicts[k]));
+			metrics_text__sample(w, "claimd_service_failures_total", labels,
+					     num(n, verdicts[k]));
 		}
 	}
 }
 
-static void one(struct promw *w, const char *name, enum prom_type type, const char *help, double v)
+static void one(struct metrics_text *w, const char *name, enum prom_type type, const char *help,
+		double v)
 {
-	promw__family(w, name, type, help);
-	promw__sample(w, name, NULL, v);
+	metrics_text__family(w, name, type, help);
+	metrics_text__sample(w, name, NULL, v);
 }
 
-static void render_records(struct promw *w, struct json_object *r)
+static void render_records(struct metrics_text *w, struct json_object *r)
 {
 	static const char *const types[] = { "ingress", "egress", "listen", "exit" };
 	size_t i;
 
-	promw__family(w, "claimd_records_total", PROM_COUNTER,
-		      "Records claimd read from the kernel, by type: ingress (a finished inbound "
-		      "request), egress (a call outside any request), listen, exit.");
+	metrics_text__family(
+		w, "claimd_records_total", PROM_COUNTER,
+		"Records claimd read from the kernel, by type: ingress (a finished inbound "
+		"request), egress (a call outside any request), listen, exit.");
 	for (i = 0; i < sizeof(types) / sizeof(types[0]); i++) {
 		const char *labels[] = { "type", types[i], NULL };
 
-		promw__sample(w, "claimd_records_total", labels, num(r, types[i]));
+		metrics_text__sample(w, "claimd_records_total", labels, num(r, types[i]));
 	}
 	one(w, "claimd_records_malformed_total", PROM_COUNTER,
 	    "Records from the kernel that claimd dropped as malformed.", num(r, "invalid"));
 }
 
-static void render_kernel(struct promw *w, struct json_object *k)
+static void render_kernel(struct metrics_text *w, struct json_object *k)
 {
 	char name[128], help[160];
 
@@ -186,64 +189,67 @@ static void render_kernel(struct promw *w, struct json_object *k)
 	}
 }
 
-static void render_maps(struct promw *w, struct json_object *maps)
+static void render_maps(struct metrics_text *w, struct json_object *maps)
 {
 	if (!json_object_is_type(maps, json_type_object))
 		return;
-	promw__family(w, "claimd_map_entries", PROM_GAUGE,
-		      "Entries in claimd's BPF maps (counted every few seconds).");
+	metrics_text__family(w, "claimd_map_entries", PROM_GAUGE,
+			     "Entries in claimd's BPF maps (counted every few seconds).");
 	{
 		json_object_object_foreach(maps, name, m) {
 			const char *labels[] = { "map", name, NULL };
 
-			promw__sample(w, "claimd_map_entries", labels, num(m, "entries"));
+			metrics_text__sample(w, "claimd_map_entries", labels, num(m, "entries"));
 		}
 	}
-	promw__family(w, "claimd_map_max_entries", PROM_GAUGE, "Capacity of claimd's BPF maps.");
+	metrics_text__family(w, "claimd_map_max_entries", PROM_GAUGE,
+			     "Capacity of claimd's BPF maps.");
 	{
 		json_object_object_foreach(maps, name, m) {
 			const char *labels[] = { "map", name, NULL };
 
-			promw__sample(w, "claimd_map_max_entries", labels, num(m, "max_entries"));
+			metrics_text__sample(w, "claimd_map_max_entries", labels,
+					     num(m, "max_entries"));
 		}
 	}
-	promw__family(w, "claimd_map_evictions_total", PROM_COUNTER,
-		      "Entries of a full LRU map evicted to make room, oldest first (conns, "
-		      "threads).");
+	metrics_text__family(w, "claimd_map_evictions_total", PROM_COUNTER,
+			     "Entries of a full LRU map evicted to make room, oldest first (conns, "
+			     "threads).");
 	{
 		json_object_object_foreach(maps, name, m) {
 			const char *labels[] = { "map", name, NULL };
 
 			if (get(m, "evicted"))
-				promw__sample(w, "claimd_map_evictions_total", labels,
-					      num(m, "evicted"));
+				metrics_text__sample(w, "claimd_map_evictions_total", labels,
+						     num(m, "evicted"));
 		}
 	}
-	promw__family(w, "claimd_map_refused", PROM_GAUGE,
-		      "Entries claimd could not write into a full map, at its last update "
-		      "(edge_class: see --classes).");
+	metrics_text__family(w, "claimd_map_refused", PROM_GAUGE,
+			     "Entries claimd could not write into a full map, at its last update "
+			     "(edge_class: see --classes).");
 	{
 		json_object_object_foreach(maps, name, m) {
 			const char *labels[] = { "map", name, NULL };
 
 			if (get(m, "refused"))
-				promw__sample(w, "claimd_map_refused", labels, num(m, "refused"));
+				metrics_text__sample(w, "claimd_map_refused", labels,
+						     num(m, "refused"));
 		}
 	}
-	promw__family(w, "claimd_map_refusals_total", PROM_COUNTER,
-		      "Entries newly refused by a full map since claimd started.");
+	metrics_text__family(w, "claimd_map_refusals_total", PROM_COUNTER,
+			     "Entries newly refused by a full map since claimd started.");
 	{
 		json_object_object_foreach(maps, name, m) {
 			const char *labels[] = { "map", name, NULL };
 
 			if (get(m, "refused_total"))
-				promw__sample(w, "claimd_map_refusals_total", labels,
-					      num(m, "refused_total"));
+				metrics_text__sample(w, "claimd_map_refusals_total", labels,
+						     num(m, "refused_total"));
 		}
 	}
 }
 
-static void render_memory(struct promw *w, struct json_object *m, time_t wall)
+static void render_memory(struct metrics_text *w, struct json_object *m, time_t wall)
 {
 	double persisted = num(m, "persisted_unix");
 
@@ -261,25 +267,26 @@ static void render_memory(struct promw *w, struct json_object *m, time_t wall)
 
 /* Failed requests whose verdict is unknown, by reason ('claimctl status'
  * "unknown_verdicts": the names of counters.h). */
-static void render_unknown(struct promw *w, struct json_object *u)
+static void render_unknown(struct metrics_text *w, struct json_object *u)
 {
 	if (!json_object_is_type(u, json_type_object))
 		return;
-	promw__family(w, "claimd_unknown_verdicts_total", PROM_COUNTER,
-		      "Failed requests whose verdict is unknown, by reason: multiplexed (a thread "
-		      "served another request meanwhile), no-egress-log, framing-lost (bytes "
-		      "claimd could not frame), untied-call (a call it could not follow), other.");
+	metrics_text__family(
+		w, "claimd_unknown_verdicts_total", PROM_COUNTER,
+		"Failed requests whose verdict is unknown, by reason: multiplexed (a thread "
+		"served another request meanwhile), no-egress-log, framing-lost (bytes "
+		"claimd could not frame), untied-call (a call it could not follow), other.");
 	{
 		json_object_object_foreach(u, reason, v) {
 			const char *labels[] = { "reason", reason, NULL };
 
-			promw__sample(w, "claimd_unknown_verdicts_total", labels,
-				      json_object_get_double(v));
+			metrics_text__sample(w, "claimd_unknown_verdicts_total", labels,
+					     json_object_get_double(v));
 		}
 	}
 }
 
-static void render_status(struct promw *w, struct json_object *st, time_t wall)
+static void render_status(struct metrics_text *w, struct json_object *st, time_t wall)
 {
 	one(w, "claimd_uptime_seconds", PROM_GAUGE, "Seconds since claimd started.",
 	    num(st, "uptime_s"));
@@ -309,12 +316,12 @@ static void render_status(struct promw *w, struct json_object *st, time_t wall)
 char *metrics__render(struct json_object *graph, struct json_object *status, time_t wall,
 		      size_t *len)
 {
-	struct promw w;
+	struct metrics_text w;
 
-	promw__init(&w);
+	metrics_text__init(&w);
 	render_edges(&w, get(graph, "edges"));
 	render_services(&w, get(graph, "nodes"));
 	if (status)
 		render_status(&w, status, wall);
-	return promw__finish(&w, len);
+	return metrics_text__finish(&w, len);
 }

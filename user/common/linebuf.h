@@ -4,8 +4,8 @@
  * it on the control socket: a line buffer that reads what arrived and hands
  * out complete lines, bounded so a client cannot make claimd grow forever.
  */
-#ifndef CLAIMD_JSONIO_H
-#define CLAIMD_JSONIO_H
+#ifndef CLAIMD_LINEBUF_H
+#define CLAIMD_LINEBUF_H
 
 #include <stddef.h>
 #include <sys/types.h>

@@ -5,7 +5,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "jsonio.h"
+#include "linebuf.h"
 
 void linebuf__init(struct linebuf *lb, size_t max)
 {

@@ -15,7 +15,7 @@
 #include <unistd.h>
 
 #include "claimctl.h"
-#include "jsonio.h"
+#include "linebuf.h"
 #include "log.h"
 
 const char *argp_program_version = "claimctl 0.1";
