@@ -13,12 +13,21 @@
 #include <bpf/bpf_endian.h>
 #include <bpf/bpf_tracing.h>
 
-/* The observer's stream code, of which this uses only scan_window(). */
-#pragma clang diagnostic ignored "-Wunused-function"
-#include "maps.bpf.h"
-#include "stream.bpf.h"
+#include "http_parse.h"
+#include "scan.bpf.h"
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
+
+/* The framer's window, as the observer keeps it. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct scan_buf);
+} scratch SEC(".maps");
+
+/* The observer's framing loop, and nothing else of it. */
+#include "scan.c"
 
 /* Set by user space before each run. */
 __u8 sample[SCAN_WINDOW];

@@ -1,35 +1,10 @@
-/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
- * Ownership verdicts in the kernel (headers/verdict.h has the rules): the
- * classes claimd learned per edge, the verdict of a failed ingress at the
- * moment its response is written, and each thread's running verdict in the
- * mmapable map libclaim reads.
+ * Fragment of observer.bpf.c. Ownership verdicts in the kernel
+ * (headers/verdict.h has the rules): the classes claimd learned per edge, the
+ * verdict of a failed ingress at the moment its response is written, and each
+ * thread's running verdict in the mmapable map libclaim reads.
  */
-#ifndef CLAIMD_VERDICT_BPF_H
-#define CLAIMD_VERDICT_BPF_H
-
-#include "maps.bpf.h"
-#include "verdict.h"
-
-/* A status at or above this is a failure (claimd --fail-status). */
-const volatile __u32 fail_status_min = 500;
-
-/* Edge classes, written by claimd (recent window, else memory). */
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, CLAIMD_CLASSES_MAX);
-	__type(key, struct claimd_edge_key);
-	__type(value, __u8);
-} edge_class SEC(".maps");
-
-/* The read-only shared map: slot 0 a header, then one slot per thread. */
-struct {
-	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(map_flags, BPF_F_MMAPABLE);
-	__uint(max_entries, CLAIM_SLOTS);
-	__type(key, __u32);
-	__type(value, struct claim_slot);
-} verdicts SEC(".maps");
 
 _Static_assert(sizeof(struct claim_map_header) == sizeof(struct claim_slot),
 	       "the header is slot 0");
@@ -197,5 +172,3 @@ static __always_inline void slot_refresh(struct claimd_ingress *r)
 {
 	slot_write(r->tid, 1, verdict_of(r), r);
 }
-
-#endif /* CLAIMD_VERDICT_BPF_H */

@@ -1,16 +1,13 @@
-/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
- * Explicit request context: uprobes on libclaim's claim_context_enter(fd)
- * and claim_context_leave(), which an event-loop service calls around the
- * work it does for one request. While a thread is inside a context, the
- * ingress it opens is kept with that request's connection (conn_ctx), and
- * the calls it makes go into that connection's egress log, however the loop
- * interleaves requests. libclaim's functions themselves do nothing.
+ * Fragment of observer.bpf.c. Explicit request context: uprobes on libclaim's
+ * claim_context_enter(fd) and claim_context_leave(), which an event-loop
+ * service calls around the work it does for one request. While a thread is
+ * inside a context, the ingress it opens is kept with that request's
+ * connection (conn_ctx), and the calls it makes go into that connection's
+ * egress log, however the loop interleaves requests. libclaim's functions
+ * themselves do nothing.
  */
-#ifndef CLAIMD_CONTEXT_BPF_H
-#define CLAIMD_CONTEXT_BPF_H
-
-#include "ingress.bpf.h"
 
 SEC("uprobe")
 int BPF_KPROBE(ctx_enter, int fd)
@@ -42,5 +39,3 @@ int BPF_KPROBE(ctx_leave)
 		slot_write(tid, 0, VERDICT(CLAIM_NONE, CLAIM_RULE_NONE, CLAIMD_NO_SLOT), NULL);
 	return 0;
 }
-
-#endif /* CLAIMD_CONTEXT_BPF_H */

@@ -1,18 +1,16 @@
-/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
- * Ingresses and egresses: what happens when the parser finds a request or
- * a response. A request read on an inbound connection opens an ingress in
- * the serving thread's context; every request that thread writes on an
- * outbound connection meanwhile goes into that ingress's egress log; the
- * response written back closes the ingress and sends its record. Requests
- * wait in a per-connection FIFO until answered, so pipelining keeps order.
+ * Fragment of observer.bpf.c. Ingresses and egresses: what happens when the
+ * parser finds a request or a response. A request read on an inbound
+ * connection opens an ingress in the serving thread's context; every request
+ * that thread writes on an outbound connection meanwhile goes into that
+ * ingress's egress log; the response written back closes the ingress and
+ * sends its record. Requests wait in a per-connection FIFO until answered, so
+ * pipelining keeps order.
  */
-#ifndef CLAIMD_INGRESS_BPF_H
-#define CLAIMD_INGRESS_BPF_H
 
-#include "maps.bpf.h"
-#include "sock.bpf.h"
-#include "verdict.bpf.h"
+/* A new context starts from this. */
+static const struct claimd_thread zero_thread;
 
 #define FIFO_MASK   (CLAIMD_FIFO_MAX - 1)
 #define EGRESS_MASK (CLAIMD_EGRESS_MAX - 1)
@@ -614,5 +612,3 @@ static __noinline int egress_connect_failed(struct io *io, const struct claimd_a
 	egress_close(io, &p, callee, &end);
 	return 0;
 }
-
-#endif /* CLAIMD_INGRESS_BPF_H */

@@ -1,27 +1,25 @@
-/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
- * Feeding the bytes a syscall moved through the connection's HTTP framer.
- * Bytes are copied from user memory a window at a time into per-CPU scratch
- * and stepped through http_step() (headers/http_parse.h) in a bpf_loop;
- * bodies are skipped by count without being read. Each framing event is
- * handed to on_events(), which opens and closes ingresses and egresses.
- * Work per syscall is bounded: what does not fit is counted and the stream
- * is given up rather than guessed.
+ * Fragment of observer.bpf.c. Feeding the bytes a syscall moved through the
+ * connection's HTTP framer. Bytes are copied from user memory a window at a
+ * time into per-CPU scratch and stepped through http_step()
+ * (headers/http_parse.h) in a bpf_loop; bodies are skipped by count without
+ * being read. Each framing event is handed to on_events(), which opens and
+ * closes ingresses and egresses. Work per syscall is bounded: what does not
+ * fit is counted, and the framing is lost rather than guessed: it heals at
+ * the next message start (conn_lost).
  *
  * The verifier: on_events, scan_window, read_window and feed_segment are
- * global functions, checked once each with opaque arguments. The deepest
- * chain of calls is eight frames, the kernel's limit (MAX_CALL_FRAMES): a
- * program, iov_step, feed_segment, feed_round, on_events, ingress_close or
- * ingress_taint, verdict_of, verdict_step; hence conn_lost, ingress_lose and
- * egress_lose_all are inlined where they are used. As static
+ * global functions, checked once each with opaque arguments. As static
  * functions inside nested bpf_loop callbacks they were re-verified for every
  * loop state ("BPF program is too large. Processed 1000001 insn", clang 14,
  * Linux 6.18); that would go with open-coded iterators and a newer clang.
+ * The deepest chain of calls is eight frames, the kernel's limit
+ * (MAX_CALL_FRAMES): a program, iov_step, feed_segment, feed_round,
+ * on_events, ingress_close or ingress_taint, verdict_of, verdict_step; hence
+ * conn_lost, ingress_lose and egress_lose_all are inlined where they are
+ * used ("the call stack of 8 frames is too deep", clang 14, Linux 6.18).
  */
-#ifndef CLAIMD_STREAM_BPF_H
-#define CLAIMD_STREAM_BPF_H
-
-#include "ingress.bpf.h"
 
 #define FEED_ROUNDS 256 /* windows, skips and events per buffer */
 /*
@@ -151,86 +149,6 @@ __noinline int on_events(struct claimd_conn *c, struct io *io, __u32 ev)
 			c->tx_first_ns = io->now;
 	}
 	return 0;
-}
-
-struct scan_state {
-	struct http_framer *f;
-	struct scan_buf *buf;
-	__u32 start; /* first byte of buf to feed */
-	__u32 len;   /* valid bytes in buf */
-	__u32 stop;  /* set on exit: bytes of buf consumed */
-	__u32 ev;
-};
-
-/*
- * Eight bytes per iteration: first the fast paths of http_word() (a line
- * being skipped, a header line we do not read, a status line's version),
- * then byte by byte what they left. Addressed by the loop counter, not a
- * stored position: a stored, growing position kept the verifier from ever
- * converging ("BPF program is too large", clang 14, Linux 6.18).
- */
-static long scan_word(__u64 i, void *data)
-{
-	struct scan_state *s = data;
-	__u32 base = s->start + (__u32)i * 8, j = 0, idx;
-
-	if (base >= s->len) {
-		s->stop = s->len;
-		return 1;
-	}
-	idx = base & (SCAN_WINDOW - 1);
-	/*
-	 * clang 14 drops the mask once it knows base <= 504 in 32 bits; the
-	 * verifier then sees an unbounded 64-bit index ("unbounded memory
-	 * access"). The barrier keeps the masked value.
-	 */
-	barrier_var(idx);
-	if (base + 8 <= s->len && idx <= SCAN_WINDOW - 8 && http_wants_word(s->f)) {
-		j = http_word(s->f, *(__u64 *)&s->buf->data[idx]);
-		if (j >= 8)
-			return 0;
-	}
-#pragma clang loop unroll(disable)
-	for (; j < 8; j++) {
-		__u32 pos = base + j, ev;
-
-		if (pos >= s->len) {
-			s->stop = pos;
-			return 1;
-		}
-		ev = http_step(s->f, s->buf->data[pos & (SCAN_WINDOW - 1)]);
-		if (ev || http_skipping(s->f) || http_swallowing(s->f)) {
-			s->ev = ev;
-			s->stop = pos + 1;
-			return 1;
-		}
-	}
-	return 0;
-}
-
-/*
- * Step the framer over buf[start, len) until a framing event or a change to
- * skipping. Returns the position reached, with the events in bits 16 and up.
- */
-__noinline __u32 scan_window(struct http_framer *f, struct scan_buf *buf, __u32 start, __u32 len)
-{
-	struct scan_state s = { .f = f, .buf = buf, .start = start, .len = len };
-
-	if (!f || !buf || start >= len || len > SCAN_WINDOW)
-		return start;
-	s.stop = len;
-	bpf_loop(SCAN_WINDOW / 8, scan_word, &s, 0);
-	return s.stop | (s.ev << 16);
-}
-
-/* Copy n (<= SCAN_WINDOW) bytes of user memory into buf; 0 on a fault. */
-__noinline __u32 read_window(struct scan_buf *buf, __u64 uptr, __u32 n)
-{
-	if (!buf || !n || n > SCAN_WINDOW)
-		return 0;
-	if (bpf_probe_read_user(buf->data, n, (const void *)uptr))
-		return 0;
-	return n;
 }
 
 struct feed_state {
@@ -391,5 +309,3 @@ static __always_inline __u16 peek_status(__u64 ubuf, __u64 len)
 		return 0;
 	return f.status;
 }
-
-#endif /* CLAIMD_STREAM_BPF_H */

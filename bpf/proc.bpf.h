@@ -1,0 +1,82 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * Helpers every program uses: counters, records onto the ring buffer, and
+ * the per-process word that lets untraced processes leave after one array
+ * load. They use the maps observer.bpf.c owns (stats, events, traced).
+ */
+#ifndef CLAIMD_PROC_BPF_H
+#define CLAIMD_PROC_BPF_H
+
+static __always_inline void stat_add(__u32 which, __u64 n)
+{
+	__u64 *v = bpf_map_lookup_elem(&stats, &which);
+
+	if (v)
+		*v += n;
+}
+
+static __always_inline void stat_inc(__u32 which)
+{
+	stat_add(which, 1);
+}
+
+/*
+ * Wake claimd only once records pile up: a wake-up per record (the default)
+ * cost microseconds each on the writing syscall. claimd also drains the
+ * ring on a short timer, so a quiet host's records are late by that much.
+ */
+#define WAKEUP_BYTES (64u << 10)
+
+static __always_inline __u64 rb_flags(void)
+{
+	return bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA) >= WAKEUP_BYTES ? BPF_RB_FORCE_WAKEUP
+									     : BPF_RB_NO_WAKEUP;
+}
+
+/* Submit a record; a full ring buffer is counted, never silent. */
+static __always_inline void emit(void *rec, __u64 size)
+{
+	if (bpf_ringbuf_output(&events, rec, size, rb_flags()))
+		stat_inc(CLAIMD_ST_RB_DROPS);
+	else
+		stat_inc(CLAIMD_ST_RECORDS);
+}
+
+static __always_inline void submit(void *rec)
+{
+	bpf_ringbuf_submit(rec, rb_flags());
+	stat_inc(CLAIMD_ST_RECORDS);
+}
+
+/* traced[] bits: what we know of a process. */
+#define PROC_TRACED  0x1 /* it owns a socket we follow */
+#define PROC_CONTEXT 0x2 /* it names its requests (claim_context_enter) */
+#define PROC_MUX     0x4 /* it served two requests at once on a thread: no verdicts */
+
+/* The process's bits; a tgid beyond the array (pid_max above 4M) counts as traced. */
+static __always_inline __u32 proc_flags(__u32 tgid)
+{
+	__u32 *t = bpf_map_lookup_elem(&traced, &tgid);
+
+	return t ? *t : PROC_TRACED;
+}
+
+static __always_inline int is_traced(__u32 tgid)
+{
+	return proc_flags(tgid) != 0;
+}
+
+static __always_inline void proc_flag_set(__u32 tgid, __u32 flag)
+{
+	__u32 *t = bpf_map_lookup_elem(&traced, &tgid);
+
+	if (t && !(*t & flag))
+		__sync_fetch_and_or(t, flag);
+}
+
+static __always_inline void mark_traced(__u32 tgid)
+{
+	proc_flag_set(tgid, PROC_TRACED);
+}
+
+#endif /* CLAIMD_PROC_BPF_H */

@@ -1,0 +1,17 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * The window of user memory the framer scans: bytes are copied SCAN_WINDOW
+ * at a time into per-CPU scratch (a map of its includer's) and stepped
+ * through headers/http_parse.h by scan.c.
+ */
+#ifndef CLAIMD_SCAN_BPF_H
+#define CLAIMD_SCAN_BPF_H
+
+#define SCAN_WINDOW 512 /* bytes copied from user memory at a time */
+
+/* Bytes copied out of user memory for the parser. */
+struct scan_buf {
+	__u8 data[SCAN_WINDOW];
+};
+
+#endif /* CLAIMD_SCAN_BPF_H */

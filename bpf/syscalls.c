@@ -1,0 +1,503 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * Fragment of observer.bpf.c: the syscall tracepoints. Connections appear at
+ * accept, connect and listen (claimd seeds the ones that already existed),
+ * move bytes through read and write families (handled at exit only, their
+ * arguments read from the task's saved registers), and leave at close, dup2
+ * over them, or the process's exit.
+ */
+
+#define EINTR	     4
+#define EPIPE	     32
+#define ENETUNREACH  101
+#define ECONNABORTED 103
+#define ECONNRESET   104
+#define ETIMEDOUT    110
+#define ECONNREFUSED 111
+#define EHOSTUNREACH 113
+#define EINPROGRESS  115
+#define MSG_PEEK     2
+
+/* Syscall arguments, from the registers saved at syscall entry. */
+struct sys_args {
+	__u64 a0, a1, a2, a3;
+};
+
+static __always_inline void sys_args(struct sys_args *a)
+{
+	/*
+	 * A trusted pointer: on x86 the macros are plain loads, no probe-read
+	 * helper call per field; on arm64 the first argument is orig_x0 (x0
+	 * holds the return value by now), read with CO-RE.
+	 */
+	struct pt_regs *regs = (struct pt_regs *)bpf_task_pt_regs(bpf_get_current_task_btf());
+
+	a->a0 = PT_REGS_PARM1_SYSCALL(regs);
+	a->a1 = PT_REGS_PARM2_SYSCALL(regs);
+	a->a2 = PT_REGS_PARM3_SYSCALL(regs);
+	a->a3 = PT_REGS_PARM4_SYSCALL(regs);
+}
+
+static __always_inline int proc_wanted(__u32 tgid)
+{
+	if (tgid == self_tgid)
+		return 0;
+	if ((filter_flags & CLAIMD_FILTER_PID) && !bpf_map_lookup_elem(&pid_filter, &tgid))
+		return 0;
+	if ((filter_flags & CLAIMD_FILTER_CGROUP) &&
+	    bpf_current_task_under_cgroup(&cgroup_filter, 0) != 1)
+		return 0;
+	return 1;
+}
+
+static __always_inline int port_wanted(__u16 port)
+{
+	return !(filter_flags & CLAIMD_FILTER_PORT) || bpf_map_lookup_elem(&port_filter, &port);
+}
+
+/* Start following the socket behind fd. */
+static __always_inline struct claimd_conn *conn_add(__u32 tgid, int fd, struct sock *sk, __u8 role,
+						    __u8 flags)
+{
+	struct claimd_conn_key key = { .tgid = tgid, .fd = fd };
+	__u32 zero = 0;
+	struct claimd_conn *c = bpf_map_lookup_elem(&conn_tmp, &zero);
+	__u16 port;
+
+	if (!c)
+		return NULL;
+	__builtin_memset(c, 0, sizeof(*c));
+	sock_addrs(sk, &c->local, &c->remote);
+	port = role == CLAIMD_ROLE_OUTBOUND ? c->remote.port : c->local.port;
+	if (!port_wanted(port))
+		return NULL;
+	c->role = role;
+	c->flags = flags;
+	/* Inbound: we read requests and write responses; outbound the reverse. */
+	http_framer_init(&c->rx,
+			 role == CLAIMD_ROLE_OUTBOUND ? HTTP_KIND_RESPONSE : HTTP_KIND_REQUEST, 0);
+	http_framer_init(&c->tx,
+			 role == CLAIMD_ROLE_OUTBOUND ? HTTP_KIND_REQUEST : HTTP_KIND_RESPONSE, 0);
+	/* An entry left for this fd (closed without close(2)) goes: counted as closed. */
+	if (bpf_map_lookup_elem(&conns, &key))
+		stat_inc(CLAIMD_ST_CONN_CLOSED);
+	if (bpf_map_update_elem(&conns, &key, c, BPF_ANY)) {
+		stat_inc(CLAIMD_ST_CONN_FULL);
+		return NULL;
+	}
+	mark_traced(tgid);
+	stat_inc(CLAIMD_ST_CONNS);
+	return c;
+}
+
+static __always_inline int on_accept(struct trace_event_raw_sys_exit *ctx)
+{
+	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
+	int fd = ctx->ret;
+	struct sock *sk;
+
+	if (fd < 0 || !proc_wanted(tgid))
+		return 0;
+	sk = sock_of_fd(fd);
+	if (sk && sock_is_tcp(sk))
+		conn_add(tgid, fd, sk, CLAIMD_ROLE_INBOUND, CLAIMD_CONN_CONNECTED);
+	return 0;
+}
+
+SEC("tracepoint/syscalls/sys_exit_accept4")
+int tp_accept4_x(struct trace_event_raw_sys_exit *ctx)
+{
+	return on_accept(ctx);
+}
+
+SEC("tracepoint/syscalls/sys_exit_accept")
+int tp_accept_x(struct trace_event_raw_sys_exit *ctx)
+{
+	return on_accept(ctx);
+}
+
+SEC("tracepoint/syscalls/sys_exit_listen")
+int tp_listen_x(struct trace_event_raw_sys_exit *ctx)
+{
+	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
+	struct claimd_listen *rec;
+	struct claimd_conn *c;
+	struct sys_args a;
+	struct sock *sk;
+
+	if (ctx->ret != 0 || !proc_wanted(tgid))
+		return 0;
+	sys_args(&a);
+	sk = sock_of_fd(a.a0);
+	if (!sk || !sock_is_tcp(sk))
+		return 0;
+	c = conn_add(tgid, a.a0, sk, CLAIMD_ROLE_LISTENER, 0);
+	if (!c)
+		return 0;
+	rec = bpf_ringbuf_reserve(&events, sizeof(*rec), 0);
+	if (!rec) {
+		stat_inc(CLAIMD_ST_RB_DROPS);
+		return 0;
+	}
+	rec->hdr.type = CLAIMD_REC_LISTEN;
+	rec->hdr.version = CLAIMD_RECORD_VERSION;
+	rec->hdr.size = sizeof(*rec);
+	rec->tgid = tgid;
+	rec->closed = 0;
+	rec->local = c->local;
+	proc_comm(rec->comm);
+	submit(rec);
+	return 0;
+}
+
+static __always_inline int connect_error_is_transport(long err)
+{
+	return err == -ECONNREFUSED || err == -ETIMEDOUT || err == -ENETUNREACH ||
+	       err == -EHOSTUNREACH || err == -ECONNRESET;
+}
+
+SEC("tracepoint/syscalls/sys_exit_connect")
+int tp_connect_x(struct trace_event_raw_sys_exit *ctx)
+{
+	__u64 id = bpf_get_current_pid_tgid();
+	__u32 tgid = id >> 32;
+	long ret = ctx->ret;
+	struct sys_args a;
+	struct sock *sk;
+
+	if (ret != 0 && ret != -EINPROGRESS && !connect_error_is_transport(ret))
+		return 0;
+	if (!proc_wanted(tgid))
+		return 0;
+	sys_args(&a);
+	sk = sock_of_fd(a.a0);
+	if (!sk || !sock_is_tcp(sk))
+		return 0;
+	if (ret == 0 || ret == -EINPROGRESS) {
+		conn_add(tgid, a.a0, sk, CLAIMD_ROLE_OUTBOUND,
+			 ret == 0 ? CLAIMD_CONN_CONNECTED : 0);
+	} else {
+		struct io io = { .now = bpf_ktime_get_ns(),
+				 .key = { .tgid = tgid, .fd = a.a0 },
+				 .tid = (__u32)id };
+		struct claimd_addr callee;
+
+		if (addr_from_user(&callee, (const void *)a.a1) && port_wanted(callee.port))
+			egress_connect_failed(&io, &callee);
+	}
+	return 0;
+}
+
+static __always_inline int error_is_transport(long err)
+{
+	return connect_error_is_transport(err) || err == -EPIPE || err == -ECONNABORTED;
+}
+
+/* A read or write on a followed connection returned ret <= 0. */
+static __always_inline void io_failed(struct claimd_conn *c, struct io *io, long ret, __u64 ubuf,
+				      __u64 len)
+{
+	if (c->role == CLAIMD_ROLE_OUTBOUND) {
+		if (ret == 0 && io->dir == DIR_RX) {
+			/* EOF: ends a body framed by the close, fails calls still waiting. */
+			http_close(&c->rx);
+			if (c->count || c->extra || c->answer_active)
+				egress_fail_all(c, io);
+			return;
+		}
+		if (!error_is_transport(ret))
+			return;
+		if (c->count || c->extra || c->answer_active) {
+			egress_fail_all(c, io);
+		} else if (!(c->flags & (CLAIMD_CONN_SENT | CLAIMD_CONN_FAILED))) {
+			/* A non-blocking connect that was refused shows up here. */
+			c->flags |= CLAIMD_CONN_FAILED;
+			egress_connect_failed(io, &c->remote);
+		}
+		return;
+	}
+	if (c->role == CLAIMD_ROLE_INBOUND && io->dir == DIR_TX && c->count &&
+	    (ret == -EPIPE || ret == -ECONNRESET)) {
+		/* The client left: record what the service tried to answer. */
+		ingress_close(c, io, peek_status(ubuf, len), CLAIMD_IN_PEER_GONE, 0);
+	}
+}
+
+enum io_kind { IO_BUF, IO_IOV, IO_MSG };
+
+struct user_msghdr_head {
+	void *name;
+	__u64 namelen;
+	__u64 iov;
+	__u64 iovlen;
+};
+
+static __always_inline int on_io(struct trace_event_raw_sys_exit *ctx, __u32 dir, enum io_kind kind,
+				 int has_flags)
+{
+	__u64 id = bpf_get_current_pid_tgid();
+	__u32 tgid = id >> 32;
+	struct claimd_conn_key key;
+	struct claimd_conn *c;
+	struct sys_args a;
+	struct io io;
+	long ret;
+
+	if (!is_traced(tgid))
+		return 0;
+	sys_args(&a);
+	key.tgid = tgid;
+	key.fd = a.a0;
+	c = bpf_map_lookup_elem(&conns, &key);
+	if (!c || c->role < CLAIMD_ROLE_INBOUND)
+		return 0;
+	/* recvfrom/sendto flags are the 4th argument, recvmsg/sendmsg the 3rd. */
+	if (has_flags && dir == DIR_RX && ((kind == IO_MSG ? a.a2 : a.a3) & MSG_PEEK))
+		return 0;
+	ret = ctx->ret;
+	io.key = key;
+	io.now = bpf_ktime_get_ns();
+	io.tid = (__u32)id;
+	io.dir = dir;
+	if (ret <= 0) {
+		io_failed(c, &io, ret, a.a1, a.a2);
+		return 0;
+	}
+	c->flags |= CLAIMD_CONN_CONNECTED;
+	/* TLS: the plaintext comes from the SSL_* probes; these bytes are ciphertext. */
+	if (!(c->flags & (CLAIMD_CONN_HTTP | CLAIMD_CONN_TLS)) && kind == IO_BUF &&
+	    tls_record(a.a1, ret))
+		tls_mark(c);
+	if (c->flags & CLAIMD_CONN_TLS) {
+		tls_note_fd(c, &io);
+		return 0;
+	}
+	if (kind == IO_BUF) {
+		feed_buf(c, &io, a.a1, ret);
+	} else if (kind == IO_IOV) {
+		feed_iov(c, &io, a.a1, a.a2, ret);
+	} else {
+		struct user_msghdr_head m;
+
+		if (bpf_probe_read_user(&m, sizeof(m), (const void *)a.a1))
+			__builtin_memset(&m, 0, sizeof(m));
+		feed_iov(c, &io, m.iov, m.iovlen, ret);
+	}
+	/* Bytes moved while this direction seeks a message start: whose, we cannot tell. */
+	if (c->lost & lost_bit(&io))
+		ingress_taint(&io, CLAIMD_IN_BLIND);
+	return 0;
+}
+
+SEC("tracepoint/syscalls/sys_exit_read")
+int tp_read_x(struct trace_event_raw_sys_exit *ctx)
+{
+	return on_io(ctx, DIR_RX, IO_BUF, 0);
+}
+
+SEC("tracepoint/syscalls/sys_exit_recvfrom")
+int tp_recvfrom_x(struct trace_event_raw_sys_exit *ctx)
+{
+	return on_io(ctx, DIR_RX, IO_BUF, 1);
+}
+
+SEC("tracepoint/syscalls/sys_exit_readv")
+int tp_readv_x(struct trace_event_raw_sys_exit *ctx)
+{
+	return on_io(ctx, DIR_RX, IO_IOV, 0);
+}
+
+SEC("tracepoint/syscalls/sys_exit_recvmsg")
+int tp_recvmsg_x(struct trace_event_raw_sys_exit *ctx)
+{
+	return on_io(ctx, DIR_RX, IO_MSG, 1);
+}
+
+SEC("tracepoint/syscalls/sys_exit_write")
+int tp_write_x(struct trace_event_raw_sys_exit *ctx)
+{
+	return on_io(ctx, DIR_TX, IO_BUF, 0);
+}
+
+SEC("tracepoint/syscalls/sys_exit_sendto")
+int tp_sendto_x(struct trace_event_raw_sys_exit *ctx)
+{
+	return on_io(ctx, DIR_TX, IO_BUF, 1);
+}
+
+SEC("tracepoint/syscalls/sys_exit_writev")
+int tp_writev_x(struct trace_event_raw_sys_exit *ctx)
+{
+	return on_io(ctx, DIR_TX, IO_IOV, 0);
+}
+
+SEC("tracepoint/syscalls/sys_exit_sendmsg")
+int tp_sendmsg_x(struct trace_event_raw_sys_exit *ctx)
+{
+	return on_io(ctx, DIR_TX, IO_MSG, 1);
+}
+
+/* sendfile moves body bytes we cannot see: they must be body, or we are lost. */
+SEC("tracepoint/syscalls/sys_exit_sendfile64")
+int tp_sendfile_x(struct trace_event_raw_sys_exit *ctx)
+{
+	__u64 id = bpf_get_current_pid_tgid();
+	__u32 tgid = id >> 32;
+	struct claimd_conn_key key;
+	struct claimd_conn *c;
+	struct sys_args a;
+	struct io io;
+
+	if (!is_traced(tgid) || ctx->ret <= 0)
+		return 0;
+	sys_args(&a);
+	key.tgid = tgid;
+	key.fd = a.a0;
+	c = bpf_map_lookup_elem(&conns, &key);
+	if (!c || c->role < CLAIMD_ROLE_INBOUND)
+		return 0;
+	io.key = key;
+	io.now = bpf_ktime_get_ns();
+	io.tid = (__u32)id;
+	io.dir = DIR_TX;
+	feed_unframed(c, &io, ctx->ret);
+	return 0;
+}
+
+/*
+ * The connection behind (tgid, fd) is gone: what waited on it ends, and we
+ * forget it. fd_open: the fd still refers to the socket (close(2) at entry).
+ */
+static __always_inline void conn_gone(struct claimd_conn *c, struct claimd_conn_key key, __u32 tid,
+				      int fd_open)
+{
+	struct io io;
+	int i;
+
+	io.key = key;
+	io.now = bpf_ktime_get_ns();
+	io.tid = tid;
+	io.dir = DIR_RX;
+	if (c->role == CLAIMD_ROLE_INBOUND) {
+		/* Requests read and never answered: the service failed them. */
+		for (i = 0; i <= CLAIMD_FIFO_MAX; i++) {
+			if (!c->count && !c->extra)
+				break;
+			ingress_close(c, &io, 0, CLAIMD_IN_CLOSED, 0);
+		}
+	} else if (c->role == CLAIMD_ROLE_OUTBOUND) {
+		http_close(&c->rx);
+		if (c->count || c->extra || c->answer_active) {
+			/* The caller gave up waiting. */
+			egress_fail_all(c, &io);
+		} else if (fd_open && !(c->flags & (CLAIMD_CONN_CONNECTED | CLAIMD_CONN_FAILED))) {
+			/* Non-blocking connect never completed: refused or timed out. */
+			struct sock *sk = sock_of_fd(key.fd);
+			__u8 st = sk ? sock_state(sk) : 0;
+
+			if (st == TCP_CLOSE || st == TCP_SYN_SENT)
+				egress_connect_failed(&io, &c->remote);
+		}
+	} else if (c->role == CLAIMD_ROLE_LISTENER) {
+		struct claimd_listen *rec = bpf_ringbuf_reserve(&events, sizeof(*rec), 0);
+
+		if (rec) {
+			rec->hdr.type = CLAIMD_REC_LISTEN;
+			rec->hdr.version = CLAIMD_RECORD_VERSION;
+			rec->hdr.size = sizeof(*rec);
+			rec->tgid = key.tgid;
+			rec->closed = 1;
+			rec->local = c->local;
+			proc_comm(rec->comm);
+			submit(rec);
+		} else {
+			stat_inc(CLAIMD_ST_RB_DROPS);
+		}
+	}
+	if (c->role == CLAIMD_ROLE_INBOUND)
+		bpf_map_delete_elem(&conn_ctx, &key);
+	tls_forget(c, key.tgid);
+	if (!bpf_map_delete_elem(&conns, &key))
+		stat_inc(CLAIMD_ST_CONN_CLOSED);
+}
+
+SEC("tracepoint/syscalls/sys_enter_close")
+int tp_close(struct trace_event_raw_sys_enter *ctx)
+{
+	__u64 id = bpf_get_current_pid_tgid();
+	__u32 tgid = id >> 32;
+	struct claimd_conn_key key;
+	struct claimd_conn *c;
+
+	if (!is_traced(tgid))
+		return 0;
+	key.tgid = tgid;
+	key.fd = ctx->args[0];
+	c = bpf_map_lookup_elem(&conns, &key);
+	if (c)
+		conn_gone(c, key, (__u32)id, 1);
+	return 0;
+}
+
+/*
+ * dup2(old, new) and dup3 close what 'new' was without a close(2): a socket
+ * we followed there is gone, and the fd now reads and writes something else.
+ */
+static __always_inline int on_dup(struct trace_event_raw_sys_exit *ctx)
+{
+	__u64 id = bpf_get_current_pid_tgid();
+	__u32 tgid = id >> 32;
+	struct claimd_conn_key key;
+	struct claimd_conn *c;
+	struct sys_args a;
+
+	if (!is_traced(tgid) || ctx->ret < 0)
+		return 0;
+	sys_args(&a);
+	if (a.a0 == a.a1)
+		return 0;
+	key.tgid = tgid;
+	key.fd = ctx->ret;
+	c = bpf_map_lookup_elem(&conns, &key);
+	if (c)
+		conn_gone(c, key, (__u32)id, 0);
+	return 0;
+}
+
+SEC("tracepoint/syscalls/sys_exit_dup2")
+int tp_dup2_x(struct trace_event_raw_sys_exit *ctx)
+{
+	return on_dup(ctx);
+}
+
+SEC("tracepoint/syscalls/sys_exit_dup3")
+int tp_dup3_x(struct trace_event_raw_sys_exit *ctx)
+{
+	return on_dup(ctx);
+}
+
+SEC("tracepoint/sched/sched_process_exit")
+int tp_proc_exit(void *ctx)
+{
+	__u64 id = bpf_get_current_pid_tgid();
+	__u32 tgid = id >> 32;
+	__u32 *t = bpf_map_lookup_elem(&traced, &tgid);
+	struct claimd_exit *rec;
+
+	/* Only the whole process leaving, and only one we followed. */
+	if ((__u32)id != tgid || !t || !*t)
+		return 0;
+	*t = 0;
+	rec = bpf_ringbuf_reserve(&events, sizeof(*rec), 0);
+	if (!rec) {
+		stat_inc(CLAIMD_ST_RB_DROPS);
+		return 0;
+	}
+	rec->hdr.type = CLAIMD_REC_EXIT;
+	rec->hdr.version = CLAIMD_RECORD_VERSION;
+	rec->hdr.size = sizeof(*rec);
+	rec->tgid = tgid;
+	rec->pad = 0;
+	submit(rec);
+	return 0;
+}
