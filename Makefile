@@ -2,11 +2,16 @@
 # claimd: build, test, demo, bench, install. Everything lands in build/.
 #
 #   make            build claimd, claimctl, libclaim, claimlab, tests
-#   make test       unit tests, then BPF / end-to-end tests (root)
+#   make test       unit tests, the fuzzers briefly, then BPF / end-to-end tests (root)
 #   make demo       the retry-storm rehearsal with claimd attached
+#   make bench      what claimd costs the host
 #   make V=1 ...    show the commands
 #   make SAN=1 ...  build user code with ASan + UBSan (into build-san/)
 #   make fuzz       build the libFuzzer targets, run each FUZZ_SECONDS (default 60)
+#
+# Each brings the Debian packages it needs, and only those
+# (scripts/install-deps.sh, by group): 'make' the build group; 'make fuzz'
+# adds fuzz; 'make test' fuzz and test; 'make demo' demo; 'make bench' bench.
 
 .DEFAULT_GOAL := all
 .DELETE_ON_ERROR:
@@ -52,7 +57,13 @@ LDLIBS_JSON := -ljson-c
 BPF_CFLAGS := -g -O2 -target bpf -mcpu=v3 -D__TARGET_ARCH_$(ARCH) -Wall -Werror \
 	-Iheaders -Iuser/libclaim -Ibpf -I$(BUILD) -MMD -MP
 
-DEPS_STAMP := $(BUILD)/.deps-installed
+# One stamp per group of scripts/install-deps.sh, made once per build
+# directory. Compiling waits only on the build group's.
+DEPS_STAMP := $(BUILD)/.deps-build
+DEPS_FUZZ := $(BUILD)/.deps-fuzz
+DEPS_TEST := $(BUILD)/.deps-test
+DEPS_DEMO := $(BUILD)/.deps-demo
+DEPS_BENCH := $(BUILD)/.deps-bench
 
 BPF_MODS := observer parsebench
 BPF_OBJS := $(patsubst %,$(BUILD)/%.bpf.o,$(BPF_MODS))
@@ -98,24 +109,25 @@ BINS := $(BUILD)/claimd $(BUILD)/claimctl $(BUILD)/libclaim.a $(BUILD)/libclaim.
 	$(if $(LAB_SRCS),$(BUILD)/claimlab)
 
 # Fuzzers (tests/fuzz/): libFuzzer with ASan and UBSan, built by clang into
-# $(BUILD)/fuzz/ from the same user/ sources. 'make test' runs each for a few
-# seconds from its seed corpus (tests/unit/test_fuzz.c); 'make fuzz' longer.
+# $(BUILD)/fuzz/ from the same user/ sources; not part of 'all' (they need the
+# fuzz group). 'make test' builds them and runs each for a few seconds from
+# its seed corpus (tests/unit/test_fuzz.c); 'make fuzz' longer.
 FUZZ_TARGETS := http record memory names ctlproto
 FUZZ_CC ?= clang
 FUZZ_SECONDS ?= 60
 FUZZ_FLAGS := -std=gnu11 -g -O1 -Wall -Wextra -Iheaders $(USER_INC) -I$(BUILD) -D_GNU_SOURCE \
 	-fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all
 FUZZ_SRCS := $(patsubst %,user/claimd/%.c,record trace_fmt names edges memory counters) \
-	$(patsubst %,user/common/%.c,hashtab ctlproto log)
+	$(patsubst %,user/common/%.c,hashtab ctlproto log addr argnum verdict_names)
 FUZZ_OBJS := $(patsubst user/%.c,$(BUILD)/fuzz/obj/%.o,$(FUZZ_SRCS))
 FUZZ_BINS := $(patsubst %,$(BUILD)/fuzz/fuzz_%,$(FUZZ_TARGETS))
 
-$(BUILD)/fuzz/obj/%.o: user/%.c | $(DEPS_STAMP)
+$(BUILD)/fuzz/obj/%.o: user/%.c | $(DEPS_STAMP) $(DEPS_FUZZ)
 	$(call msg,FUZZCC,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(FUZZ_CC) $(FUZZ_FLAGS) -fsanitize=fuzzer-no-link -MMD -MP -c $< -o $@
 
-$(BUILD)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(FUZZ_OBJS) | $(DEPS_STAMP)
+$(BUILD)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(FUZZ_OBJS) | $(DEPS_STAMP) $(DEPS_FUZZ)
 	$(call msg,FUZZ,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(FUZZ_CC) $(FUZZ_FLAGS) -Werror -fsanitize=fuzzer -MMD -MP -MF $@.d $< $(FUZZ_OBJS) \
@@ -140,16 +152,20 @@ fuzz: $(FUZZ_BINS)
 CLAIMCTL_CMDS := trace status edges services graph storm top
 MANPAGES := $(BUILD)/man/claimd.8 $(BUILD)/man/claimctl.8
 SYSTEMD_UNIT_DIR ?= $(PREFIX)/lib/systemd/system
-BINS += $(BUILD)/claimd.service $(MANPAGES) $(FUZZ_BINS)
+BINS += $(BUILD)/claimd.service $(MANPAGES)
 
 .PHONY: all
 all: $(BINS)
 
-$(DEPS_STAMP): scripts/install-deps.sh
-	$(call msg,DEPS,install-deps.sh)
+$(BUILD)/.deps-%: scripts/install-deps.sh
+	$(call msg,DEPS,$*)
 	$(Q)mkdir -p $(@D)
-	$(Q)./scripts/install-deps.sh
+	$(Q)./scripts/install-deps.sh $*
 	$(Q)touch $@
+
+# One install at a time (make -j): build first, then fuzz before test.
+$(DEPS_FUZZ) $(DEPS_TEST) $(DEPS_DEMO) $(DEPS_BENCH): | $(DEPS_STAMP)
+$(DEPS_TEST): | $(DEPS_FUZZ)
 
 # vmlinux.h from the running kernel's BTF, rewritten only when it changed.
 $(BUILD)/vmlinux.h: FORCE | $(DEPS_STAMP)
@@ -207,7 +223,8 @@ $(BUILD)/libclaim.pc: user/libclaim/libclaim.pc.in
 	$(Q)mkdir -p $(@D)
 	$(Q)sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(VERSION)|' $< > $@
 
-$(BUILD)/claimlab: $(LAB_OBJS) $(BUILD)/user/common/argnum.o $(BUILD)/libclaim.a
+$(BUILD)/claimlab: $(LAB_OBJS) $(patsubst %,$(BUILD)/user/common/%.o,argnum addr log) \
+	$(BUILD)/libclaim.a
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(LDFLAGS) $^ $(LDLIBS_JSON) -lm -lpthread -o $@
 
@@ -265,15 +282,15 @@ $(BUILD)/test_progs: $(TEST_OBJS) $(TEST_USER_OBJS) $(BUILD)/libclaim.a
 	$(Q)$(CC) $(LDFLAGS) $^ $(LDLIBS_BPF) $(LDLIBS_JSON) -lm -lpthread -o $@
 
 .PHONY: test
-test: all
+test: all $(FUZZ_BINS) $(DEPS_TEST)
 	$(Q)./scripts/run-tests.sh $(BUILD)
 
 .PHONY: demo
-demo: all
+demo: all $(DEPS_DEMO)
 	$(Q)./scripts/demo.sh $(BUILD)
 
 .PHONY: bench
-bench: all
+bench: all $(DEPS_BENCH)
 	$(Q)./scripts/bench.sh $(BUILD)
 
 compile_commands.json: FORCE

@@ -431,13 +431,18 @@ static __always_inline void egress_log(struct io *io, struct claimd_pending *p,
 		return;
 	}
 	e = &r->egress[n & EGRESS_MASK];
-	/* The same call again, right after it failed: a retry of it. */
+	/*
+	 * The same call again, right after it failed: a retry of it. A refused
+	 * connect never sent its request: any call to the same callee next is
+	 * its retry.
+	 */
 	if (n > 0) {
 		struct claimd_egress *prev = &r->egress[(n - 1) & EGRESS_MASK];
 
 		if ((prev->flags & CLAIMD_EG_DONE) && egress_failed(prev) &&
-		    prev->method == p->method && prev->target_hash == p->target_hash &&
-		    addr_eq(&prev->callee, callee))
+		    addr_eq(&prev->callee, callee) &&
+		    ((prev->flags & CLAIMD_EG_CONNECT) ||
+		     (prev->method == p->method && prev->target_hash == p->target_hash)))
 			retry = CLAIMD_EG_RETRY;
 	}
 	e->start_ns = p->start_ns;

@@ -30,10 +30,18 @@
 #define CLAIM_MAP_VERSION 1
 #define CLAIM_SLOTS	  65536
 
+/*
+ * An edge's class (design.md: the ratio's thresholds), one table:
+ * X(enum, number, name). The number is what the class map holds and
+ * claimd_edge_class exports.
+ */
+#define CLAIM_CLASS_TABLE(X)                       \
+	X(CLAIM_CLASS_UNKNOWN, 0, "unknown")       \
+	X(CLAIM_CLASS_FAIL_CLOSE, 1, "fail-close") \
+	X(CLAIM_CLASS_FAIL_OPEN, 2, "fail-open")
+
 enum claim_class {
-	CLAIM_CLASS_UNKNOWN = 0,
-	CLAIM_CLASS_FAIL_CLOSE = 1,
-	CLAIM_CLASS_FAIL_OPEN = 2,
+	CLAIM_CLASS_TABLE(CLAIM_TYPES_ENUM_) CLAIM_CLASS__COUNT,
 };
 
 /*

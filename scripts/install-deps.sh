@@ -1,30 +1,79 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
-# Installs the Debian packages claimd's build and tests need, only those that
-# are missing. Idempotent and quick when everything is already there; the
-# Makefile calls it before building.
+# Installs the Debian packages one use of claimd needs, only those that are
+# missing. Idempotent, and quick when everything is already there (one
+# dpkg-query); at most one 'apt-get update', and only when the install needs it.
+#
+#   scripts/install-deps.sh GROUP...     (default: build)
+#
+#   build   compile claimd, claimctl, libclaim, claimlab, the tests (make)
+#   fuzz    the libFuzzer targets (make fuzz; make test runs them briefly)
+#   test    the real peers the end-to-end tests start (make test)
+#   demo    make demo
+#   bench   make bench
+#
+# The Makefile calls it with the group of each target, once per build
+# directory (a stamp file); run it by hand to install ahead of time.
 set -euo pipefail
 
-# Build: compilers, BPF toolchain, libraries claimd links against.
+# Build: compilers, BPF toolchain, the libraries claimd and the tests link against.
 build_pkgs=(
 	make clang llvm gcc pkg-config
 	libbpf-dev bpftool libelf-dev zlib1g-dev
 	libjson-c-dev libmicrohttpd-dev help2man
 	libssl-dev # tests/peers/pool_proxy: TLS through memory BIOs
-	libclang-rt-14-dev # libFuzzer and the sanitizers' runtimes (make fuzz, tests/fuzz)
 )
-# Tests and demo: the real peers the end-to-end tests start.
+# Fuzzers: clang's libFuzzer and the sanitizers' runtimes (tests/fuzz).
+fuzz_pkgs=(libclang-rt-14-dev)
+# Tests: the real peers and tools the end-to-end tests start.
 test_pkgs=(
-	python3 curl wrk nginx iproute2 procps util-linux
-	prometheus chromium chromium-driver tmux
-	openssl python3-requests # certificates for TLS tests; tests/peers/session_service.py
+	python3 python3-requests # tests/peers/*.py, session_service.py's pool
+	openssl curl nginx iproute2 procps util-linux
+	prometheus # promtool, and a server the tests start
+	chromium chromium-driver # the map in a headless browser
+	tmux # claimctl top in a real terminal
 )
+# The demo: claimlab and claimd, python3 to put the tables together.
+demo_pkgs=(python3)
+# The benchmark: wrk for throughput, python3 for the figures, sysctl.
+bench_pkgs=(python3 wrk procps)
 
+usage() {
+	echo "usage: $0 [build|fuzz|test|demo|bench]..." >&2
+	exit 2
+}
+
+[ $# -gt 0 ] || set -- build
+wanted=()
+for g in "$@"; do
+	case $g in
+	build) wanted+=("${build_pkgs[@]}") ;;
+	fuzz) wanted+=("${fuzz_pkgs[@]}") ;;
+	test) wanted+=("${test_pkgs[@]}") ;;
+	demo) wanted+=("${demo_pkgs[@]}") ;;
+	bench) wanted+=("${bench_pkgs[@]}") ;;
+	-h | --help) usage ;;
+	*)
+		echo "install-deps: no group '$g'" >&2
+		usage
+		;;
+	esac
+done
+groups="$*"
+
+if ! command -v dpkg-query >/dev/null 2>&1; then
+	echo "install-deps: not a Debian system; '$groups' needs the equivalents of:" \
+		"${wanted[*]}" >&2
+	exit 0
+fi
+
+# One dpkg-query for all of them; a package it does not know is missing too.
+mapfile -t wanted < <(printf '%s\n' "${wanted[@]}" | sort -u)
+installed=$(dpkg-query -W -f='${Package} ${Status}\n' "${wanted[@]}" 2>/dev/null |
+	awk '$NF == "installed" { sub(/:.*/, "", $1); print $1 }' || true)
 missing=()
-for p in "${build_pkgs[@]}" "${test_pkgs[@]}"; do
-	if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed'; then
-		missing+=("$p")
-	fi
+for p in "${wanted[@]}"; do
+	grep -qxF -- "$p" <<<"$installed" || missing+=("$p")
 done
 
 if [ ${#missing[@]} -eq 0 ]; then
@@ -32,16 +81,20 @@ if [ ${#missing[@]} -eq 0 ]; then
 fi
 
 if [ "$(id -u)" -ne 0 ]; then
-	echo "install-deps: missing Debian packages: ${missing[*]}" >&2
-	echo "install-deps: run as root, or: sudo apt-get install ${missing[*]}" >&2
+	echo "install-deps: '$groups' needs Debian packages that are missing: ${missing[*]}" >&2
+	echo "install-deps: run as root (sudo $0 $groups)," \
+		"or: sudo apt-get install ${missing[*]}" >&2
 	exit 1
 fi
 
-echo "install-deps: installing ${missing[*]}"
+echo "install-deps ($groups): installing ${missing[*]}"
 export DEBIAN_FRONTEND=noninteractive
-if ! apt-get install -y --no-install-recommends "${missing[@]}" >/dev/null; then
-	apt-get update >/dev/null
-	apt-get install -y --no-install-recommends "${missing[@]}" >/dev/null
+# Another install may hold dpkg's lock (make -j, another checkout): wait for it.
+apt=(apt-get -q -y -o DPkg::Lock::Timeout=600 --no-install-recommends)
+if ! "${apt[@]}" install "${missing[@]}" >/dev/null 2>&1; then
+	# The package lists are stale or absent (a fresh machine): update them once.
+	apt-get -q -o DPkg::Lock::Timeout=600 update >/dev/null
+	"${apt[@]}" install "${missing[@]}" >/dev/null
 fi
 # nginx's and prometheus's packages start system instances; tests run their own.
 for svc in nginx prometheus; do

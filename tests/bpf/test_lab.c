@@ -21,66 +21,12 @@
 #include <unistd.h>
 
 #include "harness.h"
+#include "lab.h"
 #include "test_progs.h"
-#include "truth.h"
 
 #define N      400
 #define TOL    0.05 /* the short runs: 5% */
 #define RUN_MS 30000
-
-static bool lab_claimd_up(struct claimd_h *h, struct trace_cap *t)
-{
-	memset(h, 0, sizeof(*h));
-	memset(t, 0, sizeof(*t));
-	if (!test__need_root())
-		return false;
-	return ASSERT_OK(claimd_start(h, NULL), "claimd start") &&
-	       ASSERT_OK(trace_start(t, h), "trace");
-}
-
-static void lab_claimd_down(struct claimd_h *h, struct trace_cap *t)
-{
-	char path[H_PATH];
-
-	if (test__failed_now() && h->pid)
-		claimd_print_log(h);
-	trace_stop(t);
-	claimd_stop(h);
-	/* claimd keeps its verdict map pinned for the next one: ours goes. */
-	if (h->pin[0]) {
-		snprintf(path, sizeof(path), "%s/verdicts", h->pin);
-		unlink(path);
-		rmdir(h->pin);
-	}
-	tmpdir_remove(h->dir);
-}
-
-static struct json_object *node_of(struct json_object *rep, const char *name);
-
-/*
- * claimd's verdicts on the run's failures (every answer of A to D fails)
- * against the truth: D's are its own; A, B and C pass up their callee's.
- * The nodes are named prefix<node>.
- */
-static void check_verdicts(const struct trace_cap *t, struct json_object *rep, const char *prefix,
-			   const char *name)
-{
-	static const char *const nodes[4] = { "A", "B", "C", "D" };
-	char names[4][64], what[64];
-	const char *const services[4] = { names[0], names[1], names[2], names[3] };
-	struct truth_svc truth[4];
-	struct truth_tally tally = { 0 };
-	int i, failures = 0;
-
-	for (i = 0; i < 4; i++) {
-		snprintf(names[i], sizeof(names[i]), "%s%s", prefix, nodes[i]);
-		failures += j_int(node_of(rep, nodes[i]), "failed_answers");
-	}
-	truth__chain(truth, 4, &(struct truth_svc){ 0 }, NULL, services);
-	truth__tally_trace(&tally, t, 0, truth, 4, failures);
-	snprintf(what, sizeof(what), "lab, %s", name);
-	truth__expect(&tally, what, failures, 0);
-}
 
 /*
  * claimlab run on the 7-chain failing at D, with claimd's verdicts; extra:
@@ -90,6 +36,7 @@ static struct json_object *lab_run(const struct claimd_h *h, const struct trace_
 				   const char *name, const char *const extra[])
 {
 	char lab[H_PATH], json[H_PATH], log[H_PATH], env[H_PATH], n[16], buf[8192], prefix[48];
+	char what[64];
 	const char *argv[32] = { lab,	   "run", "--topology",	      "chain:7",
 				 "--fail", "D",	  "--requests",	      n,
 				 "--json", json,  "--service-prefix", prefix };
@@ -103,8 +50,7 @@ static struct json_object *lab_run(const struct claimd_h *h, const struct trace_
 	snprintf(log, sizeof(log), "%s/%s.log", h->dir, name);
 	snprintf(env, sizeof(env), "CLAIMD_VERDICTS=%s/verdicts", h->pin);
 	snprintf(n, sizeof(n), "%d", N);
-	/* Names of this run's own: not those of another run, or another test's. */
-	snprintf(prefix, sizeof(prefix), "%s.%d.", name, getpid());
+	lab_prefix(prefix, sizeof(prefix), name);
 	for (i = 0; extra[i] && argc < 31; i++)
 		argv[argc++] = extra[i];
 	argv[argc] = NULL;
@@ -125,23 +71,10 @@ static struct json_object *lab_run(const struct claimd_h *h, const struct trace_
 	if (read_file(log, buf, sizeof(buf)) > 0)
 		printf("%s", buf); /* its table, shown with -v */
 	rep = json_object_from_file(json);
+	snprintf(what, sizeof(what), "lab, %s", name);
 	if (ASSERT_OK_PTR(rep, "claimlab's JSON"))
-		check_verdicts(t, rep, prefix, name);
+		lab_verdicts(t, rep, prefix, what);
 	return rep;
-}
-
-static struct json_object *node_of(struct json_object *rep, const char *name)
-{
-	struct json_object *nodes = j_get(rep, "nodes");
-	size_t i;
-
-	for (i = 0; i < json_object_array_length(nodes); i++) {
-		struct json_object *o = json_object_array_get_idx(nodes, i);
-
-		if (!strcmp(j_str(o, "name"), name))
-			return o;
-	}
-	return NULL;
 }
 
 static double load_of(struct json_object *rep, const char *name)
@@ -156,7 +89,7 @@ static long long retries_of(struct json_object *rep, const char *name)
 
 static long long claims_of(struct json_object *rep, const char *name, const char *which)
 {
-	return j_int(j_get(node_of(rep, name), "claims_written"), which);
+	return j_int(j_get(lab_node(rep, name), "claims_written"), which);
 }
 
 /* Loads at B, C, D within TOL of want; the storm radius; claimd read by all. */
@@ -180,7 +113,7 @@ void test_lab_chain(void)
 	struct claimd_h h;
 	struct trace_cap t;
 
-	if (!lab_claimd_up(&h, &t))
+	if (!lab_claimd_up(&h, &t, NULL))
 		goto out;
 	if (test__start_subtest("per_hop")) {
 		static const double want[3] = { 2, 4, 8 };
@@ -223,7 +156,7 @@ void test_lab_chain(void)
 			check_chain(rep, want, 1);
 			ASSERT_EQ(retries_of(rep, "A"), 0, "A does not retry");
 			ASSERT_EQ(retries_of(rep, "B"), 0, "B does not retry");
-			ASSERT_EQ(j_int(node_of(rep, "C"), "budget_denied"),
+			ASSERT_EQ(j_int(lab_node(rep, "C"), "budget_denied"),
 				  N - retries_of(rep, "C"), "the budget denied the rest");
 		}
 		json_object_put(rep);
@@ -240,17 +173,17 @@ void test_lab_no_claim_header(void)
 	struct claimd_h h;
 	struct trace_cap t;
 
-	if (!lab_claimd_up(&h, &t))
+	if (!lab_claimd_up(&h, &t, NULL))
 		goto out;
 	rep = lab_run(&h, &t, "no-header", extra);
 	if (!rep)
 		goto out;
 	check_chain(rep, want, 1);
-	ASSERT_EQ(j_int(node_of(rep, "D"), "received"), 2 * N, "D: exactly 2x");
+	ASSERT_EQ(j_int(lab_node(rep, "D"), "received"), 2 * N, "D: exactly 2x");
 	ASSERT_EQ(claims_of(rep, "D", "none"), 2 * N, "D writes no header");
 	/* claim:2 allows two retries; without a header, C makes one. */
 	ASSERT_EQ(retries_of(rep, "C"), N, "C retries once per request");
-	c = node_of(rep, "C");
+	c = lab_node(rep, "C");
 	down = json_object_array_get_idx(j_get(c, "downstreams"), 0);
 	stopped = j_get(down, "stopped_retrying");
 	ASSERT_EQ(j_int(stopped, "no-header-retried-once"), N, "at most once");

@@ -11,6 +11,7 @@
  * The edges first exist with no failures, scraped at zero, so that the
  * 5-minute rates of both counters start from the same sample: then
  * both_failed / callee_failures over the window is exactly the ratio.
+ * The verdicts on the failures are T3's, against the truth.
  */
 #include <math.h>
 #include <stdio.h>
@@ -190,6 +191,7 @@ void test_prometheus(void)
 	const char *extra[] = { "--metrics", port_s, NULL };
 	struct svc t = { 0 }, s[3] = { 0 };
 	struct claimd_h h = { 0 };
+	struct trace_cap tc = { 0 };
 	struct json_object *st = NULL;
 	int metrics_port, prom_port, i, id, two = 2, thirty = 30;
 	pid_t prom = 0;
@@ -203,7 +205,8 @@ void test_prometheus(void)
 	metrics_port = sock_free_port();
 	prom_port = sock_free_port();
 	snprintf(port_s, sizeof(port_s), "127.0.0.1:%d", metrics_port);
-	if (!ASSERT_OK(claimd_start(&h, extra), "claimd start"))
+	if (!ASSERT_OK(claimd_start(&h, extra), "claimd start") ||
+	    !ASSERT_OK(trace_start(&tc, &h), "trace"))
 		goto out;
 	st = claimctl_json(&h, (const char *const[]){ "status", NULL });
 	snprintf(q, sizeof(q), "http://127.0.0.1:%d/", metrics_port);
@@ -294,6 +297,7 @@ void test_prometheus(void)
 			  "fail-close, unknown, fail-open");
 		json_object_put(e);
 	}
+	svc_t3_verdicts(&tc, 0, &t, s, "T3 (prometheus)");
 	snprintf(q, sizeof(q), "claimd_service_failures_total{service=\"pT\",verdict=\"claimed\"}");
 	ASSERT_EQ(prom_value(prom_port, q), 90, "pT claims its 90 failures");
 	ASSERT_GT(prom_value(prom_port, "claimd_records_total{type=\"ingress\"}"), 500,
@@ -313,6 +317,7 @@ out:
 	for (i = 0; i < 3; i++)
 		svc_stop(&s[i]);
 	svc_stop(&t);
+	trace_stop(&tc);
 	claimd_stop(&h);
 	tmpdir_remove(h.dir);
 }

@@ -11,6 +11,9 @@
  *   8 > 4, do-not-ship, storm radius 3 now and 1 with claim-aware retries;
  *   the claim-aware chain (only C retries) has radius 1 and fan-out 2; with
  *   --deadline both are deadline-bounded.
+ * Every run's failures are compared with the truth: D's are its own, those
+ * of A, B and C passed up from one hop down. Each run's nodes have names of
+ * their own (lab_prefix).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,48 +22,41 @@
 #include <unistd.h>
 
 #include "harness.h"
+#include "lab.h"
 #include "test_progs.h"
 
 #define REQUESTS "50"
 
-static bool up(struct claimd_h *h)
+static bool up(struct claimd_h *h, struct trace_cap *t)
 {
 	static const char *const extra[] = { "--metrics", "none", NULL };
 
-	memset(h, 0, sizeof(*h));
-	return test__need_root() && ASSERT_OK(claimd_start(h, extra), "claimd start");
+	return lab_claimd_up(h, t, extra);
 }
 
-static void down(struct claimd_h *h)
+/*
+ * claimlab's 4-chain failing at D under a policy, its nodes named
+ * prefix+A.. (prefix: lab_prefix of name, len 48 at least); claimd's
+ * verdicts on its failures against the truth.
+ */
+static bool lab(const struct claimd_h *h, const struct trace_cap *t, const char *policy,
+		const char *name, char *prefix)
 {
-	char path[H_PATH];
-
-	if (test__failed_now())
-		claimd_print_log(h);
-	claimd_stop(h);
-	if (h->pin[0]) { /* the verdict map stays pinned after claimd: ours goes */
-		snprintf(path, sizeof(path), "%s/verdicts", h->pin);
-		unlink(path);
-		rmdir(h->pin);
-	}
-	tmpdir_remove(h->dir);
-}
-
-/* claimlab's 4-chain failing at D under a policy, nodes named prefix+A.. */
-static bool lab(const struct claimd_h *h, const char *policy, const char *prefix)
-{
-	char exe[H_PATH], env[H_PATH], log[H_PATH], text[4096];
+	char exe[H_PATH], env[H_PATH], log[H_PATH], json[H_PATH], text[4096], what[64];
 	const char *argv[] = { exe,	     "run",    "--topology",	   "chain:4",
 			       "--fail",     "D",      "--policy",	   policy,
 			       "--requests", REQUESTS, "--service-prefix", prefix,
-			       "--quiet",    NULL };
+			       "--json",     json,     "--quiet",	   NULL };
 	const char *envv[] = { env, NULL };
+	struct json_object *rep;
 	int status;
 	pid_t pid;
 
+	lab_prefix(prefix, 48, name);
 	snprintf(exe, sizeof(exe), "%s/claimlab", test__build_dir());
 	snprintf(env, sizeof(env), "CLAIMD_VERDICTS=%s/verdicts", h->pin);
-	snprintf(log, sizeof(log), "%s/lab.%s.log", h->dir, prefix);
+	snprintf(log, sizeof(log), "%s/lab.%s.log", h->dir, name);
+	snprintf(json, sizeof(json), "%s/lab.%s.json", h->dir, name);
 	pid = proc_spawn(argv, envv, log);
 	status = pid > 0 ? proc_wait(pid, 30000) : -1;
 	if (status == -1 && pid > 0)
@@ -70,6 +66,12 @@ static bool lab(const struct claimd_h *h, const char *policy, const char *prefix
 			printf("%s", text);
 		return false;
 	}
+	rep = json_object_from_file(json);
+	if (!ASSERT_OK_PTR(rep, "claimlab's JSON"))
+		return false;
+	snprintf(what, sizeof(what), "lab, %s", name);
+	lab_verdicts(t, rep, prefix, what);
+	json_object_put(rep);
 	return true;
 }
 
@@ -81,7 +83,7 @@ static bool has_failures(struct json_object *e, void *ctx)
 /* Waits until claimd has every failure of the chain's last edge. */
 static bool chain_seen(const struct claimd_h *h, const char *prefix)
 {
-	char c[16], d[16];
+	char c[64], d[64];
 	int want = 4 * atoi(REQUESTS); /* C tries D twice per try of B, twice per A */
 	struct json_object *e;
 
@@ -171,24 +173,36 @@ static int edge_row(const char *screen, const char *a, const char *b, char cols[
 
 static const char *row_pos(const char *screen, const char *a, const char *b)
 {
-	char needle[64];
+	char needle[160];
 
 	snprintf(needle, sizeof(needle), "%s%*s%s", a, (int)(19 - strlen(a)), "", b);
 	return strstr(screen, needle);
+}
+
+/* The names of the chain's nodes A, B, C, D. */
+static void node_names(char names[4][64], const char *prefix)
+{
+	int i;
+
+	for (i = 0; i < 4; i++)
+		snprintf(names[i], 64, "%s%c", prefix, 'A' + i);
 }
 
 void test_top(void)
 {
 	static char screen[1 << 16];
 	char claimctl[H_PATH], cmd[3 * H_PATH], header[H_PATH + 32], cols[12][32];
+	char tp[48], nd[4][64];
 	struct tmux t = { 0 };
 	struct claimd_h h;
+	struct trace_cap tc;
 	struct json_object *svcs = NULL, *frame = NULL, *e;
 	size_t i;
 	int n;
 
-	if (!up(&h) || !lab(&h, "retry:1", "tp") || !chain_seen(&h, "tp"))
+	if (!up(&h, &tc) || !lab(&h, &tc, "retry:1", "tp", tp) || !chain_seen(&h, tp))
 		goto out;
+	node_names(nd, tp);
 	snprintf(t.sock, sizeof(t.sock), "%s/tmux.sock", h.dir);
 	snprintf(claimctl, sizeof(claimctl), "%s/claimctl", test__build_dir());
 	snprintf(cmd, sizeof(cmd), "%s --socket %s top --interval 0.5", claimctl, h.sock);
@@ -205,7 +219,7 @@ void test_top(void)
 	snprintf(header, sizeof(header), "claimctl top - claimd at %s", h.sock);
 	{
 		const char *const needles[] = { header, "sort: failures", "CALLER",
-						"AMP",	"SERVICE",	  "tpD",
+						"AMP",	"SERVICE",	  nd[3],
 						NULL };
 
 		if (!ASSERT_TRUE(screen_wait(&t, needles, screen, sizeof(screen)), "top shows up"))
@@ -213,14 +227,14 @@ void test_top(void)
 	}
 	printf("%s", screen);
 	/* C -> D has the most failures: it comes first, then B -> C, A -> B. */
-	ASSERT_TRUE(row_pos(screen, "tpC", "tpD") && row_pos(screen, "tpB", "tpC") &&
-			    row_pos(screen, "tpC", "tpD") < row_pos(screen, "tpB", "tpC") &&
-			    row_pos(screen, "tpB", "tpC") < row_pos(screen, "tpA", "tpB"),
+	ASSERT_TRUE(row_pos(screen, nd[2], nd[3]) && row_pos(screen, nd[1], nd[2]) &&
+			    row_pos(screen, nd[2], nd[3]) < row_pos(screen, nd[1], nd[2]) &&
+			    row_pos(screen, nd[1], nd[2]) < row_pos(screen, nd[0], nd[1]),
 		    "edges sorted by failures");
-	n = edge_row(screen, "tpA", "tpB", cols, 12);
+	n = edge_row(screen, nd[0], nd[1], cols, 12);
 	/* CALLER CALLEE CALLS CALLS/S CALLEE_F BOTH_F RETRIES AMP RATIO CLASS */
 	if (ASSERT_EQ(n, 10, "an edge row")) {
-		e = claimd_edge(&h, "tpA", "tpB");
+		e = claimd_edge(&h, nd[0], nd[1]);
 		ASSERT_EQ(atoll(cols[2]), j_int(e, "calls"), "CALLS");
 		ASSERT_EQ(atoll(cols[4]), j_int(e, "callee_failures"), "CALLEE_F");
 		ASSERT_EQ(atoll(cols[6]), j_int(e, "retries"), "RETRIES");
@@ -233,7 +247,7 @@ void test_top(void)
 		struct json_object *s = json_object_array_get_idx(svcs, i);
 		char line[160];
 
-		if (strncmp(j_str(s, "service"), "tp", 2))
+		if (strncmp(j_str(s, "service"), tp, strlen(tp)))
 			continue;
 		snprintf(line, sizeof(line), "%-24s %10lld %10lld %10lld %10lld %10lld",
 			 j_str(s, "service"), j_int(s, "requests"), j_int(s, "failures"),
@@ -267,7 +281,7 @@ void test_top(void)
 			e = json_object_array_get_idx(edges, i);
 			ASSERT_LE(j_int(e, "callee_failures"), prev, "descending");
 			prev = j_int(e, "callee_failures");
-			if (!strncmp(j_str(e, "caller"), "tp", 2))
+			if (!strncmp(j_str(e, "caller"), tp, strlen(tp)))
 				ASSERT_FLOAT_NEAR(json_object_get_double(j_get(e, "amplification")),
 						  2, 1e-9, "amplification");
 		}
@@ -278,7 +292,7 @@ out:
 	tmux_kill(&t);
 	json_object_put(svcs);
 	json_object_put(frame);
-	down(&h);
+	lab_claimd_down(&h, &tc);
 }
 
 static struct json_object *root_of(struct json_object *rep, const char *name)
@@ -298,13 +312,16 @@ void test_storm_live(void)
 	static const char *const deadline[] = { "storm", "--slack", "4", "--deadline", NULL };
 	struct json_object *rep = NULL, *r, *p;
 	struct claimd_h h;
-	char text[1 << 14];
+	struct trace_cap tc;
+	char text[1 << 14], sr[48], sc[48], sr_a[64], sc_a[64], needle[96];
 
-	if (!up(&h) || !lab(&h, "retry:1", "sr") || !lab(&h, "claim:1", "sc") ||
-	    !chain_seen(&h, "sr"))
+	if (!up(&h, &tc) || !lab(&h, &tc, "retry:1", "sr", sr) ||
+	    !lab(&h, &tc, "claim:1", "sc", sc) || !chain_seen(&h, sr))
 		goto out;
+	snprintf(sr_a, sizeof(sr_a), "%sA", sr);
+	snprintf(sc_a, sizeof(sc_a), "%sA", sc);
 	rep = claimctl_json(&h, args);
-	r = root_of(rep, "srA");
+	r = root_of(rep, sr_a);
 	if (ASSERT_OK_PTR(r, "root srA")) {
 		p = json_object_array_get_idx(j_get(r, "paths"), 0);
 		ASSERT_EQ(json_object_array_length(j_get(r, "paths")), 1, "one path");
@@ -317,7 +334,7 @@ void test_storm_live(void)
 		ASSERT_EQ(j_int(r, "radius_now"), 3, "radius 3 now");
 		ASSERT_EQ(j_int(r, "radius_claim_aware"), 1, "1 claim-aware");
 	}
-	r = root_of(rep, "scA");
+	r = root_of(rep, sc_a);
 	if (ASSERT_OK_PTR(r, "root scA")) {
 		ASSERT_EQ(j_int(r, "radius_now"), 1, "claim-aware: only C retries");
 		ASSERT_FLOAT_NEAR(json_object_get_double(j_get(r, "max_fanout")), 2, 1e-9, "2x");
@@ -325,14 +342,15 @@ void test_storm_live(void)
 	}
 	json_object_put(rep);
 	rep = claimctl_json(&h, deadline);
-	ASSERT_STREQ(j_str(root_of(rep, "srA"), "decision"), "deadline-bounded", "deadline");
-	ASSERT_STREQ(j_str(root_of(rep, "scA"), "decision"), "deadline-bounded", "deadline");
+	ASSERT_STREQ(j_str(root_of(rep, sr_a), "decision"), "deadline-bounded", "deadline");
+	ASSERT_STREQ(j_str(root_of(rep, sc_a), "decision"), "deadline-bounded", "deadline");
 	if (ASSERT_EQ(claimctl_run(&h, args, text, sizeof(text)), 0, "storm, text"))
 		printf("%s", text);
-	ASSERT_OK_PTR(strstr(text, "root srA: do-not-ship"), "text: decision");
+	snprintf(needle, sizeof(needle), "root %s: do-not-ship", sr_a);
+	ASSERT_OK_PTR(strstr(text, needle), "text: decision");
 	ASSERT_OK_PTR(strstr(text, "storm radius 3 now, 1 with claim-aware retries"),
 		      "text: radius");
 out:
 	json_object_put(rep);
-	down(&h);
+	lab_claimd_down(&h, &tc);
 }

@@ -3,7 +3,8 @@
  * The live service map in a real browser, and the graph behind it:
  * - claimd watches wA -> wB -> wC (wC fails every other request, the others
  *   pass it up: fail-close, an unclaimed chain) and wX -> wC (wX survives:
- *   fail-open);
+ *   fail-open); its verdicts on the failures against the truth: wC's are
+ *   its own, wB's and wA's passed up from one hop down;
  * - /graph.json and 'claimctl graph --json' give the same graph, and
  *   'claimctl graph --format dot' draws it;
  * - headless Chromium loads /map: the DOM it dumps after the page's
@@ -23,6 +24,7 @@
 #include "services.h"
 #include "sockets.h"
 #include "test_progs.h"
+#include "truth.h"
 
 #define CHROMIUM "/usr/bin/chromium"
 #define DOM_MAX	 (1 << 20)
@@ -37,6 +39,24 @@ static bool is_mine(const char *name)
 		if (!strcmp(name, mine[i]))
 			return true;
 	return false;
+}
+
+/*
+ * wC fails every even id of 40, asked by wB and by wX: 40 failures of its
+ * own; wB and wA pass up the 20 of wB's calls. wX fails none.
+ */
+static void chain_verdicts(const struct trace_cap *tc, const struct svc *a, const struct svc *b,
+			   const struct svc *c)
+{
+	const struct truth_svc shape = { .target = "/r/%d", .ids = 40, .mod = 2 };
+	const pid_t pids[3] = { a->pid, b->pid, c->pid };
+	const char *const names[3] = { a->name, b->name, c->name };
+	struct truth_tally tally = { 0 };
+	struct truth_svc truth[3];
+
+	truth__chain(truth, 3, &shape, pids, names);
+	truth__tally_trace(&tally, tc, 0, truth, 3, 20 + 20 + 40);
+	truth__expect(&tally, "wA -> wB -> wC", 20 + 20 + 40, 0);
 }
 
 static bool has_class(struct json_object *e, void *ctx)
@@ -295,6 +315,7 @@ void test_webmap(void)
 	struct svc a = { 0 }, b = { 0 }, c = { 0 }, x = { 0 };
 	struct json_object *graph = NULL, *http = NULL, *e;
 	struct claimd_h h = { 0 };
+	struct trace_cap tc = { 0 };
 	char *dom = NULL;
 	int port, id;
 
@@ -306,7 +327,8 @@ void test_webmap(void)
 	}
 	port = sock_free_port();
 	snprintf(port_s, sizeof(port_s), "127.0.0.1:%d", port);
-	if (!ASSERT_OK(claimd_start(&h, extra), "claimd start"))
+	if (!ASSERT_OK(claimd_start(&h, extra), "claimd start") ||
+	    !ASSERT_OK(trace_start(&tc, &h), "trace"))
 		goto out;
 	if (svc_start(&c, &(struct svc_spec){ .name = "wC", .fail_mod = 2 }, h.dir) ||
 	    svc_start(&b, &(struct svc_spec){ .name = "wB", .downstream = c.port }, h.dir) ||
@@ -329,6 +351,7 @@ void test_webmap(void)
 	e = claimd_wait_edge(&h, "wX", "wC", has_class, "fail-open", 10000);
 	ASSERT_OK_PTR(e, "wX -> wC fail-open");
 	json_object_put(e);
+	chain_verdicts(&tc, &a, &b, &c);
 	sleep_ms(1500); /* the next snapshot for the HTTP thread */
 
 	graph = claimctl_json(&h, (const char *const[]){ "graph", NULL });
@@ -378,6 +401,7 @@ out:
 	svc_stop(&a);
 	svc_stop(&b);
 	svc_stop(&c);
+	trace_stop(&tc);
 	claimd_stop(&h);
 	tmpdir_remove(h.dir);
 }

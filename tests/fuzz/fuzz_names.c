@@ -33,11 +33,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		abort();
 	/* The same bytes as one address string. */
 	text[size] = 0;
-	if (names__parse_addr(text, &a) == 0) {
+	if (addr__parse(text, &a) == 0) {
 		if (!a.port)
 			abort();
-		names__format_addr(&a, buf, sizeof(buf));
-		if (names__parse_addr(buf, &b) || memcmp(&a, &b, sizeof(a)))
+		addr__format(&a, buf, sizeof(buf));
+		if (addr__parse(buf, &b) || memcmp(&a, &b, sizeof(a)))
 			abort();
 		if (!names__callee(n, &a))
 			abort();

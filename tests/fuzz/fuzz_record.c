@@ -48,11 +48,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		goto out;
 	switch (type) {
 	case CLAIMD_REC_INGRESS:
-		o = trace__ingress_json(rec, names);
+		o = trace__ingress_json(rec, names, cfg.fail_status);
 		edges__add_ingress(edges, rec, names, 1.0, 1700000000);
 		break;
 	case CLAIMD_REC_EGRESS:
-		o = trace__root_egress_json(rec, names);
+		o = trace__root_egress_json(rec, names, cfg.fail_status);
 		break;
 	case CLAIMD_REC_LISTEN: {
 		const struct claimd_listen *l = rec;

@@ -19,9 +19,25 @@
 /* Starts argv[0] (searched in PATH) with extra environment entries ("K=V",
  * NULL-terminated, may be NULL), stdout and stderr to log (or /dev/null). */
 pid_t proc_spawn(const char *const argv[], const char *const env[], const char *log);
-/* The same, as another user (uid, gid; no supplementary groups). */
+/*
+ * The same, as another user (uid, gid; no supplementary groups). What it runs
+ * from the checkout is run from where that user can reach it: each argument
+ * naming a file in the checkout or the build directory (the program, a
+ * script) is replaced by its copy from stage_for_user, so a checkout under a
+ * private directory (0700, as root's home) does not stand in the way. log is
+ * opened before the switch; a working directory that user cannot enter
+ * becomes /.
+ */
 pid_t proc_spawn_as(const char *const argv[], const char *const env[], const char *log, uid_t uid,
 		    gid_t gid);
+/*
+ * A copy of the file at path (a program or a script; its mode kept, made
+ * readable by all) in the test's stage directory (test__stage_dir: 0755,
+ * under /tmp, removed when the test ends), under the same file name, so
+ * process names stay what the test expects. Its path in out; out, or NULL on
+ * error (printed).
+ */
+const char *stage_for_user(const char *path, char *out, size_t len);
 /* SIGTERM, then SIGKILL after timeout_ms; returns the wait status, or -1. */
 int proc_stop(pid_t pid, int timeout_ms);
 /* Waits for the process to exit by itself; returns its wait status, or -1 on timeout. */

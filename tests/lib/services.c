@@ -8,12 +8,14 @@
 #include "harness.h"
 #include "services.h"
 #include "sockets.h"
+#include "test_progs.h"
+#include "truth.h"
 
 int svc_start(struct svc *s, const struct svc_spec *spec, const char *dir)
 {
 	char script[H_PATH], ready[H_PATH], log[H_PATH], env[64], down[32], mod[16], rem[16];
-	char prop[16], buf[32], delay[16];
-	const char *argv[20] = { "python3", script, "--ready-file", ready };
+	char prop[16], buf[32], delay[16], fstatus[16], dfrom[16];
+	const char *argv[24] = { "python3", script, "--ready-file", ready };
 	const char *envv[] = { env, NULL };
 	int n = 4;
 
@@ -39,6 +41,16 @@ int svc_start(struct svc *s, const struct svc_spec *spec, const char *dir)
 	}
 	if (spec->fail_after)
 		argv[n++] = "--fail-after";
+	if (spec->fail_status) {
+		snprintf(fstatus, sizeof(fstatus), "%d", spec->fail_status);
+		argv[n++] = "--fail-status";
+		argv[n++] = fstatus;
+	}
+	if (spec->down_fail_from) {
+		snprintf(dfrom, sizeof(dfrom), "%d", spec->down_fail_from);
+		argv[n++] = "--down-fail-from";
+		argv[n++] = dfrom;
+	}
 	if (spec->set_propagate) {
 		snprintf(prop, sizeof(prop), "%.2f", spec->propagate);
 		argv[n++] = "--propagate";
@@ -83,6 +95,35 @@ int svc_t3_start(struct svc *t, struct svc s[3], const char *prefix, const char 
 			return -1;
 	}
 	return 0;
+}
+
+void svc_t3_verdicts(const struct trace_cap *tc, size_t from, const struct svc *t,
+		     const struct svc s[3], const char *what)
+{
+	const struct truth_svc shape = { .target = "/r/%d", .ids = 90, .mod = 3 };
+	struct truth_svc truth[4] = { shape, shape, shape, shape };
+	struct truth_tally tally = { 0 };
+	char name[128];
+	int i, failures = 0;
+
+	truth[0].pid = t->pid;
+	truth[0].service = t->name;
+	truth[0].verdict = "claimed";
+	truth[0].cause = "";
+	for (i = 0; i < 3; i++) {
+		/* T's 30 failures, the first P*10 of every 10 passed up. */
+		failures += 30 + 3 * (int)(svc_t3_propagate[i] * 10 + 0.5);
+		truth[i + 1].pid = s[i].pid;
+		truth[i + 1].service = s[i].name;
+		truth[i + 1].verdict = "unclaimed";
+		truth[i + 1].cause = t->name;
+		truth[i + 1].fail_open_cost = svc_t3_propagate[i] <= 0.2;
+	}
+	truth__tally_trace(&tally, tc, from, truth, 4, failures);
+	truth__expect(&tally, what, failures, 0);
+	/* Only T's 21st failure comes once S10 -> T can be fail-open. */
+	snprintf(name, sizeof(name), "%s: the matrix's known cost, T's 21st failure at most", what);
+	ASSERT_LE(tally.matrix_cost, 1, name);
 }
 
 void svc_stop(struct svc *s)

@@ -10,6 +10,8 @@
 #include <stdbool.h>
 #include <sys/types.h>
 
+#include "harness.h"
+
 struct svc_spec {
 	const char *name;
 	int downstream; /* port, or 0 */
@@ -19,7 +21,9 @@ struct svc_spec {
 	double propagate; /* fraction of downstream failures passed up (default 1) */
 	bool set_propagate;
 	bool keepalive;
-	int delay_ms; /* think time per request */
+	int delay_ms;	    /* think time per request */
+	int fail_status;    /* what its own failures answer (0: 503) */
+	int down_fail_from; /* a downstream answer from this status up failed (0: 500) */
 };
 
 struct svc {
@@ -40,6 +44,16 @@ void svc_stop(struct svc *s);
  */
 extern const double svc_t3_propagate[3];
 int svc_t3_start(struct svc *t, struct svc s[3], const char *prefix, const char *dir);
+/*
+ * T3's verdicts against the truth, once each caller was asked /r/0 ..
+ * /r/89: T's failures (every third id) are its own, each caller's are T's,
+ * passed up. S10 -> T is fail-open by design: once it is known so (T's 20th
+ * failure, synced to the kernel), rule 3 claims what S10 still passes up
+ * (T's 21st failure): the matrix's known cost, counted apart (truth.h), one
+ * at most. Tallies the trace from 'from' on and asserts no wrong verdict.
+ */
+void svc_t3_verdicts(const struct trace_cap *tc, size_t from, const struct svc *t,
+		     const struct svc s[3], const char *what);
 
 /* GET path from 127.0.0.1:port on a new connection; the status, or -1. */
 int http_get(int port, const char *path);

@@ -15,6 +15,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -47,6 +48,7 @@ struct test_state {
 	char skip_reason[256];
 	char subtest[128];
 	int sub_open;
+	char stage_dir[128]; /* test__stage_dir(), removed when the test ends */
 };
 
 static struct test_state *st;
@@ -62,6 +64,27 @@ const char *test__build_dir(void)
 const char *test__top_dir(void)
 {
 	return top_dir;
+}
+
+/*
+ * Made on first use, mode 0755 under /tmp, where any user can reach what the
+ * test places in it (stage_for_user); the runner removes it when the test
+ * ends, however it ends. Kept in the shared state, so one per test whatever
+ * process of the test asks.
+ */
+const char *test__stage_dir(void)
+{
+	char dir[] = "/tmp/claimd-stage.XXXXXX";
+
+	if (st->stage_dir[0])
+		return st->stage_dir;
+	if (!mkdtemp(dir) || chmod(dir, 0755)) {
+		printf("stage directory %s: %s\n", dir, strerror(errno));
+		rmdir(dir);
+		return NULL;
+	}
+	snprintf(st->stage_dir, sizeof(st->stage_dir), "%s", dir);
+	return st->stage_dir;
 }
 
 void test__fail(void)
@@ -190,8 +213,10 @@ static int run_one(const struct test_def *t, int timeout_s)
 		}
 		usleep(100000);
 	}
-	/* Anything the test left running goes with it. */
+	/* Anything the test left running goes with it, and what it staged. */
 	kill(-pid, SIGKILL);
+	if (st->stage_dir[0])
+		tmpdir_remove(st->stage_dir);
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	if (WIFSIGNALED(status) || (WIFEXITED(status) && WEXITSTATUS(status))) {
 		if (!st->test_failed)

@@ -23,6 +23,9 @@ bool test__need_root(void);
 /* Where the build put claimd & co, and the repository's top directory. */
 const char *test__build_dir(void);
 const char *test__top_dir(void);
+/* The test's own directory under /tmp (0755) for what another user runs:
+ * made on first use, removed by the runner when the test ends. NULL on error. */
+const char *test__stage_dir(void);
 
 #define _CHECK(cond, tag, fmt, ...)                                                          \
 	({                                                                                   \

@@ -23,6 +23,12 @@ struct truth_tally {
 	int wrong;
 	int unknown;   /* "unknown", or no verdict on a failed ingress */
 	int unchecked; /* the test did not know the truth of it */
+	/*
+	 * The decision matrix's known cost, counted apart: failures passed up
+	 * on a fail-open edge (truth unclaimed) that rule 3 claimed; see
+	 * truth_svc.fail_open_cost.
+	 */
+	int matrix_cost;
 };
 
 /*
@@ -35,7 +41,8 @@ bool truth__check(struct truth_tally *t, const char *want, const char *got);
 /* The same for a trace line ("type": "ingress"); a line that did not fail is ignored. */
 bool truth__check_ingress(struct truth_tally *t, struct json_object *rec, const char *want);
 
-/* Prints "<what>: verdicts: N right, N wrong, N unknown[, N unchecked]". */
+/* Prints "<what>: verdicts: N right, N wrong, N unknown[, N unchecked]", and
+ * a line for the matrix's known cost when there is some. */
 void truth__print(const struct truth_tally *t, const char *what);
 
 /* The request target's hash as the framer computes it (FNV-1a), as trace prints it. */
@@ -59,6 +66,14 @@ struct truth_svc {
 	const char *cause;   /* the callee its cause names; "": none; NULL: not checked */
 	const char *target;
 	int ids, mod, rem;
+	/*
+	 * Its edge to cause is fail-open by design: it passes up at most 20%
+	 * of the callee's failures, and once the edge is known fail-open,
+	 * rule 3 ("fail-open-edges-only") claims those it does pass up. Such
+	 * a claim (truth unclaimed, cause right) is the decision matrix's own
+	 * known error, not the observer's: counted in matrix_cost, not wrong.
+	 */
+	bool fail_open_cost;
 };
 
 /*
@@ -74,7 +89,9 @@ void truth__chain(struct truth_svc *out, int n, const struct truth_svc *shape, c
 /*
  * Tallies the failed ingresses in lines (an array of trace lines) of the n
  * services, each against its truth; a right verdict whose cause names
- * another callee counts as wrong. Every wrong one is printed with its line.
+ * another callee counts as wrong. Every wrong one is printed with its line,
+ * as is each one of the matrix's known cost, with a count per service that
+ * has fail_open_cost set.
  */
 void truth__tally_services(struct truth_tally *t, struct json_object *lines,
 			   const struct truth_svc *svcs, int n);
@@ -88,7 +105,8 @@ void truth__tally_trace(struct truth_tally *t, const struct trace_cap *tc, size_
 /*
  * Prints the tally (truth__print) and asserts that no verdict is wrong, that
  * none was unchecked (every failure is one the test caused), and that right
- * and unknown are as given (-1: not checked). True if all held.
+ * (with the matrix's known cost: right but for the matrix) and unknown are as
+ * given (-1: not checked). True if all held.
  */
 bool truth__expect(const struct truth_tally *t, const char *what, int right, int unknown);
 /*

@@ -4,9 +4,11 @@
 request, optionally calls the next service down the chain and fails when
 told to.
 
-Request path: /r/<id>. The service fails with 503 when id is in its failure
-set (--fail-mod M --fail-rem R: id % M == R), before calling its downstream,
-or after it with --fail-after. When its downstream fails it answers 502 for
+Request path: /r/<id>. The service fails with 503 (--fail-status S: with S)
+when id is in its failure set (--fail-mod M --fail-rem R: id % M == R),
+before calling its downstream, or after it with --fail-after. A downstream
+call failed with no answer or one from 500 up (--down-fail-from F: from F
+up, as under claimd --fail-status F). When it failed, the service answers 502 for
 a fraction --propagate of those failures (deterministically: the first
 P*10 of every 10), else 200: --propagate 0 makes the edge fail-open. With
 --keepalive it speaks HTTP/1.1 with persistent connections, up and down (one
@@ -31,6 +33,8 @@ def main():
     ap.add_argument("--fail-mod", type=int, default=0)
     ap.add_argument("--fail-rem", type=int, default=0)
     ap.add_argument("--fail-after", action="store_true")
+    ap.add_argument("--fail-status", type=int, default=503)
+    ap.add_argument("--down-fail-from", type=int, default=500)
     ap.add_argument("--propagate", type=float, default=1.0)
     ap.add_argument("--keepalive", action="store_true")
     ap.add_argument("--delay-ms", type=int, default=0, help="think this long per request")
@@ -92,7 +96,7 @@ def main():
                 time.sleep(args.delay_ms / 1000.0)
             own = args.fail_mod and rid % args.fail_mod == args.fail_rem
             if own and not args.fail_after:
-                self.reply(503, "own failure\n")
+                self.reply(args.fail_status, "own failure\n")
                 return
             if args.downstream:
                 c = downstream_conn()
@@ -107,11 +111,11 @@ def main():
                     c.close()
                 if not args.keepalive:
                     c.close()
-                if (status == 0 or status >= 500) and propagate():
+                if (status == 0 or status >= args.down_fail_from) and propagate():
                     self.reply(502, "downstream failed\n")
                     return
             if own:
-                self.reply(503, "own failure\n")
+                self.reply(args.fail_status, "own failure\n")
                 return
             # A body that looks like a status line must not confuse anybody.
             self.reply(200, "HTTP/1.1 200 OK\r\nok\n")

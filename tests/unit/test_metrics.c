@@ -16,6 +16,7 @@
 #include "graph.h"
 #include "harness.h"
 #include "metrics.h"
+#include "verdict_names.h"
 #include "metrics_text.h"
 #include "test_progs.h"
 
@@ -257,7 +258,7 @@ void test_metrics_render(void)
 	has(text, "claimd_map_max_entries{map=\"conns\"} 32768");
 	has(text, "claimd_memory_persist_age_seconds 60");
 	has(text, "claimd_trace_dropped_total 5");
-	ASSERT_EQ(metrics__class_value("fail-open"), METRICS_CLASS_FAIL_OPEN, "class value");
+	ASSERT_EQ(verdict__class_of("fail-open"), CLAIM_CLASS_FAIL_OPEN, "class value");
 
 	if (access("/usr/bin/promtool", X_OK)) {
 		test__skip("promtool is not installed (Debian package prometheus)");

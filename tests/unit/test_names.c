@@ -28,7 +28,7 @@ static struct claimd_addr addr(const char *s)
 {
 	struct claimd_addr a;
 
-	if (names__parse_addr(s, &a))
+	if (addr__parse(s, &a))
 		memset(&a, 0xee, sizeof(a)); /* visibly wrong */
 	return a;
 }
@@ -52,14 +52,14 @@ static void parse_addr_tests(void)
 		static const __u8 want[16] = V4(10, 1, 2, 3);
 		static const __u8 lo[16] = V4(127, 0, 0, 1);
 
-		ASSERT_OK(names__parse_addr("10.1.2.3:8080", &a), "10.1.2.3:8080");
+		ASSERT_OK(addr__parse("10.1.2.3:8080", &a), "10.1.2.3:8080");
 		ASSERT_TRUE(!memcmp(a.addr, want, 16), "v4-mapped bytes");
 		ASSERT_EQ(a.port, 8080, "port");
 		ASSERT_EQ(a.pad, 0, "pad cleared");
-		ASSERT_OK(names__parse_addr("127.0.0.1:1", &a), "port 1");
+		ASSERT_OK(addr__parse("127.0.0.1:1", &a), "port 1");
 		ASSERT_TRUE(!memcmp(a.addr, lo, 16), "127.0.0.1");
 		ASSERT_EQ(a.port, 1, "port 1");
-		ASSERT_OK(names__parse_addr("0.0.0.0:65535", &a), "port 65535");
+		ASSERT_OK(addr__parse("0.0.0.0:65535", &a), "port 65535");
 		ASSERT_EQ(a.port, 65535, "port 65535");
 	}
 	if (test__start_subtest("parse_addr_ipv6")) {
@@ -67,13 +67,13 @@ static void parse_addr_tests(void)
 		static const __u8 doc[16] = { 0x20, 0x01, 0x0d, 0xb8, [14] = 0x12, [15] = 0x34 };
 		static const __u8 mapped[16] = V4(192, 0, 2, 7);
 
-		ASSERT_OK(names__parse_addr("[::1]:80", &a), "[::1]:80");
+		ASSERT_OK(addr__parse("[::1]:80", &a), "[::1]:80");
 		ASSERT_TRUE(!memcmp(a.addr, lo6, 16), "::1");
 		ASSERT_EQ(a.port, 80, "port");
-		ASSERT_OK(names__parse_addr("[2001:db8::1234]:443", &a), "[2001:db8::1234]:443");
+		ASSERT_OK(addr__parse("[2001:db8::1234]:443", &a), "[2001:db8::1234]:443");
 		ASSERT_TRUE(!memcmp(a.addr, doc, 16), "2001:db8::1234");
 		ASSERT_EQ(a.port, 443, "port 443");
-		ASSERT_OK(names__parse_addr("[::ffff:192.0.2.7]:9", &a), "v4-mapped v6");
+		ASSERT_OK(addr__parse("[::ffff:192.0.2.7]:9", &a), "v4-mapped v6");
 		ASSERT_TRUE(!memcmp(a.addr, mapped, 16), "same bytes as 192.0.2.7");
 	}
 	if (test__start_subtest("parse_addr_bad")) {
@@ -112,7 +112,7 @@ static void parse_addr_tests(void)
 		size_t i;
 
 		for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
-			ASSERT_EQ(names__parse_addr(bad[i], &a), -1, bad[i]);
+			ASSERT_EQ(addr__parse(bad[i], &a), -1, bad[i]);
 	}
 	if (test__start_subtest("format_addr")) {
 		static const char *const round[] = {
@@ -124,14 +124,14 @@ static void parse_addr_tests(void)
 
 		for (i = 0; i < sizeof(round) / sizeof(round[0]); i++) {
 			a = addr(round[i]);
-			names__format_addr(&a, buf, sizeof(buf));
+			addr__format(&a, buf, sizeof(buf));
 			ASSERT_STREQ(buf, round[i], "formats back the same");
 		}
 		a = addr("[::ffff:192.0.2.7]:9");
-		names__format_addr(&a, buf, sizeof(buf));
+		addr__format(&a, buf, sizeof(buf));
 		ASSERT_STREQ(buf, "192.0.2.7:9", "v4-mapped shown as IPv4");
 		a = addr("10.1.2.3:8080");
-		names__format_addr(&a, buf, 8);
+		addr__format(&a, buf, 8);
 		ASSERT_STREQ(buf, "10.1.2.", "truncated, terminated");
 	}
 	if (test__start_subtest("loopback_any")) {

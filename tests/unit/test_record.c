@@ -60,20 +60,4 @@ void test_record_check(void)
 		hdr(&ex.hdr, CLAIMD_REC_EXIT, sizeof(ex) + 8);
 		ASSERT_EQ(record__check(&ex, sizeof(ex), &why), 0, "size field lies");
 	}
-	if (test__start_subtest("failure_rules")) {
-		struct claimd_egress e = { 0 };
-
-		e.flags = CLAIMD_EG_DONE;
-		e.status = 200;
-		ASSERT_FALSE(record__egress_failed(&e), "200 ok");
-		e.status = 503;
-		ASSERT_TRUE(record__egress_failed(&e), "503 failed");
-		e.status = 404;
-		ASSERT_FALSE(record__egress_failed(&e), "404 is the caller's");
-		e.status = 0;
-		e.flags = CLAIMD_EG_DONE | CLAIMD_EG_TRANSPORT;
-		ASSERT_TRUE(record__egress_failed(&e), "transport failure");
-		e.flags = 0;
-		ASSERT_FALSE(record__egress_failed(&e), "pending is not a failure");
-	}
 }

@@ -14,6 +14,7 @@
 
 #include "edges.h"
 #include "names.h"
+#include "outcome.h"
 #include "roots.h"
 #include "test_progs.h"
 
@@ -42,7 +43,7 @@ static void call(struct claimd_root_egress *r, __u32 tgid, const char *callee, d
 	r->tgid = tgid;
 	r->tid = tgid;
 	snprintf(r->comm, sizeof(r->comm), "curl");
-	names__parse_addr(callee, &r->egress.callee);
+	addr__parse(callee, &r->egress.callee);
 	r->egress.start_ns = (__u64)(start * SEC);
 	r->egress.end_ns = (__u64)(end * SEC);
 	r->egress.status = status;
@@ -73,8 +74,7 @@ static void test_rule(void)
 	struct root_last prev = { .end_ns = 10 * SEC,
 				  .target_hash = 7,
 				  .method = HTTP_M_GET,
-				  .failed = true,
-				  .known = true };
+				  .outcome = CLAIMD_OUTCOME_FAILED };
 	struct claimd_egress x = { .start_ns = 11 * SEC, .target_hash = 7, .method = HTTP_M_GET };
 
 	ASSERT_TRUE(roots__is_retry(&prev, &x), "1 s after a failure: a retry");
@@ -93,10 +93,9 @@ static void test_rule(void)
 	x.method = HTTP_M_POST;
 	ASSERT_FALSE(roots__is_retry(&prev, &x), "another method");
 	x.method = HTTP_M_GET;
-	prev.failed = false;
+	prev.outcome = CLAIMD_OUTCOME_OK;
 	ASSERT_FALSE(roots__is_retry(&prev, &x), "after a success");
-	prev.failed = true;
-	prev.known = false;
+	prev.outcome = CLAIMD_OUTCOME_LOST;
 	ASSERT_FALSE(roots__is_retry(&prev, &x), "after a call whose answer was lost");
 	ASSERT_FALSE(roots__is_retry(NULL, &x), "a first call");
 }
@@ -186,7 +185,7 @@ static void test_not_roots(struct names *nm)
 	if (!ASSERT_OK_PTR(e, "edges") || !ASSERT_OK_PTR(r, "roots"))
 		goto out;
 	names__exit(nm, TGID_B); /* named afresh: "svc" */
-	names__parse_addr("127.0.0.1:9999", &local);
+	addr__parse("127.0.0.1:9999", &local);
 	names__listen(nm, TGID_B, &local, "svc", false);
 	call(&rec, TGID_B, SVC, 1, 1.01, 503, 0, 1);
 	ASSERT_EQ(roots__add(r, e, nm, &rec, 5), ROOT_CALL_OUTSIDE, "a listening process");

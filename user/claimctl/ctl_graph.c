@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "claimctl.h"
+#include "verdict_names.h"
 
 enum graph_format { FMT_DOT, FMT_JSON };
 
@@ -58,11 +59,14 @@ static void dot_str(const char *s)
 
 static const char *class_colour(const char *cls)
 {
-	if (!strcmp(cls, "fail-close"))
+	switch (verdict__class_of(cls)) {
+	case CLAIM_CLASS_FAIL_CLOSE:
 		return "#d62728";
-	if (!strcmp(cls, "fail-open"))
+	case CLAIM_CLASS_FAIL_OPEN:
 		return "#2ca02c";
-	return "#9e9e9e";
+	default:
+		return "#9e9e9e";
+	}
 }
 
 static bool b_of(struct json_object *o, const char *key)

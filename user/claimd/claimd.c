@@ -36,12 +36,14 @@
 #include "metrics_maps.h"
 #include "names.h"
 #include "observer_api.h"
+#include "outcome.h"
 #include "record.h"
 #include "roots.h"
 #include "seed.h"
 #include "sysprobe.h"
 #include "uprobes.h"
 #include "trace_fmt.h"
+#include "verdict_names.h"
 
 #define DEFAULT_PIN_DIR	  "/sys/fs/bpf/claimd"
 #define DEFAULT_STATE_DIR "/var/lib/claimd"
@@ -378,13 +380,19 @@ static int on_record(void *ctx, void *data, size_t size)
 		edges__add_ingress(d->edges, data, d->names, since(&d->started), time(NULL));
 		classes__note_ingress(d->classes, data, d->names);
 		if (control__tracing(d->ctl, false))
-			publish(d, trace__ingress_json(data, d->names), false);
+			publish(d,
+				trace__ingress_json(data, d->names,
+						    edges__config(d->edges)->fail_status),
+				false);
 		break;
 	case CLAIMD_REC_EGRESS:
 		d->n_root++;
 		roots__add(d->roots, d->edges, d->names, data, since(&d->started));
 		if (control__tracing(d->ctl, true))
-			publish(d, trace__root_egress_json(data, d->names), true);
+			publish(d,
+				trace__root_egress_json(data, d->names,
+							edges__config(d->edges)->fail_status),
+				true);
 		break;
 	case CLAIMD_REC_LISTEN: {
 		const struct claimd_listen *l = data;
@@ -465,16 +473,18 @@ static void map_fill_update(struct claimd *d)
 	d->last_map_count = since(&d->started);
 }
 
-/* Failed requests with an unknown verdict, by reason (counters.h). */
+/* Failed requests with an unknown verdict, by reason: the rules that give unknown. */
 static struct json_object *unknown_json(const struct edges *e)
 {
 	struct json_object *o = json_object_new_object();
 
-#define REASON_ROW(rule)                                  \
-	json_object_object_add(o, trace__rule_name(rule), \
-			       json_object_new_uint64(edges__unknown_verdicts(e, rule)));
-	CLAIMD_UNKNOWN_REASONS(REASON_ROW)
-#undef REASON_ROW
+	unsigned int rule;
+
+	for (rule = 0; rule < CLAIM_RULE__COUNT; rule++)
+		if (verdict__rule_is_unknown(rule))
+			json_object_object_add(
+				o, verdict__rule_name(rule),
+				json_object_new_uint64(edges__unknown_verdicts(e, rule)));
 	json_object_object_add(o, "other",
 			       json_object_new_uint64(edges__unknown_verdicts(e, CLAIM_RULE_NONE)));
 	return o;
@@ -705,11 +715,11 @@ int main(int argc, char **argv)
 {
 	static const struct argp argp = { .options = options, .parser = parse_opt, .doc = doc };
 	struct options opt = {
-		.obs = { .pin_dir = DEFAULT_PIN_DIR, .fail_status = 500 },
+		.obs = { .pin_dir = DEFAULT_PIN_DIR, .fail_status = OUTCOME_FAIL_STATUS_DEFAULT },
 		.edges = { .window_s = 300,
 			   .memory_half_life_s = 14 * 86400.0,
 			   .min_failures = 20,
-			   .fail_status = 500,
+			   .fail_status = OUTCOME_FAIL_STATUS_DEFAULT,
 			   .use_memory = true },
 		.state_dir = DEFAULT_STATE_DIR,
 		.persist_s = 60,

@@ -28,14 +28,3 @@ const char *counters__kernel_help(const char *name)
 			return kernel[i].help;
 	return NULL;
 }
-
-bool counters__is_unknown_reason(unsigned int rule)
-{
-#define REASON_CASE(rule) case rule:
-	switch (rule) {
-		CLAIMD_UNKNOWN_REASONS(REASON_CASE)
-		return true;
-	}
-#undef REASON_CASE
-	return false;
-}

@@ -3,10 +3,11 @@
  * The names and descriptions of what claimd counts, one table each: the
  * kernel's counters (enum claimd_stat in headers/observer.h: the name
  * 'claimctl status' shows under "kernel" and claimd_kernel_<name>_total,
- * with its help text), and the reasons a failed request's verdict is
- * unknown (claimd's own count, by the kernel's rule: 'claimctl status'
- * "unknown_verdicts" and claimd_unknown_verdicts_total{reason}). Every
- * user of a name reads it here.
+ * with its help text). The reasons a failed request's verdict is unknown
+ * ('claimctl status' "unknown_verdicts", claimd_unknown_verdicts_total
+ * {reason}) are the rules whose verdict is unknown: CLAIM_RULE_TABLE in
+ * claim_types.h, read through verdict_names.h. Every user of a name reads
+ * it from its table.
  */
 #ifndef CLAIMD_COUNTERS_H
 #define CLAIMD_COUNTERS_H
@@ -14,7 +15,6 @@
 #include <stdbool.h>
 
 #include "observer.h"
-#include "verdict.h"
 
 /* X(enum, name, help) */
 #define CLAIMD_KERNEL_COUNTERS(X)                                                                 \
@@ -70,22 +70,8 @@
 	  "SSL calls with no socket I/O of their own (memory or custom BIOs), tied to the one "   \
 	  "TLS socket their thread read or wrote since its last SSL call.")
 
-/*
- * The rules that leave a failed request's verdict unknown: X(rule). Their
- * names are the rules' (trace__rule_name: "multiplexed", "no-egress-log",
- * "framing-lost", "untied-call").
- */
-#define CLAIMD_UNKNOWN_REASONS(X)  \
-	X(CLAIM_RULE_MULTIPLEXED)  \
-	X(CLAIM_RULE_NO_LOG)       \
-	X(CLAIM_RULE_FRAMING_LOST) \
-	X(CLAIM_RULE_UNTIED_CALL)
-
 /* A kernel counter's name ("?" out of range), and the help text for a name (NULL if none). */
 const char *counters__kernel_name(int which);
 const char *counters__kernel_help(const char *name);
-
-/* Is this rule one of the reasons above? */
-bool counters__is_unknown_reason(unsigned int rule);
 
 #endif

@@ -5,11 +5,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "counters.h"
 #include "edges.h"
 #include "hashtab.h"
 #include "names.h"
+#include "outcome.h"
 #include "record.h"
+#include "verdict_names.h"
 
 struct edges {
 	struct edges_config cfg;
@@ -98,18 +99,6 @@ enum claim_class edges__classify(double callee_failures, double both_failed,
 	if (ratio <= 0.2)
 		return CLAIM_CLASS_FAIL_OPEN;
 	return CLAIM_CLASS_UNKNOWN;
-}
-
-const char *edges__class_name(enum claim_class c)
-{
-	switch (c) {
-	case CLAIM_CLASS_FAIL_CLOSE:
-		return "fail-close";
-	case CLAIM_CLASS_FAIL_OPEN:
-		return "fail-open";
-	default:
-		return "unknown";
-	}
 }
 
 static size_t pair_key(const char *caller, const char *callee, char *buf, size_t len)
@@ -276,16 +265,6 @@ struct edge *edges__add_root(struct edges *e, const char *caller, const char *ca
 	return ed;
 }
 
-bool edges__egress_failed(const struct edges *e, const struct claimd_egress *x, bool *known)
-{
-	if (known)
-		*known = !(x->flags & CLAIMD_EG_LOST);
-	if (x->flags & CLAIMD_EG_LOST)
-		return false;
-	return (x->flags & CLAIMD_EG_TRANSPORT) || x->status >= e->cfg.fail_status ||
-	       ((x->flags & CLAIMD_EG_DONE) && x->status == 0);
-}
-
 uint64_t edges__unknown_verdicts(const struct edges *e, enum claim_rule rule)
 {
 	return (unsigned int)rule < CLAIM_RULE__COUNT ? e->unknown[rule] : 0;
@@ -306,13 +285,13 @@ static bool ingress_blind(const struct claimd_ingress *r)
 static bool ingress_untrusted(const struct claimd_ingress *r)
 {
 	return (r->flags & (CLAIMD_IN_MUX | CLAIMD_IN_NOCTX)) || ingress_blind(r) ||
-	       counters__is_unknown_reason(r->rule);
+	       verdict__rule_is_unknown(r->rule);
 }
 
 /* Why a failed ingress's verdict is unknown: the kernel's rule, else its flags. */
 static enum claim_rule unknown_reason(const struct claimd_ingress *r)
 {
-	if (counters__is_unknown_reason(r->rule))
+	if (verdict__rule_is_unknown(r->rule))
 		return r->rule;
 	if (r->flags & CLAIMD_IN_UNTIED)
 		return CLAIM_RULE_UNTIED_CALL;
@@ -331,11 +310,11 @@ void edges__add_ingress(struct edges *e, const struct claimd_ingress *r, struct 
 	const char *caller = names__service(names, r->tgid, r->local.port, r->comm);
 	const char *callees[CLAIMD_EGRESS_MAX];
 	struct edge_counts d[CLAIMD_EGRESS_MAX];
-	bool failed = r->status == 0 || r->status >= e->cfg.fail_status;
+	bool failed = outcome_judged(outcome_of_request(r->status, r->flags, e->cfg.fail_status));
 	struct service_stats *s = service_get(e, caller);
 	int n = r->n_egress < CLAIMD_EGRESS_MAX ? r->n_egress : CLAIMD_EGRESS_MAX;
+	struct retry_walk walk = { 0 };
 	int ncallees = 0, i, j;
-	bool superseded = false;
 
 	/* A failure whose verdict is unknown, or would be a guess: counted by reason. */
 	if (failed &&
@@ -361,13 +340,12 @@ void edges__add_ingress(struct edges *e, const struct claimd_ingress *r, struct 
 	if (ingress_untrusted(r) || (s && s->multiplexed))
 		return;
 	memset(d, 0, sizeof(d));
-	/* Newest first, as the kernel does: a call retried right after is superseded. */
+	/* The retry walk, newest first, as the kernel's (headers/outcome.h). */
 	for (i = n - 1; i >= 0; i--) {
 		const struct claimd_egress *x = &r->egress[i];
 		const char *callee = names__callee(names, &x->callee);
-		bool skip = superseded;
-
-		superseded = x->flags & CLAIMD_EG_RETRY;
+		bool callee_failed =
+			retry_walk__failed(&walk, x->status, x->flags, e->cfg.fail_status);
 		for (j = 0; j < ncallees; j++)
 			if (!strcmp(callees[j], callee))
 				break;
@@ -376,7 +354,7 @@ void edges__add_ingress(struct edges *e, const struct claimd_ingress *r, struct 
 		d[j].calls++;
 		d[j].retries += !!(x->flags & CLAIMD_EG_RETRY);
 		/* A call whose answer was lost is a call, neither failed nor fine. */
-		if (!skip && edges__egress_failed(e, x, NULL) && !d[j].callee_failures) {
+		if (callee_failed && !d[j].callee_failures) {
 			d[j].callee_failures = 1;
 			d[j].both_failed = failed;
 		}
@@ -492,7 +470,7 @@ static void edge_json(struct edge *ed, void *arg)
 	json_object_object_add(o, "both_failed", json_object_new_uint64(ed->total.both_failed));
 	json_object_object_add(o, "retries", json_object_new_uint64(ed->total.retries));
 	json_object_object_add(o, "ratio", isnan(c.ratio) ? NULL : json_object_new_double(c.ratio));
-	json_object_object_add(o, "class", json_object_new_string(edges__class_name(c.cls)));
+	json_object_object_add(o, "class", json_object_new_string(verdict__class_name(c.cls)));
 	json_object_object_add(o, "class_source", json_object_new_string(source_name(c.source)));
 	/* A root caller's edge: counted, never classified (ratio null, class unknown). */
 	json_object_object_add(o, "root", json_object_new_boolean(ed->root));
@@ -506,7 +484,7 @@ static void edge_json(struct edge *ed, void *arg)
 			       ed->root ? NULL : ratio_json(wc.callee_failures, wc.both_failed));
 	json_object_object_add(
 		w, "class",
-		json_object_new_string(edges__class_name(
+		json_object_new_string(verdict__class_name(
 			ed->root ? CLAIM_CLASS_UNKNOWN
 				 : edges__classify(wc.callee_failures, wc.both_failed, minf))));
 	json_object_object_add(o, "window", w);
@@ -522,7 +500,7 @@ static void edge_json(struct edge *ed, void *arg)
 	json_object_object_add(m, "both_failed", json_object_new_double(mem.both_failed));
 	json_object_object_add(m, "ratio", ratio_json(mem.callee_failures, mem.both_failed));
 	json_object_object_add(m, "class",
-			       json_object_new_string(edges__class_name(edges__classify(
+			       json_object_new_string(verdict__class_name(edges__classify(
 				       mem.callee_failures, mem.both_failed, minf))));
 	json_object_object_add(m, "used", json_object_new_boolean(j->e->cfg.use_memory));
 	json_object_object_add(o, "memory", m);
@@ -568,9 +546,11 @@ static void service_json(struct service_stats *s, void *arg)
 	json_object_object_add(o, "service", json_object_new_string(s->name));
 	json_object_object_add(o, "requests", json_object_new_uint64(s->requests));
 	json_object_object_add(o, "failures", json_object_new_uint64(s->failures));
-	json_object_object_add(o, "claimed", json_object_new_uint64(s->claimed));
-	json_object_object_add(o, "unclaimed", json_object_new_uint64(s->unclaimed));
-	json_object_object_add(o, "unknown", json_object_new_uint64(s->unknown));
+	/* Keyed by verdict name: metrics.c reads them back by the same names. */
+	json_object_object_add(o, verdict__name(CLAIM_CLAIMED), json_object_new_uint64(s->claimed));
+	json_object_object_add(o, verdict__name(CLAIM_UNCLAIMED),
+			       json_object_new_uint64(s->unclaimed));
+	json_object_object_add(o, verdict__name(CLAIM_UNKNOWN), json_object_new_uint64(s->unknown));
 	json_object_object_add(o, "multiplexed", json_object_new_uint64(s->multiplexed));
 	/* One thread juggling requests: counted, kept out of edges and verdicts. */
 	json_object_object_add(

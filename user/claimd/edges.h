@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Edges and services, learned from ingress records. Per edge caller ->
+ * Edges and services, learned from ingress records, with the rules of
+ * headers/outcome.h (what failed, under --fail-status; the retry walk).
+ * Per edge caller ->
  * callee: calls, callee_failures (requests in which the callee's call failed
  * and was not retried successfully), both_failed (... and the caller's own
  * response failed too), retries; their ratio both_failed / callee_failures
@@ -97,13 +99,8 @@ const struct edges_config *edges__config(const struct edges *e);
 void edges__add_ingress(struct edges *e, const struct claimd_ingress *r, struct names *names,
 			double now, time_t wall);
 
-/* A failed call (design.md): a status from fail_status up, or a transport
- * failure. A call whose answer was lost (CLAIMD_EG_LOST) is neither failed
- * nor fine: *known is false for it (known may be NULL). */
-bool edges__egress_failed(const struct edges *e, const struct claimd_egress *x, bool *known);
-
 /* Failed requests whose verdict is unknown, by the rule that made it so
- * (counters.h, CLAIMD_UNKNOWN_REASONS; other rules: CLAIM_RULE_NONE). */
+ * (the rules whose verdict is unknown, verdict_names.h; other: CLAIM_RULE_NONE). */
 uint64_t edges__unknown_verdicts(const struct edges *e, enum claim_rule rule);
 
 /* Learns d (calls, callee_failures, retries; both_failed is ignored) on the
@@ -115,7 +112,6 @@ struct edge *edges__find_root(struct edges *e, const char *caller, const char *c
 /* The class a ratio gives, with the thresholds of design.md. */
 enum claim_class edges__classify(double callee_failures, double both_failed,
 				 unsigned int min_failures);
-const char *edges__class_name(enum claim_class c);
 
 struct edge *edges__find(struct edges *e, const char *caller, const char *callee);
 /* Finds or makes the edge; NULL only when out of memory. */

@@ -8,6 +8,7 @@
 #include "counters.h"
 #include "metrics.h"
 #include "metrics_text.h"
+#include "verdict_names.h"
 
 struct edge_family {
 	const char *name;
@@ -32,15 +33,6 @@ static const struct edge_family edge_counters[] = {
 	  "same target within 30 s of the failure).",
 	  true },
 };
-
-enum metrics_class metrics__class_value(const char *cls)
-{
-	if (cls && !strcmp(cls, "fail-close"))
-		return METRICS_CLASS_FAIL_CLOSE;
-	if (cls && !strcmp(cls, "fail-open"))
-		return METRICS_CLASS_FAIL_OPEN;
-	return METRICS_CLASS_UNKNOWN;
-}
 
 static struct json_object *get(struct json_object *o, const char *key)
 {
@@ -88,7 +80,7 @@ static void edge_family(struct metrics_text *w, struct json_object *edges, const
 				continue; /* a ratio with no callee failures yet */
 			value = json_object_get_double(v);
 		} else {
-			value = metrics__class_value(str(e, "class"));
+			value = verdict__class_of(str(e, "class"));
 		}
 		metrics_text__sample(w, name, labels, value);
 	}
@@ -116,7 +108,8 @@ static void render_edges(struct metrics_text *w, struct json_object *edges)
 
 static void render_services(struct metrics_text *w, struct json_object *nodes)
 {
-	static const char *const verdicts[] = { "claimed", "unclaimed", "unknown" };
+	static const enum claim_verdict verdicts[] = { CLAIM_CLAIMED, CLAIM_UNCLAIMED,
+						       CLAIM_UNKNOWN };
 	size_t i, k;
 
 	metrics_text__family(w, "claimd_service_requests_total", PROM_COUNTER,
@@ -139,12 +132,12 @@ static void render_services(struct metrics_text *w, struct json_object *nodes)
 
 		if (!json_object_get_boolean(get(n, "seen")))
 			continue;
-		for (k = 0; k < 3; k++) {
+		for (k = 0; k < sizeof(verdicts) / sizeof(verdicts[0]); k++) {
 			const char *labels[] = { "service", str(n, "service"), "verdict",
-						 verdicts[k], NULL };
+						 verdict__name(verdicts[k]), NULL };
 
 			metrics_text__sample(w, "claimd_service_failures_total", labels,
-					     num(n, verdicts[k]));
+					     num(n, verdict__name(verdicts[k])));
 		}
 	}
 }

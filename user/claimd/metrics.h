@@ -5,7 +5,8 @@
  * and claimd's own health. Pure: the main loop renders it once a second and
  * the HTTP thread serves the text (metrics_http.h).
  *
- * claimd_edge_class is a gauge: 0 unknown, 1 fail-close, 2 fail-open.
+ * claimd_edge_class is a gauge: the class's number in CLAIM_CLASS_TABLE
+ * (headers/verdict.h): 0 unknown, 1 fail-close, 2 fail-open.
  */
 #ifndef CLAIMD_METRICS_H
 #define CLAIMD_METRICS_H
@@ -14,11 +15,6 @@
 #include <time.h>
 
 #include <json-c/json.h>
-
-enum metrics_class { METRICS_CLASS_UNKNOWN = 0, METRICS_CLASS_FAIL_CLOSE, METRICS_CLASS_FAIL_OPEN };
-
-/* The number claimd_edge_class gives a class name ("fail-close", ...). */
-enum metrics_class metrics__class_value(const char *cls);
 
 /* The exposition text (malloc'd, NUL-terminated), or NULL when out of
  * memory. status may be NULL. wall: now, for the age of the memory file. */

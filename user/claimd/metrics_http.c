@@ -14,6 +14,7 @@
 #include <microhttpd.h>
 
 #include "log.h"
+#include "addr.h"
 #include "metrics_http.h"
 #include "webmap.h"
 
@@ -34,38 +35,27 @@ int metrics_http__parse_addr(const char *addr, struct sockaddr_storage *ss, sock
 	struct addrinfo hints = { .ai_socktype = SOCK_STREAM,
 				  .ai_flags = AI_NUMERICSERV | AI_PASSIVE };
 	struct addrinfo *res = NULL;
-	char host[256];
-	const char *colon = strrchr(addr, ':'), *h = host;
-	size_t hl;
+	char host[256], port[8];
+	__u16 p;
 	int rc;
 
-	if (!colon || !colon[1]) {
-		snprintf(err, errlen, "'%s' is not HOST:PORT", addr);
+	if (addr__split(addr, host, sizeof(host), &p)) {
+		if (errno == ENAMETOOLONG)
+			snprintf(err, errlen, "host name too long");
+		else
+			snprintf(err, errlen, "'%s' is not HOST:PORT ([V6]:PORT for IPv6)", addr);
 		return -1;
 	}
-	hl = colon - addr;
-	if (hl >= sizeof(host)) {
-		snprintf(err, errlen, "host name too long");
-		return -1;
-	}
-	memcpy(host, addr, hl);
-	host[hl] = 0;
-	if (hl >= 2 && host[0] == '[' && host[hl - 1] == ']') {
-		host[hl - 1] = 0;
-		h = host + 1;
-	} else if (strchr(host, ':')) {
-		snprintf(err, errlen, "write an IPv6 address in brackets: [%s]:PORT", host);
-		return -1;
-	}
+	snprintf(port, sizeof(port), "%u", p);
 	/* No host would bind every interface: that must be asked for by name. */
-	if (!*h) {
+	if (!*host) {
 		snprintf(err, errlen,
-			 "'%s' names no host: give 127.0.0.1%s for this host only, or 0.0.0.0%s "
-			 "or [::]%s for every interface",
-			 addr, colon, colon, colon);
+			 "'%s' names no host: give 127.0.0.1:%s for this host only, or 0.0.0.0:%s "
+			 "or [::]:%s for every interface",
+			 addr, port, port, port);
 		return -1;
 	}
-	rc = getaddrinfo(h, colon + 1, &hints, &res);
+	rc = getaddrinfo(host, port, &hints, &res);
 	if (rc) {
 		snprintf(err, errlen, "%s: %s", addr, gai_strerror(rc));
 		return -1;

@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Service and callee naming; see names.h. */
 #include <arpa/inet.h>
-#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <ifaddrs.h>
@@ -274,20 +273,6 @@ static bool addr_is_local(const struct names *n, const struct claimd_addr *a)
 	return false;
 }
 
-void names__format_addr(const struct claimd_addr *a, char *buf, size_t len)
-{
-	static const __u8 v4mapped[12] = { [10] = 0xff, [11] = 0xff };
-	char ip[INET6_ADDRSTRLEN];
-
-	if (!memcmp(a->addr, v4mapped, 12)) {
-		inet_ntop(AF_INET, &a->addr[12], ip, sizeof(ip));
-		snprintf(buf, len, "%s:%u", ip, a->port);
-	} else {
-		inet_ntop(AF_INET6, a->addr, ip, sizeof(ip));
-		snprintf(buf, len, "[%s]:%u", ip, a->port);
-	}
-}
-
 void names__listen(struct names *n, __u32 tgid, const struct claimd_addr *local, const char *comm,
 		   bool closed)
 {
@@ -380,53 +365,12 @@ const char *names__callee(struct names *n, const struct claimd_addr *a)
 	name = hashtab__get(n->callees, a, sizeof(*a));
 	if (name)
 		return name;
-	names__format_addr(a, buf, sizeof(buf));
+	addr__format(a, buf, sizeof(buf));
 	name = strdup(buf);
 	if (!name)
 		return "?";
 	hashtab__put(n->callees, a, sizeof(*a), name, NULL);
 	return name;
-}
-
-int names__parse_addr(const char *s, struct claimd_addr *a)
-{
-	char ip[INET6_ADDRSTRLEN + 1];
-	const char *colon, *host = s;
-	size_t hlen;
-	char *end;
-	unsigned long port;
-
-	memset(a, 0, sizeof(*a));
-	if (*s == '[') {
-		const char *rb = strchr(s, ']');
-
-		if (!rb || rb[1] != ':')
-			return -1;
-		host = s + 1;
-		hlen = rb - host;
-		colon = rb + 1;
-	} else {
-		colon = strrchr(s, ':');
-		if (!colon)
-			return -1;
-		hlen = colon - s;
-	}
-	if (!hlen || hlen >= sizeof(ip))
-		return -1;
-	memcpy(ip, host, hlen);
-	ip[hlen] = 0;
-	if (!isdigit((unsigned char)colon[1]))
-		return -1; /* strtoul would take a sign or spaces */
-	errno = 0;
-	port = strtoul(colon + 1, &end, 10);
-	if (errno || end == colon + 1 || *end || !port || port > 65535)
-		return -1;
-	a->port = port;
-	if (inet_pton(AF_INET, ip, &a->addr[12]) == 1) {
-		a->addr[10] = a->addr[11] = 0xff;
-		return 0;
-	}
-	return inet_pton(AF_INET6, ip, a->addr) == 1 ? 0 : -1;
 }
 
 struct map_entry {
@@ -488,7 +432,7 @@ int names__parse_map(struct names *n, const char *text, size_t len, char *err, s
 			entries = q;
 			cap = cap ? cap * 2 : 16;
 		}
-		if (names__parse_addr(addr, &entries[count].addr)) {
+		if (addr__parse(addr, &entries[count].addr)) {
 			snprintf(err, errlen, "line %zu: '%s' is not ip:port", lineno, addr);
 			goto out;
 		}

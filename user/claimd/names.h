@@ -13,6 +13,7 @@
 #include <stddef.h>
 #include <linux/types.h>
 
+#include "addr.h"
 #include "observer.h"
 
 struct names;
@@ -41,11 +42,6 @@ void names__exit(struct names *n, __u32 tgid);
 int names__parse_map(struct names *n, const char *text, size_t len, char *err, size_t errlen);
 /* The same from a file; errors are logged. Returns 0 or -1. */
 int names__load_map(struct names *n, const char *path);
-/* "1.2.3.4:80", "[::1]:80": returns 0 and fills a, or -1. */
-int names__parse_addr(const char *s, struct claimd_addr *a);
-
-/* "127.0.0.1:8080" or "[::1]:8080". */
-void names__format_addr(const struct claimd_addr *a, char *buf, size_t len);
 bool names__addr_is_any(const struct claimd_addr *a);
 bool names__addr_is_loopback(const struct claimd_addr *a);
 

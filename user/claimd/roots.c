@@ -6,6 +6,7 @@
 #include "edges.h"
 #include "hashtab.h"
 #include "names.h"
+#include "outcome.h"
 #include "roots.h"
 
 /* Retry memories kept at most; when full, all are forgotten (a retry then
@@ -58,9 +59,10 @@ void roots__free(struct roots *r)
 
 bool roots__is_retry(const struct root_last *prev, const struct claimd_egress *x)
 {
-	return prev && prev->known && prev->failed && prev->method == x->method &&
-	       prev->target_hash == x->target_hash && x->start_ns >= prev->end_ns &&
-	       x->start_ns - prev->end_ns <= ROOTS_RETRY_WINDOW_NS;
+	return prev &&
+	       outcome_is_retry(prev->outcome, prev->method, prev->target_hash, x->method,
+				x->target_hash) &&
+	       x->start_ns >= prev->end_ns && x->start_ns - prev->end_ns <= ROOTS_RETRY_WINDOW_NS;
 }
 
 static size_t last_key(__u32 tgid, const char *callee, unsigned char *key)
@@ -105,7 +107,8 @@ enum root_call roots__add(struct roots *r, struct edges *e, struct names *names,
 	struct edge_counts d = { .calls = 1 };
 	const char *caller, *callee;
 	struct root_last *last;
-	bool fresh, known;
+	__u32 outcome;
+	bool fresh;
 
 	if (x->flags & CLAIMD_EG_LATE) {
 		r->counts.late_calls++;
@@ -117,15 +120,15 @@ enum root_call roots__add(struct roots *r, struct edges *e, struct names *names,
 	}
 	caller = names__process(names, rec->tgid, rec->comm);
 	callee = names__callee(names, &x->callee);
-	d.callee_failures = edges__egress_failed(e, x, &known);
+	outcome = outcome_of_call(x->status, x->flags, edges__config(e)->fail_status);
+	d.callee_failures = outcome == CLAIMD_OUTCOME_FAILED;
 	last = last_get(r, rec->tgid, callee, &fresh);
 	d.retries = last && !fresh && roots__is_retry(last, x);
 	if (last) {
 		last->end_ns = x->end_ns;
 		last->target_hash = x->target_hash;
 		last->method = x->method;
-		last->failed = d.callee_failures;
-		last->known = known;
+		last->outcome = outcome;
 	}
 	if (!edges__add_root(e, caller, callee, &d, now))
 		return ROOT_CALL_DROPPED;

@@ -5,7 +5,9 @@
  * job, a load generator) goes on the root edge from the process's name
  * (names__process: CLAIMD_SERVICE, else its command) to the callee: a call,
  * a callee failure when it failed, a retry when it repeats the process's
- * previous call to that callee and that call failed (roots__is_retry). A
+ * previous call to that callee and that call failed (roots__is_retry: the
+ * kernel's retry rule, headers/outcome.h, over the process's calls in
+ * time rather than one request's log). A
  * process that listens serves requests: its calls outside them are no edge
  * (they would mix a background job into the service's edges), only counted.
  * Late calls (CLAIMD_EG_LATE: they belonged to a request already answered)
@@ -39,11 +41,12 @@ struct root_last {
 	__u64 end_ns;
 	__u32 target_hash;
 	__u8 method;
-	bool failed;
-	bool known; /* its outcome is known (its answer was not lost) */
+	__u8 outcome; /* enum claimd_outcome (headers/outcome.h) */
 };
 
-/* Does call x repeat prev (the same process's last call to the same callee)? */
+/* Does call x repeat prev (the same process's last call to the same callee)?
+ * outcome_is_retry (headers/outcome.h), begun within ROOTS_RETRY_WINDOW_NS
+ * after prev ended. */
 bool roots__is_retry(const struct root_last *prev, const struct claimd_egress *x);
 
 enum root_call {

@@ -3,9 +3,10 @@
 #include <stdio.h>
 
 #include "names.h"
+#include "outcome.h"
 #include "record.h"
 #include "trace_fmt.h"
-#include "verdict.h"
+#include "verdict_names.h"
 
 const char *trace__method_name(unsigned int method)
 {
@@ -21,46 +22,16 @@ const char *trace__method_name(unsigned int method)
 	return method < HTTP_M__COUNT ? names[method] : "?";
 }
 
+/* The x-error-claim a response carried: a verdict's name, or "none". */
+_Static_assert((int)HTTP_CLAIM_CLAIMED == (int)CLAIM_CLAIMED &&
+		       (int)HTTP_CLAIM_UNCLAIMED == (int)CLAIM_UNCLAIMED,
+	       "a header's claim is the verdict it names");
+
 const char *trace__claim_name(unsigned int claim)
 {
-	switch (claim) {
-	case HTTP_CLAIM_CLAIMED:
-		return "claimed";
-	case HTTP_CLAIM_UNCLAIMED:
-		return "unclaimed";
-	}
-	return "none";
-}
-
-const char *trace__verdict_name(unsigned int verdict)
-{
-	switch (verdict) {
-	case CLAIM_CLAIMED:
-		return "claimed";
-	case CLAIM_UNCLAIMED:
-		return "unclaimed";
-	case CLAIM_UNKNOWN:
-		return "unknown";
-	}
-	return "none";
-}
-
-const char *trace__rule_name(unsigned int rule)
-{
-	static const char *const names[] = {
-		[CLAIM_RULE_NONE] = "none",
-		[CLAIM_RULE_NO_FAILED_EGRESS] = "no-failed-call",
-		[CLAIM_RULE_HEADER] = "callee-unclaimed",
-		[CLAIM_RULE_FAIL_CLOSE] = "fail-close-edge",
-		[CLAIM_RULE_FAIL_OPEN] = "fail-open-edges-only",
-		[CLAIM_RULE_UNKNOWN_EDGE] = "unknown-edge",
-		[CLAIM_RULE_NO_LOG] = "no-egress-log",
-		[CLAIM_RULE_MULTIPLEXED] = "multiplexed",
-		[CLAIM_RULE_FRAMING_LOST] = "framing-lost",
-		[CLAIM_RULE_UNTIED_CALL] = "untied-call",
-	};
-
-	return rule < sizeof(names) / sizeof(names[0]) ? names[rule] : "?";
+	if (claim == HTTP_CLAIM_CLAIMED || claim == HTTP_CLAIM_UNCLAIMED)
+		return verdict__name(claim);
+	return verdict__name(CLAIM_NONE);
 }
 
 static void add_str(struct json_object *o, const char *k, const char *v)
@@ -94,17 +65,20 @@ static void add_ms(struct json_object *o, const char *k, __u64 start, __u64 end)
 	json_object_object_add(o, k, json_object_new_double(ms));
 }
 
-static struct json_object *egress_json(const struct claimd_egress *e, struct names *names)
+static struct json_object *egress_json(const struct claimd_egress *e, struct names *names,
+				       unsigned int fail_status)
 {
+	__u32 outcome = outcome_of_call(e->status, e->flags, fail_status);
 	struct json_object *o = json_object_new_object();
 	char addr[64];
 
-	names__format_addr(&e->callee, addr, sizeof(addr));
+	addr__format(&e->callee, addr, sizeof(addr));
 	add_str(o, "callee", names__callee(names, &e->callee));
 	add_str(o, "addr", addr);
 	add_str(o, "method", trace__method_name(e->method));
 	add_int(o, "status", e->status);
-	json_object_object_add(o, "failed", json_object_new_boolean(record__egress_failed(e)));
+	json_object_object_add(o, "failed",
+			       json_object_new_boolean(outcome == CLAIMD_OUTCOME_FAILED));
 	json_object_object_add(o, "transport_failure",
 			       json_object_new_boolean(!!(e->flags & CLAIMD_EG_TRANSPORT)));
 	if (e->flags & CLAIMD_EG_CONNECT)
@@ -115,7 +89,7 @@ static struct json_object *egress_json(const struct claimd_egress *e, struct nam
 		json_object_object_add(o, "retry", json_object_new_boolean(1));
 	if (e->flags & CLAIMD_EG_LATE)
 		json_object_object_add(o, "late", json_object_new_boolean(1));
-	if (e->flags & CLAIMD_EG_LOST)
+	if (outcome == CLAIMD_OUTCOME_LOST)
 		json_object_object_add(o, "lost", json_object_new_boolean(1));
 	add_target(o, e->target_hash);
 	add_str(o, "claim", trace__claim_name(e->claim));
@@ -146,8 +120,10 @@ static struct json_object *ingress_flags_json(__u32 flags)
 	return a;
 }
 
-struct json_object *trace__ingress_json(const struct claimd_ingress *r, struct names *names)
+struct json_object *trace__ingress_json(const struct claimd_ingress *r, struct names *names,
+					unsigned int fail_status)
 {
+	__u32 outcome = outcome_of_request(r->status, r->flags, fail_status);
 	struct json_object *o = json_object_new_object(), *eg = json_object_new_array();
 	char addr[64];
 	int i;
@@ -156,14 +132,17 @@ struct json_object *trace__ingress_json(const struct claimd_ingress *r, struct n
 	add_str(o, "service", names__service(names, r->tgid, r->local.port, r->comm));
 	add_int(o, "pid", r->tgid);
 	add_int(o, "tid", r->tid);
-	names__format_addr(&r->local, addr, sizeof(addr));
+	addr__format(&r->local, addr, sizeof(addr));
 	add_str(o, "addr", addr);
-	names__format_addr(&r->peer, addr, sizeof(addr));
+	addr__format(&r->peer, addr, sizeof(addr));
 	add_str(o, "peer", addr);
 	add_str(o, "method", trace__method_name(r->method));
 	add_target(o, r->target_hash);
 	add_int(o, "status", r->status);
-	json_object_object_add(o, "failed", json_object_new_boolean(record__ingress_failed(r)));
+	/* Failed, or its answer lost (then also "lost"): judged either way. */
+	json_object_object_add(o, "failed", json_object_new_boolean(outcome_judged(outcome)));
+	if (outcome == CLAIMD_OUTCOME_LOST)
+		json_object_object_add(o, "lost", json_object_new_boolean(1));
 	add_u64(o, "start_ns", r->start_ns);
 	add_u64(o, "end_ns", r->end_ns);
 	add_ms(o, "duration_ms", r->start_ns, r->end_ns);
@@ -171,8 +150,8 @@ struct json_object *trace__ingress_json(const struct claimd_ingress *r, struct n
 	if (r->verdict != CLAIM_NONE) {
 		struct json_object *cause = NULL;
 
-		add_str(o, "verdict", trace__verdict_name(r->verdict));
-		add_str(o, "rule", trace__rule_name(r->rule));
+		add_str(o, "verdict", verdict__name(r->verdict));
+		add_str(o, "rule", verdict__rule_name(r->rule));
 		if (r->cause < r->n_egress && r->cause < CLAIMD_EGRESS_MAX) {
 			const struct claimd_egress *e = &r->egress[r->cause];
 
@@ -185,13 +164,14 @@ struct json_object *trace__ingress_json(const struct claimd_ingress *r, struct n
 		json_object_object_add(o, "cause", cause);
 	}
 	for (i = 0; i < r->n_egress && i < CLAIMD_EGRESS_MAX; i++)
-		json_object_array_add(eg, egress_json(&r->egress[i], names));
+		json_object_array_add(eg, egress_json(&r->egress[i], names, fail_status));
 	json_object_object_add(o, "egress", eg);
 	add_int(o, "egress_dropped", r->egress_dropped);
 	return o;
 }
 
-struct json_object *trace__root_egress_json(const struct claimd_root_egress *r, struct names *names)
+struct json_object *trace__root_egress_json(const struct claimd_root_egress *r, struct names *names,
+					    unsigned int fail_status)
 {
 	struct json_object *o = json_object_new_object();
 
@@ -199,6 +179,6 @@ struct json_object *trace__root_egress_json(const struct claimd_root_egress *r, 
 	add_str(o, "caller", names__process(names, r->tgid, r->comm));
 	add_int(o, "pid", r->tgid);
 	add_int(o, "tid", r->tid);
-	json_object_object_add(o, "egress", egress_json(&r->egress, names));
+	json_object_object_add(o, "egress", egress_json(&r->egress, names, fail_status));
 	return o;
 }

@@ -14,11 +14,12 @@ struct names;
 
 const char *trace__method_name(unsigned int method);
 const char *trace__claim_name(unsigned int claim);
-const char *trace__verdict_name(unsigned int verdict);
-const char *trace__rule_name(unsigned int rule);
 
-struct json_object *trace__ingress_json(const struct claimd_ingress *r, struct names *names);
-struct json_object *trace__root_egress_json(const struct claimd_root_egress *r,
-					    struct names *names);
+/* fail_status: claimd --fail-status, for "failed" (headers/outcome.h). Verdict
+ * and rule names: verdict_names.h. */
+struct json_object *trace__ingress_json(const struct claimd_ingress *r, struct names *names,
+					unsigned int fail_status);
+struct json_object *trace__root_egress_json(const struct claimd_root_egress *r, struct names *names,
+					    unsigned int fail_status);
 
 #endif

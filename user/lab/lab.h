@@ -20,7 +20,10 @@
 
 #include "claim.h"
 #include "http_parse.h"
+#include "addr.h"
 #include "argnum.h"
+#include "log.h"
+#include "outcome.h"
 
 #define LAB_MAX_DOWN	 8   /* downstreams of one node */
 #define LAB_NAME_MAX	 32  /* node names: "A", "n0.1.0.1" */
@@ -29,11 +32,8 @@
 #define LAB_STATUS_MAX	 600
 #define LAB_DEFAULT_SEED 2024
 
-/* ---- util.c: logging, time, files, numbers ---- */
+/* ---- util.c: time, files, numbers (messages: log.h) ---- */
 
-void lab_log_prefix(const char *prefix);
-__attribute__((format(printf, 1, 2))) void lab_err(const char *fmt, ...);
-__attribute__((format(printf, 1, 2))) void lab_info(const char *fmt, ...);
 uint64_t lab_now_ns(void);
 void lab_sleep_ms(int ms);
 /* Writes text to path through a temporary file and rename(). 0 or -errno. */
@@ -88,6 +88,9 @@ int hclient_get(struct hclient *hc, const char *target, enum http_claim *claim);
 int http_respond(int fd, int status, const char *extra, const char *body);
 
 /* ---- policy.c: retry policies ---- */
+
+/* A status the lab counts as failed (0: no answer): headers/outcome.h's rule, at 500. */
+bool lab_failed(int status);
 
 enum policy_kind {
 	POL_NONE = 0,

@@ -71,7 +71,7 @@ int load_run(int port, long requests, long concurrency, int timeout_ms, const ch
 	for (i = 0; i < concurrency; i++) {
 		err = pthread_create(&th[i], NULL, load_thread, &lc);
 		if (err) {
-			lab_err("cannot start client thread %ld: %s", i, strerror(err));
+			pr_err("cannot start client thread %ld: %s", i, strerror(err));
 			lab_interrupted = 1; /* the threads already started stop */
 			err = -err;
 			break;
@@ -84,9 +84,8 @@ int load_run(int port, long requests, long concurrency, int timeout_ms, const ch
 		lab_sleep_ms(50);
 		now = lab_now_ns();
 		if (now - last >= 2000000000ull) {
-			lab_info("%s: %llu/%ld requests, %.1f s", label,
-				 (unsigned long long)stat_get(&lc.done), requests,
-				 (now - t0) / 1e9);
+			pr_info("%s: %llu/%ld requests, %.1f s", label,
+				(unsigned long long)stat_get(&lc.done), requests, (now - t0) / 1e9);
 			last = now;
 		}
 	}

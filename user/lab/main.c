@@ -42,7 +42,8 @@ int main(int argc, char **argv)
 		puts(argp_program_version);
 		return 0;
 	}
-	fprintf(stderr, "claimlab: unknown command '%s'\n", argv[1]);
+	log_set_prefix("claimlab");
+	pr_err("unknown command '%s'", argv[1]);
 	usage(stderr);
 	return 2;
 }

@@ -65,25 +65,17 @@ static const struct argp_option node_options[] = {
 
 static int parse_down(const char *arg, struct downstream *d)
 {
-	char buf[96], *colon, *mode;
-	long port;
+	char buf[96], *mode;
+	__u16 port;
 
 	if (snprintf(buf, sizeof(buf), "%s", arg) >= (int)sizeof(buf))
 		return -1;
-	colon = strchr(buf, ':');
-	if (!colon)
+	mode = strrchr(buf, ':');
+	d->open = mode && !strcmp(mode, ":open");
+	if (mode && (d->open || !strcmp(mode, ":close")))
+		*mode = 0;
+	if (addr__split(buf, d->addr, sizeof(d->addr), &port) || !port)
 		return -1;
-	*colon = 0;
-	mode = strchr(colon + 1, ':');
-	if (mode) {
-		*mode++ = 0;
-		if (strcmp(mode, "open") && strcmp(mode, "close"))
-			return -1;
-		d->open = !strcmp(mode, "open");
-	}
-	if (arg_long(colon + 1, 1, 65535, &port) || strlen(buf) >= sizeof(d->addr))
-		return -1;
-	snprintf(d->addr, sizeof(d->addr), "%s", buf);
 	d->port = port;
 	return 0;
 }
@@ -187,7 +179,7 @@ static int write_stats(const struct node *n)
 		return 0;
 	err = node_stats_write(n, n->stats_file);
 	if (err)
-		lab_err("cannot write %s: %s", n->stats_file, strerror(-err));
+		pr_err("cannot write %s: %s", n->stats_file, strerror(-err));
 	return err;
 }
 
@@ -224,7 +216,7 @@ static int serve(struct node *n, int lfd, int sfd)
 				continue;
 			err = start_conn_thread(n, fd, &attr);
 			if (err) {
-				lab_err("cannot start a connection thread: %s", strerror(-err));
+				pr_err("cannot start a connection thread: %s", strerror(-err));
 				close(fd);
 				err = 0;
 			}
@@ -269,7 +261,7 @@ int cmd_node(int argc, char **argv)
 
 	if (argp_parse(&argp, argc, argv, 0, NULL, &n))
 		return 2;
-	lab_log_prefix(n.name);
+	log_set_prefix(n.name);
 	signal(SIGPIPE, SIG_IGN);
 	sigemptyset(&mask);
 	sigaddset(&mask, SIGTERM);
@@ -279,22 +271,22 @@ int cmd_node(int argc, char **argv)
 	pthread_sigmask(SIG_BLOCK, &mask, NULL);
 	sfd = signalfd(-1, &mask, SFD_CLOEXEC);
 	if (sfd < 0) {
-		lab_err("signalfd: %s", strerror(errno));
+		pr_err("signalfd: %s", strerror(errno));
 		goto cleanup;
 	}
 	n.seed ^= lab_hash(n.name);
 	if (setup_downstreams(&n)) {
-		lab_err("out of memory");
+		pr_err("out of memory");
 		goto cleanup;
 	}
 	n.claim = claim_open(NULL);
 	if (!n.claim) {
-		lab_err("claim_open: out of memory");
+		pr_err("claim_open: out of memory");
 		goto cleanup;
 	}
 	lfd = lab_listen(&n.port);
 	if (lfd < 0) {
-		lab_err("cannot listen on 127.0.0.1:%d: %s", n.port, strerror(errno));
+		pr_err("cannot listen on 127.0.0.1:%d: %s", n.port, strerror(errno));
 		goto cleanup;
 	}
 	snprintf(buf, sizeof(buf), "%d\n", n.port);
@@ -302,12 +294,12 @@ int cmd_node(int argc, char **argv)
 		int werr = lab_write_atomic(n.ready_file, buf);
 
 		if (werr) {
-			lab_err("cannot write %s: %s", n.ready_file, strerror(-werr));
+			pr_err("cannot write %s: %s", n.ready_file, strerror(-werr));
 			goto cleanup;
 		}
 	}
-	lab_info("listening on 127.0.0.1:%d, %d downstream(s), claimd %s", n.port, n.n_down,
-		 claim_connected(n.claim) ? "connected" : "not connected: verdicts unknown");
+	pr_info("listening on 127.0.0.1:%d, %d downstream(s), claimd %s", n.port, n.n_down,
+		claim_connected(n.claim) ? "connected" : "not connected: verdicts unknown");
 	err = serve(&n, lfd, sfd) ? 1 : 0;
 cleanup:
 	if (lfd >= 0)

@@ -50,7 +50,7 @@ static int reply(struct node *n, int fd, int status)
 	enum claim_verdict v = CLAIM_UNKNOWN;
 	int idx = 0;
 
-	if (status >= 500) {
+	if (lab_failed(status)) {
 		if (!n->no_claim_header)
 			v = claim_current(n->claim, NULL);
 		if (claim_format_header(v, hdr, sizeof(hdr)) > 0)
@@ -81,7 +81,7 @@ static int handle(struct node *n, struct conn_ctx *cx, const struct hmsg *m)
 			struct call_result res;
 
 			policy_call(&n->policy, &n->down[i], &cx->down[i], m->target, &res);
-			if ((res.status == 0 || res.status >= 500) && !n->down[i].open) {
+			if (lab_failed(res.status) && !n->down[i].open) {
 				status = 502;
 				break;
 			}
@@ -101,7 +101,7 @@ void *node_serve_conn(void *arg)
 	int i, one = 1;
 
 	if (!cx) {
-		lab_err("out of memory for a connection");
+		pr_err("out of memory for a connection");
 		close(a->fd);
 		free(a);
 		return NULL;

@@ -150,7 +150,7 @@ static pid_t spawn_node(const struct topo *t, int i, const struct run_opts *o, c
 	setenv("CLAIMD_SERVICE", service, 1);
 	signal(SIGPIPE, SIG_DFL);
 	execv("/proc/self/exe", (char *const *)a.v);
-	fprintf(stderr, "exec /proc/self/exe: %s\n", strerror(errno));
+	pr_err("exec /proc/self/exe: %s", strerror(errno));
 	_exit(127);
 }
 
@@ -169,10 +169,10 @@ static int wait_ready(struct topo *t, const int *idx, int cnt, const char *dir)
 			if (n->port)
 				continue;
 			if (waitpid(n->pid, &status, WNOHANG) == n->pid) {
-				lab_err("node %s exited (%s %d) before it was ready", n->name,
-					WIFSIGNALED(status) ? "signal" : "status",
-					WIFSIGNALED(status) ? WTERMSIG(status)
-							    : WEXITSTATUS(status));
+				pr_err("node %s exited (%s %d) before it was ready", n->name,
+				       WIFSIGNALED(status) ? "signal" : "status",
+				       WIFSIGNALED(status) ? WTERMSIG(status)
+							   : WEXITSTATUS(status));
 				n->pid = 0;
 				nodes_print_log(dir, n);
 				return -1;
@@ -194,8 +194,8 @@ static int wait_ready(struct topo *t, const int *idx, int cnt, const char *dir)
 			for (k = 0; k < cnt; k++) {
 				if (t->nodes[idx[k]].port)
 					continue;
-				lab_err("node %s did not say its port within %d s",
-					t->nodes[idx[k]].name, READY_TIMEOUT_MS / 1000);
+				pr_err("node %s did not say its port within %d s",
+				       t->nodes[idx[k]].name, READY_TIMEOUT_MS / 1000);
 				nodes_print_log(dir, &t->nodes[idx[k]]);
 			}
 			return -1;
@@ -218,8 +218,8 @@ int nodes_start(struct topo *t, const struct run_opts *o, const char *dir)
 				continue;
 			t->nodes[i].pid = spawn_node(t, i, o, dir);
 			if (t->nodes[i].pid < 0) {
-				lab_err("cannot start node %s: %s", t->nodes[i].name,
-					strerror(errno));
+				pr_err("cannot start node %s: %s", t->nodes[i].name,
+				       strerror(errno));
 				t->nodes[i].pid = 0;
 				err = -1;
 				break;
@@ -261,7 +261,7 @@ int nodes_stop(struct topo *t, const char *dir, bool want_stats)
 			n->pid = 0;
 			left--;
 			if (want_stats && !(WIFEXITED(status) && WEXITSTATUS(status) == 0)) {
-				lab_err("node %s did not exit cleanly", n->name);
+				pr_err("node %s did not exit cleanly", n->name);
 				nodes_print_log(dir, n);
 				err = -1;
 			}
@@ -274,8 +274,8 @@ int nodes_stop(struct topo *t, const char *dir, bool want_stats)
 		struct topo_node *n = &t->nodes[i];
 
 		if (n->pid > 0) {
-			lab_err("node %s did not stop within %d s: killed", n->name,
-				STOP_TIMEOUT_MS / 1000);
+			pr_err("node %s did not stop within %d s: killed", n->name,
+			       STOP_TIMEOUT_MS / 1000);
 			kill(n->pid, SIGKILL);
 			waitpid(n->pid, NULL, 0);
 			n->pid = 0;
@@ -285,7 +285,7 @@ int nodes_stop(struct topo *t, const char *dir, bool want_stats)
 			continue;
 		n->stats = read_stats(dir, n);
 		if (!n->stats) {
-			lab_err("node %s wrote no stats", n->name);
+			pr_err("node %s wrote no stats", n->name);
 			err = -1;
 		}
 	}

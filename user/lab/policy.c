@@ -76,9 +76,10 @@ bool policy_uses_budget(const struct policy *p)
 	return p->kind == POL_BUDGET || p->kind == POL_CLAIM_BUDGET;
 }
 
-static bool failed(int status)
+bool lab_failed(int status)
 {
-	return status == 0 || status >= 500;
+	return outcome_of_call(status, CLAIMD_EG_DONE, OUTCOME_FAIL_STATUS_DEFAULT) ==
+	       CLAIMD_OUTCOME_FAILED;
 }
 
 static enum claim_verdict header_verdict(enum http_claim c)
@@ -138,7 +139,7 @@ void policy_call(const struct policy *p, struct downstream *d, struct hclient *h
 		if (attempt > 1)
 			stat_add(&d->st.retries, 1);
 		res->status = hclient_get(hc, target, &res->claim);
-		if (!failed(res->status))
+		if (!lab_failed(res->status))
 			return;
 		stat_add(&d->st.failures, 1);
 		if (res->status == 0)

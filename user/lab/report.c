@@ -49,7 +49,7 @@ static long long failed_answers(struct json_object *responses)
 	long long n = 0;
 
 	json_object_object_foreach(responses, status, count) {
-		if (atoi(status) >= 500)
+		if (lab_failed(atoi(status)))
 			n += json_object_get_int64(count);
 	}
 	return n;

@@ -173,7 +173,7 @@ static int node_named(const struct topo *t, const char *name, const char *opt)
 	int i = topo_find(t, name);
 
 	if (i < 0)
-		lab_err("%s: no node '%s' in %s", opt, name, t->spec);
+		pr_err("%s: no node '%s' in %s", opt, name, t->spec);
 	return i;
 }
 
@@ -193,7 +193,7 @@ static int apply_options(struct topo *t, const struct run_opts *o)
 		if (i < 0)
 			return -1;
 		if (policy_parse(eq + 1, &t->nodes[i].policy)) {
-			lab_err("--policy-at: invalid policy '%s'", eq + 1);
+			pr_err("--policy-at: invalid policy '%s'", eq + 1);
 			return -1;
 		}
 	}
@@ -208,7 +208,7 @@ static int apply_options(struct topo *t, const struct run_opts *o)
 		if (i < 0)
 			return -1;
 		if (!i) {
-			lab_err("--open-at: the root has no caller but the client");
+			pr_err("--open-at: the root has no caller but the client");
 			return -1;
 		}
 		t->nodes[i].open = true;
@@ -235,7 +235,7 @@ static int write_json(const char *path, struct json_object *rep)
 					   rep, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED));
 
 	if (err)
-		lab_err("cannot write %s: %s", path, strerror(-err));
+		pr_err("cannot write %s: %s", path, strerror(-err));
 	return err;
 }
 
@@ -248,26 +248,26 @@ static int drive(struct topo *t, const struct run_opts *o, const char *dir)
 
 	report_policy_label(o, policy, sizeof(policy));
 	snprintf(label, sizeof(label), "%s %s", t->spec, policy);
-	lab_info("%s: starting %d nodes", label, t->n);
+	pr_info("%s: starting %d nodes", label, t->n);
 	err = nodes_start(t, o, dir);
 	if (err) {
 		nodes_stop(t, dir, false);
 		return err;
 	}
-	lab_info("%s: %ld requests, %ld connections", label, o->requests, o->concurrency);
+	pr_info("%s: %ld requests, %ld connections", label, o->requests, o->concurrency);
 	err = load_run(t->nodes[0].port, o->requests, o->concurrency, o->timeout_ms, label, &lr);
 	if (err) {
-		lab_err("%s: the load did not finish (%s)", label, strerror(-err));
+		pr_err("%s: the load did not finish (%s)", label, strerror(-err));
 		nodes_stop(t, dir, false);
 		return err;
 	}
 	err = nodes_stop(t, dir, true);
 	if (err)
 		return err;
-	lab_info("%s: done in %.1f s", label, lr.elapsed_s);
+	pr_info("%s: done in %.1f s", label, lr.elapsed_s);
 	rep = report_build(t, o, &lr);
 	if (!rep) {
-		lab_err("out of memory");
+		pr_err("out of memory");
 		return -ENOMEM;
 	}
 	if (!o->quiet)
@@ -305,19 +305,19 @@ int cmd_run(int argc, char **argv)
 
 	if (argp_parse(&argp, argc, argv, 0, NULL, &o))
 		return 2;
-	lab_log_prefix("claimlab");
+	log_set_prefix("claimlab");
 	if (topo_build(&t, o.topology) || apply_options(&t, &o))
 		goto cleanup;
 	if (o.workdir) {
 		if (mkdir(o.workdir, 0755) && errno != EEXIST) {
-			lab_err("cannot make %s: %s", o.workdir, strerror(errno));
+			pr_err("cannot make %s: %s", o.workdir, strerror(errno));
 			goto cleanup;
 		}
 		dir = o.workdir;
 	} else {
 		dir = mkdtemp(tmp);
 		if (!dir) {
-			lab_err("cannot make a temporary directory: %s", strerror(errno));
+			pr_err("cannot make a temporary directory: %s", strerror(errno));
 			goto cleanup;
 		}
 	}

@@ -84,7 +84,7 @@ int topo_build(struct topo *t, const char *spec)
 	snprintf(t->spec, sizeof(t->spec), "%s", spec);
 	if (sscanf(spec, "chain:%ld%c", &a, &extra) == 1) {
 		if (a < 1 || a > 26) {
-			lab_err("chain:N takes N from 1 to 26 (names A..Z): %s", spec);
+			pr_err("chain:N takes N from 1 to 26 (names A..Z): %s", spec);
 			return -1;
 		}
 		if (build_chain(t, a))
@@ -93,21 +93,21 @@ int topo_build(struct topo *t, const char *spec)
 	}
 	if (sscanf(spec, "tree:%ld:%ld%c", &a, &b, &extra) == 2) {
 		if (a < 0 || a > 10 || b < 1 || b > LAB_MAX_DOWN) {
-			lab_err("tree:D:F takes D from 0 to 10, F from 1 to %d: %s", LAB_MAX_DOWN,
-				spec);
+			pr_err("tree:D:F takes D from 0 to 10, F from 1 to %d: %s", LAB_MAX_DOWN,
+			       spec);
 			return -1;
 		}
 		if (build_tree(t, a, b)) {
-			lab_err("%s: more than %d nodes", spec, TOPO_MAX_NODES);
+			pr_err("%s: more than %d nodes", spec, TOPO_MAX_NODES);
 			topo_free(t);
 			return -1;
 		}
 		return 0;
 	}
-	lab_err("unknown topology '%s' (chain:N or tree:D:F)", spec);
+	pr_err("unknown topology '%s' (chain:N or tree:D:F)", spec);
 	return -1;
 nomem:
-	lab_err("out of memory");
+	pr_err("out of memory");
 	return -1;
 }
 

@@ -1,13 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Small helpers the lab's node and driver share: messages on stderr with the
- * process's role as prefix, a monotonic clock, files written atomically
- * (ready and stats files are read by another process while they appear), and
- * a counter-based PRNG that makes failure injection reproducible.
+ * Small helpers the lab's node and driver share: a monotonic clock, files
+ * written atomically (ready and stats files are read by another process
+ * while they appear), and a counter-based PRNG that makes failure injection
+ * reproducible. Their messages go through user/common/log.h.
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,46 +14,6 @@
 #include <unistd.h>
 
 #include "lab.h"
-
-static const char *log_prefix = "claimlab";
-
-void lab_log_prefix(const char *prefix)
-{
-	log_prefix = prefix;
-}
-
-static void vlog(const char *level, const char *fmt, va_list ap)
-{
-	char line[1024];
-	int n;
-
-	/* One write per line: several processes share the terminal. */
-	n = snprintf(line, sizeof(line), "%s: %s", log_prefix, level);
-	if (n < 0 || (size_t)n >= sizeof(line))
-		return;
-	vsnprintf(line + n, sizeof(line) - n - 1, fmt, ap);
-	strcat(line, "\n");
-	if (write(STDERR_FILENO, line, strlen(line)) < 0)
-		return;
-}
-
-void lab_err(const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vlog("error: ", fmt, ap);
-	va_end(ap);
-}
-
-void lab_info(const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vlog("", fmt, ap);
-	va_end(ap);
-}
 
 uint64_t lab_now_ns(void)
 {

@@ -21,6 +21,7 @@
 #include <linux/bpf.h>
 
 #include "claim.h"
+#include "outcome.h"
 #include "verdict.h"
 
 struct claim {
@@ -150,16 +151,16 @@ done:
 	return r.verdict;
 }
 
+/* The names of verdicts, from their one table (claim_types.h). */
+#define VERDICT_NAME_ROW(id, num, name) [id] = name,
+static const char *const verdict_names[] = { CLAIM_VERDICT_TABLE(VERDICT_NAME_ROW) };
+
+/* As documented in claim.h, anything but claimed or unclaimed is "unknown". */
 const char *claim_verdict_name(enum claim_verdict v)
 {
-	switch (v) {
-	case CLAIM_CLAIMED:
-		return "claimed";
-	case CLAIM_UNCLAIMED:
-		return "unclaimed";
-	default:
-		return "unknown";
-	}
+	if (v != CLAIM_CLAIMED && v != CLAIM_UNCLAIMED)
+		v = CLAIM_UNKNOWN;
+	return verdict_names[v];
 }
 
 int claim_format_header(enum claim_verdict v, char *buf, size_t len)
@@ -182,9 +183,11 @@ enum claim_verdict claim_parse_header(const char *value, size_t len)
 	}
 	while (len && isspace((unsigned char)value[len - 1]))
 		len--;
-	if (len == 7 && !strncasecmp(value, "claimed", 7))
+	if (len == strlen(verdict_names[CLAIM_CLAIMED]) &&
+	    !strncasecmp(value, verdict_names[CLAIM_CLAIMED], len))
 		return CLAIM_CLAIMED;
-	if (len == 9 && !strncasecmp(value, "unclaimed", 9))
+	if (len == strlen(verdict_names[CLAIM_UNCLAIMED]) &&
+	    !strncasecmp(value, verdict_names[CLAIM_UNCLAIMED], len))
 		return CLAIM_UNCLAIMED;
 	return CLAIM_NONE;
 }
@@ -265,11 +268,13 @@ static uint64_t now_ns(void)
 enum claim_decision claim_should_retry(const struct claim_outcome *out,
 				       const struct claim_retry_opts *opts)
 {
-	int fail_status = opts && opts->fail_status ? opts->fail_status : 500;
+	int fail_status =
+		opts && opts->fail_status ? opts->fail_status : OUTCOME_FAIL_STATUS_DEFAULT;
 	int max_attempts = opts && opts->max_attempts ? opts->max_attempts : 2;
 	int attempt = opts && opts->attempt > 0 ? opts->attempt : 1;
 
-	if (out->status != 0 && out->status < fail_status)
+	/* A status of 0 is a transport failure: the call ended with no answer. */
+	if (outcome_of_call(out->status, CLAIMD_EG_DONE, fail_status) == CLAIMD_OUTCOME_OK)
 		return CLAIM_DONE_OK;
 	if (out->status != 0) {
 		if (out->header == CLAIM_UNCLAIMED)

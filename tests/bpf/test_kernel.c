@@ -1,0 +1,496 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The kernel side tested at its skeleton, as the kernel's BPF selftests do:
+ * the observer loaded directly (not claimd), filtered to this process, and
+ * driven with real loopback sockets of this process; records are read off
+ * the ring buffer and counters out of the stats map. This file holds the
+ * framing and the ingress/egress state machine (split heads, pipelining,
+ * transport failures, retries, lost and healed framing, vectored heads);
+ * test_kernel_verdicts.c holds each verdict rule. The service is this
+ * thread; its callees are peer threads (kernel_fixture.h).
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/uio.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "harness.h"
+#include "kernel_fixture.h"
+#include "sockets.h"
+#include "test_progs.h"
+
+#define REQ_FRONT	   "GET /front HTTP/1.1\r\nHost: kernel\r\n\r\n"
+#define REQ_CALL	   "GET /call HTTP/1.1\r\nHost: peer\r\n\r\n"
+#define REQ_OTHER	   "GET /other HTTP/1.1\r\nHost: peer\r\n\r\n"
+#define RESP(code, reason) "HTTP/1.1 " #code " " reason "\r\nContent-Length: 0\r\n\r\n"
+#define DONE		   CLAIMD_EG_DONE
+#define FAILED		   (CLAIMD_EG_DONE | CLAIMD_EG_TRANSPORT)
+
+static void subtest_request_response(struct kfix *f)
+{
+	struct kcase c;
+	struct claim_slot slot;
+	int port;
+
+	if (!kcase_open(f, &c, NULL, 0) || !ASSERT_TRUE(svc_request(&c.s, REQ_FRONT), "request"))
+		goto out;
+	/* Serving, with no call made: failing now would be its own error. */
+	if (ASSERT_TRUE(kfix_slot(f, &slot), "slot"))
+		ASSERT_TRUE(slot.tid == self_tid() && slot.active == 1 &&
+				    slot.verdict == CLAIM_CLAIMED &&
+				    slot.rule == CLAIM_RULE_NO_FAILED_EGRESS,
+			    "running verdict: claimed, no failed call");
+	if (!ASSERT_TRUE(svc_answer(&c.s, RESP(200, "OK")), "answer"))
+		goto out;
+	if (ASSERT_TRUE(kfix_slot(f, &slot), "slot"))
+		ASSERT_EQ(slot.active, 0, "slot idle once answered");
+	if (CHECK_INGRESS(kfix_ingress(f, c.s.port, 0), &c.s, REQ_FRONT, 200, 0)) {
+		const struct claimd_ingress *in = kfix_ingress(f, c.s.port, 0);
+
+		CHECK_VERDICT(in, CLAIM_NONE, CLAIM_RULE_NONE, CLAIMD_NO_SLOT);
+		ASSERT_EQ(in->flags, 0, "ingress flags");
+		ASSERT_EQ(in->egress_dropped, 0, "nothing dropped");
+	}
+	/* The client's request is a call outside any ingress: a root egress. */
+	CHECK_EGRESS(kfix_root(f, c.s.port, 0), c.s.port, REQ_FRONT, 200, DONE);
+	ASSERT_OK_PTR(kfix_listen(f, c.s.port, false), "listen record");
+	ASSERT_EQ(kfix_stat(f, CLAIMD_ST_CONNS), 3, "listener, client, accepted");
+	ASSERT_EQ(kfix_stat(f, CLAIMD_ST_INGRESS), 1, "ingresses");
+	ASSERT_EQ(kfix_stat(f, CLAIMD_ST_EGRESS), 1, "egresses");
+	port = c.s.port;
+	kcase_close(&c);
+	ASSERT_OK_PTR(kfix_listen(f, port, true), "listener closed record");
+	ASSERT_EQ(kfix_stat(f, CLAIMD_ST_CONN_CLOSED), 3, "all three forgotten at close");
+	ASSERT_EQ(kfix_stat(f, CLAIMD_ST_PARSE_ERRORS), 0, "no parse error");
+out:
+	kcase_close(&c);
+}
+
+/* A head in pieces of 7 bytes read 3 at a time, then one byte per syscall each way. */
+static void subtest_split_head(struct kfix *f)
+{
+	struct kcase c;
+	static const char req_a[] = "GET /split-a HTTP/1.1\r\nHost: kernel\r\nContent-Length: "
+				    "0\r\nAccept: */*\r\n\r\n";
+	static const char req_b[] = "GET /split-b HTTP/1.1\r\nHost: kernel\r\n\r\n";
+	static const char resp_b[] = RESP(503, "Service Unavailable");
+	char buf[256];
+
+	if (!kcase_open(f, &c, NULL, 0))
+		goto out;
+	if (!ASSERT_TRUE(write_pieces(c.s.cfd, req_a, 7), "client writes 7 by 7") ||
+	    !ASSERT_TRUE(svc_read_heads(c.s.afd, 1, 3), "service reads 3 by 3") ||
+	    !ASSERT_TRUE(svc_answer(&c.s, RESP(200, "OK")), "answer a"))
+		goto out;
+	if (!ASSERT_TRUE(write_pieces(c.s.cfd, req_b, 1), "client writes byte by byte") ||
+	    !ASSERT_TRUE(svc_read_heads(c.s.afd, 1, 1), "service reads byte by byte") ||
+	    !ASSERT_TRUE(write_pieces(c.s.afd, resp_b, 1), "service answers byte by byte") ||
+	    !ASSERT_GT(sock_recv_until(c.s.cfd, buf, sizeof(buf), "\r\n\r\n", 1), 0,
+		       "client reads byte by byte"))
+		goto out;
+	CHECK_INGRESS(kfix_ingress(f, c.s.port, 0), &c.s, req_a, 200, 0);
+	if (CHECK_INGRESS(kfix_ingress(f, c.s.port, 1), &c.s, req_b, 503, 0))
+		CHECK_VERDICT(kfix_ingress(f, c.s.port, 1), CLAIM_CLAIMED,
+			      CLAIM_RULE_NO_FAILED_EGRESS, CLAIMD_NO_SLOT);
+	ASSERT_EQ(kfix_count_ingress(f, c.s.port), 2, "two ingresses");
+	CHECK_EGRESS(kfix_root(f, c.s.port, 0), c.s.port, req_a, 200, DONE);
+	CHECK_EGRESS(kfix_root(f, c.s.port, 1), c.s.port, req_b, 503, DONE);
+	ASSERT_EQ(kfix_stat(f, CLAIMD_ST_PARSE_ERRORS), 0, "no parse error");
+	ASSERT_EQ(kfix_stat(f, CLAIMD_ST_UNMATCHED), 0, "every answer matched");
+out:
+	kcase_close(&c);
+}
+
+/* Three requests in one write, three answers in one write; a body that reads like a status line. */
+static void subtest_pipelining(struct kfix *f)
+{
+	struct kcase c;
+	static const char *reqs[3] = {
+		"GET /p1 HTTP/1.1\r\nHost: kernel\r\n\r\n",
+		"GET /p2 HTTP/1.1\r\nHost: kernel\r\n\r\n",
+		"GET /p3 HTTP/1.1\r\nHost: kernel\r\n\r\n",
+	};
+	static const char body[] = "HTTP/1.1 500 Oops\r\n";
+	static const int statuses[3] = { 200, 503, 201 };
+	char all[512], resp[512];
+	int i;
+
+	if (!kcase_open(f, &c, NULL, 0))
+		goto out;
+	snprintf(all, sizeof(all), "%s%s%s", reqs[0], reqs[1], reqs[2]);
+	snprintf(resp, sizeof(resp),
+		 "HTTP/1.1 200 OK\r\nContent-Length: %zu\r\n\r\n%s" RESP(503, "Busy")
+			 RESP(201, "Created"),
+		 strlen(body), body);
+	if (!ASSERT_OK(sock_send(c.s.cfd, all), "three requests, one write") ||
+	    !ASSERT_TRUE(svc_read_heads(c.s.afd, 3, 4096), "service reads them") ||
+	    !ASSERT_OK(sock_send(c.s.afd, resp), "three answers, one write") ||
+	    !ASSERT_GT(sock_recv_until(c.s.cfd, all, sizeof(all),
+				       "Created\r\nContent-Length: 0\r\n\r\n", sizeof(all)),
+		       0, "client reads them"))
+		goto out;
+	for (i = 0; i < 3; i++) {
+		CHECK_INGRESS(kfix_ingress(f, c.s.port, i), &c.s, reqs[i], statuses[i], 0);
+		CHECK_EGRESS(kfix_root(f, c.s.port, i), c.s.port, reqs[i], statuses[i], DONE);
+	}
+	if (kfix_ingress(f, c.s.port, 1))
+		CHECK_VERDICT(kfix_ingress(f, c.s.port, 1), CLAIM_CLAIMED,
+			      CLAIM_RULE_NO_FAILED_EGRESS, CLAIMD_NO_SLOT);
+	ASSERT_EQ(kfix_count_ingress(f, c.s.port), 3, "no ingress from the body");
+	ASSERT_EQ(kfix_stat(f, CLAIMD_ST_FIFO_OVERFLOW), 0, "fifo held them");
+	ASSERT_EQ(kfix_stat(f, CLAIMD_ST_UNMATCHED), 0, "every answer matched");
+out:
+	kcase_close(&c);
+}
+
+enum failure { FAIL_REFUSED, FAIL_REFUSED_NONBLOCK, FAIL_RESET, FAIL_CLOSED, FAIL_GAVE_UP };
+
+/* The service makes one call that fails in the transport. */
+static bool make_failing_call(enum failure how, int port)
+{
+	struct pollfd pfd;
+	int u;
+
+	if (how == FAIL_REFUSED)
+		return ASSERT_LT(sock_connect(port), 0, "refused") &&
+		       ASSERT_EQ(errno, ECONNREFUSED, "ECONNREFUSED");
+	if (how == FAIL_REFUSED_NONBLOCK) {
+		struct sockaddr_in sa = { .sin_family = AF_INET, .sin_port = htons(port) };
+
+		sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+		u = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+		if (!ASSERT_GE(u, 0, "socket"))
+			return false;
+		/* In progress, then refused: seen when the caller closes it. */
+		if (!ASSERT_LT(connect(u, (struct sockaddr *)&sa, sizeof(sa)), 0, "connect") ||
+		    !ASSERT_EQ(errno, EINPROGRESS, "EINPROGRESS")) {
+			close(u);
+			return false;
+		}
+		pfd = (struct pollfd){ .fd = u, .events = POLLOUT };
+		poll(&pfd, 1, 2000);
+		close(u);
+		return true;
+	}
+	if (how == FAIL_GAVE_UP) {
+		u = sock_connect(port);
+		if (!ASSERT_GE(u, 0, "connect"))
+			return false;
+		/* The caller writes its request and closes without waiting for an answer. */
+		ASSERT_OK(sock_send(u, REQ_CALL), "call");
+		close(u);
+		return true;
+	}
+	return ASSERT_FALSE(call_once(port, NULL, REQ_CALL), "the call fails");
+}
+
+/* Each transport failure: status 0 and CLAIMD_EG_TRANSPORT, an unknown edge unclaims. */
+static void subtest_transport(struct kfix *f, const char *name, enum failure how)
+{
+	struct kcase c;
+	static const enum peer_act acts[] = {
+		[FAIL_RESET] = PEER_RESET,
+		[FAIL_CLOSED] = PEER_CLOSE,
+		[FAIL_GAVE_UP] = PEER_HOLD,
+	};
+	bool refused = how == FAIL_REFUSED || how == FAIL_REFUSED_NONBLOCK;
+	struct peer_step step = { refused ? PEER_ANSWER : acts[how], NULL };
+	const struct claimd_ingress *in;
+	int port;
+
+	if (!test__start_subtest(name))
+		return;
+	if (!kcase_open(f, &c, NULL, 0))
+		goto out;
+	if (refused) {
+		port = sock_free_port();
+	} else {
+		if (!peer_start(&c.p, &step, 1))
+			goto out;
+		port = c.p.port;
+	}
+	if (!ASSERT_TRUE(svc_request(&c.s, REQ_FRONT), "request") ||
+	    !make_failing_call(how, port) ||
+	    !ASSERT_TRUE(svc_answer(&c.s, RESP(502, "Bad Gateway")), "answer"))
+		goto out;
+	in = kfix_ingress(f, c.s.port, 0);
+	if (!CHECK_INGRESS(in, &c.s, REQ_FRONT, 502, 1))
+		goto out;
+	CHECK_EGRESS(&in->egress[0], port, refused ? NULL : REQ_CALL, 0,
+		     refused ? FAILED | CLAIMD_EG_CONNECT : FAILED);
+	CHECK_VERDICT(in, CLAIM_UNCLAIMED, CLAIM_RULE_UNKNOWN_EDGE, 0);
+out:
+	kcase_close(&c);
+}
+
+/* A failed call repeated: the repeat is flagged and supersedes it in the verdict. */
+static void subtest_retry(struct kfix *f)
+{
+	struct kcase c;
+	struct peer_step steps[] = {
+		{ PEER_RESET, NULL },
+		{ PEER_ANSWER, RESP(200, "OK") },
+		{ PEER_ANSWER, RESP(503, "Busy") },
+		{ PEER_ANSWER, RESP(503, "Busy") },
+		{ PEER_ANSWER, RESP(503, "Busy") },
+		{ PEER_ANSWER, RESP(200, "OK") },
+	};
+	const struct claimd_ingress *in;
+
+	if (!kcase_open(f, &c, steps, 6))
+		goto out;
+	/* 1: reset, retried on a new connection, which answers. */
+	if (!ASSERT_TRUE(svc_request(&c.s, REQ_FRONT), "request 1") ||
+	    !ASSERT_FALSE(call_once(c.p.port, NULL, REQ_CALL), "reset") ||
+	    !ASSERT_TRUE(call_once(c.p.port, &c.u, REQ_CALL), "retried") ||
+	    !ASSERT_TRUE(svc_answer(&c.s, RESP(500, "Internal")), "answer 1"))
+		goto out;
+	/* 2: 503 twice on a kept-alive connection. */
+	if (!ASSERT_TRUE(svc_request(&c.s, REQ_FRONT), "request 2") ||
+	    !ASSERT_TRUE(call_on(c.u, REQ_CALL), "503") ||
+	    !ASSERT_TRUE(call_on(c.u, REQ_CALL), "503") ||
+	    !ASSERT_TRUE(svc_answer(&c.s, RESP(502, "Bad Gateway")), "answer 2"))
+		goto out;
+	/* 3: 503, then another target: not a retry. */
+	if (!ASSERT_TRUE(svc_request(&c.s, REQ_FRONT), "request 3") ||
+	    !ASSERT_TRUE(call_on(c.u, REQ_CALL), "503") ||
+	    !ASSERT_TRUE(call_on(c.u, REQ_OTHER), "200") ||
+	    !ASSERT_TRUE(svc_answer(&c.s, RESP(502, "Bad Gateway")), "answer 3"))
+		goto out;
+	in = kfix_ingress(f, c.s.port, 0);
+	if (CHECK_INGRESS(in, &c.s, REQ_FRONT, 500, 2)) {
+		CHECK_EGRESS(&in->egress[0], c.p.port, REQ_CALL, 0, FAILED);
+		CHECK_EGRESS(&in->egress[1], c.p.port, REQ_CALL, 200, DONE | CLAIMD_EG_RETRY);
+		CHECK_VERDICT(in, CLAIM_CLAIMED, CLAIM_RULE_NO_FAILED_EGRESS, CLAIMD_NO_SLOT);
+	}
+	in = kfix_ingress(f, c.s.port, 1);
+	if (CHECK_INGRESS(in, &c.s, REQ_FRONT, 502, 2)) {
+		CHECK_EGRESS(&in->egress[0], c.p.port, REQ_CALL, 503, DONE);
+		CHECK_EGRESS(&in->egress[1], c.p.port, REQ_CALL, 503, DONE | CLAIMD_EG_RETRY);
+		CHECK_VERDICT(in, CLAIM_UNCLAIMED, CLAIM_RULE_UNKNOWN_EDGE, 1);
+	}
+	in = kfix_ingress(f, c.s.port, 2);
+	if (CHECK_INGRESS(in, &c.s, REQ_FRONT, 502, 2)) {
+		CHECK_EGRESS(&in->egress[0], c.p.port, REQ_CALL, 503, DONE);
+		CHECK_EGRESS(&in->egress[1], c.p.port, REQ_OTHER, 200, DONE);
+		CHECK_VERDICT(in, CLAIM_UNCLAIMED, CLAIM_RULE_UNKNOWN_EDGE, 0);
+	}
+out:
+	kcase_close(&c);
+}
+
+/*
+ * The commonest retry: the callee refused the connection, the caller
+ * connects again and the call goes through. The design's rule ("a failed
+ * call followed by a successful retry of it does not count as failed")
+ * asks for the second entry to supersede the refused one.
+ */
+static void subtest_retry_after_refused(struct kfix *f)
+{
+	struct kcase c;
+	struct peer_step step = { PEER_ANSWER, RESP(200, "OK") };
+	const struct claimd_ingress *in;
+	int port, fd = -1;
+	bool ok;
+
+	if (!kcase_open(f, &c, NULL, 0))
+		goto out;
+	fd = sock_bound(&port); /* bound, not listening: refused */
+	if (!ASSERT_GE(fd, 0, "bound socket") ||
+	    !ASSERT_TRUE(svc_request(&c.s, REQ_FRONT), "request") ||
+	    !make_failing_call(FAIL_REFUSED, port))
+		goto out;
+	/* Now it listens (the peer owns fd): the call is made again, and answered. */
+	ok = peer_start_on(&c.p, fd, &step, 1);
+	fd = -1;
+	if (!ok || !ASSERT_TRUE(call_once(c.p.port, NULL, REQ_CALL), "retried") ||
+	    !ASSERT_TRUE(svc_answer(&c.s, RESP(500, "Internal")), "answer"))
+		goto out;
+	in = kfix_ingress(f, c.s.port, 0);
+	if (!CHECK_INGRESS(in, &c.s, REQ_FRONT, 500, 2))
+		goto out;
+	CHECK_EGRESS(&in->egress[0], port, NULL, 0, FAILED | CLAIMD_EG_CONNECT);
+	CHECK_EGRESS(&in->egress[1], port, REQ_CALL, 200, DONE | CLAIMD_EG_RETRY);
+	CHECK_VERDICT(in, CLAIM_CLAIMED, CLAIM_RULE_NO_FAILED_EGRESS, CLAIMD_NO_SLOT);
+out:
+	if (fd >= 0)
+		close(fd);
+	kcase_close(&c);
+}
+
+/* A request head in n iovec entries: its request line, n - 2 headers, the blank line. */
+static int head_iov(struct iovec *iov, int n, const char *line, char hdrs[][16])
+{
+	int i;
+
+	iov[0] = (struct iovec){ (void *)line, strlen(line) };
+	for (i = 1; i < n - 1; i++) {
+		snprintf(hdrs[i], 16, "X-H%d: %d\r\n", i, i);
+		iov[i] = (struct iovec){ hdrs[i], strlen(hdrs[i]) };
+	}
+	iov[n - 1] = (struct iovec){ "\r\n", 2 };
+	return n;
+}
+
+static bool writev_all(int fd, struct iovec *iov, int n)
+{
+	size_t total = 0;
+	int i;
+
+	for (i = 0; i < n; i++)
+		total += iov[i].iov_len;
+	return writev(fd, iov, n) == (ssize_t)total;
+}
+
+/*
+ * A call's head in more iovec entries than the kernel frames per syscall:
+ * the framing is lost (the ingress is blind: unknown), and heals at the
+ * next request on the same connection, which is followed again.
+ */
+static void subtest_framing_lost(struct kfix *f)
+{
+	struct kcase c;
+	struct peer_step steps[] = { { PEER_ANSWER, RESP(200, "OK") },
+				     { PEER_ANSWER, RESP(503, "Busy") } };
+	const struct claimd_ingress *in;
+	struct iovec iov[70];
+	char hdrs[70][16];
+	char buf[512];
+
+	if (!kcase_open(f, &c, steps, 2))
+		goto out;
+	c.u = sock_connect(c.p.port);
+	if (!ASSERT_GE(c.u, 0, "connect"))
+		goto out;
+	sock_deadline(c.u);
+	if (!ASSERT_TRUE(svc_request(&c.s, REQ_FRONT), "request 1") ||
+	    !ASSERT_TRUE(writev_all(c.u, iov, head_iov(iov, 70, "GET /lost HTTP/1.1\r\n", hdrs)),
+			 "a head in 70 entries") ||
+	    !ASSERT_GT(sock_recv_until(c.u, buf, sizeof(buf), "\r\n\r\n", sizeof(buf)), 0, "200") ||
+	    !ASSERT_TRUE(svc_answer(&c.s, RESP(502, "Bad Gateway")), "answer 1"))
+		goto out;
+	ASSERT_EQ(kfix_stat(f, CLAIMD_ST_FRAMING_LOST), 1, "framing lost");
+	ASSERT_EQ(kfix_stat(f, CLAIMD_ST_PARSE_TRUNCATED), 1, "past the segment bound");
+	ASSERT_EQ(kfix_stat(f, CLAIMD_ST_BLIND), 1, "ingress made blind");
+	ASSERT_EQ(kfix_stat(f, CLAIMD_ST_FRAMING_HEALED), 0, "not healed yet");
+	in = kfix_ingress(f, c.s.port, 0);
+	if (CHECK_INGRESS(in, &c.s, REQ_FRONT, 502, 1)) {
+		ASSERT_EQ(in->flags, CLAIMD_IN_BLIND, "blind");
+		CHECK_EGRESS(&in->egress[0], c.p.port, "GET /lost HTTP/1.1\r\n\r\n", 200, DONE);
+		CHECK_VERDICT(in, CLAIM_UNKNOWN, CLAIM_RULE_FRAMING_LOST, CLAIMD_NO_SLOT);
+	}
+	/* The next call on the same connection starts a message: healed, followed. */
+	if (!ASSERT_TRUE(svc_request(&c.s, REQ_FRONT), "request 2") ||
+	    !ASSERT_TRUE(call_on(c.u, REQ_CALL), "503") ||
+	    !ASSERT_TRUE(svc_answer(&c.s, RESP(502, "Bad Gateway")), "answer 2"))
+		goto out;
+	ASSERT_EQ(kfix_stat(f, CLAIMD_ST_FRAMING_HEALED), 1, "healed");
+	ASSERT_EQ(kfix_stat(f, CLAIMD_ST_BLIND), 1, "no more blind ingresses");
+	in = kfix_ingress(f, c.s.port, 1);
+	if (CHECK_INGRESS(in, &c.s, REQ_FRONT, 502, 1)) {
+		ASSERT_EQ(in->flags, 0, "followed again");
+		CHECK_EGRESS(&in->egress[0], c.p.port, REQ_CALL, 503, DONE);
+		CHECK_VERDICT(in, CLAIM_UNCLAIMED, CLAIM_RULE_UNKNOWN_EDGE, 0);
+	}
+out:
+	kcase_close(&c);
+}
+
+/* A call's head in 10 entries (writev) and an answer's in 10 (sendmsg): framed exactly. */
+static void subtest_vectored_head(struct kfix *f)
+{
+	struct kcase c;
+	static const char *resp[10] = {
+		"HTTP/1.1 502 Bad Gateway\r\n",
+		"Server: t\r\n",
+		"X-A: 1\r\n",
+		"X-B: 2\r\n",
+		"X-C: 3\r\n",
+		"X-D: 4\r\n",
+		"Content-Length: 0\r\n",
+		"X-E: 5\r\n",
+		"X-F: 6\r\n",
+		"\r\n",
+	};
+	const struct claimd_ingress *in;
+	struct iovec iov[10];
+	struct msghdr msg = { .msg_iov = iov, .msg_iovlen = 10 };
+	char hdrs[10][16], buf[512];
+	size_t total = 0;
+	int i;
+
+	if (!kcase_answers(f, &c, RESP(503, "Busy"), 1))
+		goto out;
+	c.u = sock_connect(c.p.port);
+	if (!ASSERT_GE(c.u, 0, "connect"))
+		goto out;
+	sock_deadline(c.u);
+	if (!ASSERT_TRUE(svc_request(&c.s, REQ_FRONT), "request") ||
+	    !ASSERT_TRUE(writev_all(c.u, iov, head_iov(iov, 10, "GET /vec HTTP/1.1\r\n", hdrs)),
+			 "a head in 10 entries") ||
+	    !ASSERT_GT(sock_recv_until(c.u, buf, sizeof(buf), "\r\n\r\n", sizeof(buf)), 0, "503"))
+		goto out;
+	for (i = 0; i < 10; i++) {
+		iov[i] = (struct iovec){ (void *)resp[i], strlen(resp[i]) };
+		total += iov[i].iov_len;
+	}
+	if (!ASSERT_EQ(sendmsg(c.s.afd, &msg, 0), (ssize_t)total, "answer in 10 entries") ||
+	    !ASSERT_GT(sock_recv_until(c.s.cfd, buf, sizeof(buf), "\r\n\r\n", sizeof(buf)), 0,
+		       "client reads"))
+		goto out;
+	in = kfix_ingress(f, c.s.port, 0);
+	if (CHECK_INGRESS(in, &c.s, REQ_FRONT, 502, 1)) {
+		ASSERT_EQ(in->flags, 0, "ingress flags");
+		CHECK_EGRESS(&in->egress[0], c.p.port, "GET /vec HTTP/1.1\r\n\r\n", 503, DONE);
+		CHECK_VERDICT(in, CLAIM_UNCLAIMED, CLAIM_RULE_UNKNOWN_EDGE, 0);
+	}
+	ASSERT_EQ(kfix_stat(f, CLAIMD_ST_FRAMING_LOST), 0, "framing kept");
+	ASSERT_EQ(kfix_stat(f, CLAIMD_ST_PARSE_TRUNCATED), 0, "nothing truncated");
+out:
+	kcase_close(&c);
+}
+
+void test_kernel(void)
+{
+	struct timespec t0, t1;
+	struct kfix f;
+
+	if (!test__need_root())
+		return;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	if (!kfix_open(&f))
+		return;
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	printf("observer loaded and attached in %.2f s\n",
+	       (t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) / 1e9);
+	if (test__start_subtest("request_response"))
+		subtest_request_response(&f);
+	if (test__start_subtest("split_head"))
+		subtest_split_head(&f);
+	if (test__start_subtest("pipelining"))
+		subtest_pipelining(&f);
+	subtest_transport(&f, "transport_refused", FAIL_REFUSED);
+	subtest_transport(&f, "transport_refused_nonblocking", FAIL_REFUSED_NONBLOCK);
+	subtest_transport(&f, "transport_reset", FAIL_RESET);
+	subtest_transport(&f, "transport_closed", FAIL_CLOSED);
+	subtest_transport(&f, "transport_gave_up", FAIL_GAVE_UP);
+	if (test__start_subtest("retry"))
+		subtest_retry(&f);
+	if (test__start_subtest("retry_after_refused"))
+		subtest_retry_after_refused(&f);
+	if (test__start_subtest("framing_lost_healed"))
+		subtest_framing_lost(&f);
+	if (test__start_subtest("vectored_head"))
+		subtest_vectored_head(&f);
+	kernel_verdict_subtests(&f);
+	kfix_close(&f);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	printf("kernel: %.2f s in all, detach included\n",
+	       (t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) / 1e9);
+}

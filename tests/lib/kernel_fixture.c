@@ -1,0 +1,615 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The skeleton-level tests' fixture; see kernel_fixture.h. The observer is
+ * configured the way claimd configures it (user/claimd/observer.c), but
+ * filtered to this process alone, with small tables and without the
+ * uprobes, so nothing else on the host shows in what the tests read.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <netinet/in.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/time.h>
+#include <unistd.h>
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "harness.h"
+#include "kernel_fixture.h"
+#include "observer.skel.h"
+#include "sockets.h"
+#include "test_progs.h"
+
+/* proc.bpf.h's traced[] bit for "owns a socket we follow". */
+#define PROC_TRACED 0x1
+
+static int on_record(void *ctx, void *data, size_t size)
+{
+	struct kfix *f = ctx;
+
+	if (f->n_recs >= KFIX_RECS_MAX) {
+		f->lost_recs++;
+		return 0;
+	}
+	memset(&f->recs[f->n_recs], 0, sizeof(f->recs[0]));
+	memcpy(&f->recs[f->n_recs], data, size < sizeof(f->recs[0]) ? size : sizeof(f->recs[0]));
+	f->n_recs++;
+	return 0;
+}
+
+static void stats_read(struct kfix *f, __u64 out[CLAIMD_ST__COUNT])
+{
+	int fd = bpf_map__fd(f->skel->maps.stats);
+	__u64 vals[f->ncpus];
+	__u32 k;
+	int c;
+
+	for (k = 0; k < CLAIMD_ST__COUNT; k++) {
+		out[k] = 0;
+		if (bpf_map_lookup_elem(fd, &k, vals))
+			continue;
+		for (c = 0; c < f->ncpus; c++)
+			out[k] += vals[c];
+	}
+}
+
+bool kfix_open(struct kfix *f)
+{
+	struct observer_bpf *skel;
+	struct bpf_program *prog;
+	__u8 one = 1;
+	int err;
+
+	memset(f, 0, sizeof(*f));
+	f->tgid = getpid();
+	f->ncpus = libbpf_num_possible_cpus();
+	f->recs = calloc(KFIX_RECS_MAX, sizeof(*f->recs));
+	if (!ASSERT_OK_PTR(f->recs, "records"))
+		return false;
+	skel = f->skel = observer_bpf__open();
+	if (!ASSERT_OK_PTR(skel, "observer_bpf__open"))
+		goto fail;
+	/* Only this process: the host's other traffic never shows. */
+	skel->rodata->filter_flags = CLAIMD_FILTER_PID;
+	skel->rodata->fail_status_min = 500;
+	/* One word per tgid: only this process's matters. */
+	bpf_map__set_max_entries(skel->maps.traced, f->tgid + 1);
+	bpf_map__set_max_entries(skel->maps.conns, 1024);
+	bpf_map__set_max_entries(skel->maps.threads, 256);
+	bpf_map__set_max_entries(skel->maps.conn_ctx, 256);
+	bpf_map__set_max_entries(skel->maps.thread_cur, 64);
+	bpf_map__set_max_entries(skel->maps.events, 1u << 20);
+	bpf_map__set_max_entries(skel->maps.edge_class, 64);
+	/* The uprobes (TLS, explicit context) are not exercised here. */
+	bpf_object__for_each_program(prog, skel->obj)
+		if (bpf_program__type(prog) == BPF_PROG_TYPE_KPROBE)
+			bpf_program__set_autoload(prog, false);
+	err = observer_bpf__load(skel);
+	if (!ASSERT_OK(err, "observer_bpf__load"))
+		goto fail;
+	err = bpf_map_update_elem(bpf_map__fd(skel->maps.pid_filter), &f->tgid, &one, BPF_ANY);
+	if (!ASSERT_OK(err, "pid_filter"))
+		goto fail;
+	f->rb = ring_buffer__new(bpf_map__fd(skel->maps.events), on_record, f, NULL);
+	if (!ASSERT_OK_PTR(f->rb, "ring_buffer__new"))
+		goto fail;
+	f->slots_len = (size_t)CLAIM_SLOTS * sizeof(struct claim_slot);
+	f->slots = mmap(NULL, f->slots_len, PROT_READ, MAP_SHARED, bpf_map__fd(skel->maps.verdicts),
+			0);
+	if (!ASSERT_TRUE(f->slots != MAP_FAILED, "mmap verdicts")) {
+		f->slots = NULL;
+		goto fail;
+	}
+	err = observer_bpf__attach(skel);
+	if (!ASSERT_OK(err, "observer_bpf__attach"))
+		goto fail;
+	return true;
+fail:
+	kfix_close(f);
+	return false;
+}
+
+void kfix_close(struct kfix *f)
+{
+	if (f->slots)
+		munmap((void *)f->slots, f->slots_len);
+	ring_buffer__free(f->rb);
+	observer_bpf__destroy(f->skel);
+	free(f->recs);
+	memset(f, 0, sizeof(*f));
+}
+
+void kfix_drain(struct kfix *f)
+{
+	ring_buffer__consume(f->rb);
+}
+
+void kfix_begin(struct kfix *f)
+{
+	int fd = bpf_map__fd(f->skel->maps.edge_class);
+	struct claimd_edge_key key;
+	__u32 flags = PROC_TRACED, tid = self_tid();
+
+	kfix_drain(f);
+	f->n_recs = 0;
+	f->lost_recs = 0;
+	while (!bpf_map_get_next_key(fd, NULL, &key))
+		if (bpf_map_delete_elem(fd, &key))
+			break;
+	/* A multiplexing subtest leaves PROC_MUX, which silences every verdict after it. */
+	bpf_map_update_elem(bpf_map__fd(f->skel->maps.traced), &f->tgid, &flags, BPF_ANY);
+	bpf_map_delete_elem(bpf_map__fd(f->skel->maps.threads), &tid);
+	stats_read(f, f->stats0);
+}
+
+static const struct kfix_rec *kfix_find(struct kfix *f, __u16 type, int port, int nth)
+{
+	int i;
+
+	kfix_drain(f);
+	for (i = 0; i < f->n_recs; i++) {
+		const struct kfix_rec *r = &f->recs[i];
+		int p = type == CLAIMD_REC_INGRESS  ? r->in.local.port
+			: type == CLAIMD_REC_EGRESS ? r->eg.egress.callee.port
+						    : r->listen.local.port;
+
+		if (r->hdr.type == type && p == port && nth-- == 0)
+			return r;
+	}
+	return NULL;
+}
+
+/* What was captured, for the log of a subtest whose record is missing. */
+static void kfix_dump(struct kfix *f)
+{
+	int i;
+
+	for (i = 0; i < f->n_recs; i++) {
+		const struct kfix_rec *r = &f->recs[i];
+
+		if (r->hdr.type == CLAIMD_REC_INGRESS)
+			printf("  ingress tid %u local %u peer %u status %u n_egress %u flags %#x "
+			       "verdict %u rule %u cause %u\n",
+			       r->in.tid, r->in.local.port, r->in.peer.port, r->in.status,
+			       r->in.n_egress, r->in.flags, r->in.verdict, r->in.rule, r->in.cause);
+		else if (r->hdr.type == CLAIMD_REC_EGRESS)
+			printf("  root egress tid %u callee %u status %u flags %#x\n", r->eg.tid,
+			       r->eg.egress.callee.port, r->eg.egress.status, r->eg.egress.flags);
+		else
+			printf("  record type %u\n", r->hdr.type);
+	}
+}
+
+const struct claimd_ingress *kfix_ingress(struct kfix *f, int port, int nth)
+{
+	const struct kfix_rec *r = kfix_find(f, CLAIMD_REC_INGRESS, port, nth);
+
+	if (!r) {
+		printf("no ingress %d on port %d in:\n", nth, port);
+		kfix_dump(f);
+	}
+
+	return r ? &r->in : NULL;
+}
+
+int kfix_count_ingress(struct kfix *f, int port)
+{
+	int n = 0;
+
+	while (kfix_find(f, CLAIMD_REC_INGRESS, port, n))
+		n++;
+	return n;
+}
+
+const struct claimd_egress *kfix_root(struct kfix *f, int port, int nth)
+{
+	const struct kfix_rec *r = kfix_find(f, CLAIMD_REC_EGRESS, port, nth);
+
+	return r ? &r->eg.egress : NULL;
+}
+
+const struct claimd_listen *kfix_listen(struct kfix *f, int port, bool closed)
+{
+	const struct kfix_rec *r;
+	int n;
+
+	for (n = 0; (r = kfix_find(f, CLAIMD_REC_LISTEN, port, n)); n++)
+		if (!r->listen.closed == !closed)
+			return &r->listen;
+	return NULL;
+}
+
+__u64 kfix_stat(struct kfix *f, enum claimd_stat which)
+{
+	__u64 now[CLAIMD_ST__COUNT];
+
+	stats_read(f, now);
+	return now[which] - f->stats0[which];
+}
+
+int kfix_set_class(struct kfix *f, int service_port, int callee_port, __u8 cls)
+{
+	struct claimd_edge_key key = {
+		.tgid = f->tgid,
+		.local_port = service_port,
+		.callee_port = callee_port,
+		.callee_addr = { [10] = 0xff, [11] = 0xff, 127, 0, 0, 1 },
+	};
+
+	return bpf_map_update_elem(bpf_map__fd(f->skel->maps.edge_class), &key, &cls, BPF_ANY);
+}
+
+bool kfix_slot(struct kfix *f, struct claim_slot *out)
+{
+	const volatile struct claim_slot *s = &f->slots[1 + self_tid() % (CLAIM_SLOTS - 1)];
+	int tries;
+
+	for (tries = 0; tries < 1000; tries++) {
+		__u32 seq = s->seq;
+
+		__atomic_thread_fence(__ATOMIC_ACQUIRE);
+		memcpy(out, (const void *)s, sizeof(*out));
+		__atomic_thread_fence(__ATOMIC_ACQUIRE);
+		if (!(seq & 1) && seq == s->seq)
+			return true;
+	}
+	return false;
+}
+
+/* The peer lets go of its connection: RST or FIN. */
+static void peer_drop(struct peer *p, int *conn, bool reset)
+{
+	pthread_mutex_lock(&p->lock);
+	p->conn = -1;
+	pthread_mutex_unlock(&p->lock);
+	if (reset)
+		sock_reset(*conn);
+	else
+		close(*conn);
+	*conn = -1;
+}
+
+static void *peer_main(void *arg)
+{
+	struct peer *p = arg;
+	char buf[4096];
+	int i, conn = -1;
+
+	for (i = 0; i < p->n_steps; i++) {
+		const struct peer_step *st = &p->steps[i];
+		ssize_t got;
+
+		if (conn < 0) {
+			conn = accept4(p->lfd, NULL, NULL, SOCK_CLOEXEC);
+			if (conn < 0)
+				break;
+			sock_deadline(conn);
+			pthread_mutex_lock(&p->lock);
+			p->conn = conn;
+			pthread_mutex_unlock(&p->lock);
+		}
+		got = sock_recv_until(conn, buf, sizeof(buf), "\r\n\r\n", sizeof(buf));
+		if (got <= 0 || !strstr(buf, "\r\n\r\n"))
+			break;
+		if (st->act == PEER_ANSWER && sock_send(conn, st->resp))
+			break;
+		if (st->act == PEER_HOLD) /* until the caller closes */
+			sock_recv_until(conn, buf, sizeof(buf), NULL, sizeof(buf));
+		if (st->act != PEER_ANSWER)
+			peer_drop(p, &conn, st->act == PEER_RESET);
+		__atomic_store_n(&p->done, i + 1, __ATOMIC_RELEASE);
+	}
+	if (conn >= 0)
+		peer_drop(p, &conn, false);
+	return NULL;
+}
+
+int sock_bound(int *port)
+{
+	struct sockaddr_in sa = { .sin_family = AF_INET,
+				  .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	socklen_t len = sizeof(sa);
+	int one = 1, fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+
+	if (fd < 0)
+		return -1;
+	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) ||
+	    getsockname(fd, (struct sockaddr *)&sa, &len)) {
+		close(fd);
+		return -1;
+	}
+	*port = ntohs(sa.sin_port);
+	return fd;
+}
+
+bool peer_start_on(struct peer *p, int fd, const struct peer_step *steps, int n)
+{
+	struct sockaddr_in sa;
+	socklen_t len = sizeof(sa);
+
+	memset(p, 0, sizeof(*p));
+	p->conn = -1;
+	pthread_mutex_init(&p->lock, NULL);
+	p->lfd = fd;
+	if (!ASSERT_GE(p->lfd, 0, "peer socket") || !ASSERT_LE(n, PEER_STEPS_MAX, "peer steps") ||
+	    !ASSERT_OK(listen(p->lfd, 16), "peer listen") ||
+	    !ASSERT_OK(getsockname(p->lfd, (struct sockaddr *)&sa, &len), "peer port"))
+		return false;
+	p->port = ntohs(sa.sin_port);
+	memcpy(p->steps, steps, n * sizeof(*steps));
+	p->n_steps = n;
+	if (!ASSERT_OK(pthread_create(&p->th, NULL, peer_main, p), "peer thread"))
+		return false;
+	p->running = true;
+	return true;
+}
+
+bool peer_start(struct peer *p, const struct peer_step *steps, int n)
+{
+	int port;
+
+	return peer_start_on(p, sock_bound(&port), steps, n);
+}
+
+/* n steps answering resp, into steps (PEER_STEPS_MAX long); returns n. */
+static int answer_steps(struct peer_step *steps, const char *resp, int n)
+{
+	int i;
+
+	for (i = 0; i < n && i < PEER_STEPS_MAX; i++)
+		steps[i] = (struct peer_step){ PEER_ANSWER, resp };
+	return n;
+}
+
+bool peer_start_answers(struct peer *p, const char *resp, int n)
+{
+	struct peer_step steps[PEER_STEPS_MAX];
+
+	return peer_start(p, steps, answer_steps(steps, resp, n));
+}
+
+void peer_stop(struct peer *p)
+{
+	if (p->running) {
+		pthread_mutex_lock(&p->lock);
+		if (p->conn >= 0)
+			shutdown(p->conn, SHUT_RDWR);
+		pthread_mutex_unlock(&p->lock);
+		shutdown(p->lfd, SHUT_RDWR);
+		pthread_join(p->th, NULL);
+		p->running = false;
+	}
+	if (p->lfd >= 0)
+		close(p->lfd);
+	p->lfd = -1;
+	pthread_mutex_destroy(&p->lock);
+}
+
+/* A client of the listener lfd and the socket accepted for it, into out. */
+static bool svc_pair(int lfd, int port, struct svc *out)
+{
+	struct sockaddr_in client;
+	socklen_t len = sizeof(client);
+
+	out->port = port;
+	out->afd = -1;
+	out->cfd = sock_connect(port);
+	if (!ASSERT_GE(out->cfd, 0, "client connect"))
+		return false;
+	out->afd = accept4(lfd, (struct sockaddr *)&client, &len, SOCK_CLOEXEC);
+	if (!ASSERT_GE(out->afd, 0, "accept"))
+		return false;
+	sock_deadline(out->cfd);
+	sock_deadline(out->afd);
+	out->client_port = ntohs(client.sin_port);
+	return true;
+}
+
+bool svc_connect(const struct svc *s, struct svc *out)
+{
+	out->lfd = -1;
+	return svc_pair(s->lfd, s->port, out);
+}
+
+bool svc_open(struct svc *s)
+{
+	s->cfd = s->afd = -1;
+	s->lfd = sock_listen(&s->port);
+	if (!ASSERT_GE(s->lfd, 0, "service listen"))
+		return false;
+	return svc_pair(s->lfd, s->port, s);
+}
+
+bool kcase_open(struct kfix *f, struct kcase *c, const struct peer_step *steps, int n)
+{
+	c->s = (struct svc){ .lfd = -1, .cfd = -1, .afd = -1 };
+	c->p = (struct peer){ .lfd = -1 };
+	c->u = -1;
+	kfix_begin(f);
+	return svc_open(&c->s) && (!n || peer_start(&c->p, steps, n));
+}
+
+bool kcase_answers(struct kfix *f, struct kcase *c, const char *resp, int n)
+{
+	struct peer_step steps[PEER_STEPS_MAX];
+
+	return kcase_open(f, c, steps, answer_steps(steps, resp, n));
+}
+
+void kcase_close(struct kcase *c)
+{
+	if (c->u >= 0)
+		close(c->u);
+	c->u = -1;
+	peer_stop(&c->p);
+	svc_close(&c->s);
+}
+
+void svc_close(struct svc *s)
+{
+	int *fds[] = { &s->cfd, &s->afd, &s->lfd };
+	size_t i;
+
+	for (i = 0; i < sizeof(fds) / sizeof(fds[0]); i++) {
+		if (*fds[i] >= 0)
+			close(*fds[i]);
+		*fds[i] = -1;
+	}
+}
+
+bool svc_request(struct svc *s, const char *req)
+{
+	return !sock_send(s->cfd, req) && svc_read_heads(s->afd, 1, 4096);
+}
+
+bool svc_answer(struct svc *s, const char *resp)
+{
+	char buf[4096];
+
+	return !sock_send(s->afd, resp) &&
+	       sock_recv_until(s->cfd, buf, sizeof(buf), "\r\n\r\n", sizeof(buf)) > 0;
+}
+
+static int count_heads(const char *buf)
+{
+	int n = 0;
+
+	for (; (buf = strstr(buf, "\r\n\r\n")); buf += 4)
+		n++;
+	return n;
+}
+
+bool svc_read_heads(int fd, int n, size_t chunk)
+{
+	char buf[8192] = "";
+	size_t got = 0;
+
+	while (count_heads(buf) < n && got < sizeof(buf) - 1) {
+		size_t want = chunk < sizeof(buf) - 1 - got ? chunk : sizeof(buf) - 1 - got;
+		ssize_t r = read(fd, buf + got, want);
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			break;
+		got += r;
+		buf[got] = 0;
+	}
+	return count_heads(buf) >= n;
+}
+
+bool call_on(int fd, const char *req)
+{
+	char buf[4096];
+
+	return !sock_send(fd, req) && sock_recv_until(fd, buf, sizeof(buf), "\r\n\r\n", 4096) > 0 &&
+	       strstr(buf, "\r\n\r\n");
+}
+
+bool call_once(int port, int *fd, const char *req)
+{
+	int u = sock_connect(port);
+	bool ok;
+
+	if (u < 0)
+		return false;
+	sock_deadline(u);
+	ok = call_on(u, req);
+	if (fd)
+		*fd = u;
+	else
+		close(u);
+	return ok;
+}
+
+bool write_pieces(int fd, const char *buf, size_t piece)
+{
+	size_t off, len = strlen(buf);
+
+	for (off = 0; off < len; off += piece)
+		if (write_all_fd(fd, buf + off, piece < len - off ? piece : len - off))
+			return false;
+	return true;
+}
+
+void sock_deadline(int fd)
+{
+	struct timeval tv = { .tv_sec = 2 };
+
+	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
+}
+
+static void note_hash(void *ctx, struct http_framer *fr, __u32 ev)
+{
+	if ((ev & HTTP_EV_START) && !*(__u32 *)ctx)
+		*(__u32 *)ctx = fr->hash;
+}
+
+__u32 req_hash(const char *req)
+{
+	struct http_framer fr;
+	__u32 hash = 0;
+
+	http_framer_init(&fr, HTTP_KIND_REQUEST, 0);
+	http_feed(&fr, (const __u8 *)req, strlen(req), note_hash, &hash);
+	return hash;
+}
+
+bool addr_is(const struct claimd_addr *a, int port)
+{
+	static const __u8 lo[16] = { [10] = 0xff, [11] = 0xff, 127, 0, 0, 1 };
+
+	return !memcmp(a->addr, lo, sizeof(lo)) && a->port == port;
+}
+
+__u32 self_tid(void)
+{
+	return gettid();
+}
+
+bool kfix_check_ingress(const struct claimd_ingress *in, const struct svc *s, const char *req,
+			int status, int n_egress)
+{
+	char comm[CLAIMD_COMM_LEN] = "";
+
+	if (!ASSERT_OK_PTR(in, "ingress record"))
+		return false;
+	prctl(PR_GET_NAME, comm);
+	return ASSERT_EQ(in->hdr.version, CLAIMD_RECORD_VERSION, "record version") &
+	       ASSERT_EQ(in->hdr.size, claimd_ingress_size(in->n_egress), "record size") &
+	       ASSERT_EQ(in->tgid, (__u32)getpid(), "tgid") &
+	       ASSERT_EQ(in->tid, self_tid(), "tid") &
+	       ASSERT_TRUE(addr_is(&in->local, s->port), "local: the service's port") &
+	       ASSERT_TRUE(addr_is(&in->peer, s->client_port), "peer: the client's port") &
+	       ASSERT_STREQ(in->comm, comm, "comm") & ASSERT_EQ(in->method, HTTP_M_GET, "method") &
+	       ASSERT_EQ(in->target_hash, req_hash(req), "target hash") &
+	       ASSERT_EQ(in->status, status, "status") &
+	       ASSERT_EQ(in->n_egress, n_egress, "egress logged") &
+	       ASSERT_GT(in->start_ns, 0, "start") & ASSERT_GE(in->end_ns, in->start_ns, "end");
+}
+
+bool kfix_check_verdict(const struct claimd_ingress *in, int verdict, int rule, int cause)
+{
+	return ASSERT_EQ(in->verdict, verdict, "verdict") & ASSERT_EQ(in->rule, rule, "rule") &
+	       ASSERT_EQ(in->cause, cause, "cause");
+}
+
+bool kfix_check_egress(const struct claimd_egress *e, int port, const char *req, int status,
+		       int flags)
+{
+	if (!ASSERT_OK_PTR(e, "egress"))
+		return false;
+	return ASSERT_TRUE(addr_is(&e->callee, port), "callee") &
+	       ASSERT_EQ(e->method, req ? HTTP_M_GET : HTTP_M_NONE, "method") &
+	       ASSERT_EQ(e->target_hash, req ? req_hash(req) : 0, "target hash") &
+	       ASSERT_EQ(e->status, status, "status") & ASSERT_EQ(e->flags, flags, "flags") &
+	       ASSERT_GT(e->start_ns, 0, "start") & ASSERT_GE(e->end_ns, e->start_ns, "end");
+}
