@@ -148,7 +148,7 @@ pid_t proc_spawn_as(const char *const argv[], const char *const env[], const cha
 		    gid_t gid)
 {
 	const char *args[64];
-	char (*staged)[H_PATH] = NULL;
+	char(*staged)[H_PATH] = NULL;
 	size_t i, n = 0;
 	pid_t pid;
 
