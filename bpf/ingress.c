@@ -322,8 +322,8 @@ static __always_inline void ingress_emit_bare(struct claimd_conn *c, struct io *
 	r->end_ns = io->now;
 	r->flags = flags;
 	r->status = status;
-	r->verdict = status_failed(status) ? CLAIM_UNKNOWN : CLAIM_NONE;
-	r->rule = status_failed(status) ? CLAIM_RULE_NO_LOG : CLAIM_RULE_NONE;
+	r->verdict = request_judged(status, flags) ? CLAIM_UNKNOWN : CLAIM_NONE;
+	r->rule = request_judged(status, flags) ? CLAIM_RULE_NO_LOG : CLAIM_RULE_NONE;
 	__builtin_memset(r->pad, 0, sizeof(r->pad));
 	submit(r);
 }
@@ -353,7 +353,7 @@ static __noinline int ingress_close(struct claimd_conn *c, struct io *io, __u32 
 		__u32 packed = VERDICT(CLAIM_NONE, CLAIM_RULE_NONE, CLAIMD_NO_SLOT);
 
 		t->rec.flags |= flags;
-		if (status_failed(status) || (flags & CLAIMD_IN_LOST))
+		if (request_judged(status, flags))
 			packed = verdict_of(&t->rec);
 		ingress_emit(t, io->now, status, flags, packed);
 	} else {
@@ -439,10 +439,9 @@ static __always_inline void egress_log(struct io *io, struct claimd_pending *p,
 	if (n > 0) {
 		struct claimd_egress *prev = &r->egress[(n - 1) & EGRESS_MASK];
 
-		if ((prev->flags & CLAIMD_EG_DONE) && egress_failed(prev) &&
-		    addr_eq(&prev->callee, callee) &&
-		    ((prev->flags & CLAIMD_EG_CONNECT) ||
-		     (prev->method == p->method && prev->target_hash == p->target_hash)))
+		if ((prev->flags & CLAIMD_EG_DONE) && addr_eq(&prev->callee, callee) &&
+		    outcome_is_retry(egress_outcome(prev), prev->flags, prev->method,
+				     prev->target_hash, p->method, p->target_hash))
 			retry = CLAIMD_EG_RETRY;
 	}
 	e->start_ns = p->start_ns;

@@ -25,6 +25,7 @@
 
 #include "observer.h"
 #include "verdict.h"
+#include "outcome.h"
 #include "scan.bpf.h"
 #include "tls.bpf.h"
 

@@ -9,18 +9,15 @@
 _Static_assert(sizeof(struct claim_map_header) == sizeof(struct claim_slot),
 	       "the header is slot 0");
 
-/* A call whose answer was lost with the framing neither failed nor succeeded. */
-static __always_inline int egress_failed(const struct claimd_egress *e)
+/* headers/outcome.h's rules under claimd's --fail-status. */
+static __always_inline __u32 egress_outcome(const struct claimd_egress *e)
 {
-	if (e->flags & CLAIMD_EG_LOST)
-		return 0;
-	return (e->flags & CLAIMD_EG_TRANSPORT) || e->status >= fail_status_min ||
-	       ((e->flags & CLAIMD_EG_DONE) && e->status == 0);
+	return outcome_of_call(e->status, e->flags, fail_status_min);
 }
 
-static __always_inline int status_failed(__u32 status)
+static __always_inline int request_judged(__u32 status, __u32 in_flags)
 {
-	return status == 0 || status >= fail_status_min;
+	return outcome_judged(outcome_of_request(status, in_flags, fail_status_min));
 }
 
 static __always_inline int addr_eq(const struct claimd_addr *a, const struct claimd_addr *b)
@@ -37,10 +34,10 @@ struct verdict_walk {
 	struct claimd_ingress *r;
 	struct claimd_edge_key key;
 	__u32 n;
-	__u32 superseded; /* the entry after this one retried it */
-	__u32 unknown;	  /* newest failed egress on an unknown edge */
-	__u32 open;	  /* newest failed egress on a fail-open edge */
-	__u32 decided;	  /* a rule-2 verdict, packed, or 0 */
+	struct retry_walk retry;
+	__u32 unknown; /* newest failed egress on an unknown edge */
+	__u32 open;    /* newest failed egress on a fail-open edge */
+	__u32 decided; /* a rule-2 verdict, packed, or 0 */
 };
 
 /* One egress, newest first; stops at the first rule-2 verdict. */
@@ -50,13 +47,11 @@ static long verdict_step(__u64 k, void *data)
 	__u32 i = w->n - 1 - (__u32)k;
 	struct claimd_egress *e;
 	__u8 *cls;
-	int skip = w->superseded;
 
 	if (i >= CLAIMD_EGRESS_MAX)
 		return 1;
 	e = &w->r->egress[i];
-	w->superseded = !!(e->flags & CLAIMD_EG_RETRY);
-	if (skip || !egress_failed(e))
+	if (!retry_walk__failed(&w->retry, e->status, e->flags, fail_status_min))
 		return 0;
 	if (e->claim == HTTP_CLAIM_UNCLAIMED) {
 		w->decided = VERDICT(CLAIM_UNCLAIMED, CLAIM_RULE_HEADER, i);

@@ -21,7 +21,9 @@
  *
  * The retry walk: a call is a retry of the call right before it in the same
  * log when that one failed and this one has the same callee, method and
- * target (CLAIMD_EG_RETRY). Walking a log newest first, a failed call
+ * target (CLAIMD_EG_RETRY); after a refused connect (CLAIMD_EG_CONNECT),
+ * which never sent its request, any next call to the same callee is its
+ * retry. Walking a log newest first, a failed call
  * followed by its retry is superseded: the retry's outcome stands for both.
  */
 #ifndef CLAIMD_OUTCOME_H
@@ -72,14 +74,16 @@ OUTCOME_INLINE int outcome_judged(__u32 outcome)
 
 /*
  * Does a call (method, target) repeat the previous call to the same callee
- * (its outcome, method and target)? Only a failed call is retried; the
- * caller compares the callees (the kernel by address, claimd by name).
+ * (its outcome, CLAIMD_EG_* flags, method and target)? Only a failed call is
+ * retried; the caller compares the callees (the kernel by address, claimd
+ * by name).
  */
-OUTCOME_INLINE int outcome_is_retry(__u32 prev_outcome, __u32 prev_method, __u32 prev_target,
-				    __u32 method, __u32 target)
+OUTCOME_INLINE int outcome_is_retry(__u32 prev_outcome, __u32 prev_flags, __u32 prev_method,
+				    __u32 prev_target, __u32 method, __u32 target)
 {
-	return prev_outcome == CLAIMD_OUTCOME_FAILED && prev_method == method &&
-	       prev_target == target;
+	return prev_outcome == CLAIMD_OUTCOME_FAILED &&
+	       ((prev_flags & CLAIMD_EG_CONNECT) ||
+		(prev_method == method && prev_target == target));
 }
 
 /* The retry walk over one egress log, newest entry first; zero it to start. */

@@ -86,16 +86,27 @@ static void retry_tests(void)
 
 	if (!test__start_subtest("retry"))
 		return;
-	ASSERT_TRUE(outcome_is_retry(CLAIMD_OUTCOME_FAILED, HTTP_M_GET, 7, HTTP_M_GET, 7),
+	ASSERT_TRUE(outcome_is_retry(CLAIMD_OUTCOME_FAILED, CLAIMD_EG_DONE, HTTP_M_GET, 7,
+				     HTTP_M_GET, 7),
 		    "same call after a failure");
-	ASSERT_FALSE(outcome_is_retry(CLAIMD_OUTCOME_OK, HTTP_M_GET, 7, HTTP_M_GET, 7),
-		     "after a success");
-	ASSERT_FALSE(outcome_is_retry(CLAIMD_OUTCOME_LOST, HTTP_M_GET, 7, HTTP_M_GET, 7),
-		     "after a lost answer");
-	ASSERT_FALSE(outcome_is_retry(CLAIMD_OUTCOME_FAILED, HTTP_M_GET, 7, HTTP_M_POST, 7),
+	ASSERT_FALSE(
+		outcome_is_retry(CLAIMD_OUTCOME_OK, CLAIMD_EG_DONE, HTTP_M_GET, 7, HTTP_M_GET, 7),
+		"after a success");
+	ASSERT_FALSE(
+		outcome_is_retry(CLAIMD_OUTCOME_LOST, CLAIMD_EG_DONE, HTTP_M_GET, 7, HTTP_M_GET, 7),
+		"after a lost answer");
+	ASSERT_FALSE(outcome_is_retry(CLAIMD_OUTCOME_FAILED, CLAIMD_EG_DONE, HTTP_M_GET, 7,
+				      HTTP_M_POST, 7),
 		     "another method");
-	ASSERT_FALSE(outcome_is_retry(CLAIMD_OUTCOME_FAILED, HTTP_M_GET, 7, HTTP_M_GET, 8),
+	ASSERT_FALSE(outcome_is_retry(CLAIMD_OUTCOME_FAILED, CLAIMD_EG_DONE, HTTP_M_GET, 7,
+				      HTTP_M_GET, 8),
 		     "another target");
+	ASSERT_TRUE(outcome_is_retry(CLAIMD_OUTCOME_FAILED, CLAIMD_EG_DONE | CLAIMD_EG_CONNECT,
+				     HTTP_M_GET, 7, HTTP_M_POST, 8),
+		    "any call after a refused connect");
+	ASSERT_FALSE(outcome_is_retry(CLAIMD_OUTCOME_OK, CLAIMD_EG_DONE | CLAIMD_EG_CONNECT,
+				      HTTP_M_GET, 7, HTTP_M_GET, 7),
+		     "a connect that worked");
 	for (i = sizeof(log) / sizeof(log[0]) - 1; i >= 0; i--)
 		ASSERT_EQ(retry_walk__failed(&w, log[i].status, log[i].flags, 400), log[i].counts,
 			  "walk, newest first");

@@ -60,8 +60,8 @@ void roots__free(struct roots *r)
 bool roots__is_retry(const struct root_last *prev, const struct claimd_egress *x)
 {
 	return prev &&
-	       outcome_is_retry(prev->outcome, prev->method, prev->target_hash, x->method,
-				x->target_hash) &&
+	       outcome_is_retry(prev->outcome, prev->flags, prev->method, prev->target_hash,
+				x->method, x->target_hash) &&
 	       x->start_ns >= prev->end_ns && x->start_ns - prev->end_ns <= ROOTS_RETRY_WINDOW_NS;
 }
 
@@ -129,6 +129,7 @@ enum root_call roots__add(struct roots *r, struct edges *e, struct names *names,
 		last->target_hash = x->target_hash;
 		last->method = x->method;
 		last->outcome = outcome;
+		last->flags = x->flags;
 	}
 	if (!edges__add_root(e, caller, callee, &d, now))
 		return ROOT_CALL_DROPPED;

@@ -42,6 +42,7 @@ struct root_last {
 	__u32 target_hash;
 	__u8 method;
 	__u8 outcome; /* enum claimd_outcome (headers/outcome.h) */
+	__u32 flags;  /* CLAIMD_EG_* */
 };
 
 /* Does call x repeat prev (the same process's last call to the same callee)?
