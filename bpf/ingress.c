@@ -168,7 +168,7 @@ static __noinline int ingress_taint(struct io *io, __u32 flag)
 
 /* The ingress held by t ends with the verdict 'packed' (status 0: no answer): its record. */
 static __always_inline void ingress_emit(struct claimd_thread *t, __u64 now, __u32 status,
-					 __u32 flags, __u32 packed)
+					 __u32 flags, __u32 packed, int with_edges)
 {
 	struct claimd_ingress *r = &t->rec;
 	__u32 n = r->n_egress;
@@ -190,7 +190,8 @@ static __always_inline void ingress_emit(struct claimd_thread *t, __u64 now, __u
 	r->verdict = packed & 0xff;
 	r->rule = (packed >> 8) & 0xff;
 	r->cause = packed >> 16;
-	emit(r, size);
+	if (count_request(r, with_edges))
+		emit(r, size);
 	slot_write(r->tid, 0, VERDICT(CLAIM_NONE, CLAIM_RULE_NONE, CLAIMD_NO_SLOT), NULL);
 	t->conn.tgid = 0;
 	t->conn.fd = 0;
@@ -214,7 +215,7 @@ static __always_inline void ingress_lose(struct claimd_conn *c, struct claimd_th
 		c->owner.tgid = 0;
 		c->owner.id = 0;
 	}
-	ingress_emit(t, now, 0, CLAIMD_IN_LOST, VERDICT(CLAIM_UNKNOWN, rule, CLAIMD_NO_SLOT));
+	ingress_emit(t, now, 0, CLAIMD_IN_LOST, VERDICT(CLAIM_UNKNOWN, rule, CLAIMD_NO_SLOT), 0);
 }
 
 /* The ingress io's thread serves lost its answer (an SSL write that could not be tied). */
@@ -303,13 +304,23 @@ static __noinline int ingress_open(struct claimd_conn *c, struct io *io,
 	return 0;
 }
 
-/* An ingress whose thread context is gone: a record without egress log. */
+/* An ingress whose thread context is gone: counted, and a record without egress log. */
 static __always_inline void ingress_emit_bare(struct claimd_conn *c, struct io *io,
 					      const struct claimd_pending *p, __u16 status,
 					      __u32 flags)
 {
+	__u32 judged = request_judged(status, flags);
+	__u32 verdict = judged ? CLAIM_UNKNOWN : CLAIM_NONE;
+	__u32 rule = judged ? CLAIM_RULE_NO_LOG : CLAIM_RULE_NONE;
+	__u64 id = count_next_id();
 	struct claimd_ingress *r;
 
+	if (!count_service(io->key.tgid, c->local.port, status, flags, verdict, rule)) {
+		flags |= CLAIMD_IN_UNCOUNTED;
+		stat_inc(CLAIMD_ST_COUNTS_FULL);
+	} else if (!records_wanted(id)) {
+		return;
+	}
 	r = bpf_ringbuf_reserve(&events, offsetof(struct claimd_ingress, egress), 0);
 	if (!r) {
 		stat_inc(CLAIMD_ST_RB_DROPS);
@@ -322,8 +333,8 @@ static __always_inline void ingress_emit_bare(struct claimd_conn *c, struct io *
 	r->end_ns = io->now;
 	r->flags = flags;
 	r->status = status;
-	r->verdict = request_judged(status, flags) ? CLAIM_UNKNOWN : CLAIM_NONE;
-	r->rule = request_judged(status, flags) ? CLAIM_RULE_NO_LOG : CLAIM_RULE_NONE;
+	r->verdict = verdict;
+	r->rule = rule;
 	__builtin_memset(r->pad, 0, sizeof(r->pad));
 	submit(r);
 }
@@ -355,7 +366,7 @@ static __noinline int ingress_close(struct claimd_conn *c, struct io *io, __u32 
 		t->rec.flags |= flags;
 		if (request_judged(status, flags))
 			packed = verdict_of(&t->rec);
-		ingress_emit(t, io->now, status, flags, packed);
+		ingress_emit(t, io->now, status, flags, packed, 1);
 	} else {
 		if (c->flags & CLAIMD_CONN_MUXED)
 			flags |= CLAIMD_IN_MUX;

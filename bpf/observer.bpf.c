@@ -26,6 +26,7 @@
 #include "observer.h"
 #include "verdict.h"
 #include "outcome.h"
+#include "counts.h"
 #include "scan.bpf.h"
 #include "tls.bpf.h"
 
@@ -144,6 +145,37 @@ struct {
 	__type(value, __u8);
 } edge_class SEC(".maps");
 
+/*
+ * What answered requests add up to (headers/counts.h), per CPU: per service
+ * instance and per edge (caller instance, callee endpoint). claimd reads
+ * them each tick and deletes a process's entries after it exits. Allocated
+ * as edges appear; a full map refuses, and that request goes to claimd as a
+ * record (CLAIMD_IN_UNCOUNTED, CLAIMD_EG_UNCOUNTED), counted there.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_HASH);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__uint(max_entries, CLAIMD_EDGES_MAX);
+	__type(key, struct claimd_edge_key);
+	__type(value, struct claimd_edge_counts);
+} edge_counts SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_HASH);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__uint(max_entries, CLAIMD_SERVICES_MAX);
+	__type(key, struct claimd_service_key);
+	__type(value, struct claimd_service_counts);
+} service_counts SEC(".maps");
+
+/*
+ * Per-request records go to claimd only while it asks for them (someone
+ * traces: claimd sets records_on), one in sample_every requests otherwise
+ * (0: none), and always for what the counters could not take.
+ */
+volatile __u32 records_on = 0;
+const volatile __u32 sample_every = 0;
+
 /* The read-only shared map: slot 0 a header, then one slot per thread. */
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
@@ -179,6 +211,7 @@ struct {
 #include "sock.bpf.h"
 
 #include "verdict.c"
+#include "counts.c"
 #include "ingress.c"
 #include "scan.c"
 #include "stream.c"

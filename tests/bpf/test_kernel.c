@@ -229,6 +229,28 @@ out:
 	kcase_close(&c);
 }
 
+/* The kernel's counts of c's service and its edge to c's peer, against what they should be. */
+static void check_counts(struct kfix *f, const struct kcase *c, struct claimd_edge_counts edge,
+			 struct claimd_service_counts svc)
+{
+	struct claimd_edge_counts e;
+	struct claimd_service_counts s;
+
+	if (ASSERT_TRUE(kfix_edge_counts(f, c->s.port, c->p.port, &e), "edge counted")) {
+		ASSERT_EQ(e.calls, edge.calls, "edge: calls");
+		ASSERT_EQ(e.callee_failures, edge.callee_failures, "edge: callee failures");
+		ASSERT_EQ(e.both_failed, edge.both_failed, "edge: both failed");
+		ASSERT_EQ(e.retries, edge.retries, "edge: retries");
+	}
+	if (ASSERT_TRUE(kfix_service_counts(f, c->s.port, &s), "service counted")) {
+		ASSERT_EQ(s.requests, svc.requests, "service: requests");
+		ASSERT_EQ(s.failures, svc.failures, "service: failures");
+		ASSERT_EQ(s.claimed, svc.claimed, "service: claimed");
+		ASSERT_EQ(s.unclaimed, svc.unclaimed, "service: unclaimed");
+		ASSERT_EQ(s.unknown, svc.unknown, "service: unknown");
+	}
+}
+
 /* A failed call repeated: the repeat is flagged and supersedes it in the verdict. */
 static void subtest_retry(struct kfix *f)
 {
@@ -281,7 +303,51 @@ static void subtest_retry(struct kfix *f)
 		CHECK_EGRESS(&in->egress[1], c.p.port, REQ_OTHER, 200, DONE);
 		CHECK_VERDICT(in, CLAIM_UNCLAIMED, CLAIM_RULE_UNKNOWN_EDGE, 0);
 	}
+	/*
+	 * The same three requests in the kernel's counts: six calls, two of
+	 * them retries; the callee failed in requests 2 and 3 (1's failure was
+	 * superseded by its retry), and both of those failed too.
+	 */
+	check_counts(f, &c, (struct claimd_edge_counts){ 6, 2, 2, 2, 0 },
+		     (struct claimd_service_counts){
+			     .requests = 3, .failures = 3, .claimed = 1, .unclaimed = 2 });
 out:
+	kcase_close(&c);
+}
+
+/*
+ * Counting needs no record: with records off, a request and its calls are
+ * counted in the kernel and nothing reaches the ring buffer.
+ */
+static void subtest_counts_without_records(struct kfix *f)
+{
+	struct kcase c;
+	struct peer_step steps[] = {
+		{ PEER_ANSWER, RESP(503, "Busy") },
+		{ PEER_ANSWER, RESP(200, "OK") },
+	};
+
+	if (!kcase_open(f, &c, steps, 2))
+		goto out;
+	kfix_records(f, false);
+	/* 1: the callee fails, and so does the request. 2: both fine. */
+	if (!ASSERT_TRUE(svc_request(&c.s, REQ_FRONT), "request 1") ||
+	    !ASSERT_TRUE(call_once(c.p.port, &c.u, REQ_CALL), "503") ||
+	    !ASSERT_TRUE(svc_answer(&c.s, RESP(502, "Bad Gateway")), "answer 1") ||
+	    !ASSERT_TRUE(svc_request(&c.s, REQ_FRONT), "request 2") ||
+	    !ASSERT_TRUE(call_on(c.u, REQ_OTHER), "200") ||
+	    !ASSERT_TRUE(svc_answer(&c.s, RESP(200, "OK")), "answer 2"))
+		goto out;
+	kfix_drain(f);
+	ASSERT_EQ(kfix_count_ingress(f, c.s.port), 0, "no ingress record");
+	/* The peer serves requests in this process too: its two count as well. */
+	ASSERT_EQ(kfix_stat(f, CLAIMD_ST_COUNTED), 4, "two requests each counted");
+	ASSERT_EQ(kfix_stat(f, CLAIMD_ST_COUNTS_FULL), 0, "nothing refused");
+	check_counts(
+		f, &c, (struct claimd_edge_counts){ 2, 1, 1, 0, 0 },
+		(struct claimd_service_counts){ .requests = 2, .failures = 1, .unclaimed = 1 });
+out:
+	kfix_records(f, true);
 	kcase_close(&c);
 }
 
@@ -482,6 +548,8 @@ void test_kernel(void)
 	subtest_transport(&f, "transport_gave_up", FAIL_GAVE_UP);
 	if (test__start_subtest("retry"))
 		subtest_retry(&f);
+	if (test__start_subtest("counts_without_records"))
+		subtest_counts_without_records(&f);
 	if (test__start_subtest("retry_after_refused"))
 		subtest_retry_after_refused(&f);
 	if (test__start_subtest("framing_lost_healed"))

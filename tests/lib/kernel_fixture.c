@@ -106,6 +106,8 @@ bool kfix_open(struct kfix *f)
 		f->slots = NULL;
 		goto fail;
 	}
+	/* Every request's record, as while claimd traces. */
+	kfix_records(f, true);
 	err = observer_bpf__attach(skel);
 	if (!ASSERT_OK(err, "observer_bpf__attach"))
 		goto fail;
@@ -233,7 +235,7 @@ __u64 kfix_stat(struct kfix *f, enum claimd_stat which)
 	return now[which] - f->stats0[which];
 }
 
-int kfix_set_class(struct kfix *f, int service_port, int callee_port, __u8 cls)
+static struct claimd_edge_key edge_key(const struct kfix *f, int service_port, int callee_port)
 {
 	struct claimd_edge_key key = {
 		.tgid = f->tgid,
@@ -242,7 +244,55 @@ int kfix_set_class(struct kfix *f, int service_port, int callee_port, __u8 cls)
 		.callee_addr = { [10] = 0xff, [11] = 0xff, 127, 0, 0, 1 },
 	};
 
+	return key;
+}
+
+int kfix_set_class(struct kfix *f, int service_port, int callee_port, __u8 cls)
+{
+	struct claimd_edge_key key = edge_key(f, service_port, callee_port);
+
 	return bpf_map_update_elem(bpf_map__fd(f->skel->maps.edge_class), &key, &cls, BPF_ANY);
+}
+
+bool kfix_edge_counts(struct kfix *f, int service_port, int callee_port,
+		      struct claimd_edge_counts *out)
+{
+	struct claimd_edge_key key = edge_key(f, service_port, callee_port);
+	struct claimd_edge_counts v[f->ncpus];
+	int c;
+
+	memset(out, 0, sizeof(*out));
+	if (bpf_map_lookup_elem(bpf_map__fd(f->skel->maps.edge_counts), &key, v))
+		return false;
+	for (c = 0; c < f->ncpus; c++) {
+		out->calls += v[c].calls;
+		out->callee_failures += v[c].callee_failures;
+		out->both_failed += v[c].both_failed;
+		out->retries += v[c].retries;
+	}
+	return true;
+}
+
+bool kfix_service_counts(struct kfix *f, int service_port, struct claimd_service_counts *out)
+{
+	struct claimd_service_key key = { .tgid = f->tgid, .local_port = service_port };
+	struct claimd_service_counts v[f->ncpus];
+	__u64 *o = (__u64 *)out;
+	size_t i, words = sizeof(*out) / sizeof(__u64);
+	int c;
+
+	memset(out, 0, sizeof(*out));
+	if (bpf_map_lookup_elem(bpf_map__fd(f->skel->maps.service_counts), &key, v))
+		return false;
+	for (c = 0; c < f->ncpus; c++)
+		for (i = 0; i < words; i++)
+			o[i] += ((const __u64 *)&v[c])[i];
+	return true;
+}
+
+void kfix_records(struct kfix *f, bool on)
+{
+	f->skel->bss->records_on = on;
 }
 
 bool kfix_slot(struct kfix *f, struct claim_slot *out)

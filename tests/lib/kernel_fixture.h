@@ -15,6 +15,7 @@
 #include <stdbool.h>
 #include <sys/types.h>
 
+#include "counts.h"
 #include "observer.h"
 #include "test_progs.h"
 #include "verdict.h"
@@ -62,6 +63,14 @@ const struct claimd_listen *kfix_listen(struct kfix *f, int port, bool closed);
 __u64 kfix_stat(struct kfix *f, enum claimd_stat which);
 /* Writes the class of the edge (this process, service port) -> 127.0.0.1:callee. */
 int kfix_set_class(struct kfix *f, int service_port, int callee_port, __u8 cls);
+/* The kernel's counts (headers/counts.h) of the edge (this process, service
+ * port) -> 127.0.0.1:callee and of the service instance, summed over CPUs;
+ * false when the kernel has none. */
+bool kfix_edge_counts(struct kfix *f, int service_port, int callee_port,
+		      struct claimd_edge_counts *out);
+bool kfix_service_counts(struct kfix *f, int service_port, struct claimd_service_counts *out);
+/* Asks for every request's record (as while claimd traces; the default here), or none. */
+void kfix_records(struct kfix *f, bool on);
 /* The calling thread's slot in the verdict map, copied consistently. */
 bool kfix_slot(struct kfix *f, struct claim_slot *out);
 

@@ -29,6 +29,7 @@
 #include "evloop.h"
 #include "graph.h"
 #include "handover.h"
+#include "kcounts.h"
 #include "log.h"
 #include "memory.h"
 #include "metrics.h"
@@ -53,6 +54,7 @@
 #define DEFAULT_METRICS	  "127.0.0.1:9464"
 #define MAP_COUNT_S	  10 /* how often the BPF maps' entries are counted */
 #define N_FILL		  3  /* maps counted: conns, threads, edge_class */
+#define PUBLISH_IDLE_S	  15 /* metrics rendered at least this often, changed or not */
 
 /* Exit codes, besides 0 (stopped by a signal) and 64 (bad usage: argp, EX_USAGE). */
 #define EXIT_FAILURE_RT 1 /* failed while starting or running: see the message */
@@ -82,6 +84,7 @@ struct claimd {
 	struct edges *edges;
 	struct roots *roots;
 	struct classes *classes;
+	struct kcounts *kcounts;
 	struct uprobes *uprobes;
 	struct control *ctl;
 	struct ring_buffer *rb;
@@ -103,7 +106,12 @@ struct claimd {
 	struct map_fill fill[N_FILL]; /* connections, threads, edge classes */
 	struct sysprobe probe;
 	double last_map_count;
-	bool classes_full; /* the edge class map refused some, last time */
+	bool classes_full;	 /* the edge class map refused some, last time */
+	bool records_wanted;	 /* the programs send every request's record */
+	uint64_t synced_changes; /* edges__changes + classes__changes at the last housekeeping */
+	uint64_t synced_epoch;	 /* the window's bucket then */
+	double last_publish;
+	int count_errors;
 };
 
 const char *argp_program_version = "claimd 0.1";
@@ -138,6 +146,8 @@ enum {
 	OPT_METRICS,
 	OPT_RINGBUF,
 	OPT_CLASSES,
+	OPT_EDGES,
+	OPT_SAMPLE,
 };
 
 static const struct argp_option options[] = {
@@ -165,6 +175,14 @@ static const struct argp_option options[] = {
 	  3 },
 	{ "classes", OPT_CLASSES, "N", 0,
 	  "Edge classes kept in the kernel for verdicts, 16 to 1048576 (default 16384)", 3 },
+	{ "edges", OPT_EDGES, "N", 0,
+	  "Edge counters kept in the kernel, 16 to 1048576 (default 16384); beyond them, "
+	  "requests come to claimd as records and are counted there",
+	  3 },
+	{ "sample", OPT_SAMPLE, "N", 0,
+	  "Send one request's record in N to claimd even when nobody traces (default 0: "
+	  "records only while tracing; counts never need them)",
+	  3 },
 	{ "no-seed", OPT_NO_SEED, NULL, 0,
 	  "Do not look for sockets that existed before claimd started", 3 },
 	{ "no-tls", OPT_NO_TLS, NULL, 0, "Do not probe OpenSSL (TLS traffic stays unseen)", 3 },
@@ -260,6 +278,16 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		if (arg_long(arg, 16, 1u << 20, &v))
 			argp_error(state, "--classes must be 16 to 1048576");
 		o->obs.classes_max = v;
+		break;
+	case OPT_EDGES:
+		if (arg_long(arg, 16, 1u << 20, &v))
+			argp_error(state, "--edges must be 16 to 1048576");
+		o->obs.edges_max = v;
+		break;
+	case OPT_SAMPLE:
+		if (arg_long(arg, 0, 1u << 30, &v))
+			argp_error(state, "--sample must be 0 to 1073741824");
+		o->obs.sample_every = v;
 		break;
 	case OPT_NO_SEED:
 		o->no_seed = true;
@@ -368,6 +396,37 @@ static double since(const struct timespec *t0)
 	return (now.tv_sec - t0->tv_sec) + (now.tv_nsec - t0->tv_nsec) / 1e9;
 }
 
+/* The kernel's counts since the last read, into edges and services. */
+static void count_poll(struct claimd *d)
+{
+	__u64 st[CLAIMD_ST__COUNT];
+	int err;
+
+	if (observer__stats(d->obs, st))
+		return;
+	err = kcounts__poll(d->kcounts, st[CLAIMD_ST_COUNTED], d->edges, d->names, d->classes,
+			    since(&d->started), time(NULL));
+	if (err < 0 && !d->count_errors++)
+		pr_warn("cannot read the kernel's counters: %s", strerror(-err));
+}
+
+/* Processes that exited: their last counts read, then forgotten everywhere. */
+static void forget_exited(struct claimd *d)
+{
+	int i;
+
+	if (!d->n_exited)
+		return;
+	count_poll(d);
+	kcounts__forget(d->kcounts, d->exited, d->n_exited);
+	observer__forget_processes(d->obs, d->exited, d->n_exited);
+	for (i = 0; i < d->n_exited; i++) {
+		classes__forget_process(d->classes, d->exited[i]);
+		names__exit(d->names, d->exited[i]);
+	}
+	d->n_exited = 0;
+}
+
 static int on_record(void *ctx, void *data, size_t size)
 {
 	struct claimd *d = ctx;
@@ -408,11 +467,11 @@ static int on_record(void *ctx, void *data, size_t size)
 		const struct claimd_exit *e = data;
 
 		d->n_exit++;
-		classes__forget_process(d->classes, e->tgid);
 		roots__forget_process(d->roots, e->tgid);
-		names__exit(d->names, e->tgid);
-		if (d->n_exited < MAX_EXITED)
-			d->exited[d->n_exited++] = e->tgid;
+		/* Its names and counters go once its last counts are read. */
+		if (d->n_exited == MAX_EXITED)
+			forget_exited(d);
+		d->exited[d->n_exited++] = e->tgid;
 		break;
 	}
 	default:
@@ -596,6 +655,8 @@ static struct json_object *handle_request(void *ctx, const struct ctl_request *r
 {
 	struct claimd *d = ctx;
 
+	/* An operator asking gets what the kernel counted until now. */
+	count_poll(d);
 	switch (req->cmd) {
 	case CTL_STATUS:
 		/* An operator asking gets counts at most half a second old. */
@@ -654,15 +715,24 @@ static void persist(struct claimd *d)
 static void housekeeping(struct claimd *d)
 {
 	double now = since(&d->started);
+	uint64_t changes, epoch;
 	int err;
 
-	if (d->n_exited) {
-		observer__forget_processes(d->obs, d->exited, d->n_exited);
-		d->n_exited = 0;
+	count_poll(d);
+	forget_exited(d);
+	/*
+	 * Classes change only when counts or names do, or as the window
+	 * slides on (a bucket at a time) and the memory decays: otherwise
+	 * there is nothing to derive again.
+	 */
+	changes = edges__changes(d->edges) + classes__changes(d->classes);
+	epoch = (uint64_t)(now * EDGES_WINDOW_BUCKETS / d->opt->edges.window_s);
+	if (changes != d->synced_changes || epoch != d->synced_epoch ||
+	    classes__refused(d->classes)) {
+		err = classes__sync(d->classes, d->edges, now, time(NULL));
+		if (err < 0)
+			pr_debug("edge classes into the kernel: %s", strerror(-err));
 	}
-	err = classes__sync(d->classes, d->edges, now, time(NULL));
-	if (err < 0)
-		pr_debug("edge classes into the kernel: %s", strerror(-err));
 	if (classes__refused(d->classes) && !d->classes_full)
 		pr_warn("the edge class map is full (--classes %u): %zu edge classes are not in "
 			"the kernel, their verdicts treat them as unknown",
@@ -679,8 +749,25 @@ static void housekeeping(struct claimd *d)
 	}
 	if (now - d->last_map_count >= MAP_COUNT_S)
 		map_fill_update(d);
-	if (d->http)
+	/* What the HTTP thread serves: again when it changed, and now and then. */
+	if (d->http && (changes != d->synced_changes || epoch != d->synced_epoch ||
+			now - d->last_publish >= PUBLISH_IDLE_S)) {
 		publish_metrics(d);
+		d->last_publish = now;
+	}
+	d->synced_changes = changes;
+	d->synced_epoch = epoch;
+}
+
+/* Every request's record from the kernel while somebody traces, else none. */
+static void want_records(struct claimd *d)
+{
+	bool want = control__tracing(d->ctl, false);
+
+	if (want != d->records_wanted) {
+		observer__want_records(d->obs, want);
+		d->records_wanted = want;
+	}
 }
 
 static int run(struct claimd *d)
@@ -702,12 +789,14 @@ static int run(struct claimd *d)
 			src->on_event(src, evs[i].events);
 		}
 		ring_buffer__consume(d->rb);
+		want_records(d);
 		if (since(&d->started) - last >= 1.0) {
 			last = since(&d->started);
 			housekeeping(d);
 		}
 	}
 	ring_buffer__consume(d->rb); /* what arrived before the signal */
+	count_poll(d);
 	return 0;
 }
 
@@ -774,7 +863,9 @@ int main(int argc, char **argv)
 	if (!d.obs)
 		goto out;
 	d.classes = classes__new(observer__classes_fd(d.obs));
-	if (!d.classes)
+	d.kcounts =
+		kcounts__new(observer__edge_counts_fd(d.obs), observer__service_counts_fd(d.obs));
+	if (!d.classes || !d.kcounts)
 		goto out;
 	d.rb = ring_buffer__new(observer__events_fd(d.obs), on_record, &d, NULL);
 	if (!d.rb) {
@@ -833,6 +924,7 @@ out:
 	ring_buffer__free(d.rb);
 	uprobes__free(d.uprobes);
 	classes__free(d.classes);
+	kcounts__free(d.kcounts);
 	observer__destroy(d.obs);
 	roots__free(d.roots);
 	edges__free(d.edges);

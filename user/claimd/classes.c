@@ -24,6 +24,7 @@ struct classes {
 	struct hashtab *edges_in;  /* "caller\0callee" -> (void *)1, edges in the kernel */
 	struct hashtab *refused;   /* struct claimd_edge_key -> (void *)1: the map was full */
 	unsigned long refusals;	   /* keys newly refused, since start */
+	unsigned long changes;	   /* names noted or forgotten: classes__changes */
 };
 
 struct classes *classes__new(int map_fd)
@@ -69,28 +70,41 @@ void classes__free(struct classes *c)
 }
 
 /* Sets key -> a copy of name, if it is new or changed. */
-static void remember(struct hashtab *h, const void *key, size_t len, const char *name)
+static void remember(struct classes *c, struct hashtab *h, const void *key, size_t len,
+		     const char *name)
 {
 	char *old = hashtab__get(h, key, len), *copy;
 
 	if (old && !strcmp(old, name))
 		return;
+	c->changes++;
 	copy = strdup(name);
 	if (!copy)
 		return;
 	free(hashtab__put(h, key, len, copy, NULL));
 }
 
+void classes__note_instance(struct classes *c, uint32_t tgid, uint16_t port, const char *service)
+{
+	struct instance_key ik = { .tgid = tgid, .port = port };
+
+	remember(c, c->instances, &ik, sizeof(ik), service);
+}
+
+void classes__note_callee(struct classes *c, const struct claimd_addr *a, const char *name)
+{
+	remember(c, c->callees, a, sizeof(*a), name);
+}
+
 void classes__note_ingress(struct classes *c, const struct claimd_ingress *r, struct names *names)
 {
-	struct instance_key ik = { .tgid = r->tgid, .port = r->local.port };
 	int i;
 
-	remember(c->instances, &ik, sizeof(ik),
-		 names__service(names, r->tgid, r->local.port, r->comm));
+	classes__note_instance(c, r->tgid, r->local.port,
+			       names__service(names, r->tgid, r->local.port, r->comm));
 	for (i = 0; i < r->n_egress && i < CLAIMD_EGRESS_MAX; i++)
-		remember(c->callees, &r->egress[i].callee, sizeof(r->egress[i].callee),
-			 names__callee(names, &r->egress[i].callee));
+		classes__note_callee(c, &r->egress[i].callee,
+				     names__callee(names, &r->egress[i].callee));
 }
 
 struct forget_ctx {
@@ -117,6 +131,12 @@ void classes__forget_process(struct classes *c, uint32_t tgid)
 	hashtab__for_each(c->instances, collect_instances, &f);
 	for (i = 0; i < f.n; i++)
 		free(hashtab__del(c->instances, &f.keys[i], sizeof(f.keys[i])));
+	c->changes += f.n;
+}
+
+unsigned long classes__changes(const struct classes *c)
+{
+	return c->changes;
 }
 
 /* An edge class the kernel should hold, and the edge it comes from. */

@@ -24,7 +24,12 @@ struct classes *classes__new(int map_fd);
 void classes__free(struct classes *c);
 /* Learns the caller instance and callee addresses in a record. */
 void classes__note_ingress(struct classes *c, const struct claimd_ingress *r, struct names *names);
+/* A service instance's name, a callee address's name (new or changed). */
+void classes__note_instance(struct classes *c, uint32_t tgid, uint16_t port, const char *service);
+void classes__note_callee(struct classes *c, const struct claimd_addr *a, const char *name);
 void classes__forget_process(struct classes *c, uint32_t tgid);
+/* Changes whenever an instance or callee was named anew or forgotten. */
+unsigned long classes__changes(const struct classes *c);
 /* Brings the kernel map up to date; returns entries written or deleted, or -errno. */
 int classes__sync(struct classes *c, struct edges *e, double now, time_t wall);
 /* Edge classes the kernel map refused (it was full) at the last sync, and how

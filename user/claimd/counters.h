@@ -68,7 +68,12 @@
 	  "Calls whose answer was lost with the framing: outcome unknown.")                       \
 	X(CLAIMD_ST_TLS_TIED_BY_READ, "tls_calls_tied_by_read",                                   \
 	  "SSL calls with no socket I/O of their own (memory or custom BIOs), tied to the one "   \
-	  "TLS socket their thread read or wrote since its last SSL call.")
+	  "TLS socket their thread read or wrote since its last SSL call.")                       \
+	X(CLAIMD_ST_COUNTED, "requests_counted",                                                  \
+	  "Requests counted in the kernel's service and edge counters.")                          \
+	X(CLAIMD_ST_COUNTS_FULL, "counts_full",                                                   \
+	  "Requests or calls the kernel's counter maps had no room for: sent to claimd as "       \
+	  "records and counted there (see --edges).")
 
 /* A kernel counter's name ("?" out of range), and the help text for a name (NULL if none). */
 const char *counters__kernel_name(int which);

@@ -8,6 +8,7 @@
 #include "edges.h"
 #include "hashtab.h"
 #include "names.h"
+#include "counts.h"
 #include "outcome.h"
 #include "record.h"
 #include "verdict_names.h"
@@ -19,6 +20,7 @@ struct edges {
 	struct hashtab *services;	     /* name -> struct service_stats */
 	double bucket_len;		     /* seconds per window bucket */
 	uint64_t unknown[CLAIM_RULE__COUNT]; /* failed, verdict unknown, by reason */
+	uint64_t changes;		     /* counts learned: edges__changes */
 };
 
 struct edges *edges__new(const struct edges_config *cfg)
@@ -270,100 +272,90 @@ uint64_t edges__unknown_verdicts(const struct edges *e, enum claim_rule rule)
 	return (unsigned int)rule < CLAIM_RULE__COUNT ? e->unknown[rule] : 0;
 }
 
-/* Bytes claimd could not frame, or a call it could not follow: whatever the
- * record's verdict says, it is no confident one. */
-#define BLIND_FLAGS (CLAIMD_IN_BLIND | CLAIMD_IN_UNTIED | CLAIMD_IN_LOST)
-
-static bool ingress_blind(const struct claimd_ingress *r)
+void edges__learn(struct edges *e, struct edge *ed, const struct edge_counts *d, double now,
+		  time_t wall)
 {
-	return (r->flags & BLIND_FLAGS) || r->rule == CLAIM_RULE_FRAMING_LOST ||
-	       r->rule == CLAIM_RULE_UNTIED_CALL;
+	learn(e, ed, d, now, wall);
+	e->changes++;
 }
 
-/* An ingress whose calls may be another's, or were not all seen: it teaches
- * nothing about edges. */
-static bool ingress_untrusted(const struct claimd_ingress *r)
+struct service_stats *edges__service(struct edges *e, const char *name)
 {
-	return (r->flags & (CLAIMD_IN_MUX | CLAIMD_IN_NOCTX)) || ingress_blind(r) ||
-	       verdict__rule_is_unknown(r->rule);
+	return service_get(e, name);
 }
 
-/* Why a failed ingress's verdict is unknown: the kernel's rule, else its flags. */
-static enum claim_rule unknown_reason(const struct claimd_ingress *r)
+void edges__count_requests(struct edges *e, struct service_stats *s,
+			   const struct claimd_service_counts *d)
 {
-	if (verdict__rule_is_unknown(r->rule))
-		return r->rule;
-	if (r->flags & CLAIMD_IN_UNTIED)
-		return CLAIM_RULE_UNTIED_CALL;
-	if (r->flags & (CLAIMD_IN_BLIND | CLAIMD_IN_LOST))
-		return CLAIM_RULE_FRAMING_LOST;
-	if (r->flags & CLAIMD_IN_MUX)
-		return CLAIM_RULE_MULTIPLEXED;
-	if (r->flags & CLAIMD_IN_NOCTX)
-		return CLAIM_RULE_NO_LOG;
-	return CLAIM_RULE_NONE;
+	int rule;
+
+	s->requests += d->requests;
+	s->failures += d->failures;
+	s->claimed += d->claimed;
+	s->unclaimed += d->unclaimed;
+	s->unknown += d->unknown;
+	s->multiplexed += d->multiplexed;
+	for (rule = 0; rule < CLAIM_RULE__COUNT; rule++)
+		e->unknown[rule] += d->unknown_by[rule];
+	e->changes++;
 }
 
+uint64_t edges__changes(const struct edges *e)
+{
+	return e->changes;
+}
+
+/*
+ * What of a record the kernel could not count (headers/counts.h): the
+ * request, if its service's counters were full, and the calls whose edges'
+ * counters were.
+ */
 void edges__add_ingress(struct edges *e, const struct claimd_ingress *r, struct names *names,
 			double now, time_t wall)
 {
 	const char *caller = names__service(names, r->tgid, r->local.port, r->comm);
 	const char *callees[CLAIMD_EGRESS_MAX];
-	struct edge_counts d[CLAIMD_EGRESS_MAX];
+	struct claimd_edge_counts d[CLAIMD_EGRESS_MAX];
 	bool failed = outcome_judged(outcome_of_request(r->status, r->flags, e->cfg.fail_status));
 	struct service_stats *s = service_get(e, caller);
 	int n = r->n_egress < CLAIMD_EGRESS_MAX ? r->n_egress : CLAIMD_EGRESS_MAX;
 	struct retry_walk walk = { 0 };
 	int ncallees = 0, i, j;
 
-	/* A failure whose verdict is unknown, or would be a guess: counted by reason. */
-	if (failed &&
-	    ((r->verdict != CLAIM_CLAIMED && r->verdict != CLAIM_UNCLAIMED) || ingress_blind(r)))
-		e->unknown[unknown_reason(r)]++;
-	if (s) {
-		s->requests++;
-		s->failures += failed;
-		s->multiplexed += !!(r->flags & CLAIMD_IN_MUX);
-		if (failed && ingress_blind(r))
-			s->unknown++;
-		else if (failed) {
-			s->claimed += r->verdict == CLAIM_CLAIMED;
-			s->unclaimed += r->verdict == CLAIM_UNCLAIMED;
-			s->unknown += r->verdict != CLAIM_CLAIMED && r->verdict != CLAIM_UNCLAIMED;
-		}
+	if (s && (r->flags & CLAIMD_IN_UNCOUNTED)) {
+		struct claimd_service_counts one = { 0 };
+
+		counts_add_request(&one, r->status, r->flags, r->verdict, r->rule,
+				   e->cfg.fail_status);
+		edges__count_requests(e, s, &one);
 	}
-	/*
-	 * A request whose calls may be another's, or not all seen, teaches
-	 * nothing about edges, nor does any request of a service that serves
-	 * several at once on a thread.
-	 */
-	if (ingress_untrusted(r) || (s && s->multiplexed))
+	/* A service that serves several requests at once on a thread teaches no edges. */
+	if (!counts_teaches_edges(r->rule, r->flags, r->egress_dropped) || (s && s->multiplexed))
 		return;
 	memset(d, 0, sizeof(d));
-	/* The retry walk, newest first, as the kernel's (headers/outcome.h). */
 	for (i = n - 1; i >= 0; i--) {
 		const struct claimd_egress *x = &r->egress[i];
-		const char *callee = names__callee(names, &x->callee);
-		bool callee_failed =
+		const char *callee;
+		int callee_failed =
 			retry_walk__failed(&walk, x->status, x->flags, e->cfg.fail_status);
+
+		if (!(x->flags & CLAIMD_EG_UNCOUNTED))
+			continue;
+		callee = names__callee(names, &x->callee);
 		for (j = 0; j < ncallees; j++)
 			if (!strcmp(callees[j], callee))
 				break;
 		if (j == ncallees)
 			callees[ncallees++] = callee;
-		d[j].calls++;
-		d[j].retries += !!(x->flags & CLAIMD_EG_RETRY);
-		/* A call whose answer was lost is a call, neither failed nor fine. */
-		if (callee_failed && !d[j].callee_failures) {
-			d[j].callee_failures = 1;
-			d[j].both_failed = failed;
-		}
+		counts_add_call(&d[j], 1, callee_failed, failed, x->flags);
 	}
 	for (j = 0; j < ncallees; j++) {
 		struct edge *ed = edges__get(e, caller, callees[j]);
+		struct edge_counts c = { d[j].calls, d[j].callee_failures, d[j].both_failed,
+					 d[j].retries };
 
 		if (ed)
-			learn(e, ed, &d[j], now, wall);
+			edges__learn(e, ed, &c, now, wall);
 	}
 }
 

@@ -30,6 +30,7 @@
 
 #include <json-c/json.h>
 
+#include "counts.h"
 #include "observer.h"
 #include "verdict.h"
 
@@ -95,9 +96,24 @@ struct edges *edges__new(const struct edges_config *cfg);
 void edges__free(struct edges *e);
 const struct edges_config *edges__config(const struct edges *e);
 
-/* Learns from one ingress record. now: monotonic seconds; wall: time(NULL). */
+/*
+ * Learns from one ingress record what the kernel could not count (a full
+ * counter map: CLAIMD_IN_UNCOUNTED, CLAIMD_EG_UNCOUNTED); the kernel counts
+ * the rest itself (kcounts.h). now: monotonic seconds; wall: time(NULL).
+ */
 void edges__add_ingress(struct edges *e, const struct claimd_ingress *r, struct names *names,
 			double now, time_t wall);
+
+/* Learns d on the edge ed. */
+void edges__learn(struct edges *e, struct edge *ed, const struct edge_counts *d, double now,
+		  time_t wall);
+/* The service's counts, made if new; NULL only when out of memory. */
+struct service_stats *edges__service(struct edges *e, const char *name);
+/* Adds requests counted by the rules of headers/counts.h to the service s. */
+void edges__count_requests(struct edges *e, struct service_stats *s,
+			   const struct claimd_service_counts *d);
+/* How many times counts were learned: changes since a previous value mean work to do. */
+uint64_t edges__changes(const struct edges *e);
 
 /* Failed requests whose verdict is unknown, by the rule that made it so
  * (the rules whose verdict is unknown, verdict_names.h; other: CLAIM_RULE_NONE). */

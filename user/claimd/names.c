@@ -36,7 +36,13 @@ struct names {
 	struct hashtab *mapped;	   /* struct claimd_addr -> char * name from --names */
 	struct claimd_addr *local_addrs;
 	int n_local;
+	unsigned long generation; /* bumped when a name may have changed */
 };
+
+unsigned long names__generation(const struct names *n)
+{
+	return n->generation;
+}
 
 static void load_local_addrs(struct names *n)
 {
@@ -285,6 +291,7 @@ void names__listen(struct names *n, __u32 tgid, const struct claimd_addr *local,
 		if ((*pp)->tgid == tgid && !memcmp((*pp)->local.addr, local->addr, 16))
 			break;
 	}
+	n->generation++;
 	if (closed) {
 		if (*pp) {
 			p = hashtab__get(n->procs, &tgid, sizeof(tgid));
@@ -343,6 +350,7 @@ void names__exit(struct names *n, __u32 tgid)
 	struct exiting x = { .tgid = tgid };
 	int i;
 
+	n->generation++;
 	/* Collect, then remove: the table may not change during a walk. */
 	hashtab__for_each(n->listeners, collect_listeners, &x);
 	for (i = 0; i < x.n; i++)
@@ -448,6 +456,7 @@ int names__parse_map(struct names *n, const char *text, size_t len, char *err, s
 					  copy, NULL));
 	}
 	ret = (int)count;
+	n->generation++;
 out:
 	free(entries);
 	return ret;

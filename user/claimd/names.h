@@ -33,6 +33,8 @@ void names__listen(struct names *n, __u32 tgid, const struct claimd_addr *local,
 		   bool closed);
 /* Does the process hold a listener (it serves: its calls outside a request are no edges)? */
 bool names__listening(struct names *n, __u32 tgid);
+/* Changes whenever a name given earlier may have changed (listeners, exits, maps). */
+unsigned long names__generation(const struct names *n);
 /* The process exited: forget it and its listeners. */
 void names__exit(struct names *n, __u32 tgid);
 

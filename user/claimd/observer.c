@@ -196,6 +196,9 @@ struct observer *observer__load(const struct observer_config *cfg)
 		bpf_map__set_max_entries(obs->skel->maps.events, cfg->ringbuf_size);
 	if (cfg->classes_max)
 		bpf_map__set_max_entries(obs->skel->maps.edge_class, cfg->classes_max);
+	if (cfg->edges_max)
+		bpf_map__set_max_entries(obs->skel->maps.edge_counts, cfg->edges_max);
+	obs->skel->rodata->sample_every = cfg->sample_every;
 	if (cfg->no_uprobes) {
 		struct bpf_program *prog;
 
@@ -483,6 +486,22 @@ int observer__forget_processes(struct observer *obs, const __u32 *tgids, int n)
 unsigned long observer__forgotten(const struct observer *obs)
 {
 	return obs->forgotten;
+}
+
+int observer__edge_counts_fd(const struct observer *obs)
+{
+	return bpf_map__fd(obs->skel->maps.edge_counts);
+}
+
+int observer__service_counts_fd(const struct observer *obs)
+{
+	return bpf_map__fd(obs->skel->maps.service_counts);
+}
+
+void observer__want_records(struct observer *obs, bool on)
+{
+	/* .bss is mapped into claimd: the programs see the store at once. */
+	__atomic_store_n(&obs->skel->bss->records_on, on ? 1 : 0, __ATOMIC_RELAXED);
 }
 
 int observer__threads_fd(const struct observer *obs)

@@ -28,6 +28,8 @@ struct observer_config {
 	const char *pin_dir; /* where the verdict map is pinned */
 	__u32 ringbuf_size;  /* bytes, a power of two; 0: CLAIMD_RINGBUF_SZ */
 	__u32 classes_max;   /* edge classes in the kernel; 0: CLAIMD_CLASSES_MAX */
+	__u32 edges_max;     /* edge counters in the kernel; 0: CLAIMD_EDGES_MAX */
+	__u32 sample_every;  /* a request's record to claimd 1 in N (0: only while tracing) */
 	bool no_uprobes;     /* the kernel loads no uprobe programs: TLS and context off */
 };
 
@@ -44,6 +46,10 @@ int observer__conns_fd(const struct observer *obs);
 int observer__traced_fd(const struct observer *obs);
 int observer__classes_fd(const struct observer *obs);
 int observer__verdicts_fd(const struct observer *obs);
+int observer__edge_counts_fd(const struct observer *obs);
+int observer__service_counts_fd(const struct observer *obs);
+/* Asks the programs for every request's record (someone traces), or not. */
+void observer__want_records(struct observer *obs, bool on);
 /* The verdict map's pin, and whether this claimd took it over from an earlier one. */
 const char *observer__verdicts_path(const struct observer *obs);
 bool observer__verdicts_reused(const struct observer *obs);

@@ -76,8 +76,9 @@ static int by_service(const void *a, const void *b)
 struct chains {
 	struct json_object *nodes; /* sorted array */
 	struct json_object *index; /* name -> index */
-	int (*up)[2];
+	int (*up)[2]; /* sorted by caller */
 	int n_up;
+	int *first; /* per node: its first edge in up, or n_up */
 	int path[CHAIN_MAX_DEPTH];
 	bool *on_path;
 	struct json_object *out;
@@ -103,10 +104,10 @@ static void walk(struct chains *c, int depth)
 	int from = c->path[depth - 1], i;
 	bool further = false;
 
-	for (i = 0; i < c->n_up; i++) {
+	for (i = c->first[from]; i < c->n_up && c->up[i][0] == from; i++) {
 		int to = c->up[i][1];
 
-		if (c->up[i][0] != from || c->on_path[to] || depth >= CHAIN_MAX_DEPTH)
+		if (c->on_path[to] || depth >= CHAIN_MAX_DEPTH)
 			continue;
 		if (json_object_array_length(c->out) >= GRAPH_MAX_CHAINS)
 			return;
@@ -120,6 +121,13 @@ static void walk(struct chains *c, int depth)
 		emit(c, depth);
 }
 
+static int by_caller(const void *a, const void *b)
+{
+	const int *x = a, *y = b;
+
+	return x[0] != y[0] ? (x[0] > y[0]) - (x[0] < y[0]) : (x[1] > y[1]) - (x[1] < y[1]);
+}
+
 static int node_index(struct chains *c, const char *name)
 {
 	struct json_object *v;
@@ -131,14 +139,16 @@ static struct json_object *find_chains(struct json_object *nodes, struct json_ob
 {
 	size_t n = json_object_array_length(nodes), m = json_object_array_length(edges), i;
 	struct chains c = { .nodes = nodes };
-	bool *has_in = NULL;
+	bool *has_in = NULL, *walked = NULL;
 
 	c.out = json_object_new_array();
 	c.index = json_object_new_object();
 	c.up = calloc(m + 1, sizeof(*c.up));
 	c.on_path = calloc(n + 1, sizeof(bool));
 	has_in = calloc(n + 1, sizeof(bool));
-	if (!c.out || !c.index || !c.up || !c.on_path || !has_in) {
+	walked = calloc(n + 1, sizeof(bool));
+	c.first = calloc(n + 1, sizeof(int));
+	if (!c.out || !c.index || !c.up || !c.on_path || !has_in || !walked || !c.first) {
 		json_object_put(c.out);
 		c.out = NULL;
 		goto cleanup;
@@ -160,17 +170,17 @@ static struct json_object *find_chains(struct json_object *nodes, struct json_ob
 		c.n_up++;
 		has_in[b] = true;
 	}
+	qsort(c.up, c.n_up, sizeof(*c.up), by_caller);
+	for (i = 0; i <= n; i++)
+		c.first[i] = c.n_up;
+	for (i = c.n_up; i-- > 0;)
+		c.first[c.up[i][0]] = (int)i;
 	for (i = 0; i < (size_t)c.n_up; i++) {
 		int top = c.up[i][0];
-		size_t k;
 
-		if (has_in[top] || c.on_path[top])
+		if (has_in[top] || c.on_path[top] || walked[top])
 			continue;
-		for (k = 0; k < i; k++)
-			if (c.up[k][0] == top)
-				break;
-		if (k < i)
-			continue; /* walked from this node already */
+		walked[top] = true;
 		c.on_path[top] = true;
 		c.path[0] = top;
 		walk(&c, 1);
@@ -181,6 +191,8 @@ cleanup:
 	free(c.up);
 	free(c.on_path);
 	free(has_in);
+	free(walked);
+	free(c.first);
 	return c.out;
 }
 

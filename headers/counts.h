@@ -1,0 +1,143 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * What one answered request adds to its service's counts and to its edges'
+ * counts: written once, applied by the kernel at the moment the request is
+ * answered (per CPU, in the service_counts and edge_counts maps claimd reads
+ * each tick) and by claimd for a record the kernel could not count (a full
+ * map: CLAIMD_IN_UNCOUNTED, CLAIMD_EG_UNCOUNTED).
+ *
+ * A service (one process's listening port) counts requests, failures, and
+ * whose failures they were: claimed or unclaimed when the verdict is
+ * confident, else unknown, by the reason (the rule that gave unknown, or the
+ * flag that makes a verdict a guess).
+ *
+ * An edge (the caller instance, the callee endpoint) counts per request:
+ * its calls, its retries, and at most once whether the callee failed (a
+ * failed call the retry walk did not supersede, headers/outcome.h) and
+ * whether the request failed with it. Only a request whose log claimd
+ * followed whole teaches its edges.
+ */
+#ifndef CLAIMD_COUNTS_H
+#define CLAIMD_COUNTS_H
+
+#include "observer.h"
+#include "verdict.h"
+#include "outcome.h"
+
+#define CLAIMD_RULE_SLOTS 16 /* >= CLAIM_RULE__COUNT */
+
+_Static_assert(CLAIM_RULE__COUNT <= CLAIMD_RULE_SLOTS, "a count for every rule");
+
+/* Per CPU, per service instance: struct claimd_service_key -> this. */
+struct claimd_service_counts {
+	__u64 requests;
+	__u64 failures;	   /* failed or lost (outcome_judged) */
+	__u64 claimed;	   /* failures with a confident verdict: claimed */
+	__u64 unclaimed;   /* ... unclaimed */
+	__u64 unknown;	   /* failures without one */
+	__u64 multiplexed; /* requests whose thread juggled another meanwhile */
+	__u64 unknown_by
+		[CLAIMD_RULE_SLOTS]; /* unknown failures by reason (CLAIM_RULE_NONE: other) */
+};
+
+struct claimd_service_key {
+	__u32 tgid;
+	__u16 local_port;
+	__u16 pad;
+};
+
+/* Per CPU, per edge: struct claimd_edge_key (headers/verdict.h) -> this. */
+struct claimd_edge_counts {
+	__u64 calls;
+	__u64 callee_failures; /* requests in which the callee failed */
+	__u64 both_failed;     /* ... and the request failed too */
+	__u64 retries;
+	__u64 last_failed; /* the request that last counted a callee failure here */
+};
+
+/* The rules whose verdict is unknown, as a mask, from the one rule table. */
+#define COUNTS_UNKNOWN_RULE_BIT_(id, num, name, verdict) \
+	| ((verdict) == CLAIM_UNKNOWN ? 1u << (num) : 0u)
+#define COUNTS_UNKNOWN_RULES (0u CLAIM_RULE_TABLE(COUNTS_UNKNOWN_RULE_BIT_))
+
+OUTCOME_INLINE int counts_rule_is_unknown(__u32 rule)
+{
+	return rule < 32 && ((COUNTS_UNKNOWN_RULES >> rule) & 1);
+}
+
+/* Bytes claimd could not frame, or a call it could not follow. */
+#define COUNTS_BLIND_FLAGS (CLAIMD_IN_BLIND | CLAIMD_IN_UNTIED | CLAIMD_IN_LOST)
+
+/*
+ * Is a failed request's verdict confident? Only claimed or unclaimed, built
+ * on a log claimd followed whole and an answer it framed.
+ */
+OUTCOME_INLINE int counts_confident(__u32 verdict, __u32 rule, __u32 in_flags)
+{
+	return (verdict == CLAIM_CLAIMED || verdict == CLAIM_UNCLAIMED) &&
+	       !(in_flags & COUNTS_BLIND_FLAGS) && rule != CLAIM_RULE_FRAMING_LOST &&
+	       rule != CLAIM_RULE_UNTIED_CALL;
+}
+
+/* Why a failure's verdict is unknown: the rule that said so, else its flags. */
+OUTCOME_INLINE __u32 counts_unknown_reason(__u32 rule, __u32 in_flags)
+{
+	if (counts_rule_is_unknown(rule))
+		return rule;
+	if (in_flags & CLAIMD_IN_UNTIED)
+		return CLAIM_RULE_UNTIED_CALL;
+	if (in_flags & (CLAIMD_IN_BLIND | CLAIMD_IN_LOST))
+		return CLAIM_RULE_FRAMING_LOST;
+	if (in_flags & CLAIMD_IN_MUX)
+		return CLAIM_RULE_MULTIPLEXED;
+	if (in_flags & CLAIMD_IN_NOCTX)
+		return CLAIM_RULE_NO_LOG;
+	return CLAIM_RULE_NONE;
+}
+
+/* Does a request (its flags, its verdict's rule) teach its edges? */
+OUTCOME_INLINE int counts_teaches_edges(__u32 rule, __u32 in_flags, __u32 egress_dropped)
+{
+	return !(in_flags & (CLAIMD_IN_MUX | CLAIMD_IN_NOCTX | COUNTS_BLIND_FLAGS)) &&
+	       !counts_rule_is_unknown(rule) && rule != CLAIM_RULE_FRAMING_LOST && !egress_dropped;
+}
+
+/* Adds one answered request (its status, flags and verdict) to s. */
+OUTCOME_INLINE void counts_add_request(struct claimd_service_counts *s, __u32 status,
+				       __u32 in_flags, __u32 verdict, __u32 rule,
+				       __u32 fail_status_min)
+{
+	int failed = outcome_judged(outcome_of_request(status, in_flags, fail_status_min));
+
+	s->requests++;
+	s->multiplexed += !!(in_flags & CLAIMD_IN_MUX);
+	if (!failed)
+		return;
+	s->failures++;
+	if (counts_confident(verdict, rule, in_flags)) {
+		s->claimed += verdict == CLAIM_CLAIMED;
+		s->unclaimed += verdict == CLAIM_UNCLAIMED;
+		return;
+	}
+	s->unknown++;
+	s->unknown_by[counts_unknown_reason(rule, in_flags) & (CLAIMD_RULE_SLOTS - 1)]++;
+}
+
+/*
+ * Adds one call of request 'request' (an id unique among the requests that
+ * count into c; never 0) to its edge's counts: callee_failed from the retry
+ * walk, request_failed from outcome_judged.
+ */
+OUTCOME_INLINE void counts_add_call(struct claimd_edge_counts *c, __u64 request, int callee_failed,
+				    int request_failed, __u32 eg_flags)
+{
+	c->calls++;
+	c->retries += !!(eg_flags & CLAIMD_EG_RETRY);
+	if (callee_failed && c->last_failed != request) {
+		c->last_failed = request;
+		c->callee_failures++;
+		c->both_failed += !!request_failed;
+	}
+}
+
+#endif /* CLAIMD_COUNTS_H */

@@ -1,0 +1,349 @@
+// SPDX-License-Identifier: GPL-2.0
+/* The kernel's counts into edges and services; see kcounts.h. */
+#include <errno.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "classes.h"
+#include "counts.h"
+#include "edges.h"
+#include "hashtab.h"
+#include "kcounts.h"
+#include "names.h"
+
+#define BATCH 256
+
+/* What a counter had at the last read (summed over CPUs), and where it goes. */
+struct edge_entry {
+	struct claimd_edge_counts last;
+	struct edge *edge;
+	unsigned long names_gen;
+};
+
+struct service_entry {
+	struct claimd_service_counts last;
+	struct service_stats *service;
+	unsigned long names_gen;
+};
+
+struct kcounts {
+	int edge_fd, service_fd;
+	int ncpus;
+	struct hashtab *edges;	  /* struct claimd_edge_key -> struct edge_entry */
+	struct hashtab *services; /* struct claimd_service_key -> struct service_entry */
+	uint64_t counted;	  /* the kernel's count at the last read */
+	unsigned long names_gen;  /* names at the last read */
+	bool read_once;
+	void *keys, *values; /* batch buffers */
+};
+
+struct kcounts *kcounts__new(int edge_fd, int service_fd)
+{
+	struct kcounts *k = calloc(1, sizeof(*k));
+	size_t vsz = sizeof(struct claimd_service_counts) > sizeof(struct claimd_edge_counts)
+			     ? sizeof(struct claimd_service_counts)
+			     : sizeof(struct claimd_edge_counts);
+
+	if (!k)
+		return NULL;
+	k->edge_fd = edge_fd;
+	k->service_fd = service_fd;
+	k->ncpus = libbpf_num_possible_cpus();
+	if (k->ncpus < 1)
+		k->ncpus = 1;
+	k->edges = hashtab__new();
+	k->services = hashtab__new();
+	k->keys = calloc(BATCH, sizeof(struct claimd_edge_key));
+	k->values = calloc((size_t)BATCH * k->ncpus, vsz);
+	if (!k->edges || !k->services || !k->keys || !k->values) {
+		kcounts__free(k);
+		return NULL;
+	}
+	return k;
+}
+
+static int free_value(const struct hashtab_entry *e, void *ctx)
+{
+	(void)ctx;
+	free(e->value);
+	return 0;
+}
+
+void kcounts__free(struct kcounts *k)
+{
+	if (!k)
+		return;
+	if (k->edges)
+		hashtab__for_each(k->edges, free_value, NULL);
+	if (k->services)
+		hashtab__for_each(k->services, free_value, NULL);
+	hashtab__free(k->edges);
+	hashtab__free(k->services);
+	free(k->keys);
+	free(k->values);
+	free(k);
+}
+
+struct poll_ctx {
+	struct kcounts *k;
+	struct edges *e;
+	struct names *n;
+	struct classes *c;
+	double now;
+	time_t wall;
+	unsigned long names_gen;
+	int gained;
+};
+
+/* Names the edge counter's key and links it to its edge. */
+static void edge_resolve(struct poll_ctx *x, const struct claimd_edge_key *key,
+			 struct edge_entry *en)
+{
+	struct claimd_addr callee = { .port = key->callee_port };
+	const char *caller = names__service(x->n, key->tgid, key->local_port, NULL);
+	const char *callee_name;
+
+	memcpy(callee.addr, key->callee_addr, sizeof(callee.addr));
+	callee_name = names__callee(x->n, &callee);
+	en->edge = edges__get(x->e, caller, callee_name);
+	en->names_gen = x->names_gen;
+	classes__note_instance(x->c, key->tgid, key->local_port, caller);
+	classes__note_callee(x->c, &callee, callee_name);
+}
+
+static void service_resolve(struct poll_ctx *x, const struct claimd_service_key *key,
+			    struct service_entry *en)
+{
+	const char *name = names__service(x->n, key->tgid, key->local_port, NULL);
+
+	en->service = edges__service(x->e, name);
+	en->names_gen = x->names_gen;
+	classes__note_instance(x->c, key->tgid, key->local_port, name);
+}
+
+/* The per-CPU values of one counter, summed. */
+static void edge_sum(const struct kcounts *k, const struct claimd_edge_counts *v,
+		     struct claimd_edge_counts *out)
+{
+	int cpu;
+
+	memset(out, 0, sizeof(*out));
+	for (cpu = 0; cpu < k->ncpus; cpu++) {
+		out->calls += v[cpu].calls;
+		out->callee_failures += v[cpu].callee_failures;
+		out->both_failed += v[cpu].both_failed;
+		out->retries += v[cpu].retries;
+	}
+}
+
+static void service_sum(const struct kcounts *k, const struct claimd_service_counts *v,
+			struct claimd_service_counts *out)
+{
+	const __u64 *in = (const __u64 *)v;
+	__u64 *o = (__u64 *)out;
+	size_t words = sizeof(*out) / sizeof(__u64), i;
+	int cpu;
+
+	memset(out, 0, sizeof(*out));
+	for (cpu = 0; cpu < k->ncpus; cpu++)
+		for (i = 0; i < words; i++)
+			o[i] += in[cpu * words + i];
+}
+
+static void edge_take(struct poll_ctx *x, const struct claimd_edge_key *key,
+		      const struct claimd_edge_counts *percpu)
+{
+	struct edge_entry *en = hashtab__get(x->k->edges, key, sizeof(*key));
+	struct claimd_edge_counts now;
+	struct edge_counts d;
+
+	edge_sum(x->k, percpu, &now);
+	if (!en) {
+		en = calloc(1, sizeof(*en));
+		if (!en || hashtab__put(x->k->edges, key, sizeof(*key), en, NULL) ||
+		    !hashtab__get(x->k->edges, key, sizeof(*key))) {
+			free(en);
+			return;
+		}
+		edge_resolve(x, key, en);
+	} else if (en->names_gen != x->names_gen) {
+		edge_resolve(x, key, en);
+	}
+	d.calls = now.calls - en->last.calls;
+	d.callee_failures = now.callee_failures - en->last.callee_failures;
+	d.both_failed = now.both_failed - en->last.both_failed;
+	d.retries = now.retries - en->last.retries;
+	en->last = now;
+	if (!d.calls && !d.callee_failures && !d.both_failed && !d.retries)
+		return;
+	x->gained++;
+	if (en->edge)
+		edges__learn(x->e, en->edge, &d, x->now, x->wall);
+}
+
+static void service_take(struct poll_ctx *x, const struct claimd_service_key *key,
+			 const struct claimd_service_counts *percpu)
+{
+	struct service_entry *en = hashtab__get(x->k->services, key, sizeof(*key));
+	struct claimd_service_counts now, d;
+	const __u64 *a, *b;
+	__u64 *o, any = 0;
+	size_t i;
+
+	service_sum(x->k, percpu, &now);
+	if (!en) {
+		en = calloc(1, sizeof(*en));
+		if (!en || hashtab__put(x->k->services, key, sizeof(*key), en, NULL) ||
+		    !hashtab__get(x->k->services, key, sizeof(*key))) {
+			free(en);
+			return;
+		}
+		service_resolve(x, key, en);
+	} else if (en->names_gen != x->names_gen) {
+		service_resolve(x, key, en);
+	}
+	a = (const __u64 *)&now;
+	b = (const __u64 *)&en->last;
+	o = (__u64 *)&d;
+	for (i = 0; i < sizeof(d) / sizeof(__u64); i++)
+		any |= o[i] = a[i] - b[i];
+	en->last = now;
+	if (!any)
+		return;
+	x->gained++;
+	if (en->service)
+		edges__count_requests(x->e, en->service, &d);
+}
+
+/* Reads a whole per-CPU hash in batches, handing each entry to take. */
+static int read_map(struct poll_ctx *x, int fd, size_t key_size, size_t value_size,
+		    void (*take)(struct poll_ctx *x, const void *key, const void *percpu))
+{
+	DECLARE_LIBBPF_OPTS(bpf_map_batch_opts, opts);
+	__u64 token[8]; /* the batch position: opaque, a bucket index for hashes */
+	void *in = NULL;
+	size_t stride = ((value_size + 7) & ~(size_t)7) * x->k->ncpus;
+	int err;
+
+	for (;;) {
+		__u32 count = BATCH, i;
+
+		err = bpf_map_lookup_batch(fd, in, token, x->k->keys, x->k->values, &count, &opts);
+		if (err && errno != ENOENT)
+			return -errno;
+		for (i = 0; i < count; i++)
+			take(x, (char *)x->k->keys + i * key_size,
+			     (char *)x->k->values + i * stride);
+		if (err)
+			return 0; /* ENOENT: that was the last batch */
+		in = token;
+	}
+}
+
+static void take_edge(struct poll_ctx *x, const void *key, const void *percpu)
+{
+	edge_take(x, key, percpu);
+}
+
+static void take_service(struct poll_ctx *x, const void *key, const void *percpu)
+{
+	service_take(x, key, percpu);
+}
+
+int kcounts__poll(struct kcounts *k, uint64_t counted, struct edges *e, struct names *n,
+		  struct classes *c, double now, time_t wall)
+{
+	struct poll_ctx x = { .k = k, .e = e, .n = n, .c = c, .now = now, .wall = wall };
+	int err;
+
+	x.names_gen = names__generation(n);
+	if (k->read_once && counted == k->counted && x.names_gen == k->names_gen)
+		return 0;
+	err = read_map(&x, k->service_fd, sizeof(struct claimd_service_key),
+		       sizeof(struct claimd_service_counts), take_service);
+	if (!err)
+		err = read_map(&x, k->edge_fd, sizeof(struct claimd_edge_key),
+			       sizeof(struct claimd_edge_counts), take_edge);
+	if (err)
+		return err;
+	k->counted = counted;
+	k->names_gen = x.names_gen;
+	k->read_once = true;
+	return x.gained;
+}
+
+struct forget_ctx {
+	const __u32 *tgids;
+	int n;
+	size_t key_size;
+	void *gone;
+	size_t found, cap;
+};
+
+static bool listed(__u32 tgid, const __u32 *tgids, int n)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		if (tgids[i] == tgid)
+			return true;
+	return false;
+}
+
+static int collect(const struct hashtab_entry *he, void *arg)
+{
+	struct forget_ctx *f = arg;
+	__u32 tgid;
+
+	memcpy(&tgid, he->key, sizeof(tgid)); /* both keys begin with the tgid */
+	if (!listed(tgid, f->tgids, f->n))
+		return 0;
+	if (f->found == f->cap) {
+		size_t cap = f->cap ? f->cap * 2 : 64;
+		void *g = realloc(f->gone, cap * f->key_size);
+
+		if (!g)
+			return 0;
+		f->gone = g;
+		f->cap = cap;
+	}
+	memcpy((char *)f->gone + f->found++ * f->key_size, he->key, f->key_size);
+	return 0;
+}
+
+static int forget_in(struct hashtab *h, int fd, size_t key_size, const __u32 *tgids, int n)
+{
+	struct forget_ctx f = { .tgids = tgids, .n = n, .key_size = key_size };
+	size_t i;
+
+	/* Collect, then remove: the table may not change during a walk. */
+	hashtab__for_each(h, collect, &f);
+	for (i = 0; i < f.found; i++) {
+		const void *key = (char *)f.gone + i * key_size;
+
+		bpf_map_delete_elem(fd, key);
+		free(hashtab__del(h, key, key_size));
+	}
+	free(f.gone);
+	return (int)f.found;
+}
+
+int kcounts__forget(struct kcounts *k, const __u32 *tgids, int n)
+{
+	return forget_in(k->edges, k->edge_fd, sizeof(struct claimd_edge_key), tgids, n) +
+	       forget_in(k->services, k->service_fd, sizeof(struct claimd_service_key), tgids, n);
+}
+
+size_t kcounts__edges(const struct kcounts *k)
+{
+	return hashtab__count(k->edges);
+}
+
+size_t kcounts__services(const struct kcounts *k)
+{
+	return hashtab__count(k->services);
+}

@@ -1,0 +1,45 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The kernel's counts (headers/counts.h), read into edges and services: each
+ * read takes what every counter gained since the last one. A counter's key
+ * (a service instance; an instance and a callee endpoint) is named once and
+ * linked to its service or edge; again only when names change. A read that
+ * finds the kernel counted no request since the last one costs one lookup.
+ */
+#ifndef CLAIMD_KCOUNTS_H
+#define CLAIMD_KCOUNTS_H
+
+#include <stdint.h>
+#include <time.h>
+
+#include <linux/types.h>
+
+struct edges;
+struct names;
+struct classes;
+
+struct kcounts;
+
+/* The maps edge_counts and service_counts. NULL when out of memory. */
+struct kcounts *kcounts__new(int edge_fd, int service_fd);
+void kcounts__free(struct kcounts *k);
+
+/*
+ * Reads the counters if the kernel counted requests since the last read
+ * (counted: its CLAIMD_ST_COUNTED, summed) or names changed, and adds what
+ * they gained to edges and services; tells classes each instance's and
+ * callee's name. now: monotonic seconds; wall: time(NULL). Returns how many
+ * counters gained, or -errno.
+ */
+int kcounts__poll(struct kcounts *k, uint64_t counted, struct edges *e, struct names *n,
+		  struct classes *c, double now, time_t wall);
+
+/* Forgets the counters of processes that exited, here and in the kernel
+ * (read them first). Returns how many went. */
+int kcounts__forget(struct kcounts *k, const __u32 *tgids, int n);
+
+/* Counters followed (edges, service instances). */
+size_t kcounts__edges(const struct kcounts *k);
+size_t kcounts__services(const struct kcounts *k);
+
+#endif
