@@ -792,6 +792,57 @@ static void classes_full(const struct claimd_h *h, const struct trace_cap *t, pi
 	truth__expect(&tally, "edge classes", N_CALLEES + 2 * (N_CALLEES - P1_CALLEES), 0);
 }
 
+/*
+ * More edges than the kernel's counters hold (--edges 16): the calls it has
+ * no room for come to claimd as records and are counted there, so every
+ * edge's counts stay exact.
+ */
+static void edge_counts_full(const struct claimd_h *h, const struct trace_cap *t, pid_t p2,
+			     int p2_port, const int *callee_ports)
+{
+	const char *args[] = { "edges", NULL };
+	const struct truth_svc passed_up = { .pid = p2, .verdict = "unclaimed", .cause = NULL };
+	struct truth_tally tally = { 0 };
+	struct json_object *st0 = status(h), *st1, *edges, *lines;
+	long long calls = 0, callee_failures = 0, both = 0, full;
+	int i, failed = 0, n_edges = 0;
+	size_t k;
+	char p2_name[32];
+
+	for (i = 0; i < N_CALLEES; i++)
+		failed += call_via(p2_port, callee_ports[i]) == 502;
+	ASSERT_EQ(failed, N_CALLEES, "P2 answers 502");
+	st1 = status(h);
+	full = kernel(st1, "counts_full") - kernel(st0, "counts_full");
+	edges = claimctl_json(h, args);
+	snprintf(p2_name, sizeof(p2_name), ":%d", p2_port);
+	for (k = 0; edges && k < json_object_array_length(edges); k++) {
+		struct json_object *e = json_object_array_get_idx(edges, k);
+
+		if (!strstr(j_str(e, "caller"), p2_name))
+			continue;
+		n_edges++;
+		calls += j_int(e, "calls");
+		callee_failures += j_int(e, "callee_failures");
+		both += j_int(e, "both_failed");
+	}
+	json_object_put(edges);
+	printf("edge counters: %d edges, %lld calls refused by the kernel's map, counted by "
+	       "claimd\n",
+	       n_edges, full);
+	ASSERT_EQ(full, N_CALLEES - 16, "the kernel's map refused 8");
+	ASSERT_EQ(n_edges, N_CALLEES, "every edge");
+	ASSERT_EQ(calls, N_CALLEES, "calls, exact");
+	ASSERT_EQ(callee_failures, N_CALLEES, "callee failures, exact");
+	ASSERT_EQ(both, N_CALLEES, "both failed, exact");
+	lines = trace_read(t);
+	truth__tally_services(&tally, lines, &passed_up, 1);
+	json_object_put(lines);
+	truth__expect(&tally, "edge counts", N_CALLEES, 0);
+	json_object_put(st0);
+	json_object_put(st1);
+}
+
 /* ---- the ring buffer ---- */
 
 struct flood {
@@ -811,9 +862,24 @@ static void *flood_main(void *arg)
 	return NULL;
 }
 
+/* Requests the followed services counted, all of them (claimctl services). */
+static long long services_requests(const struct claimd_h *h)
+{
+	const char *args[] = { "services", NULL };
+	struct json_object *arr = claimctl_json(h, args);
+	long long n = 0;
+	size_t i;
+
+	for (i = 0; arr && i < json_object_array_length(arr); i++)
+		n += j_int(json_object_array_get_idx(arr, i), "requests");
+	json_object_put(arr);
+	return n;
+}
+
 static void ringbuf_full(const struct claimd_h *h, const struct trace_cap *t, pid_t pid, int port,
 			 int mport)
 {
+	long long counted0 = services_requests(h);
 	struct flood f[FLOOD_CONNS];
 	struct json_object *st0 = status(h), *st1 = NULL, *st2 = NULL, *recs;
 	long long drops, read, submitted;
@@ -838,6 +904,9 @@ static void ringbuf_full(const struct claimd_h *h, const struct trace_cap *t, pi
 	ASSERT_GT(drops, 0, "drops under the flood");
 	ASSERT_EQ(read + drops, (long long)ok, "every request: a record read or a drop counted");
 	ASSERT_EQ(read, submitted, "claimd read every record submitted");
+	/* Records are for tracing: the counts are kept in the kernel, and lose nothing. */
+	ASSERT_EQ(services_requests(h) - counted0, (long long)ok,
+		  "every request counted, drops or not");
 	if (mport > 0)
 		ASSERT_EQ((long long)metric_wait(mport, "claimd_kernel_ringbuf_drops_total",
 						 kernel(st1, "ringbuf_drops")),
@@ -900,6 +969,8 @@ void test_exhaustion(void)
 	const char *classes[] = { "--classes", "16",	"--min-failures", "1",	   "--no-memory",
 				  "--pid",     pids[2], "--pid",	  pids[3], NULL };
 	const char *ringbuf[] = { "--ringbuf-size", "4096", "--pid", pids[0], NULL };
+	const char *counts[] = { "--edges",	"16",	 "--min-failures", "1",
+				 "--no-memory", "--pid", pids[3],	   NULL };
 	struct claimd_h h;
 	struct trace_cap t;
 	int i, mport;
@@ -949,6 +1020,11 @@ void test_exhaustion(void)
 	if (test__start_subtest("edge_classes_full")) {
 		if (start(&h, &t, classes, &mport))
 			classes_full(&h, &t, &p1, p1_port, p2, p2_port, callee_ports, mport);
+		stop(&h, &t);
+	}
+	if (test__start_subtest("edge_counts_full")) {
+		if (start(&h, &t, counts, &mport))
+			edge_counts_full(&h, &t, p2, p2_port, callee_ports);
 		stop(&h, &t);
 	}
 	if (test__start_subtest("ringbuf_full")) {

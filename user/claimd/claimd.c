@@ -110,6 +110,9 @@ struct claimd {
 	bool records_wanted;	 /* the programs send every request's record */
 	uint64_t synced_changes; /* edges__changes + classes__changes at the last housekeeping */
 	uint64_t synced_epoch;	 /* the window's bucket then */
+	uint64_t stats_sum;	 /* the kernel's counters, summed, at the last read */
+	uint64_t status_changes; /* the kernel's counters or the maps' fill changed */
+	uint64_t published;	 /* status_changes at the last publish */
 	double last_publish;
 	int count_errors;
 };
@@ -399,11 +402,17 @@ static double since(const struct timespec *t0)
 /* The kernel's counts since the last read, into edges and services. */
 static void count_poll(struct claimd *d)
 {
-	__u64 st[CLAIMD_ST__COUNT];
-	int err;
+	__u64 st[CLAIMD_ST__COUNT], sum = 0;
+	int err, i;
 
 	if (observer__stats(d->obs, st))
 		return;
+	for (i = 0; i < CLAIMD_ST__COUNT; i++)
+		sum += st[i];
+	if (sum != d->stats_sum) {
+		d->stats_sum = sum;
+		d->status_changes++;
+	}
 	err = kcounts__poll(d->kcounts, st[CLAIMD_ST_COUNTED], d->edges, d->names, d->classes,
 			    since(&d->started), time(NULL));
 	if (err < 0 && !d->count_errors++)
@@ -509,9 +518,11 @@ static struct json_object *host_json(struct claimd *d)
  */
 static void map_fill_update(struct claimd *d)
 {
+	struct map_fill before[N_FILL];
 	__u64 st[CLAIMD_ST__COUNT];
 	long long ev;
 
+	memcpy(before, d->fill, sizeof(before));
 	if (observer__stats(d->obs, st))
 		return;
 	map_fill__count(d->fill, N_FILL);
@@ -530,6 +541,8 @@ static void map_fill_update(struct claimd *d)
 	d->fill[2].refused_total = classes__refusals(d->classes);
 	d->fill[2].has_refused = true;
 	d->last_map_count = since(&d->started);
+	if (memcmp(before, d->fill, sizeof(before)))
+		d->status_changes++;
 }
 
 /* Failed requests with an unknown verdict, by reason: the rules that give unknown. */
@@ -750,10 +763,12 @@ static void housekeeping(struct claimd *d)
 	if (now - d->last_map_count >= MAP_COUNT_S)
 		map_fill_update(d);
 	/* What the HTTP thread serves: again when it changed, and now and then. */
-	if (d->http && (changes != d->synced_changes || epoch != d->synced_epoch ||
-			now - d->last_publish >= PUBLISH_IDLE_S)) {
+	if (d->http &&
+	    (changes != d->synced_changes || epoch != d->synced_epoch ||
+	     d->status_changes != d->published || now - d->last_publish >= PUBLISH_IDLE_S)) {
 		publish_metrics(d);
 		d->last_publish = now;
+		d->published = d->status_changes;
 	}
 	d->synced_changes = changes;
 	d->synced_epoch = epoch;
