@@ -11,18 +11,17 @@ static const struct claimd_edge_counts zero_edge_counts;
 static const struct claimd_service_counts zero_service_counts;
 
 /*
- * This CPU's count of counted requests, bumped: an id unique among the
- * requests counted on this CPU, which counts_add_call needs (a program runs
- * on one CPU from start to end).
+ * A new id for a request being counted, unique among this CPU's (a program
+ * runs on one CPU from start to end, though it may be preempted there).
  */
 static __always_inline __u64 count_next_id(void)
 {
-	__u32 k = CLAIMD_ST_COUNTED;
-	__u64 *n = bpf_map_lookup_elem(&stats, &k);
+	__u32 zero = 0;
+	__u64 *n = bpf_map_lookup_elem(&count_ids, &zero);
 
 	if (!n)
 		return 0;
-	return ++*n;
+	return __sync_fetch_and_add(n, 1) + 1;
 }
 
 /* A map's value for key on this CPU, made (zero) if new; NULL: the map is full. */
@@ -132,5 +131,7 @@ static __always_inline int count_request(struct claimd_ingress *r, int with_edge
 			outcome_judged(outcome_of_request(r->status, r->flags, fail_status_min)));
 	if (refused)
 		stat_inc(CLAIMD_ST_COUNTS_FULL);
+	/* Last: claimd reads the counters again once it sees this one move. */
+	stat_inc(CLAIMD_ST_COUNTED);
 	return refused || records_wanted(id);
 }

@@ -318,9 +318,10 @@ static __always_inline void ingress_emit_bare(struct claimd_conn *c, struct io *
 	if (!count_service(io->key.tgid, c->local.port, status, flags, verdict, rule)) {
 		flags |= CLAIMD_IN_UNCOUNTED;
 		stat_inc(CLAIMD_ST_COUNTS_FULL);
-	} else if (!records_wanted(id)) {
-		return;
 	}
+	stat_inc(CLAIMD_ST_COUNTED);
+	if (!(flags & CLAIMD_IN_UNCOUNTED) && !records_wanted(id))
+		return;
 	r = bpf_ringbuf_reserve(&events, offsetof(struct claimd_ingress, egress), 0);
 	if (!r) {
 		stat_inc(CLAIMD_ST_RB_DROPS);

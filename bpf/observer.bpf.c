@@ -168,6 +168,14 @@ struct {
 	__type(value, struct claimd_service_counts);
 } service_counts SEC(".maps");
 
+/* Per CPU: the last id given to a counted request (headers/counts.h). */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u64);
+} count_ids SEC(".maps");
+
 /*
  * Per-request records go to claimd only while it asks for them (someone
  * traces: claimd sets records_on), one in sample_every requests otherwise

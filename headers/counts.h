@@ -55,6 +55,26 @@ struct claimd_edge_counts {
 	__u64 last_failed; /* the request that last counted a callee failure here */
 };
 
+/*
+ * The kernel adds atomically: a program on a syscall tracepoint may be
+ * preempted (its CPU's values are then shared with the program that runs
+ * next). claimd, single-threaded, adds plainly.
+ */
+#ifdef __bpf__
+#define COUNTS_ADD(p, v)	__sync_fetch_and_add((p), (v))
+#define COUNTS_CAS(p, old, new) __sync_bool_compare_and_swap((p), (old), (new))
+#else
+#define COUNTS_ADD(p, v)	(*(p) += (v))
+static inline int counts_cas_(__u64 *p, __u64 old, __u64 new_value)
+{
+	if (*p != old)
+		return 0;
+	*p = new_value;
+	return 1;
+}
+#define COUNTS_CAS(p, old, new) counts_cas_((p), (old), (new))
+#endif
+
 /* The rules whose verdict is unknown, as a mask, from the one rule table. */
 #define COUNTS_UNKNOWN_RULE_BIT_(id, num, name, verdict) \
 	| ((verdict) == CLAIM_UNKNOWN ? 1u << (num) : 0u)
@@ -109,35 +129,46 @@ OUTCOME_INLINE void counts_add_request(struct claimd_service_counts *s, __u32 st
 {
 	int failed = outcome_judged(outcome_of_request(status, in_flags, fail_status_min));
 
-	s->requests++;
-	s->multiplexed += !!(in_flags & CLAIMD_IN_MUX);
+	COUNTS_ADD(&s->requests, 1);
+	if (in_flags & CLAIMD_IN_MUX)
+		COUNTS_ADD(&s->multiplexed, 1);
 	if (!failed)
 		return;
-	s->failures++;
+	COUNTS_ADD(&s->failures, 1);
 	if (counts_confident(verdict, rule, in_flags)) {
-		s->claimed += verdict == CLAIM_CLAIMED;
-		s->unclaimed += verdict == CLAIM_UNCLAIMED;
+		if (verdict == CLAIM_CLAIMED)
+			COUNTS_ADD(&s->claimed, 1);
+		else
+			COUNTS_ADD(&s->unclaimed, 1);
 		return;
 	}
-	s->unknown++;
-	s->unknown_by[counts_unknown_reason(rule, in_flags) & (CLAIMD_RULE_SLOTS - 1)]++;
+	COUNTS_ADD(&s->unknown, 1);
+	COUNTS_ADD(&s->unknown_by[counts_unknown_reason(rule, in_flags) & (CLAIMD_RULE_SLOTS - 1)],
+		   1);
 }
 
 /*
  * Adds one call of request 'request' (an id unique among the requests that
  * count into c; never 0) to its edge's counts: callee_failed from the retry
- * walk, request_failed from outcome_judged.
+ * walk, request_failed from outcome_judged. The callee's failure counts once
+ * per request: the first of its failed calls to claim last_failed does.
  */
 OUTCOME_INLINE void counts_add_call(struct claimd_edge_counts *c, __u64 request, int callee_failed,
 				    int request_failed, __u32 eg_flags)
 {
-	c->calls++;
-	c->retries += !!(eg_flags & CLAIMD_EG_RETRY);
-	if (callee_failed && c->last_failed != request) {
-		c->last_failed = request;
-		c->callee_failures++;
-		c->both_failed += !!request_failed;
-	}
+	__u64 prev;
+
+	COUNTS_ADD(&c->calls, 1);
+	if (eg_flags & CLAIMD_EG_RETRY)
+		COUNTS_ADD(&c->retries, 1);
+	if (!callee_failed)
+		return;
+	prev = c->last_failed;
+	if (prev == request || !COUNTS_CAS(&c->last_failed, prev, request))
+		return;
+	COUNTS_ADD(&c->callee_failures, 1);
+	if (request_failed)
+		COUNTS_ADD(&c->both_failed, 1);
 }
 
 #endif /* CLAIMD_COUNTS_H */

@@ -13,6 +13,7 @@
 
 #include "addr.h"
 #include "claim.h"
+#include "counts.h"
 #include "names.h"
 #include "outcome.h"
 #include "trace_fmt.h"
@@ -110,6 +111,45 @@ static void retry_tests(void)
 	for (i = sizeof(log) / sizeof(log[0]) - 1; i >= 0; i--)
 		ASSERT_EQ(retry_walk__failed(&w, log[i].status, log[i].flags, 400), log[i].counts,
 			  "walk, newest first");
+}
+
+/* What a request adds to its service and its edges (headers/counts.h). */
+static void counts_tests(void)
+{
+	struct claimd_service_counts s = { 0 };
+	struct claimd_edge_counts e = { 0 };
+
+	if (!test__start_subtest("counts"))
+		return;
+	counts_add_request(&s, 200, 0, CLAIM_NONE, CLAIM_RULE_NONE, 500);
+	counts_add_request(&s, 502, 0, CLAIM_UNCLAIMED, CLAIM_RULE_FAIL_CLOSE, 500);
+	counts_add_request(&s, 500, 0, CLAIM_CLAIMED, CLAIM_RULE_NO_FAILED_EGRESS, 500);
+	/* A confident-looking verdict on bytes claimd could not frame is no verdict. */
+	counts_add_request(&s, 502, CLAIMD_IN_BLIND, CLAIM_UNCLAIMED, CLAIM_RULE_FAIL_CLOSE, 500);
+	counts_add_request(&s, 0, CLAIMD_IN_NOCTX | CLAIMD_IN_MUX, CLAIM_UNKNOWN, CLAIM_RULE_NO_LOG,
+			   500);
+	counts_add_request(&s, 404, 0, CLAIM_NONE, CLAIM_RULE_NONE, 500);
+	ASSERT_EQ(s.requests, 6, "requests");
+	ASSERT_EQ(s.failures, 4, "failures: 502, 500, 502 blind, no answer");
+	ASSERT_EQ(s.claimed, 1, "claimed");
+	ASSERT_EQ(s.unclaimed, 1, "unclaimed");
+	ASSERT_EQ(s.unknown, 2, "unknown");
+	ASSERT_EQ(s.unknown_by[CLAIM_RULE_FRAMING_LOST], 1, "unknown: framing lost");
+	ASSERT_EQ(s.unknown_by[CLAIM_RULE_NO_LOG], 1, "unknown: no log");
+	ASSERT_EQ(s.multiplexed, 1, "multiplexed");
+	ASSERT_TRUE(counts_teaches_edges(CLAIM_RULE_FAIL_CLOSE, 0, 0), "a whole log teaches");
+	ASSERT_FALSE(counts_teaches_edges(CLAIM_RULE_NONE, CLAIMD_IN_MUX, 0), "multiplexed");
+	ASSERT_FALSE(counts_teaches_edges(CLAIM_RULE_NONE, 0, 2), "calls dropped");
+	ASSERT_FALSE(counts_teaches_edges(CLAIM_RULE_UNTIED_CALL, 0, 0), "untied");
+	/* Request 1: two failed calls to the callee; request 2: one call, fine. */
+	counts_add_call(&e, 1, 1, 1, CLAIMD_EG_DONE);
+	counts_add_call(&e, 1, 1, 1, CLAIMD_EG_DONE | CLAIMD_EG_RETRY);
+	counts_add_call(&e, 2, 0, 0, CLAIMD_EG_DONE);
+	counts_add_call(&e, 3, 1, 0, CLAIMD_EG_DONE | CLAIMD_EG_TRANSPORT);
+	ASSERT_EQ(e.calls, 4, "calls");
+	ASSERT_EQ(e.retries, 1, "retries");
+	ASSERT_EQ(e.callee_failures, 2, "callee failures: once per request");
+	ASSERT_EQ(e.both_failed, 1, "both failed");
 }
 
 static void name_tests(void)
@@ -221,6 +261,7 @@ static void trace_tests(void)
 
 void test_outcome(void)
 {
+	counts_tests();
 	outcome_tests();
 	retry_tests();
 	name_tests();
