@@ -102,7 +102,8 @@ TEST_PEERS := $(BUILD)/tests/verdict_service $(BUILD)/tests/epoll_service \
 	$(BUILD)/tests/pool_proxy
 # Programs the benchmark runs.
 BENCH_TOOLS := $(BUILD)/tests/paced_client $(BUILD)/tests/pipe_hammer \
-	$(BUILD)/tests/claim_bench $(BUILD)/tests/parse_bench $(BUILD)/tests/iov_hammer
+	$(BUILD)/tests/claim_bench $(BUILD)/tests/parse_bench $(BUILD)/tests/iov_hammer \
+	$(BUILD)/tests/work_service $(BUILD)/tests/edge_fan
 
 BINS := $(BUILD)/claimd $(BUILD)/claimctl $(BUILD)/libclaim.a $(BUILD)/libclaim.so \
 	$(BUILD)/libclaim.pc $(BUILD)/test_progs $(TEST_PEERS) $(BENCH_TOOLS) \

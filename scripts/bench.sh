@@ -11,7 +11,11 @@
 #  4. the in-kernel framing of one message head (BPF_PROG_TEST_RUN);
 #  5. libclaim's claim_current() per call;
 #  6. claimd's CPU share and peak RSS at a fixed request rate;
-#  7. the most records per second claimd took without a drop.
+#  7. requests counted at a high rate (80,000 req/s asked): none may be lost;
+#  8. throughput as in 1, with the service behind one nginx reverse-proxy hop
+#     (a sidecar), and of a service doing ~100 us of CPU work per request;
+#  9. claimd's CPU at rest once real traffic has taught it 1,000 and then
+#     10,000 edges (tests/peers/edge_fan), its metrics served as by default.
 # Prints a table and writes build/bench.json. Needs root.
 set -euo pipefail
 
@@ -21,15 +25,21 @@ build=${1:-build}
 ROUNDS=${BENCH_ROUNDS:-3}      # alternating off/on runs for throughput and latency
 WRK_SECONDS=${BENCH_WRK_SECONDS:-4}
 PACE_SECONDS=${BENCH_PACE_SECONDS:-5}
+IDLE_SECONDS=${BENCH_IDLE_SECONDS:-10} # quiet interval of each idle-CPU figure
+EDGE_WAIT=${BENCH_EDGE_WAIT:-30}       # longest wait for claimd to know the edges made
 
 tmp=$(mktemp -d /tmp/claimd-bench.XXXXXX)
 pin=/sys/fs/bpf/claimd-bench-$$
-node_pid= claimd_pid=
+node_pid= claimd_pid= ngx_pid= work_pid= fan_pids=()
+claimd_metrics=none
 stats_was=$(sysctl -n kernel.bpf_stats_enabled)
 
 cleanup() {
 	[ -n "$claimd_pid" ] && kill "$claimd_pid" 2>/dev/null && wait "$claimd_pid" 2>/dev/null || true
 	[ -n "$node_pid" ] && kill "$node_pid" 2>/dev/null && wait "$node_pid" 2>/dev/null || true
+	[ -n "$ngx_pid" ] && kill "$ngx_pid" 2>/dev/null && wait "$ngx_pid" 2>/dev/null || true
+	[ -n "$work_pid" ] && kill "$work_pid" 2>/dev/null && wait "$work_pid" 2>/dev/null || true
+	for p in "${fan_pids[@]}"; do kill "$p" 2>/dev/null && wait "$p" 2>/dev/null || true; done
 	sysctl -qw kernel.bpf_stats_enabled="$stats_was" || true
 	rm -f "$pin/verdicts"
 	rmdir "$pin" 2>/dev/null || true
@@ -44,7 +54,7 @@ ctl() { "$build/claimctl" --socket "$tmp/ctl.sock" "$@"; }
 
 claimd_start() {
 	"$build/claimd" --pin-dir "$pin" --control "$tmp/ctl.sock" --state-dir "$tmp/state" \
-		--metrics none "$@" >"$tmp/claimd.log" 2>&1 &
+		--metrics "$claimd_metrics" "$@" >"$tmp/claimd.log" 2>&1 &
 	claimd_pid=$!
 	for _ in $(seq 200); do
 		ctl status --json >/dev/null 2>&1 && return 0
@@ -73,8 +83,42 @@ for p in d["programs"]:
 print(t, c)' "$@"
 }
 
-wrk_rps() {
-	wrk -t2 -c32 -d"${WRK_SECONDS}s" "http://127.0.0.1:$port/r/1" | awk '/Requests\/sec/ {print $2}'
+wrk_rps() { # [port] -> requests per second; says so when answers were not 2xx
+	local out
+	out=$(wrk -t2 -c32 -d"${WRK_SECONDS}s" "http://127.0.0.1:${1:-$port}/r/1")
+	if grep -q 'Non-2xx' <<<"$out"; then
+		say "   warning: port ${1:-$port}: $(grep 'Non-2xx' <<<"$out")"
+	fi
+	awk '/Requests\/sec/ {print $2}' <<<"$out"
+}
+
+# Throughput at saturation on a port, without claimd and with it, alternating;
+# sets on_rps, off_rps (medians) and on_ratio. label: for the rounds' lines.
+throughput_off_on() { # port label
+	local off=() on=() r
+	for r in $(seq "$ROUNDS"); do
+		off+=("$(wrk_rps "$1")")
+		claimd_start
+		on+=("$(wrk_rps "$1")")
+		claimd_stop
+		say "   round $r, $2: ${off[-1]} req/s without claimd, ${on[-1]} with"
+	done
+	off_rps=$(median "${off[@]}") on_rps=$(median "${on[@]}")
+	on_ratio=$(python3 -c "print(round($on_rps / $off_rps, 4))")
+}
+
+free_port() {
+	python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
+}
+
+# Waits until a file is written (by a process that must stay alive), at most 5 s.
+wait_file() { # file pid what
+	for _ in $(seq 100); do
+		[ -s "$1" ] && return 0
+		kill -0 "$2" 2>/dev/null || break
+		sleep 0.05
+	done
+	say "bench: $3 did not start"; exit 1
 }
 
 pace() { # rate seconds -> json
@@ -91,16 +135,8 @@ mkdir -p "$tmp/state"
 say "== claimd benchmark: service benchsvc (claimlab node, pid $node_pid) on 127.0.0.1:$port"
 
 # 1. Throughput at saturation, off and on alternating.
-off=() on=()
-for r in $(seq "$ROUNDS"); do
-	off+=("$(wrk_rps)")
-	claimd_start
-	on+=("$(wrk_rps)")
-	claimd_stop
-	say "   round $r: ${off[-1]} req/s without claimd, ${on[-1]} with"
-done
-rps_off=$(median "${off[@]}") rps_on=$(median "${on[@]}")
-ratio=$(python3 -c "print(round($rps_on / $rps_off, 4))")
+throughput_off_on "$port" "the node"
+rps_off=$off_rps rps_on=$on_rps ratio=$on_ratio
 
 # 2. Latency at a fixed rate below saturation (40% of it, at most 10000/s).
 rate=$(python3 -c "print(int(min(10000, 0.4 * $rps_off)))")
@@ -126,11 +162,11 @@ hammer=$("$build/tests/pipe_hammer" 1000000)
 read -r t1 c1 < <(status | prog_totals tp_read_x tp_write_x)
 untraced=$(python3 -c "print(round(($t1 - $t0) / max(1, $c1 - $c0), 1))")
 read -r t0 c0 < <(status | prog_totals)
-r0=$(status | json 'd["records"]["ingress"]')
+r0=$(status | json 'd["kernel"]["requests_counted"]')
 j=$(pace "$rate" "$PACE_SECONDS")
 sleep 0.2
 read -r t1 c1 < <(status | prog_totals)
-r1=$(status | json 'd["records"]["ingress"]')
+r1=$(status | json 'd["kernel"]["requests_counted"]')
 traced=$(python3 -c "print(round(($t1 - $t0) / max(1, $r1 - $r0), 1))")
 claimd_stop
 sysctl -qw kernel.bpf_stats_enabled="$stats_was"
@@ -173,23 +209,183 @@ rss=$(awk '/VmHWM/ {print $2}' "/proc/$claimd_pid/status")
 rss_mib=$(python3 -c "print(round($rss / 1024, 1))")
 achieved5k=$(echo "$j" | json 'd["achieved_rps"]')
 
-# 7. Records per second without drops: the client's call and the service's
-#    request make two records per request.
-best=0 best_rate=0
-for r in 5000 10000 20000 40000; do
-	d0=$(status | json 'd["kernel"]["ringbuf_drops"]')
-	n0=$(status | json 'sum(d["records"][k] for k in ("ingress", "egress"))')
-	s0=$(date +%s.%N)
-	pace "$r" 4 >/dev/null
-	sleep 0.1
-	s1=$(date +%s.%N)
-	d1=$(status | json 'd["kernel"]["ringbuf_drops"]')
-	n1=$(status | json 'sum(d["records"][k] for k in ("ingress", "egress"))')
-	rec=$(python3 -c "print(int(($n1 - $n0) / ($s1 - $s0)))")
-	say "   asked $r req/s: $rec records/s taken, $((d1 - d0)) dropped"
-	if [ "$((d1 - d0))" -eq 0 ] && [ "$rec" -gt "$best" ]; then best=$rec; best_rate=$r; fi
-done
+# 7. Counts under load: the node asked for 80,000 req/s (it answers what it
+#    can), claimd following everything. Every answered request must be in
+#    the node's counts, whatever the rate; records flow only for the
+#    client's calls (root calls), their drops counted apart.
+services_requests() { ctl services --json | json 'sum(s["requests"] for s in d)'; }
+n0=$(services_requests)
+d0=$(status | json 'd["kernel"]["ringbuf_drops"]')
+j=$(pace 80000 4)
+sleep 0.5
+n1=$(services_requests)
+d1=$(status | json 'd["kernel"]["ringbuf_drops"]')
+load_ok=$(echo "$j" | json 'd["ok"]')
+load_rps=$(echo "$j" | json 'd["achieved_rps"]')
+counts_lost=$((load_ok - (n1 - n0)))
+root_drops=$((d1 - d0))
+say "   asked 80000 req/s: $load_rps answered per s, $load_ok in all; $((n1 - n0)) counted," \
+	"$counts_lost lost; $root_drops root-call records dropped"
 claimd_stop
+
+# 8a. The same node behind one nginx reverse-proxy hop (a sidecar): nginx
+#     from Debian with a config of our own, keep-alive to the node, a worker
+#     per core. wrk talks to nginx; with claimd, both hops are traced.
+ngx=$tmp/nginx ngx_port=$(free_port) ngx_workers=$(nproc)
+mkdir -p "$ngx/logs"
+cat >"$ngx/nginx.conf" <<EOF
+worker_processes $ngx_workers;
+daemon off;
+master_process on;
+pid $ngx/nginx.pid;
+error_log $ngx/logs/error.log warn;
+events { worker_connections 1024; }
+http {
+	access_log off;
+	client_body_temp_path $ngx/body;
+	proxy_temp_path $ngx/proxy;
+	fastcgi_temp_path $ngx/fastcgi;
+	uwsgi_temp_path $ngx/uwsgi;
+	scgi_temp_path $ngx/scgi;
+	upstream benchsvc {
+		server 127.0.0.1:$port;
+		keepalive 64;
+	}
+	server {
+		listen 127.0.0.1:$ngx_port;
+		location / {
+			proxy_pass http://benchsvc;
+			proxy_http_version 1.1;
+			proxy_set_header Connection "";
+		}
+	}
+}
+EOF
+nginx -p "$ngx" -c "$ngx/nginx.conf" -e "$ngx/logs/error.log" >"$ngx/logs/out.log" 2>&1 &
+ngx_pid=$!
+for _ in $(seq 100); do
+	(exec 3<>"/dev/tcp/127.0.0.1/$ngx_port") 2>/dev/null && break
+	kill -0 "$ngx_pid" 2>/dev/null || { cat "$ngx/logs/"*.log >&2; say "bench: nginx did not start"; exit 1; }
+	sleep 0.05
+done
+via=$(python3 -c '
+import sys, urllib.request
+try:
+    print(urllib.request.urlopen(sys.argv[1], timeout=5).status)
+except Exception as e:
+    print(e)' "http://127.0.0.1:$ngx_port/r/1")
+[ "$via" = 200 ] || { cat "$ngx/logs/error.log" >&2; say "bench: GET through nginx: $via"; exit 1; }
+say "== nginx (pid $ngx_pid, $ngx_workers workers) on 127.0.0.1:$ngx_port in front of benchsvc"
+throughput_off_on "$ngx_port" "behind nginx"
+ngx_rps_off=$off_rps ngx_rps_on=$on_rps ngx_ratio=$on_ratio
+kill "$ngx_pid"; wait "$ngx_pid" || true; ngx_pid=
+
+# 8b. A service doing about WORK_US of CPU work per request (work_service:
+#     thread per connection, keep-alive, a calibrated spin per request).
+WORK_US=100
+CLAIMD_SERVICE=worksvc "$build/tests/work_service" -u "$WORK_US" -r "$tmp/work.ready" \
+	2>"$tmp/work.log" &
+work_pid=$!
+wait_file "$tmp/work.ready" "$work_pid" work_service
+work_port=$(cat "$tmp/work.ready")
+say "== worksvc (work_service, pid $work_pid) on 127.0.0.1:$work_port: $(cat "$tmp/work.log")"
+throughput_off_on "$work_port" "${WORK_US} us of work"
+work_rps_off=$off_rps work_rps_on=$on_rps work_ratio=$on_ratio
+kill "$work_pid"; wait "$work_pid" || true; work_pid=
+
+# 9. claimd at rest once it knows many edges. Real traffic makes them:
+#    edge_fan's callers (C ports, each a service "fan_caller:<port>") each
+#    call every one of its backend's B ports (callees "fan_backend:<port>"),
+#    ten calls per request: C x B edges. 10 callers make 1,000 edges, 90 more
+#    the other 9,000. Checked against `claimctl edges --json` (the bench fails
+#    when claimd knows fewer); then, the traffic over, claimd's user+system
+#    ticks over IDLE_SECONDS of wall time. claimd serves its metrics, as it
+#    does by default (on a port of its own; nobody asks).
+fan_backends=100 edges_small=1000 edges_large=10000
+fan_callers=$((edges_large / fan_backends))
+claimd_metrics=127.0.0.1:$(free_port)
+claimd_start --classes "$((edges_large > 16384 ? edges_large : 16384))" # a class per edge fits
+claimd_metrics=none
+env -u CLAIMD_SERVICE "$build/tests/edge_fan" backend -n "$fan_backends" -r "$tmp/fan.backends" \
+	>"$tmp/fan.log" 2>&1 &
+fan_pids+=("$!")
+wait_file "$tmp/fan.backends" "${fan_pids[-1]}" "edge_fan backend"
+env -u CLAIMD_SERVICE "$build/tests/edge_fan" callers -n "$fan_callers" -b "$tmp/fan.backends" \
+	-r "$tmp/fan.callers" >>"$tmp/fan.log" 2>&1 &
+fan_pids+=("$!")
+wait_file "$tmp/fan.callers" "${fan_pids[-1]}" "edge_fan callers"
+
+# The edges claimd knows: "<the fan's edges> <all, as claimctl edges --json lists them>".
+edge_counts() {
+	timeout 60 "$build/claimctl" --socket "$tmp/ctl.sock" edges --json 2>/dev/null |
+		python3 -c '
+import json, sys
+callers = {"fan_caller:" + l.strip() for l in open(sys.argv[1]) if l.strip()}
+backends = {"fan_backend:" + l.strip() for l in open(sys.argv[2]) if l.strip()}
+try:
+    d = json.load(sys.stdin)
+except ValueError:
+    print(-1, -1)
+    sys.exit()
+print(sum(1 for e in d if not e["root"] and e["caller"] in callers and e["callee"] in backends), len(d))' \
+			"$tmp/fan.callers" "$tmp/fan.backends"
+}
+# Requests and calls the kernel saw begin, anywhere on the host: the traffic.
+traffic() { status | json 'd["kernel"]["ingresses"] + d["kernel"]["egresses"]'; }
+
+# Drives callers [first, end), waits until claimd knows target edges of the
+# fan (at most EDGE_WAIT s), then until no request or call begins for a second
+# (at most 30 s), then measures. Sets idle_share, idle_traffic (requests and
+# calls begun during the interval, by anyone), edges_known (claimctl's count)
+# and gen_s (from the traffic's start until claimd knew the edges).
+idle_after() { # first end target
+	local t0 j fan all r0 r1 c0 c1 w0 w1 quiet=0 deadline=$((SECONDS + EDGE_WAIT))
+	t0=$(date +%s.%N)
+	j=$(timeout 120 env -u CLAIMD_SERVICE "$build/tests/edge_fan" drive -c "$tmp/fan.callers" \
+		-f "$1" -t "$2" -n "$fan_backends" -j 4) || say "   edge_fan drive: ${j:-gave no answer}"
+	while :; do
+		fan= all=
+		read -r fan all < <(edge_counts) || true
+		[ "${fan:--1}" -ge "$3" ] && break
+		if [ "$SECONDS" -ge "$deadline" ]; then
+			say "bench: FAILED: claimd knows ${fan:-?} of the $3 edges the traffic made" \
+				"(${all:-?} edges in all) after ${EDGE_WAIT} s; the traffic: ${j:-none};" \
+				"ring buffer drops: $(status | json 'd["kernel"]["ringbuf_drops"]')"
+			exit 1
+		fi
+		sleep 1
+	done
+	gen_s=$(python3 -c "import time; print(round(time.time() - $t0, 1))")
+	edges_known=$all
+	r0=$(traffic)
+	for _ in $(seq 30); do
+		sleep 1
+		r1=$(traffic)
+		[ "$r1" = "$r0" ] && { quiet=1; break; }
+		r0=$r1
+	done
+	[ "$quiet" = 1 ] || say "   warning: traffic still coming after 30 s: measuring anyway"
+	r0=$(traffic)
+	c0=$(awk '{print $14 + $15}' "/proc/$claimd_pid/stat")
+	w0=$(date +%s.%N)
+	sleep "$IDLE_SECONDS"
+	c1=$(awk '{print $14 + $15}' "/proc/$claimd_pid/stat")
+	w1=$(date +%s.%N)
+	r1=$(traffic)
+	idle_share=$(python3 -c "print(round(($c1 - $c0) / $ticks / ($w1 - $w0), 4))")
+	idle_traffic=$((r1 - r0))
+	say "   $fan edges of the fan ($all in all) known ${gen_s} s after the traffic began" \
+		"(${j:-}); at rest for ${IDLE_SECONDS} s: $(python3 -c "print(round(100 * $idle_share, 2))")% of" \
+		"a core; $idle_traffic requests and calls began meanwhile"
+}
+say "== claimd at rest with many edges: edge_fan, $fan_callers callers x $fan_backends backends"
+idle_after 0 "$((edges_small / fan_backends))" "$edges_small"
+idle_1k=$idle_share idle_1k_traffic=$idle_traffic idle_1k_edges=$edges_known idle_1k_gen=$gen_s
+idle_after "$((edges_small / fan_backends))" "$fan_callers" "$edges_large"
+idle_10k=$idle_share idle_10k_traffic=$idle_traffic idle_10k_edges=$edges_known idle_10k_gen=$gen_s
+claimd_stop
+for p in "${fan_pids[@]}"; do kill "$p"; wait "$p" || true; done
+fan_pids=()
 
 python3 - "$build/bench.json" <<EOF
 import json, sys
@@ -212,23 +408,41 @@ out = {
     "claimd_cpu_share": $cpu_share,
     "claimd_cpu_at_rps": $achieved5k,
     "claimd_rss_mib": $rss_mib,
-    "max_records_per_s_without_drops": $best,
+    "load_rps_answered": $load_rps, "load_requests_answered": $load_ok,
+    "counts_lost_under_load": $counts_lost,
+    "root_call_records_dropped_under_load": $root_drops,
+    "sidecar": "the same node behind nginx (reverse proxy, keep-alive upstream, $ngx_workers workers)",
+    "sidecar_throughput_rps_without": $ngx_rps_off, "sidecar_throughput_rps_with": $ngx_rps_on,
+    "sidecar_throughput_ratio": $ngx_ratio,
+    "work_us_per_request": $WORK_US,
+    "work_throughput_rps_without": $work_rps_off, "work_throughput_rps_with": $work_rps_on,
+    "work_throughput_ratio": $work_ratio,
+    "idle_cpu_share_1k_edges": $idle_1k, "idle_cpu_share_10k_edges": $idle_10k,
+    "idle_edges_known_1k_10k": [$idle_1k_edges, $idle_10k_edges],
+    "idle_requests_and_calls_during_1k_10k": [$idle_1k_traffic, $idle_10k_traffic],
+    "idle_edges_made_in_s_1k_10k": [$idle_1k_gen, $idle_10k_gen],
+    "idle_seconds": $IDLE_SECONDS,
     "rounds": $ROUNDS,
 }
 json.dump(out, open(sys.argv[1], "w"), indent=2)
 rows = [
-    ("throughput ratio (with/without, medians)", "%.3f (%.0f / %.0f req/s)" % (out["throughput_ratio"], $rps_on, $rps_off), ">= 0.97"),
+    ("throughput ratio (with/without, medians)", "%.3f (%.0f / %.0f req/s)" % (out["throughput_ratio"], $rps_on, $rps_off), ">= 0.95"),
     ("p99 latency ratio at %d req/s" % $rate, "%.3f (%s / %s us)" % (out["p99_latency_ratio"], $p99n, $p99o), "<= 1.05"),
     ("p50 latency, without / with", "%s / %s us" % ($p50o, $p50n), ""),
-    ("program time per run, untraced process", "%s ns" % out["untraced_ns_per_run"], "<= 60 ns"),
+    ("program time per run, untraced process", "%s ns" % out["untraced_ns_per_run"], "<= the floor + 10 ns"),
     ("  the same for an empty program (the floor)", "%s ns" % out["empty_program_ns_per_run"], ""),
-    ("program time per traced request (all programs)", "%s ns" % out["traced_ns_per_request"], "<= 1000 ns"),
+    ("program time per traced request (all programs)", "%s ns" % out["traced_ns_per_request"], "<= 800 ns"),
     ("framing one head in the kernel (resp / req)", "%s / %s ns" % (out["parse_response_head_ns"], out["parse_request_head_ns"]), ""),
     ("writev of one head in 1 / 8 / 64 pieces", "%s / %s / %s ns" % tuple(out["writev_head_ns_1_8_64_segments"]), ""),
     ("claim_current()", "%.1f ns" % out["claim_current_ns"], "<= 50 ns"),
-    ("claimd CPU at %s req/s" % out["claimd_cpu_at_rps"], "%.2f%% of one core" % (100 * out["claimd_cpu_share"]), "<= 5%"),
+    ("claimd CPU at %s req/s" % out["claimd_cpu_at_rps"], "%.2f%% of one core" % (100 * out["claimd_cpu_share"]), "<= 0.1%"),
     ("claimd peak RSS", "%s MiB" % out["claimd_rss_mib"], "<= 64 MiB"),
-    ("records/s without drops (most measured)", "%d" % out["max_records_per_s_without_drops"], ">= 20000"),
+    ("requests counted under load: lost", "%d of %d (%.0f req/s)" % (out["counts_lost_under_load"], out["load_requests_answered"], out["load_rps_answered"]), "0"),
+    ("  root-call records dropped meanwhile", "%d" % out["root_call_records_dropped_under_load"], ""),
+    ("throughput ratio behind an nginx hop", "%.3f (%.0f / %.0f req/s)" % (out["sidecar_throughput_ratio"], $ngx_rps_on, $ngx_rps_off), ""),
+    ("throughput ratio, %d us of work per request" % $WORK_US, "%.3f (%.0f / %.0f req/s)" % (out["work_throughput_ratio"], $work_rps_on, $work_rps_off), ""),
+    ("claimd CPU at rest, %d edges made" % $edges_small, "%.2f%% of one core (%d known)" % (100 * out["idle_cpu_share_1k_edges"], $idle_1k_edges), ""),
+    ("claimd CPU at rest, %d edges made" % $edges_large, "%.2f%% of one core (%d known)" % (100 * out["idle_cpu_share_10k_edges"], $idle_10k_edges), "<= 0.5%"),
 ]
 print()
 print("%-48s %-30s %s" % ("measure", "measured", "target"))

@@ -35,8 +35,9 @@ test_pkgs=(
 )
 # The demo: claimlab and claimd, python3 to put the tables together.
 demo_pkgs=(python3)
-# The benchmark: wrk for throughput, python3 for the figures, sysctl.
-bench_pkgs=(python3 wrk procps)
+# The benchmark: wrk for throughput, python3 for the figures, sysctl; nginx
+# as the reverse-proxy hop in front of the service (its own config).
+bench_pkgs=(python3 wrk procps nginx)
 
 usage() {
 	echo "usage: $0 [build|fuzz|test|demo|bench]..." >&2
