@@ -54,7 +54,7 @@
 #define DEFAULT_METRICS	  "127.0.0.1:9464"
 #define MAP_COUNT_S	  10 /* how often the BPF maps' entries are counted */
 #define N_FILL		  3  /* maps counted: conns, threads, edge_class */
-#define PUBLISH_IDLE_S	  15 /* metrics rendered at least this often, changed or not */
+#define PUBLISH_IDLE_S	  15 /* a snapshot older than this is rendered again when asked for */
 
 /* Exit codes, besides 0 (stopped by a signal) and 64 (bad usage: argp, EX_USAGE). */
 #define EXIT_FAILURE_RT 1 /* failed while starting or running: see the message */
@@ -103,6 +103,7 @@ struct claimd {
 	__u32 exited[MAX_EXITED];
 	int n_exited;
 	struct metrics_http *http;
+	struct ep_src http_src;
 	struct map_fill fill[N_FILL]; /* connections, threads, edge classes */
 	struct sysprobe probe;
 	double last_map_count;
@@ -466,6 +467,8 @@ static int on_record(void *ctx, void *data, size_t size)
 		const struct claimd_listen *l = data;
 
 		d->n_listen++;
+		/* What was counted until now goes under the names it had until now. */
+		count_poll(d);
 		names__listen(d->names, l->tgid, &l->local, l->comm, l->closed);
 		/* Before it serves anything: probe its libssl or libclaim context. */
 		if (!l->closed && d->uprobes)
@@ -664,11 +667,25 @@ static void publish_metrics(struct claimd *d)
 	json_object_put(st);
 }
 
+/* A request waits for a fresh snapshot: render it. */
+static void http_wanted(struct ep_src *src, uint32_t events)
+{
+	struct claimd *d = (struct claimd *)((char *)src - offsetof(struct claimd, http_src));
+
+	(void)events;
+	if (metrics_http__wanted(d->http)) {
+		ring_buffer__consume(d->rb);
+		count_poll(d);
+		publish_metrics(d);
+	}
+}
+
 static struct json_object *handle_request(void *ctx, const struct ctl_request *req)
 {
 	struct claimd *d = ctx;
 
-	/* An operator asking gets what the kernel counted until now. */
+	/* An operator asking gets what the kernel counted until now, named as now. */
+	ring_buffer__consume(d->rb);
 	count_poll(d);
 	switch (req->cmd) {
 	case CTL_STATUS:
@@ -701,10 +718,17 @@ static int start_metrics(struct claimd *d)
 		pr_err("--metrics: %s", err);
 		return -1;
 	}
-	if (!d->http)
+	if (!d->http) {
 		pr_warn("no metrics: %s (give --metrics ADDR, or --metrics none)", err);
-	else
-		pr_info("metrics and service map on %s", metrics_http__url(d->http));
+		return 0;
+	}
+	d->http_src.fd = metrics_http__wake_fd(d->http);
+	d->http_src.on_event = http_wanted;
+	if (ep_add(d->epfd, &d->http_src, EPOLLIN)) {
+		pr_err("epoll: %s", strerror(errno));
+		return -1;
+	}
+	pr_info("metrics and service map on %s", metrics_http__url(d->http));
 	return 0;
 }
 
@@ -731,6 +755,7 @@ static void housekeeping(struct claimd *d)
 	uint64_t changes, epoch;
 	int err;
 
+	ring_buffer__consume(d->rb); /* names first: listeners, exits */
 	count_poll(d);
 	forget_exited(d);
 	/*
@@ -762,11 +787,11 @@ static void housekeeping(struct claimd *d)
 	}
 	if (now - d->last_map_count >= MAP_COUNT_S)
 		map_fill_update(d);
-	/* What the HTTP thread serves: again when it changed, and now and then. */
+	/* What the HTTP thread serves is rendered when asked for, if it changed. */
 	if (d->http &&
 	    (changes != d->synced_changes || epoch != d->synced_epoch ||
 	     d->status_changes != d->published || now - d->last_publish >= PUBLISH_IDLE_S)) {
-		publish_metrics(d);
+		metrics_http__stale(d->http);
 		d->last_publish = now;
 		d->published = d->status_changes;
 	}
@@ -924,8 +949,6 @@ int main(int argc, char **argv)
 		d.seeded.listeners, d.seeded.inbound, d.seeded.outbound, d.seeded.processes,
 		opt.control.path);
 
-	if (d.http)
-		publish_metrics(&d); /* the first snapshot, before the first second is over */
 	ret = run(&d) ? EXIT_FAILURE_RT : 0;
 	handover__mark_leaving(); /* a claimd started now waits for this one */
 	observer__set_alive(d.obs, false);

@@ -99,7 +99,7 @@ struct poll_ctx {
 	int gained;
 };
 
-/* Names the edge counter's key and links it to its edge. */
+/* Names the edge counter's key and links it to its edge (made if new). */
 static void edge_resolve(struct poll_ctx *x, const struct claimd_edge_key *key,
 			 struct edge_entry *en)
 {
@@ -169,9 +169,6 @@ static void edge_take(struct poll_ctx *x, const struct claimd_edge_key *key,
 			free(en);
 			return;
 		}
-		edge_resolve(x, key, en);
-	} else if (en->names_gen != x->names_gen) {
-		edge_resolve(x, key, en);
 	}
 	d.calls = now.calls - en->last.calls;
 	d.callee_failures = now.callee_failures - en->last.callee_failures;
@@ -181,6 +178,9 @@ static void edge_take(struct poll_ctx *x, const struct claimd_edge_key *key,
 	if (!d.calls && !d.callee_failures && !d.both_failed && !d.retries)
 		return;
 	x->gained++;
+	/* Named when it has something to add: a renamed key makes no empty edge. */
+	if (!en->edge || en->names_gen != x->names_gen)
+		edge_resolve(x, key, en);
 	if (en->edge)
 		edges__learn(x->e, en->edge, &d, x->now, x->wall);
 }
@@ -202,9 +202,6 @@ static void service_take(struct poll_ctx *x, const struct claimd_service_key *ke
 			free(en);
 			return;
 		}
-		service_resolve(x, key, en);
-	} else if (en->names_gen != x->names_gen) {
-		service_resolve(x, key, en);
 	}
 	a = (const __u64 *)&now;
 	b = (const __u64 *)&en->last;
@@ -215,6 +212,8 @@ static void service_take(struct poll_ctx *x, const struct claimd_service_key *ke
 	if (!any)
 		return;
 	x->gained++;
+	if (!en->service || en->names_gen != x->names_gen)
+		service_resolve(x, key, en);
 	if (en->service)
 		edges__count_requests(x->e, en->service, &d);
 }

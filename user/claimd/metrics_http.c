@@ -10,6 +10,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/eventfd.h>
+#include <time.h>
+#include <unistd.h>
 
 #include <microhttpd.h>
 
@@ -20,12 +23,16 @@
 
 #define CONN_LIMIT   64
 #define CONN_TIMEOUT 10 /* seconds */
+#define RENDER_WAIT  2	/* seconds a request waits for a fresh snapshot */
 
 struct metrics_http {
 	struct MHD_Daemon *mhd;
 	pthread_mutex_t lock;
+	pthread_cond_t rendered;
 	char *metrics, *graph; /* the snapshot, under lock */
 	size_t metrics_len, graph_len;
+	bool stale;  /* what the snapshot shows has changed since */
+	int wake_fd; /* eventfd: a request wants a fresh snapshot */
 	char url[96];
 };
 
@@ -66,14 +73,29 @@ int metrics_http__parse_addr(const char *addr, struct sockaddr_storage *ss, sock
 	return 0;
 }
 
-/* A copy of one string of the snapshot, or NULL when there is none yet. */
+/*
+ * A copy of one string of the snapshot, or NULL when there is none yet. A
+ * stale snapshot is rendered again first: the main loop is woken, and the
+ * request waits for it (at most RENDER_WAIT s, then takes what there is).
+ */
 static char *snapshot_copy(struct metrics_http *h, bool graph, size_t *len)
 {
 	char *copy = NULL;
 	const char *s;
 	size_t n;
+	struct timespec until;
 
 	pthread_mutex_lock(&h->lock);
+	if (h->stale || !h->metrics) {
+		uint64_t one = 1;
+
+		clock_gettime(CLOCK_REALTIME, &until);
+		until.tv_sec += RENDER_WAIT;
+		if (write(h->wake_fd, &one, sizeof(one)) == sizeof(one))
+			while ((h->stale || !h->metrics) &&
+			       !pthread_cond_timedwait(&h->rendered, &h->lock, &until))
+				;
+	}
 	s = graph ? h->graph : h->metrics;
 	n = graph ? h->graph_len : h->metrics_len;
 	if (s) {
@@ -192,6 +214,13 @@ struct metrics_http *metrics_http__start(const char *addr, char *err, size_t err
 		return NULL;
 	}
 	pthread_mutex_init(&h->lock, NULL);
+	pthread_cond_init(&h->rendered, NULL);
+	h->stale = true;
+	h->wake_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	if (h->wake_fd < 0) {
+		snprintf(err, errlen, "eventfd: %s", strerror(errno));
+		goto fail;
+	}
 	if (metrics_http__parse_addr(addr, &ss, &sl, err, errlen))
 		goto fail;
 	if (ss.ss_family == AF_INET6)
@@ -214,9 +243,31 @@ struct metrics_http *metrics_http__start(const char *addr, char *err, size_t err
 	set_url(h, &ss, info ? info->port : 0);
 	return h;
 fail:
+	if (h->wake_fd >= 0)
+		close(h->wake_fd);
+	pthread_cond_destroy(&h->rendered);
 	pthread_mutex_destroy(&h->lock);
 	free(h);
 	return NULL;
+}
+
+int metrics_http__wake_fd(const struct metrics_http *h)
+{
+	return h->wake_fd;
+}
+
+bool metrics_http__wanted(struct metrics_http *h)
+{
+	uint64_t n;
+
+	return read(h->wake_fd, &n, sizeof(n)) == sizeof(n);
+}
+
+void metrics_http__stale(struct metrics_http *h)
+{
+	pthread_mutex_lock(&h->lock);
+	h->stale = true;
+	pthread_mutex_unlock(&h->lock);
 }
 
 const char *metrics_http__url(const struct metrics_http *h)
@@ -236,6 +287,8 @@ void metrics_http__publish(struct metrics_http *h, char *metrics, size_t metrics
 	h->metrics_len = metrics_len;
 	h->graph = graph;
 	h->graph_len = graph_len;
+	h->stale = false;
+	pthread_cond_broadcast(&h->rendered);
 	pthread_mutex_unlock(&h->lock);
 	free(old_m);
 	free(old_g);
@@ -246,6 +299,8 @@ void metrics_http__stop(struct metrics_http *h)
 	if (!h)
 		return;
 	MHD_stop_daemon(h->mhd);
+	close(h->wake_fd);
+	pthread_cond_destroy(&h->rendered);
 	pthread_mutex_destroy(&h->lock);
 	free(h->metrics);
 	free(h->graph);

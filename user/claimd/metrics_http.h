@@ -3,12 +3,16 @@
  * claimd's HTTP endpoint (libmicrohttpd, on its own thread): GET /metrics
  * (Prometheus), /graph.json (graph.h) and the live service map at / and
  * /map (webmap.h). The HTTP thread never touches claimd's tables: the main
- * loop publishes a snapshot (the rendered metrics and the graph JSON) once
- * a second, under a mutex, and requests are answered from copies of it.
+ * loop publishes a snapshot (the rendered metrics and the graph JSON) under a
+ * mutex, and requests are answered from copies of it. Rendering is done on
+ * demand: the main loop marks the snapshot stale when what it shows
+ * changed; a request for a stale one wakes the main loop (wake_fd) and waits
+ * for the new one. Nobody asking, nothing is rendered.
  */
 #ifndef CLAIMD_METRICS_HTTP_H
 #define CLAIMD_METRICS_HTTP_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <sys/socket.h>
 
@@ -26,6 +30,11 @@ const char *metrics_http__url(const struct metrics_http *h);
 /* Replaces the snapshot; takes both malloc'd strings (either may be NULL). */
 void metrics_http__publish(struct metrics_http *h, char *metrics, size_t metrics_len, char *graph,
 			   size_t graph_len);
+/* What the snapshot shows changed: the next request gets it rendered anew. */
+void metrics_http__stale(struct metrics_http *h);
+/* Readable when a request waits for a fresh snapshot; __wanted consumes that. */
+int metrics_http__wake_fd(const struct metrics_http *h);
+bool metrics_http__wanted(struct metrics_http *h);
 void metrics_http__stop(struct metrics_http *h);
 
 #endif
