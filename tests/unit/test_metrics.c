@@ -226,11 +226,52 @@ static void has(const char *text, const char *line)
 		ASSERT_OK_PTR(NULL, line);
 }
 
+/* The same edges and services, typed as claimd's snapshot gives them (snapshot.h). */
+static struct metrics_model typed_model(struct json_object *edges, struct json_object *services)
+{
+	static struct metrics_edge me[8];
+	static struct metrics_service ms[8];
+	struct metrics_model m = { me, 0, ms, 0 };
+	size_t i;
+
+	for (i = 0; i < json_object_array_length(edges) && i < 8; i++) {
+		struct json_object *e = json_object_array_get_idx(edges, i), *r = j_get(e, "ratio");
+
+		me[i] = (struct metrics_edge){
+			.caller = j_str(e, "caller"),
+			.callee = j_str(e, "callee"),
+			.calls = j_int(e, "calls"),
+			.callee_failures = j_int(e, "callee_failures"),
+			.both_failed = j_int(e, "both_failed"),
+			.retries = j_int(e, "retries"),
+			.ratio = r ? json_object_get_double(r) : NAN,
+			.cls = verdict__class_of(j_str(e, "class")),
+		};
+		m.n_edges++;
+	}
+	for (i = 0; i < json_object_array_length(services) && i < 8; i++) {
+		struct json_object *o = json_object_array_get_idx(services, i);
+
+		ms[i] = (struct metrics_service){
+			.name = j_str(o, "service"),
+			.requests = j_int(o, "requests"),
+			.claimed = j_int(o, "claimed"),
+			.unclaimed = j_int(o, "unclaimed"),
+			.unknown = j_int(o, "unknown"),
+		};
+		m.n_services++;
+	}
+	return m;
+}
+
 void test_metrics_render(void)
 {
-	struct json_object *g = make_graph(), *st = json_tokener_parse(status_text);
+	struct json_object *edges = json_tokener_parse(edges_text);
+	struct json_object *services = json_tokener_parse(services_text);
+	struct json_object *st = json_tokener_parse(status_text);
+	struct metrics_model m = typed_model(edges, services);
 	char dir[H_DIR] = "", file[H_PATH], out[8192];
-	char *text = metrics__render(g, st, WALL, NULL);
+	char *text = metrics__render(&m, st, WALL, NULL);
 	const char *argv[] = { "sh", "-c", "promtool check metrics < \"$0\"", file, NULL };
 
 	if (!ASSERT_OK_PTR(text, "render"))
@@ -272,7 +313,8 @@ void test_metrics_render(void)
 	printf("promtool: %s\n", out[0] ? out : "no complaints");
 out:
 	free(text);
-	json_object_put(g);
+	json_object_put(edges);
+	json_object_put(services);
 	json_object_put(st);
 	tmpdir_remove(dir);
 }

@@ -41,6 +41,7 @@
 #include "record.h"
 #include "roots.h"
 #include "seed.h"
+#include "snapshot.h"
 #include "sysprobe.h"
 #include "uprobes.h"
 #include "trace_fmt.h"
@@ -52,9 +53,9 @@
 #define UPROBE_RESCAN_S	  5  /* seconds between looks for new files to probe */
 #define RB_DRAIN_MS	  20 /* records wait at most this long in the ring buffer */
 #define DEFAULT_METRICS	  "127.0.0.1:9464"
-#define MAP_COUNT_S	  10 /* how often the BPF maps' entries are counted */
-#define N_FILL		  3  /* maps counted: conns, threads, edge_class */
-#define PUBLISH_IDLE_S	  15 /* a snapshot older than this is rendered again when asked for */
+#define MAP_COUNT_S	  10  /* how often the BPF maps' entries are counted */
+#define N_FILL		  3   /* maps counted: conns, threads, edge_class */
+#define PUBLISH_IDLE_S	  60 /* a snapshot older than this is rendered again when asked for */
 
 /* Exit codes, besides 0 (stopped by a signal) and 64 (bad usage: argp, EX_USAGE). */
 #define EXIT_FAILURE_RT 1 /* failed while starting or running: see the message */
@@ -104,6 +105,7 @@ struct claimd {
 	int n_exited;
 	struct metrics_http *http;
 	struct ep_src http_src;
+	struct snapshot snap;	      /* what the metrics are rendered from, arrays reused */
 	struct map_fill fill[N_FILL]; /* connections, threads, edge classes */
 	struct sysprobe probe;
 	double last_map_count;
@@ -654,30 +656,48 @@ static struct json_object *graph_json(struct claimd *d)
 	return g;
 }
 
-/* The snapshot the HTTP thread serves: metrics text and graph JSON. */
+/* The metrics text, from a typed snapshot of the edges and services. */
 static void publish_metrics(struct claimd *d)
 {
-	struct json_object *g = graph_json(d), *st = status_json(d);
-	const char *gs = g ? json_object_to_json_string_ext(g, JSON_C_TO_STRING_PLAIN) : NULL;
-	size_t mlen = 0;
-	char *text = g ? metrics__render(g, st, time(NULL), &mlen) : NULL;
+	struct json_object *st = status_json(d);
+	struct metrics_model m;
+	size_t len = 0;
+	char *text = NULL;
 
-	metrics_http__publish(d->http, text, mlen, gs ? strdup(gs) : NULL, gs ? strlen(gs) : 0);
-	json_object_put(g);
+	if (!snapshot__build(&d->snap, d->edges, since(&d->started), time(NULL))) {
+		m = snapshot__model(&d->snap);
+		text = metrics__render(&m, st, time(NULL), &len);
+	}
+	metrics_http__publish_metrics(d->http, text, len);
 	json_object_put(st);
 }
 
-/* A request waits for a fresh snapshot: render it. */
+/* The graph JSON the map and /graph.json serve. */
+static void publish_graph(struct claimd *d)
+{
+	struct json_object *g = graph_json(d);
+	const char *gs = g ? json_object_to_json_string_ext(g, JSON_C_TO_STRING_PLAIN) : NULL;
+
+	metrics_http__publish_graph(d->http, gs ? strdup(gs) : NULL, gs ? strlen(gs) : 0);
+	json_object_put(g);
+}
+
+/* A request waits for a fresh snapshot: render what it asks for. */
 static void http_wanted(struct ep_src *src, uint32_t events)
 {
 	struct claimd *d = (struct claimd *)((char *)src - offsetof(struct claimd, http_src));
+	bool metrics, graph;
 
 	(void)events;
-	if (metrics_http__wanted(d->http)) {
-		ring_buffer__consume(d->rb);
-		count_poll(d);
+	metrics_http__wanted(d->http, &metrics, &graph);
+	if (!metrics && !graph)
+		return;
+	ring_buffer__consume(d->rb);
+	count_poll(d);
+	if (metrics)
 		publish_metrics(d);
-	}
+	if (graph)
+		publish_graph(d);
 }
 
 static struct json_object *handle_request(void *ctx, const struct ctl_request *req)
@@ -963,6 +983,7 @@ out:
 	uprobes__free(d.uprobes);
 	classes__free(d.classes);
 	kcounts__free(d.kcounts);
+	snapshot__free(&d.snap);
 	observer__destroy(d.obs);
 	roots__free(d.roots);
 	edges__free(d.edges);

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /* claimd's Prometheus metrics from its graph and status; see metrics.h. */
+#include <math.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,28 +12,35 @@
 #include "metrics_text.h"
 #include "verdict_names.h"
 
+#define EDGE_FIELD(f) offsetof(struct metrics_edge, f)
+
 struct edge_family {
 	const char *name;
-	const char *key; /* in the edge object */
+	size_t field; /* a double in struct metrics_edge */
 	const char *help;
 	bool roots; /* root callers' edges too (they have no both_failed) */
 };
 
 static const struct edge_family edge_counters[] = {
-	{ "claimd_edge_calls_total", "calls",
+	{ "claimd_edge_calls_total", EDGE_FIELD(calls),
 	  "Calls from caller to callee (retries included) since claimd started.", true },
-	{ "claimd_edge_callee_failures_total", "callee_failures",
+	{ "claimd_edge_callee_failures_total", EDGE_FIELD(callee_failures),
 	  "Requests of the caller in which its call to the callee failed (and no retry of it "
 	  "succeeded); for a root caller (a process that serves nothing), its failed calls.",
 	  true },
-	{ "claimd_edge_both_failed_total", "both_failed",
+	{ "claimd_edge_both_failed_total", EDGE_FIELD(both_failed),
 	  "Requests in which the callee failed and the caller's own response failed too (not "
 	  "for root callers: they serve no request).",
 	  false },
-	{ "claimd_edge_retries_total", "retries",
+	{ "claimd_edge_retries_total", EDGE_FIELD(retries),
 	  "Calls that repeated the caller's failed call right before them (root callers: the "
 	  "same target within 30 s of the failure).",
 	  true },
+	{ "claimd_edge_ratio", EDGE_FIELD(ratio),
+	  "both_failed / callee_failures of the edge's recent window, or of the long-term "
+	  "memory when that gives the class; absent with no callee failures, and for root "
+	  "callers.",
+	  false },
 };
 
 static struct json_object *get(struct json_object *o, const char *key)
@@ -41,103 +50,86 @@ static struct json_object *get(struct json_object *o, const char *key)
 	return o && json_object_object_get_ex(o, key, &v) ? v : NULL;
 }
 
-static const char *str(struct json_object *o, const char *key)
-{
-	struct json_object *v = get(o, key);
-
-	return v ? json_object_get_string(v) : "";
-}
-
 static double num(struct json_object *o, const char *key)
 {
 	return json_object_get_double(get(o, key));
 }
 
-static size_t len_of(struct json_object *arr)
-{
-	return json_object_is_type(arr, json_type_array) ? json_object_array_length(arr) : 0;
-}
-
-static void edge_family(struct metrics_text *w, struct json_object *edges, const char *name,
-			enum prom_type type, const char *help, const char *key, bool roots)
+static void edge_family(struct metrics_text *w, const struct metrics_model *m,
+			const struct edge_family *f, enum prom_type type)
 {
 	size_t i;
 
-	metrics_text__family(w, name, type, help);
-	for (i = 0; i < len_of(edges); i++) {
-		struct json_object *e = json_object_array_get_idx(edges, i), *v;
-		const char *labels[] = { "caller", str(e, "caller"), "callee", str(e, "callee"),
-					 NULL };
-		double value;
+	metrics_text__family(w, f->name, type, f->help);
+	for (i = 0; i < m->n_edges; i++) {
+		const struct metrics_edge *e = &m->edges[i];
+		const char *labels[] = { "caller", e->caller, "callee", e->callee, NULL };
+		double value = *(const double *)((const char *)e + f->field);
 
 		/* A root edge has no both_failed, ratio or class: a fleet rule must
 		 * not read a ratio of 0 (fail-open) into it. */
-		if (!roots && json_object_get_boolean(get(e, "root")))
+		if (!f->roots && e->root)
 			continue;
-		if (key) {
-			v = get(e, key);
-			if (!v)
-				continue; /* a ratio with no callee failures yet */
-			value = json_object_get_double(v);
-		} else {
-			value = verdict__class_of(str(e, "class"));
-		}
-		metrics_text__sample(w, name, labels, value);
+		if (isnan(value))
+			continue; /* a ratio with no callee failures yet */
+		metrics_text__sample(w, f->name, labels, value);
 	}
 }
 
-static void render_edges(struct metrics_text *w, struct json_object *edges)
+static void render_edges(struct metrics_text *w, const struct metrics_model *m)
+{
+	size_t i, n = sizeof(edge_counters) / sizeof(edge_counters[0]);
+
+	for (i = 0; i < n; i++)
+		edge_family(w, m, &edge_counters[i],
+			    edge_counters[i].field == EDGE_FIELD(ratio) ? PROM_GAUGE
+									: PROM_COUNTER);
+	metrics_text__family(
+		w, "claimd_edge_class", PROM_GAUGE,
+		"The edge's class: 0 unknown, 1 fail-close (ratio >= 0.8), 2 fail-open "
+		"(ratio <= 0.2); unknown with fewer than --min-failures callee failures. Absent "
+		"for root callers (never classified).");
+	for (i = 0; i < m->n_edges; i++) {
+		const struct metrics_edge *e = &m->edges[i];
+		const char *labels[] = { "caller", e->caller, "callee", e->callee, NULL };
+
+		if (!e->root)
+			metrics_text__sample(w, "claimd_edge_class", labels, e->cls);
+	}
+}
+
+static void render_services(struct metrics_text *w, const struct metrics_model *m)
 {
 	size_t i;
 
-	for (i = 0; i < sizeof(edge_counters) / sizeof(edge_counters[0]); i++)
-		edge_family(w, edges, edge_counters[i].name, PROM_COUNTER, edge_counters[i].help,
-			    edge_counters[i].key, edge_counters[i].roots);
-	edge_family(w, edges, "claimd_edge_ratio", PROM_GAUGE,
-		    "both_failed / callee_failures of the edge's recent window, or of the "
-		    "long-term memory when that gives the class; absent with no callee failures, "
-		    "and for root callers.",
-		    "ratio", false);
-	edge_family(
-		w, edges, "claimd_edge_class", PROM_GAUGE,
-		"The edge's class: 0 unknown, 1 fail-close (ratio >= 0.8), 2 fail-open "
-		"(ratio <= 0.2); unknown with fewer than --min-failures callee failures. Absent "
-		"for root callers (never classified).",
-		NULL, false);
-}
-
-static void render_services(struct metrics_text *w, struct json_object *nodes)
-{
-	static const enum claim_verdict verdicts[] = { CLAIM_CLAIMED, CLAIM_UNCLAIMED,
-						       CLAIM_UNKNOWN };
-	size_t i, k;
-
 	metrics_text__family(w, "claimd_service_requests_total", PROM_COUNTER,
 			     "Inbound requests the service finished.");
-	for (i = 0; i < len_of(nodes); i++) {
-		struct json_object *n = json_object_array_get_idx(nodes, i);
-		const char *labels[] = { "service", str(n, "service"), NULL };
+	for (i = 0; i < m->n_services; i++) {
+		const char *labels[] = { "service", m->services[i].name, NULL };
 
-		if (json_object_get_boolean(get(n, "seen")))
-			metrics_text__sample(w, "claimd_service_requests_total", labels,
-					     num(n, "requests"));
+		metrics_text__sample(w, "claimd_service_requests_total", labels,
+				     m->services[i].requests);
 	}
 	metrics_text__family(
 		w, "claimd_service_failures_total", PROM_COUNTER,
 		"Failed inbound requests by verdict: claimed (the error started here), "
 		"unclaimed (passed up from a failed dependency), unknown (no confident "
 		"verdict).");
-	for (i = 0; i < len_of(nodes); i++) {
-		struct json_object *n = json_object_array_get_idx(nodes, i);
+	for (i = 0; i < m->n_services; i++) {
+		const struct metrics_service *s = &m->services[i];
+		const struct {
+			enum claim_verdict v;
+			double n;
+		} by[] = { { CLAIM_CLAIMED, s->claimed },
+			   { CLAIM_UNCLAIMED, s->unclaimed },
+			   { CLAIM_UNKNOWN, s->unknown } };
+		size_t k;
 
-		if (!json_object_get_boolean(get(n, "seen")))
-			continue;
-		for (k = 0; k < sizeof(verdicts) / sizeof(verdicts[0]); k++) {
-			const char *labels[] = { "service", str(n, "service"), "verdict",
-						 verdict__name(verdicts[k]), NULL };
+		for (k = 0; k < sizeof(by) / sizeof(by[0]); k++) {
+			const char *labels[] = { "service", s->name, "verdict",
+						 verdict__name(by[k].v), NULL };
 
-			metrics_text__sample(w, "claimd_service_failures_total", labels,
-					     num(n, verdict__name(verdicts[k])));
+			metrics_text__sample(w, "claimd_service_failures_total", labels, by[k].n);
 		}
 	}
 }
@@ -306,14 +298,14 @@ static void render_status(struct metrics_text *w, struct json_object *st, time_t
 	render_memory(w, get(st, "memory"), wall);
 }
 
-char *metrics__render(struct json_object *graph, struct json_object *status, time_t wall,
+char *metrics__render(const struct metrics_model *m, struct json_object *status, time_t wall,
 		      size_t *len)
 {
 	struct metrics_text w;
 
 	metrics_text__init(&w);
-	render_edges(&w, get(graph, "edges"));
-	render_services(&w, get(graph, "nodes"));
+	render_edges(&w, m);
+	render_services(&w, m);
 	if (status)
 		render_status(&w, status, wall);
 	return metrics_text__finish(&w, len);

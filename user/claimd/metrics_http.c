@@ -31,8 +31,9 @@ struct metrics_http {
 	pthread_cond_t rendered;
 	char *metrics, *graph; /* the snapshot, under lock */
 	size_t metrics_len, graph_len;
-	bool stale;  /* what the snapshot shows has changed since */
-	int wake_fd; /* eventfd: a request wants a fresh snapshot */
+	bool stale[2];	/* [graph?]: what it shows has changed since */
+	bool wanted[2]; /* [graph?]: a request waits for it */
+	int wake_fd;	/* eventfd: a request wants a fresh one */
 	char url[96];
 };
 
@@ -86,13 +87,14 @@ static char *snapshot_copy(struct metrics_http *h, bool graph, size_t *len)
 	struct timespec until;
 
 	pthread_mutex_lock(&h->lock);
-	if (h->stale || !h->metrics) {
+	if (h->stale[graph]) {
 		uint64_t one = 1;
 
 		clock_gettime(CLOCK_REALTIME, &until);
 		until.tv_sec += RENDER_WAIT;
+		h->wanted[graph] = true;
 		if (write(h->wake_fd, &one, sizeof(one)) == sizeof(one))
-			while ((h->stale || !h->metrics) &&
+			while (h->stale[graph] &&
 			       !pthread_cond_timedwait(&h->rendered, &h->lock, &until))
 				;
 	}
@@ -215,7 +217,7 @@ struct metrics_http *metrics_http__start(const char *addr, char *err, size_t err
 	}
 	pthread_mutex_init(&h->lock, NULL);
 	pthread_cond_init(&h->rendered, NULL);
-	h->stale = true;
+	h->stale[0] = h->stale[1] = true;
 	h->wake_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	if (h->wake_fd < 0) {
 		snprintf(err, errlen, "eventfd: %s", strerror(errno));
@@ -256,17 +258,24 @@ int metrics_http__wake_fd(const struct metrics_http *h)
 	return h->wake_fd;
 }
 
-bool metrics_http__wanted(struct metrics_http *h)
+void metrics_http__wanted(struct metrics_http *h, bool *metrics, bool *graph)
 {
 	uint64_t n;
 
-	return read(h->wake_fd, &n, sizeof(n)) == sizeof(n);
+	*metrics = *graph = false;
+	if (read(h->wake_fd, &n, sizeof(n)) != sizeof(n))
+		return;
+	pthread_mutex_lock(&h->lock);
+	*metrics = h->wanted[0];
+	*graph = h->wanted[1];
+	h->wanted[0] = h->wanted[1] = false;
+	pthread_mutex_unlock(&h->lock);
 }
 
 void metrics_http__stale(struct metrics_http *h)
 {
 	pthread_mutex_lock(&h->lock);
-	h->stale = true;
+	h->stale[0] = h->stale[1] = true;
 	pthread_mutex_unlock(&h->lock);
 }
 
@@ -275,23 +284,34 @@ const char *metrics_http__url(const struct metrics_http *h)
 	return h->url;
 }
 
-void metrics_http__publish(struct metrics_http *h, char *metrics, size_t metrics_len, char *graph,
-			   size_t graph_len)
+/* Replaces one string of the snapshot, now fresh, and wakes who waits for it. */
+static void publish(struct metrics_http *h, bool graph, char *text, size_t len)
 {
-	char *old_m, *old_g;
+	char *old;
 
 	pthread_mutex_lock(&h->lock);
-	old_m = h->metrics;
-	old_g = h->graph;
-	h->metrics = metrics;
-	h->metrics_len = metrics_len;
-	h->graph = graph;
-	h->graph_len = graph_len;
-	h->stale = false;
+	old = graph ? h->graph : h->metrics;
+	if (graph) {
+		h->graph = text;
+		h->graph_len = len;
+	} else {
+		h->metrics = text;
+		h->metrics_len = len;
+	}
+	h->stale[graph] = false;
 	pthread_cond_broadcast(&h->rendered);
 	pthread_mutex_unlock(&h->lock);
-	free(old_m);
-	free(old_g);
+	free(old);
+}
+
+void metrics_http__publish_metrics(struct metrics_http *h, char *text, size_t len)
+{
+	publish(h, false, text, len);
+}
+
+void metrics_http__publish_graph(struct metrics_http *h, char *json, size_t len)
+{
+	publish(h, true, json, len);
 }
 
 void metrics_http__stop(struct metrics_http *h)

@@ -27,14 +27,15 @@ int metrics_http__parse_addr(const char *addr, struct sockaddr_storage *ss, sock
 struct metrics_http *metrics_http__start(const char *addr, char *err, size_t errlen);
 /* The address it listens on, as a URL ("http://127.0.0.1:9464/"). */
 const char *metrics_http__url(const struct metrics_http *h);
-/* Replaces the snapshot; takes both malloc'd strings (either may be NULL). */
-void metrics_http__publish(struct metrics_http *h, char *metrics, size_t metrics_len, char *graph,
-			   size_t graph_len);
+/* Replaces the metrics text / the graph JSON; takes the malloc'd string (NULL: none). */
+void metrics_http__publish_metrics(struct metrics_http *h, char *text, size_t len);
+void metrics_http__publish_graph(struct metrics_http *h, char *json, size_t len);
 /* What the snapshot shows changed: the next request gets it rendered anew. */
 void metrics_http__stale(struct metrics_http *h);
-/* Readable when a request waits for a fresh snapshot; __wanted consumes that. */
+/* Readable when a request waits for a fresh snapshot; __wanted consumes that
+ * and says which: the metrics text, the graph JSON, or both. */
 int metrics_http__wake_fd(const struct metrics_http *h);
-bool metrics_http__wanted(struct metrics_http *h);
+void metrics_http__wanted(struct metrics_http *h, bool *metrics, bool *graph);
 void metrics_http__stop(struct metrics_http *h);
 
 #endif
