@@ -10,7 +10,8 @@
  * 'claimctl services --json' (failures and verdicts) and /metrics
  * (claimd_service_failures_total by verdict, the edge's callee failures).
  * Before the rule lived in one place, the trace said "failed": false for
- * every 404 (a hard-coded 500).
+ * every 404 (a hard-coded 500). Then, the trace stopped, 20 more requests:
+ * counted all the same, and no record leaves the kernel for them.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -141,6 +142,44 @@ static void check_metrics(int mport)
 	}
 }
 
+/* Requests a service counted (claimctl services), -1 when it has no row. */
+static long long requests_of(const struct claimd_h *h, const char *name)
+{
+	const char *args[] = { "services", NULL };
+	struct json_object *rows = claimctl_json(h, args), *row = service_row(rows, name);
+	long long n = row ? j_int(row, "requests") : -1;
+
+	json_object_put(rows);
+	return n;
+}
+
+/*
+ * Nobody tracing any more: the kernel sends no request's record, and still
+ * counts every request (claimd reads its counters when asked).
+ */
+static void untraced(const struct claimd_h *h, const struct svc *f)
+{
+	const char *args[] = { "status", NULL };
+	struct json_object *st0, *st1;
+	long long before = requests_of(h, FRONT), after;
+	int i, answered = 0;
+
+	sleep_ms(100); /* claimd sees the trace client go */
+	st0 = claimctl_json(h, args);
+	for (i = 0; i < REQUESTS; i++)
+		answered += http_get(f->port, "/untraced") == 502;
+	after = requests_of(h, FRONT);
+	st1 = claimctl_json(h, args);
+	printf("untraced: %lld requests counted, %lld ingress records\n", after - before,
+	       j_int(j_get(st1, "records"), "ingress") - j_int(j_get(st0, "records"), "ingress"));
+	ASSERT_EQ(answered, REQUESTS, "untraced: client answered");
+	ASSERT_EQ(after - before, REQUESTS, "untraced: every request counted");
+	ASSERT_EQ(j_int(j_get(st1, "records"), "ingress"), j_int(j_get(st0, "records"), "ingress"),
+		  "untraced: no ingress record");
+	json_object_put(st0);
+	json_object_put(st1);
+}
+
 static void run(struct claimd_h *h, int mport, const struct svc *b, const struct svc *f)
 {
 	struct trace_cap t = { 0 };
@@ -187,6 +226,7 @@ static void run(struct claimd_h *h, int mport, const struct svc *b, const struct
 	check_metrics(mport);
 	json_object_put(all);
 	trace_stop(&t);
+	untraced(h, f);
 }
 
 void test_fail_status(void)
