@@ -156,8 +156,8 @@ struct sync_ctx {
 	struct hashtab *written;
 	struct hashtab *edges_in;
 	struct hashtab *refused;
-	const struct instance_key *ik;
-	const char *service;
+	struct hashtab *by_service; /* service name -> struct group of instance keys */
+	struct hashtab *by_callee;  /* callee name -> struct group of addresses */
 	int changes;
 	int err;
 };
@@ -173,44 +173,104 @@ static size_t pair_key(const char *a, const char *b, char *buf, size_t len)
 	return x + y + 2;
 }
 
-static int want_callee(const struct hashtab_entry *he, void *arg)
-{
-	struct sync_ctx *s = arg;
-	const struct claimd_addr *a = (const void *)he->key;
-	struct edge *ed = edges__find(s->e, s->service, he->value);
-	struct claimd_edge_key k = { 0 };
-	struct edge_class cls;
-	struct wanted *w;
-	char pk[512];
-	size_t n;
+/* Keys grouped by name: a service's instances, a callee's addresses. */
+struct group {
+	size_t n, cap, key_size;
+	unsigned char *keys;
+};
 
-	if (!ed)
-		return 0;
-	cls = edges__effective(s->e, ed, s->now, s->wall);
-	if (cls.cls == CLAIM_CLASS_UNKNOWN)
-		return 0;
-	n = pair_key(s->service, he->value, pk, sizeof(pk));
-	w = calloc(1, sizeof(*w) + n);
-	if (!w)
-		return 0;
-	w->cls = cls.cls;
-	w->pair_len = n;
-	memcpy(w->pair, pk, n);
-	k.tgid = s->ik->tgid;
-	k.local_port = s->ik->port;
-	k.callee_port = a->port;
-	memcpy(k.callee_addr, a->addr, 16);
-	free(hashtab__put(s->want, &k, sizeof(k), w, NULL));
+static int group_add(struct hashtab *by_name, const char *name, const void *key, size_t key_size)
+{
+	struct group *g = hashtab__get(by_name, name, strlen(name));
+
+	if (!g) {
+		g = calloc(1, sizeof(*g));
+		if (!g || hashtab__put(by_name, name, strlen(name), g, NULL) ||
+		    !hashtab__get(by_name, name, strlen(name))) {
+			free(g);
+			return -ENOMEM;
+		}
+		g->key_size = key_size;
+	}
+	if (g->n == g->cap) {
+		size_t cap = g->cap ? g->cap * 2 : 4;
+		unsigned char *k = realloc(g->keys, cap * key_size);
+
+		if (!k)
+			return -ENOMEM;
+		g->keys = k;
+		g->cap = cap;
+	}
+	memcpy(g->keys + g->n++ * key_size, key, key_size);
 	return 0;
 }
 
-static int want_instance(const struct hashtab_entry *he, void *arg)
+static int group_instance(const struct hashtab_entry *he, void *arg)
+{
+	return group_add(arg, he->value, he->key, sizeof(struct instance_key));
+}
+
+static int group_callee(const struct hashtab_entry *he, void *arg)
+{
+	return group_add(arg, he->value, he->key, sizeof(struct claimd_addr));
+}
+
+static int group_free(const struct hashtab_entry *he, void *arg)
+{
+	struct group *g = he->value;
+
+	(void)arg;
+	free(g->keys);
+	free(g);
+	return 0;
+}
+
+/*
+ * An edge with a class: the kernel should hold it for every instance of its
+ * caller and every address of its callee. Work in edges, then in the keys
+ * wanted: no instance is paired with a callee it has no edge to.
+ */
+static void want_edge(struct edge *ed, void *arg)
 {
 	struct sync_ctx *s = arg;
+	struct group *callers, *callees;
+	struct edge_class cls;
+	char pk[512];
+	size_t n, i, j;
 
-	s->ik = (const void *)he->key;
-	s->service = he->value;
-	return hashtab__for_each(s->c->callees, want_callee, s);
+	if (ed->root || s->err)
+		return;
+	callers = hashtab__get(s->by_service, ed->caller, strlen(ed->caller));
+	callees = hashtab__get(s->by_callee, ed->callee, strlen(ed->callee));
+	if (!callers || !callees)
+		return;
+	cls = edges__effective(s->e, ed, s->now, s->wall);
+	if (cls.cls == CLAIM_CLASS_UNKNOWN)
+		return;
+	n = pair_key(ed->caller, ed->callee, pk, sizeof(pk));
+	for (i = 0; i < callers->n; i++) {
+		const struct instance_key *ik =
+			(const void *)(callers->keys + i * callers->key_size);
+
+		for (j = 0; j < callees->n; j++) {
+			const struct claimd_addr *a =
+				(const void *)(callees->keys + j * callees->key_size);
+			struct claimd_edge_key k = { .tgid = ik->tgid,
+						     .local_port = ik->port,
+						     .callee_port = a->port };
+			struct wanted *w = calloc(1, sizeof(*w) + n);
+
+			if (!w) {
+				s->err = -ENOMEM;
+				return;
+			}
+			memcpy(k.callee_addr, a->addr, 16);
+			w->cls = cls.cls;
+			w->pair_len = n;
+			memcpy(w->pair, pk, n);
+			free(hashtab__put(s->want, &k, sizeof(k), w, NULL));
+		}
+	}
 }
 
 /* First make room: what the kernel holds and should not any more goes. */
@@ -273,7 +333,29 @@ int classes__sync(struct classes *c, struct edges *e, double now, time_t wall)
 		hashtab__free(s.refused);
 		return -ENOMEM;
 	}
-	hashtab__for_each(c->instances, want_instance, &s);
+	s.by_service = hashtab__new();
+	s.by_callee = hashtab__new();
+	if (s.by_service && s.by_callee &&
+	    !hashtab__for_each(c->instances, group_instance, s.by_service) &&
+	    !hashtab__for_each(c->callees, group_callee, s.by_callee))
+		edges__for_each(e, want_edge, &s);
+	else
+		s.err = -ENOMEM;
+	if (s.by_service)
+		hashtab__for_each(s.by_service, group_free, NULL);
+	if (s.by_callee)
+		hashtab__for_each(s.by_callee, group_free, NULL);
+	hashtab__free(s.by_service);
+	hashtab__free(s.by_callee);
+	if (s.err) {
+		/* What is wanted is not all known: the kernel keeps what it has. */
+		hashtab__for_each(s.want, free_wanted, NULL);
+		hashtab__free(s.want);
+		hashtab__free(s.written);
+		hashtab__free(s.edges_in);
+		hashtab__free(s.refused);
+		return s.err;
+	}
 	hashtab__for_each(c->written, delete_unwanted, &s);
 	hashtab__for_each(s.want, write_wanted, &s);
 	hashtab__for_each(s.want, free_wanted, NULL);
