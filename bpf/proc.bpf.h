@@ -22,29 +22,39 @@ static __always_inline void stat_inc(__u32 which)
 
 /*
  * Wake claimd only once records pile up: a wake-up per record (the default)
- * cost microseconds each on the writing syscall. claimd also drains the
+ * cost microseconds each on the writing syscall. A record wakes it when it
+ * takes the backlog across a multiple of WAKEUP_BYTES: once per 64 KiB of
+ * records, however far claimd lags (waking it at every record past the mark
+ * cost a self-IPI per record while it caught up). claimd also drains the
  * ring on a short timer, so a quiet host's records are late by that much.
  */
 #define WAKEUP_BYTES (64u << 10)
 
-static __always_inline __u64 rb_flags(void)
+/* Flags for a record of size bytes that takes the backlog from 'before' on. */
+static __always_inline __u64 rb_flags(__u64 before, __u64 size)
 {
-	return bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA) >= WAKEUP_BYTES ? BPF_RB_FORCE_WAKEUP
-									     : BPF_RB_NO_WAKEUP;
+	return (before + size) / WAKEUP_BYTES != before / WAKEUP_BYTES ? BPF_RB_FORCE_WAKEUP
+								       : BPF_RB_NO_WAKEUP;
 }
 
 /* Submit a record; a full ring buffer is counted, never silent. */
 static __always_inline void emit(void *rec, __u64 size)
 {
-	if (bpf_ringbuf_output(&events, rec, size, rb_flags()))
+	__u64 before = bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA);
+
+	if (bpf_ringbuf_output(&events, rec, size, rb_flags(before, size)))
 		stat_inc(CLAIMD_ST_RB_DROPS);
 	else
 		stat_inc(CLAIMD_ST_RECORDS);
 }
 
+/* A reserved record, its header filled in: the backlog counts it already. */
 static __always_inline void submit(void *rec)
 {
-	bpf_ringbuf_submit(rec, rb_flags());
+	__u64 after = bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA);
+	__u64 size = ((struct claimd_rec_hdr *)rec)->size;
+
+	bpf_ringbuf_submit(rec, rb_flags(after > size ? after - size : 0, size));
 	stat_inc(CLAIMD_ST_RECORDS);
 }
 
