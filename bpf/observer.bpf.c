@@ -57,6 +57,19 @@ struct {
 } traced SEC(".maps");
 
 /*
+ * A mark on the group leader of each process traced[] may name (set with
+ * its word, by the programs or by claimd's seeding): the first test on every
+ * syscall. The leader's task is at hand already, traced[]'s page is not: an
+ * untraced process leaves without touching it.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
+	__type(value, __u8);
+} proc_mark SEC(".maps");
+
+/*
  * A service using libclaim's explicit context (claim_context_enter): which
  * inbound connection each of its threads is working for right now, and the
  * ingress of each such connection, with its egress log.

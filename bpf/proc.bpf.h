@@ -71,9 +71,25 @@ static __always_inline __u32 proc_flags(__u32 tgid)
 	return t ? *t : PROC_TRACED;
 }
 
+/* Does the current process carry proc_mark, the mark of one traced[] may name? */
+static __always_inline int proc_marked(void)
+{
+	struct task_struct *task = bpf_get_current_task_btf();
+
+	return bpf_task_storage_get(&proc_mark, task->group_leader, 0, 0) != NULL;
+}
+
+static __always_inline void proc_mark_current(void)
+{
+	struct task_struct *task = bpf_get_current_task_btf();
+
+	bpf_task_storage_get(&proc_mark, task->group_leader, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
+}
+
+/* tgid: the current process's. Without the mark it is not followed. */
 static __always_inline int is_traced(__u32 tgid)
 {
-	return proc_flags(tgid) != 0;
+	return proc_marked() && proc_flags(tgid) != 0;
 }
 
 static __always_inline void proc_flag_set(__u32 tgid, __u32 flag)
@@ -84,9 +100,11 @@ static __always_inline void proc_flag_set(__u32 tgid, __u32 flag)
 		__sync_fetch_and_or(t, flag);
 }
 
+/* tgid: the current process's. */
 static __always_inline void mark_traced(__u32 tgid)
 {
 	proc_flag_set(tgid, PROC_TRACED);
+	proc_mark_current();
 }
 
 #endif /* CLAIMD_PROC_BPF_H */

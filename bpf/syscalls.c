@@ -476,6 +476,21 @@ int tp_dup3_x(struct trace_event_raw_sys_exit *ctx)
 	return on_dup(ctx);
 }
 
+/*
+ * A thread other than the leader that execs becomes the leader: the mark
+ * (proc_mark) stayed with the old one. A followed process keeps it.
+ */
+SEC("tracepoint/sched/sched_process_exec")
+int tp_proc_exec(void *ctx)
+{
+	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
+	__u32 *t = bpf_map_lookup_elem(&traced, &tgid);
+
+	if (t && *t)
+		proc_mark_current();
+	return 0;
+}
+
 SEC("tracepoint/sched/sched_process_exit")
 int tp_proc_exit(void *ctx)
 {
