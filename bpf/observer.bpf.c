@@ -58,6 +58,19 @@ struct {
 } traced SEC(".maps");
 
 /*
+ * The traced[] word of each process it names, again, on the process's group
+ * leader (task storage): the first test on every syscall. The leader's task
+ * is at hand already, traced[]'s page is not: an untraced process leaves
+ * without touching it, a traced one reads its word there.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
+	__type(value, __u32);
+} proc_mark SEC(".maps");
+
+/*
  * A service using libclaim's explicit context (claim_context_enter): which
  * inbound connection each of its threads is working for right now, and the
  * ingress of each such connection, with its egress log.

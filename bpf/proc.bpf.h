@@ -22,29 +22,39 @@ static __always_inline void stat_inc(__u32 which)
 
 /*
  * Wake claimd only once records pile up: a wake-up per record (the default)
- * cost microseconds each on the writing syscall. claimd also drains the
+ * cost microseconds each on the writing syscall. A record wakes it when it
+ * takes the backlog across a multiple of WAKEUP_BYTES: once per 64 KiB of
+ * records, however far claimd lags (waking it at every record past the mark
+ * cost a self-IPI per record while it caught up). claimd also drains the
  * ring on a short timer, so a quiet host's records are late by that much.
  */
 #define WAKEUP_BYTES (64u << 10)
 
-static __always_inline __u64 rb_flags(void)
+/* Flags for a record of size bytes that takes the backlog from 'before' on. */
+static __always_inline __u64 rb_flags(__u64 before, __u64 size)
 {
-	return bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA) >= WAKEUP_BYTES ? BPF_RB_FORCE_WAKEUP
-									     : BPF_RB_NO_WAKEUP;
+	return (before + size) / WAKEUP_BYTES != before / WAKEUP_BYTES ? BPF_RB_FORCE_WAKEUP
+								       : BPF_RB_NO_WAKEUP;
 }
 
 /* Submit a record; a full ring buffer is counted, never silent. */
 static __always_inline void emit(void *rec, __u64 size)
 {
-	if (bpf_ringbuf_output(&events, rec, size, rb_flags()))
+	__u64 before = bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA);
+
+	if (bpf_ringbuf_output(&events, rec, size, rb_flags(before, size)))
 		stat_inc(CLAIMD_ST_RB_DROPS);
 	else
 		stat_inc(CLAIMD_ST_RECORDS);
 }
 
+/* A reserved record, its header filled in: the backlog counts it already. */
 static __always_inline void submit(void *rec)
 {
-	bpf_ringbuf_submit(rec, rb_flags());
+	__u64 after = bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA);
+	__u64 size = ((struct claimd_rec_hdr *)rec)->size;
+
+	bpf_ringbuf_submit(rec, rb_flags(after > size ? after - size : 0, size));
 	stat_inc(CLAIMD_ST_RECORDS);
 }
 
@@ -53,27 +63,56 @@ static __always_inline void submit(void *rec)
 #define PROC_CONTEXT 0x2 /* it names its requests (claim_context_enter) */
 #define PROC_MUX     0x4 /* it served two requests at once on a thread: no verdicts */
 
-/* The process's bits; a tgid beyond the array (pid_max above 4M) counts as traced. */
+/*
+ * The current process's mark (proc_mark, on its group leader): a copy of
+ * its traced[] word, which every writer of the word keeps (proc_flag_set,
+ * claimd's seeding, exec, exit). The leader's task is at hand already,
+ * traced[]'s page is not. NULL: not followed.
+ */
+static __always_inline __u32 *proc_mark_of_current(__u64 flags)
+{
+	struct task_struct *task = bpf_get_current_task_btf();
+
+	return bpf_task_storage_get(&proc_mark, task->group_leader, 0, flags);
+}
+
+/*
+ * The process's bits. The current process's from its mark; another's from
+ * traced[], where a tgid beyond the array (pid_max above 4M) counts as traced.
+ */
 static __always_inline __u32 proc_flags(__u32 tgid)
 {
-	__u32 *t = bpf_map_lookup_elem(&traced, &tgid);
+	__u32 *t;
 
+	if (tgid == bpf_get_current_pid_tgid() >> 32) {
+		t = proc_mark_of_current(0);
+		return t ? *t : 0;
+	}
+	t = bpf_map_lookup_elem(&traced, &tgid);
 	return t ? *t : PROC_TRACED;
 }
 
+/* tgid: the current process's. */
 static __always_inline int is_traced(__u32 tgid)
 {
-	return proc_flags(tgid) != 0;
+	__u32 *m = proc_mark_of_current(0);
+
+	return m && *m;
 }
 
+/* tgid: the current process's. Its word and its mark. */
 static __always_inline void proc_flag_set(__u32 tgid, __u32 flag)
 {
 	__u32 *t = bpf_map_lookup_elem(&traced, &tgid);
 
 	if (t && !(*t & flag))
 		__sync_fetch_and_or(t, flag);
+	t = proc_mark_of_current(BPF_LOCAL_STORAGE_GET_F_CREATE);
+	if (t && !(*t & flag))
+		__sync_fetch_and_or(t, flag);
 }
 
+/* tgid: the current process's. */
 static __always_inline void mark_traced(__u32 tgid)
 {
 	proc_flag_set(tgid, PROC_TRACED);

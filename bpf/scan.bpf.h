@@ -12,6 +12,13 @@
 /* Bytes copied out of user memory for the parser. */
 struct scan_buf {
 	__u8 data[SCAN_WINDOW];
+	/*
+	 * scan.c's position in data: kept here, in the map, where the verifier
+	 * does not follow its value, rather than in the loop's state on the
+	 * stack, where every value it took made a state of its own.
+	 */
+	__u32 pos;
+	__u32 pad;
 };
 
 #endif /* CLAIMD_SCAN_BPF_H */

@@ -692,12 +692,9 @@ HTTP_INLINE int http_skipping_line(const struct http_framer *f)
 	       f->state == HS_TRAILER_SKIP || f->state == HS_CHUNK_EXT;
 }
 
-/* Index of the first byte of w equal to c (in memory order), or 8. */
-HTTP_INLINE __u32 http_word_find(__u64 w, __u8 c)
+/* Index of the lowest byte of m (in memory order) with its high bit set, or 8. */
+HTTP_INLINE __u32 http_word_first(__u64 m)
 {
-	const __u64 ones = 0x0101010101010101ULL, highs = 0x8080808080808080ULL;
-	__u64 x = w ^ (ones * c);
-	__u64 m = (x - ones) & ~x & highs; /* the lowest set bit marks the first match */
 	__u32 i = 0;
 
 	if (!m)
@@ -713,6 +710,21 @@ HTTP_INLINE __u32 http_word_find(__u64 w, __u8 c)
 	if (!(m & 0xffULL))
 		i += 1;
 	return i;
+}
+
+/* High bit of each byte of w equal to c: exact up to the first one (borrows go up). */
+HTTP_INLINE __u64 http_word_eq(__u64 w, __u8 c)
+{
+	const __u64 ones = 0x0101010101010101ULL, highs = 0x8080808080808080ULL;
+	__u64 x = w ^ (ones * c);
+
+	return (x - ones) & ~x & highs;
+}
+
+/* Index of the first byte of w equal to c (in memory order), or 8. */
+HTTP_INLINE __u32 http_word_find(__u64 w, __u8 c)
+{
+	return http_word_first(http_word_eq(w, c));
 }
 
 /*
@@ -736,16 +748,105 @@ HTTP_INLINE __u32 http_skip_word(struct http_framer *f, __u64 w)
 	return n;
 }
 
+/* "HTTP/1.1" or "HTTP/1.0", little-endian. */
+HTTP_INLINE int http_version_word(__u64 w)
+{
+	return w == 0x312e312f50545448ULL || w == 0x302e312f50545448ULL;
+}
+
 /* A response's "HTTP/1.0" or "HTTP/1.1" at once. Returns 8 or 0. */
 HTTP_INLINE __u32 http_start_word(struct http_framer *f, __u64 w)
 {
-	/* "HTTP/1.1" and "HTTP/1.0", little-endian */
-	if (f->state != HS_START || f->kind != HTTP_KIND_RESPONSE ||
-	    (w != 0x312e312f50545448ULL && w != 0x302e312f50545448ULL))
+	if (f->state != HS_START || f->kind != HTTP_KIND_RESPONSE || !http_version_word(w))
 		return 0;
 	http_start_message(f, 'H');
 	f->pos = 8;
 	f->head = 8;
+	return 8;
+}
+
+/*
+ * A request's method and the space after it at once, when both are in w: up
+ * to seven capital letters (every method we name). Returns the bytes taken,
+ * or 0 (a longer token, a blank line, junk: http_step() decides).
+ */
+HTTP_INLINE __u32 http_method_word(struct http_framer *f, __u64 w)
+{
+	__u32 k = http_word_find(w, ' '), i;
+	__u64 tok = 0;
+
+	if (f->state != HS_START || f->kind != HTTP_KIND_REQUEST || !k || k > 7)
+		return 0;
+	for (i = 0; i < 7 && i < k; i++) {
+		__u8 c = w >> (8 * i);
+
+		if (c < 'A' || c > 'Z')
+			return 0;
+		tok = (tok << 8) | c;
+	}
+	http_start_message(f, (__u8)w);
+	f->acc = tok;
+	f->method = http_method_of(tok, k);
+	f->state = HS_REQ_TARGET;
+	f->pos = 0;
+	f->head = k + 1;
+	return k + 1;
+}
+
+/*
+ * Request target bytes, hashed, up to the first byte that ends the target
+ * or is not allowed in it (below 0x21, or DEL): http_step() takes that one.
+ */
+HTTP_INLINE __u32 http_target_word(struct http_framer *f, __u64 w)
+{
+	const __u64 lows = 0x7f7f7f7f7f7f7f7fULL, highs = 0x8080808080808080ULL;
+	/* High bits: bytes at or above 0x21 (0x80 and up included), and bytes not DEL. */
+	__u64 ge = (((w & lows) + 0x5f5f5f5f5f5f5f5fULL) | w) & highs;
+	__u64 x = w ^ lows;
+	__u64 nd = (((x & lows) + lows) | x) & highs;
+	__u32 n = http_word_first(~(ge & nd) & highs), i;
+	__u32 h = f->hash;
+
+	if (!n || f->head + n > HTTP_MAX_HEAD)
+		return 0;
+	for (i = 0; i < 8 && i < n; i++)
+		h = (h ^ (__u8)(w >> (8 * i))) * HTTP_FNV_PRIME;
+	f->hash = h;
+	f->pos = 1;
+	f->head += n;
+	return n;
+}
+
+/* A request line's "HTTP/1.x", or a status line's " NNN" after it. */
+HTTP_INLINE __u32 http_line_version_word(struct http_framer *f, __u64 w)
+{
+	__u32 d1 = (__u8)(w >> 8) - '0', d2 = (__u8)(w >> 16) - '0', d3 = (__u8)(w >> 24) - '0';
+
+	if (f->state == HS_REQ_VERSION) {
+		if (f->pos || !http_version_word(w) || f->head + 8 > HTTP_MAX_HEAD)
+			return 0;
+		f->pos = 8;
+		f->head += 8;
+		return 8;
+	}
+	/* HS_RESP_VERSION at pos 8: the space and three digits; the status's end is http_step()'s. */
+	if (f->pos != 8 || (__u8)w != ' ' || d1 > 9 || d2 > 9 || d3 > 9 ||
+	    f->head + 4 > HTTP_MAX_HEAD)
+		return 0;
+	f->state = HS_RESP_STATUS;
+	f->status = f->status * 1000 + d1 * 100 + d2 * 10 + d3;
+	f->pos = 3;
+	f->head += 4;
+	return 4;
+}
+
+/* The first eight bytes of a name we read, whose hash is h8. */
+HTTP_INLINE __u32 http_name_start(struct http_framer *f, __u32 h8)
+{
+	f->state = HS_HDR_NAME;
+	f->acc = h8;
+	f->pos = 8;
+	f->head += 8;
 	return 8;
 }
 
@@ -764,23 +865,57 @@ HTTP_INLINE __u32 http_line_word(struct http_framer *f, __u64 w)
 	/* A CR first is the end of the head (or an error): http_step() decides. */
 	if (f->state != HS_HDR_LINE || ((x - ones) & ~x & highs) || (w & 0xff) == '\r')
 		return 0;
-	/* "content-", "transfer", "x-error-", little-endian; OR 0x20 lowers letters. */
+	if (f->head + 8 > HTTP_MAX_HEAD)
+		return 0;
+	/*
+	 * "content-", "transfer", "x-error-", little-endian; OR 0x20 lowers
+	 * letters. Exactly (letters in any case, the dashes dashes): the name
+	 * goes on with its first eight bytes hashed, as http_step() would have.
+	 */
+	if ((w | 0x0020202020202020ULL) == 0x2d746e65746e6f63ULL)
+		return http_name_start(f, HTTP_HASH8_CONTENT);
+	if ((w | 0x2020202020202020ULL) == 0x726566736e617274ULL)
+		return http_name_start(f, HTTP_HASH8_TRANSFER);
+	if ((w | 0x0020202020200020ULL) == 0x2d726f7272652d78ULL)
+		return http_name_start(f, HTTP_HASH8_X_ERROR);
+	/* Only alike (a CR or a control byte for a dash): http_step() decides. */
 	if (lw == 0x2d746e65746e6f63ULL || lw == 0x726566736e617274ULL ||
 	    lw == 0x2d726f7272652d78ULL)
 		return 0;
 	/* A line starting with blanks or ':' is skipped by http_step() too. */
-	if (f->head + 8 > HTTP_MAX_HEAD)
-		return 0;
 	f->head += 8;
 	http_skip_header_line(f);
 	return 8;
 }
 
+/*
+ * A name past the eight bytes that start one we read: its next bytes up to
+ * the first that ends a name (':', a line end, NUL), hashed.
+ */
+HTTP_INLINE __u32 http_name_word(struct http_framer *f, __u64 w)
+{
+	__u64 m = http_word_eq(w, ':') | http_word_eq(w, '\n') | http_word_eq(w, '\r') |
+		  http_word_eq(w, 0);
+	__u32 n = http_word_first(m), i;
+	__u32 h = (__u32)f->acc;
+
+	if (f->pos != 8 || !n || f->head + n > HTTP_MAX_HEAD)
+		return 0;
+	for (i = 0; i < 8 && i < n; i++)
+		h = http_hdr_hash(h, (__u8)(w >> (8 * i)));
+	f->acc = h;
+	f->pos = 8 + n;
+	f->head += n;
+	return n;
+}
+
 /* A state where http_word() may take several bytes at once. */
 HTTP_INLINE int http_wants_word(const struct http_framer *f)
 {
-	return http_skipping_line(f) || f->state == HS_HDR_LINE ||
-	       (f->state == HS_START && f->kind == HTTP_KIND_RESPONSE);
+	return http_skipping_line(f) || f->state == HS_HDR_LINE || f->state == HS_START ||
+	       f->state == HS_REQ_TARGET || (f->state == HS_REQ_VERSION && !f->pos) ||
+	       (f->state == HS_RESP_VERSION && f->pos == 8) ||
+	       (f->state == HS_HDR_NAME && f->pos == 8);
 }
 
 /*
@@ -791,10 +926,20 @@ HTTP_INLINE int http_wants_word(const struct http_framer *f)
  */
 HTTP_INLINE __u32 http_word(struct http_framer *f, __u64 w)
 {
-	if (f->state == HS_HDR_LINE)
+	switch (f->state) {
+	case HS_HDR_LINE:
 		return http_line_word(f, w);
-	if (f->state == HS_START)
-		return http_start_word(f, w);
+	case HS_HDR_NAME:
+		return http_name_word(f, w);
+	case HS_START:
+		return f->kind == HTTP_KIND_REQUEST ? http_method_word(f, w)
+						    : http_start_word(f, w);
+	case HS_REQ_TARGET:
+		return http_target_word(f, w);
+	case HS_REQ_VERSION:
+	case HS_RESP_VERSION:
+		return http_line_version_word(f, w);
+	}
 	return http_skip_word(f, w);
 }
 

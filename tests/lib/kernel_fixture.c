@@ -13,6 +13,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/syscall.h>
 #include <sys/socket.h>
 #include <sys/time.h>
 #include <unistd.h>
@@ -132,6 +133,17 @@ void kfix_drain(struct kfix *f)
 	ring_buffer__consume(f->rb);
 }
 
+/* proc.bpf.h's mark on this process: its traced[] word, again, as claimd's seeding sets it. */
+static void fixture_mark(struct kfix *f, __u32 flags)
+{
+	int pfd = syscall(SYS_pidfd_open, f->tgid, 0);
+
+	if (pfd < 0)
+		return;
+	bpf_map_update_elem(bpf_map__fd(f->skel->maps.proc_mark), &pfd, &flags, BPF_ANY);
+	close(pfd);
+}
+
 void kfix_begin(struct kfix *f)
 {
 	int fd = bpf_map__fd(f->skel->maps.edge_class);
@@ -146,6 +158,7 @@ void kfix_begin(struct kfix *f)
 			break;
 	/* A multiplexing subtest leaves PROC_MUX, which silences every verdict after it. */
 	bpf_map_update_elem(bpf_map__fd(f->skel->maps.traced), &f->tgid, &flags, BPF_ANY);
+	fixture_mark(f, flags);
 	bpf_map_delete_elem(bpf_map__fd(f->skel->maps.threads), &tid);
 	stats_read(f, f->stats0);
 }

@@ -383,6 +383,11 @@ int observer__traced_fd(const struct observer *obs)
 	return bpf_map__fd(obs->skel->maps.traced);
 }
 
+int observer__proc_mark_fd(const struct observer *obs)
+{
+	return bpf_map__fd(obs->skel->maps.proc_mark);
+}
+
 int observer__classes_fd(const struct observer *obs)
 {
 	return bpf_map__fd(obs->skel->maps.edge_class);

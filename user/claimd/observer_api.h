@@ -44,6 +44,8 @@ void observer__destroy(struct observer *obs);
 int observer__events_fd(const struct observer *obs);
 int observer__conns_fd(const struct observer *obs);
 int observer__traced_fd(const struct observer *obs);
+/* Task storage keyed by a pidfd: the mark traced[]'s processes carry (proc.bpf.h). */
+int observer__proc_mark_fd(const struct observer *obs);
 int observer__classes_fd(const struct observer *obs);
 int observer__verdicts_fd(const struct observer *obs);
 int observer__edge_counts_fd(const struct observer *obs);

@@ -2,6 +2,7 @@
 /* Seeding the connection table from /proc; see seed.h. */
 #include <errno.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <bpf/bpf.h>
@@ -16,6 +17,7 @@ struct seed_ctx {
 	struct seed_counts *counts;
 	int conns_fd;
 	int traced_fd;
+	int mark_fd;
 };
 
 static int filtered_out(const struct observer_config *cfg, const struct procnet_sock *s)
@@ -36,6 +38,18 @@ static int filtered_out(const struct observer_config *cfg, const struct procnet_
 			return 1;
 	}
 	return 0;
+}
+
+/* The mark the programs test first on every syscall (proc.bpf.h): the word, again, on the leader. */
+static void proc_mark(int mark_fd, __u32 tgid)
+{
+	int pfd = syscall(SYS_pidfd_open, tgid, 0);
+	__u32 one = 1; /* a copy of its traced[] word */
+
+	if (pfd < 0)
+		return; /* gone: nothing to follow */
+	bpf_map_update_elem(mark_fd, &pfd, &one, BPF_ANY);
+	close(pfd);
 }
 
 static void seed_one(const struct procnet_sock *s, void *arg)
@@ -64,6 +78,7 @@ static void seed_one(const struct procnet_sock *s, void *arg)
 		return;
 	}
 	bpf_map_update_elem(ctx->traced_fd, &key.tgid, &one, BPF_ANY);
+	proc_mark(ctx->mark_fd, s->tgid);
 	switch (s->role) {
 	case CLAIMD_ROLE_LISTENER:
 		ctx->counts->listeners++;
@@ -86,6 +101,7 @@ int seed__existing(struct observer *obs, const struct observer_config *cfg, stru
 		.counts = out,
 		.conns_fd = observer__conns_fd(obs),
 		.traced_fd = observer__traced_fd(obs),
+		.mark_fd = observer__proc_mark_fd(obs),
 	};
 	int n;
 
