@@ -58,16 +58,16 @@ struct {
 } traced SEC(".maps");
 
 /*
- * The traced[] word of each process it names, again, on the process's group
- * leader (task storage): the first test on every syscall. The leader's task
- * is at hand already, traced[]'s page is not: an untraced process leaves
- * without touching it, a traced one reads its word there.
+ * A mark on the group leader of each process traced[] names (set with its
+ * word, by the programs, by claimd's seeding and at exec): an untraced
+ * process is told by its leader having no task storage at all, without
+ * touching traced[]'s page (proc.bpf.h).
  */
 struct {
 	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
 	__uint(map_flags, BPF_F_NO_PREALLOC);
 	__type(key, int);
-	__type(value, __u32);
+	__type(value, __u8);
 } proc_mark SEC(".maps");
 
 /*

@@ -63,51 +63,48 @@ static __always_inline void submit(void *rec)
 #define PROC_CONTEXT 0x2 /* it names its requests (claim_context_enter) */
 #define PROC_MUX     0x4 /* it served two requests at once on a thread: no verdicts */
 
-/*
- * The current process's mark (proc_mark, on its group leader): a copy of
- * its traced[] word, which every writer of the word keeps (proc_flag_set,
- * claimd's seeding, exec, exit). The leader's task is at hand already,
- * traced[]'s page is not. NULL: not followed.
- */
-static __always_inline __u32 *proc_mark_of_current(__u64 flags)
+/* The process's bits; a tgid beyond the array (pid_max above 4M) counts as traced. */
+static __always_inline __u32 proc_flags(__u32 tgid)
 {
-	struct task_struct *task = bpf_get_current_task_btf();
+	__u32 *t = bpf_map_lookup_elem(&traced, &tgid);
 
-	return bpf_task_storage_get(&proc_mark, task->group_leader, 0, flags);
+	return t ? *t : PROC_TRACED;
 }
 
 /*
- * The process's bits. The current process's from its mark; another's from
- * traced[], where a tgid beyond the array (pid_max above 4M) counts as traced.
+ * Might the current process be followed? Every process traced[] names
+ * carries proc_mark on its group leader: a leader with no task storage at
+ * all carries none, and the process is not followed. One load from the
+ * leader's task, at hand already, where traced[] is a page of its own to
+ * fetch on every syscall of every process. (A leader with task storage, of
+ * any map, is asked traced[]: looking the mark itself up cost more than
+ * that.)
  */
-static __always_inline __u32 proc_flags(__u32 tgid)
+static __always_inline int proc_may_be_traced(void)
 {
-	__u32 *t;
+	struct task_struct *task = bpf_get_current_task_btf();
 
-	if (tgid == bpf_get_current_pid_tgid() >> 32) {
-		t = proc_mark_of_current(0);
-		return t ? *t : 0;
-	}
-	t = bpf_map_lookup_elem(&traced, &tgid);
-	return t ? *t : PROC_TRACED;
+	return task->group_leader->bpf_storage != NULL;
 }
 
 /* tgid: the current process's. */
 static __always_inline int is_traced(__u32 tgid)
 {
-	__u32 *m = proc_mark_of_current(0);
-
-	return m && *m;
+	return proc_may_be_traced() && proc_flags(tgid) != 0;
 }
 
-/* tgid: the current process's. Its word and its mark. */
+/* The current process is one traced[] names: its leader carries the mark. */
+static __always_inline void proc_mark_current(void)
+{
+	struct task_struct *task = bpf_get_current_task_btf();
+
+	bpf_task_storage_get(&proc_mark, task->group_leader, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
+}
+
 static __always_inline void proc_flag_set(__u32 tgid, __u32 flag)
 {
 	__u32 *t = bpf_map_lookup_elem(&traced, &tgid);
 
-	if (t && !(*t & flag))
-		__sync_fetch_and_or(t, flag);
-	t = proc_mark_of_current(BPF_LOCAL_STORAGE_GET_F_CREATE);
 	if (t && !(*t & flag))
 		__sync_fetch_and_or(t, flag);
 }
@@ -116,6 +113,7 @@ static __always_inline void proc_flag_set(__u32 tgid, __u32 flag)
 static __always_inline void mark_traced(__u32 tgid)
 {
 	proc_flag_set(tgid, PROC_TRACED);
+	proc_mark_current();
 }
 
 #endif /* CLAIMD_PROC_BPF_H */

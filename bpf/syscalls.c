@@ -478,19 +478,16 @@ int tp_dup3_x(struct trace_event_raw_sys_exit *ctx)
 
 /*
  * A thread other than the leader that execs becomes the leader: the mark
- * (proc_mark) stayed with the old one. A followed process keeps its word.
+ * (proc_mark) stayed with the old one. A followed process keeps it.
  */
 SEC("tracepoint/sched/sched_process_exec")
 int tp_proc_exec(void *ctx)
 {
 	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
-	__u32 *t = bpf_map_lookup_elem(&traced, &tgid), *m;
+	__u32 *t = bpf_map_lookup_elem(&traced, &tgid);
 
-	if (!t || !*t)
-		return 0;
-	m = proc_mark_of_current(BPF_LOCAL_STORAGE_GET_F_CREATE);
-	if (m)
-		*m = *t;
+	if (t && *t)
+		proc_mark_current();
 	return 0;
 }
 
@@ -501,15 +498,11 @@ int tp_proc_exit(void *ctx)
 	__u32 tgid = id >> 32;
 	__u32 *t = bpf_map_lookup_elem(&traced, &tgid);
 	struct claimd_exit *rec;
-	__u32 *m;
 
 	/* Only the whole process leaving, and only one we followed. */
 	if ((__u32)id != tgid || !t || !*t)
 		return 0;
 	*t = 0;
-	m = proc_mark_of_current(0);
-	if (m)
-		*m = 0;
 	rec = bpf_ringbuf_reserve(&events, sizeof(*rec), 0);
 	if (!rec) {
 		stat_inc(CLAIMD_ST_RB_DROPS);

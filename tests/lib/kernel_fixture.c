@@ -133,14 +133,15 @@ void kfix_drain(struct kfix *f)
 	ring_buffer__consume(f->rb);
 }
 
-/* proc.bpf.h's mark on this process: its traced[] word, again, as claimd's seeding sets it. */
-static void fixture_mark(struct kfix *f, __u32 flags)
+/* proc.bpf.h's mark on this process, as claimd's seeding sets it with traced[]. */
+static void fixture_mark(struct kfix *f)
 {
 	int pfd = syscall(SYS_pidfd_open, f->tgid, 0);
+	__u8 one = 1;
 
 	if (pfd < 0)
 		return;
-	bpf_map_update_elem(bpf_map__fd(f->skel->maps.proc_mark), &pfd, &flags, BPF_ANY);
+	bpf_map_update_elem(bpf_map__fd(f->skel->maps.proc_mark), &pfd, &one, BPF_ANY);
 	close(pfd);
 }
 
@@ -158,7 +159,7 @@ void kfix_begin(struct kfix *f)
 			break;
 	/* A multiplexing subtest leaves PROC_MUX, which silences every verdict after it. */
 	bpf_map_update_elem(bpf_map__fd(f->skel->maps.traced), &f->tgid, &flags, BPF_ANY);
-	fixture_mark(f, flags);
+	fixture_mark(f);
 	bpf_map_delete_elem(bpf_map__fd(f->skel->maps.threads), &tid);
 	stats_read(f, f->stats0);
 }

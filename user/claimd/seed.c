@@ -40,11 +40,11 @@ static int filtered_out(const struct observer_config *cfg, const struct procnet_
 	return 0;
 }
 
-/* The mark the programs test first on every syscall (proc.bpf.h): the word, again, on the leader. */
+/* The mark of a process traced[] names, on its leader (proc.bpf.h): untraced ones have none. */
 static void proc_mark(int mark_fd, __u32 tgid)
 {
 	int pfd = syscall(SYS_pidfd_open, tgid, 0);
-	__u32 one = 1; /* a copy of its traced[] word */
+	__u8 one = 1;
 
 	if (pfd < 0)
 		return; /* gone: nothing to follow */
