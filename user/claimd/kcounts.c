@@ -154,22 +154,31 @@ static void service_sum(const struct kcounts *k, const struct claimd_service_cou
 			o[i] += in[cpu * words + i];
 }
 
+/* The entry for key, made (zeroed) if new; NULL when out of memory. */
+static void *entry_get(struct hashtab *h, const void *key, size_t key_size, size_t entry_size)
+{
+	void *en = hashtab__get(h, key, key_size);
+
+	if (en)
+		return en;
+	en = calloc(1, entry_size);
+	if (!en || hashtab__put(h, key, key_size, en, NULL) || !hashtab__get(h, key, key_size)) {
+		free(en);
+		return NULL;
+	}
+	return en;
+}
+
 static void edge_take(struct poll_ctx *x, const struct claimd_edge_key *key,
 		      const struct claimd_edge_counts *percpu)
 {
-	struct edge_entry *en = hashtab__get(x->k->edges, key, sizeof(*key));
+	struct edge_entry *en = entry_get(x->k->edges, key, sizeof(*key), sizeof(*en));
 	struct claimd_edge_counts now;
 	struct edge_counts d;
 
+	if (!en)
+		return;
 	edge_sum(x->k, percpu, &now);
-	if (!en) {
-		en = calloc(1, sizeof(*en));
-		if (!en || hashtab__put(x->k->edges, key, sizeof(*key), en, NULL) ||
-		    !hashtab__get(x->k->edges, key, sizeof(*key))) {
-			free(en);
-			return;
-		}
-	}
 	d.calls = now.calls - en->last.calls;
 	d.callee_failures = now.callee_failures - en->last.callee_failures;
 	d.both_failed = now.both_failed - en->last.both_failed;
@@ -188,21 +197,15 @@ static void edge_take(struct poll_ctx *x, const struct claimd_edge_key *key,
 static void service_take(struct poll_ctx *x, const struct claimd_service_key *key,
 			 const struct claimd_service_counts *percpu)
 {
-	struct service_entry *en = hashtab__get(x->k->services, key, sizeof(*key));
+	struct service_entry *en = entry_get(x->k->services, key, sizeof(*key), sizeof(*en));
 	struct claimd_service_counts now, d;
 	const __u64 *a, *b;
 	__u64 *o, any = 0;
 	size_t i;
 
+	if (!en)
+		return;
 	service_sum(x->k, percpu, &now);
-	if (!en) {
-		en = calloc(1, sizeof(*en));
-		if (!en || hashtab__put(x->k->services, key, sizeof(*key), en, NULL) ||
-		    !hashtab__get(x->k->services, key, sizeof(*key))) {
-			free(en);
-			return;
-		}
-	}
 	a = (const __u64 *)&now;
 	b = (const __u64 *)&en->last;
 	o = (__u64 *)&d;
