@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Edges and services, learned from ingress records, with the rules of
- * headers/outcome.h (what failed, under --fail-status; the retry walk).
+ * Edges and services, learned from the kernel's counts (kcounts.h) and from
+ * the records the kernel could not count, with the rules of headers/counts.h
+ * and headers/outcome.h (what failed, under --fail-status; the retry walk).
  * Per edge caller ->
  * callee: calls, callee_failures (requests in which the callee's call failed
  * and was not retried successfully), both_failed (... and the caller's own
