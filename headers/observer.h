@@ -19,12 +19,12 @@
 #define CLAIMD_NO_SLOT	  0xff
 
 /* Default map sizes; claimd can change them before loading. */
-#define CLAIMD_CONNS_MAX   32768
-#define CLAIMD_THREADS_MAX 8192
-#define CLAIMD_RINGBUF_SZ  (8u << 20)
-#define CLAIMD_CLASSES_MAX 16384 /* edge classes in the kernel */
-#define CLAIMD_EDGES_MAX   16384 /* edge counters in the kernel (headers/counts.h) */
-#define CLAIMD_SERVICES_MAX 4096 /* service instances counted in the kernel */
+#define CLAIMD_CONNS_MAX    32768
+#define CLAIMD_THREADS_MAX  8192
+#define CLAIMD_RINGBUF_SZ   (8u << 20)
+#define CLAIMD_CLASSES_MAX  16384 /* edge classes in the kernel */
+#define CLAIMD_EDGES_MAX    16384 /* edge counters in the kernel (headers/counts.h) */
+#define CLAIMD_SERVICES_MAX 4096  /* service instances counted in the kernel */
 
 enum claimd_role {
 	CLAIMD_ROLE_NONE = 0,
@@ -63,7 +63,8 @@ enum claimd_role {
 #define CLAIMD_IN_BLIND	    0x10 /* its thread moved bytes on a connection whose framing was lost */
 #define CLAIMD_IN_UNTIED    0x20 /* it made a call claimd could not follow (TLS untied, log full) */
 #define CLAIMD_IN_LOST	    0x40 /* its own response's framing was lost: status unknown */
-#define CLAIMD_IN_UNCOUNTED 0x80 /* the service counters were full: claimd counts it from the record */
+#define CLAIMD_IN_UNCOUNTED \
+	0x80 /* the service counters were full: claimd counts it from the record */
 
 enum claimd_record_type {
 	CLAIMD_REC_INGRESS = 1, /* struct claimd_ingress, n_egress entries long */
@@ -101,7 +102,7 @@ enum claimd_stat {
 	CLAIMD_ST_CALLS_LOST,	    /* calls whose answer was lost with the framing */
 	CLAIMD_ST_TLS_TIED_BY_READ, /* SSL calls tied to the socket the thread read last */
 	CLAIMD_ST_COUNTED,	    /* requests counted in the kernel (headers/counts.h) */
-	CLAIMD_ST_COUNTS_FULL,	    /* requests or calls the counter maps refused: sent as records */
+	CLAIMD_ST_COUNTS_FULL, /* requests or calls the counter maps refused: sent as records */
 	CLAIMD_ST__COUNT,
 };
 

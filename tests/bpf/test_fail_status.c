@@ -21,6 +21,7 @@
 #include "services.h"
 #include "sockets.h"
 #include "test_progs.h"
+#include "truth.h"
 
 #define REQUESTS 20
 #define BACKEND	 "fsB"
@@ -142,12 +143,12 @@ static void check_metrics(int mport)
 	}
 }
 
-/* Requests a service counted (claimctl services), -1 when it has no row. */
-static long long requests_of(const struct claimd_h *h, const char *name)
+/* A service's count (claimctl services: "requests", or a verdict), -1 when it has no row. */
+static long long count_of(const struct claimd_h *h, const char *name, const char *what)
 {
 	const char *args[] = { "services", NULL };
 	struct json_object *rows = claimctl_json(h, args), *row = service_row(rows, name);
-	long long n = row ? j_int(row, "requests") : -1;
+	long long n = row ? j_int(row, what) : -1;
 
 	json_object_put(rows);
 	return n;
@@ -161,15 +162,31 @@ static void untraced(const struct claimd_h *h, const struct svc *f)
 {
 	const char *args[] = { "status", NULL };
 	struct json_object *st0, *st1;
-	long long before = requests_of(h, FRONT), after;
+	long long before = count_of(h, FRONT, "requests"), after;
+	long long unclaimed0 = count_of(h, FRONT, "unclaimed");
+	long long claimed0 = count_of(h, BACKEND, "claimed");
+	long long failures0 = count_of(h, FRONT, "failures") + count_of(h, BACKEND, "failures");
+	long long unknown0 = count_of(h, FRONT, "unknown") + count_of(h, BACKEND, "unknown");
+	struct truth_tally tally = { 0 };
 	int i, answered = 0;
 
 	sleep_ms(100); /* claimd sees the trace client go */
 	st0 = claimctl_json(h, args);
 	for (i = 0; i < REQUESTS; i++)
 		answered += http_get(f->port, "/untraced") == 502;
-	after = requests_of(h, FRONT);
+	after = count_of(h, FRONT, "requests");
 	st1 = claimctl_json(h, args);
+	/*
+	 * The truth: fsB's 404s are its own, fsF passed each up. With no record,
+	 * the verdicts are read from the kernel's counts: each failure either
+	 * the verdict the truth says, unknown, or else wrong.
+	 */
+	tally.right = (count_of(h, FRONT, "unclaimed") - unclaimed0) +
+		      (count_of(h, BACKEND, "claimed") - claimed0);
+	tally.unknown = count_of(h, FRONT, "unknown") + count_of(h, BACKEND, "unknown") - unknown0;
+	tally.wrong = count_of(h, FRONT, "failures") + count_of(h, BACKEND, "failures") -
+		      failures0 - tally.right - tally.unknown;
+	truth__expect(&tally, "untraced", 2 * REQUESTS, 0);
 	printf("untraced: %lld requests counted, %lld ingress records\n", after - before,
 	       j_int(j_get(st1, "records"), "ingress") - j_int(j_get(st0, "records"), "ingress"));
 	ASSERT_EQ(answered, REQUESTS, "untraced: client answered");

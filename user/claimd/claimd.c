@@ -53,8 +53,8 @@
 #define UPROBE_RESCAN_S	  5  /* seconds between looks for new files to probe */
 #define RB_DRAIN_MS	  20 /* records wait at most this long in the ring buffer */
 #define DEFAULT_METRICS	  "127.0.0.1:9464"
-#define MAP_COUNT_S	  10  /* how often the BPF maps' entries are counted */
-#define N_FILL		  3   /* maps counted: conns, threads, edge_class */
+#define MAP_COUNT_S	  10 /* how often the BPF maps' entries are counted */
+#define N_FILL		  3  /* maps counted: conns, threads, edge_class */
 #define PUBLISH_IDLE_S	  60 /* a snapshot older than this is rendered again when asked for */
 
 /* Exit codes, besides 0 (stopped by a signal) and 64 (bad usage: argp, EX_USAGE). */

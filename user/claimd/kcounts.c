@@ -126,29 +126,18 @@ static void service_resolve(struct poll_ctx *x, const struct claimd_service_key 
 }
 
 /* The per-CPU values of one counter, summed. */
-static void edge_sum(const struct kcounts *k, const struct claimd_edge_counts *v,
-		     struct claimd_edge_counts *out)
+_Static_assert(sizeof(struct claimd_edge_counts) % sizeof(__u64) == 0, "all __u64");
+_Static_assert(sizeof(struct claimd_service_counts) % sizeof(__u64) == 0, "all __u64");
+
+/* A counter's per-CPU values summed word by word (both kinds are all __u64). */
+static void sum_cpus(const struct kcounts *k, const void *percpu, void *out, size_t size)
 {
+	const __u64 *in = percpu;
+	__u64 *o = out;
+	size_t words = size / sizeof(__u64), i;
 	int cpu;
 
-	memset(out, 0, sizeof(*out));
-	for (cpu = 0; cpu < k->ncpus; cpu++) {
-		out->calls += v[cpu].calls;
-		out->callee_failures += v[cpu].callee_failures;
-		out->both_failed += v[cpu].both_failed;
-		out->retries += v[cpu].retries;
-	}
-}
-
-static void service_sum(const struct kcounts *k, const struct claimd_service_counts *v,
-			struct claimd_service_counts *out)
-{
-	const __u64 *in = (const __u64 *)v;
-	__u64 *o = (__u64 *)out;
-	size_t words = sizeof(*out) / sizeof(__u64), i;
-	int cpu;
-
-	memset(out, 0, sizeof(*out));
+	memset(out, 0, size);
 	for (cpu = 0; cpu < k->ncpus; cpu++)
 		for (i = 0; i < words; i++)
 			o[i] += in[cpu * words + i];
@@ -178,7 +167,7 @@ static void edge_take(struct poll_ctx *x, const struct claimd_edge_key *key,
 
 	if (!en)
 		return;
-	edge_sum(x->k, percpu, &now);
+	sum_cpus(x->k, percpu, &now, sizeof(now));
 	d.calls = now.calls - en->last.calls;
 	d.callee_failures = now.callee_failures - en->last.callee_failures;
 	d.both_failed = now.both_failed - en->last.both_failed;
@@ -205,7 +194,7 @@ static void service_take(struct poll_ctx *x, const struct claimd_service_key *ke
 
 	if (!en)
 		return;
-	service_sum(x->k, percpu, &now);
+	sum_cpus(x->k, percpu, &now, sizeof(now));
 	a = (const __u64 *)&now;
 	b = (const __u64 *)&en->last;
 	o = (__u64 *)&d;

@@ -76,7 +76,7 @@ static int by_service(const void *a, const void *b)
 struct chains {
 	struct json_object *nodes; /* sorted array */
 	struct json_object *index; /* name -> index */
-	int (*up)[2]; /* sorted by caller */
+	int (*up)[2];		   /* sorted by caller */
 	int n_up;
 	int *first; /* per node: its first edge in up, or n_up */
 	int path[CHAIN_MAX_DEPTH];
