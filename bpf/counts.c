@@ -135,3 +135,88 @@ static __always_inline int count_request(struct claimd_ingress *r, int with_edge
 	stat_inc(CLAIMD_ST_COUNTED);
 	return refused || records_wanted(id);
 }
+
+/*
+ * Is the root call of tgid, the current process (begun at start_ns, method,
+ * target) to callee, which ended with outcome at end_ns, a retry of its last
+ * call there? Remembers it as that callee's last call. *first: this is the
+ * process's first root call claimd sees.
+ */
+static __always_inline int root_call_is_retry(__u32 tgid, const struct claimd_addr *callee,
+					      __u64 start_ns, __u64 end_ns, __u32 method,
+					      __u32 target_hash, __u32 outcome, __u32 flags,
+					      int *first)
+{
+	struct task_struct *task = bpf_get_current_task_btf();
+	struct root_memory *m;
+	struct root_memory_slot *s = NULL;
+	int retry = 0, i;
+
+	*first = 0;
+	if (bpf_get_current_pid_tgid() >> 32 != tgid)
+		return 0; /* not the caller's own thread: no memory at hand */
+	m = bpf_task_storage_get(&root_memory, task->group_leader, 0, 0);
+	if (!m) {
+		*first = 1;
+		m = bpf_task_storage_get(&root_memory, task->group_leader, 0,
+					 BPF_LOCAL_STORAGE_GET_F_CREATE);
+		if (!m)
+			return 0;
+	}
+	for (i = 0; i < ROOT_MEMORY_SLOTS; i++)
+		if (m->slot[i].last.end_ns && addr_eq(&m->slot[i].callee, callee)) {
+			s = &m->slot[i];
+			retry = counts_root_is_retry(&s->last, start_ns, method, target_hash);
+			break;
+		}
+	if (!s) {
+		s = &m->slot[m->next & (ROOT_MEMORY_SLOTS - 1)];
+		m->next++;
+		s->callee = *callee;
+	}
+	s->last.end_ns = end_ns ? end_ns : 1;
+	s->last.target_hash = target_hash;
+	s->last.flags = flags;
+	s->last.method = method;
+	s->last.outcome = outcome;
+	return retry;
+}
+
+/*
+ * A call of the process tgid (the current one) outside any request ended.
+ * A process that listens serves requests: its calls outside them are only
+ * counted. Any other's is a root call, into its edge's counts
+ * (headers/counts.h), CLAIMD_EG_RETRY added to *flags when it retries the
+ * last one. Returns true when its record must go to claimd: asked for, the
+ * process's first (claimd names it while it lives), or the counter map
+ * refused it (then CLAIMD_EG_UNCOUNTED).
+ */
+static __always_inline int count_root_call(__u32 tgid, const struct claimd_addr *callee,
+					   __u64 start_ns, __u64 end_ns, __u32 method,
+					   __u32 target_hash, __u32 status, __u32 *flags)
+{
+	struct claimd_edge_key key = { .tgid = tgid, .local_port = CLAIMD_ROOT_PORT };
+	__u32 outcome = outcome_of_call(status, *flags, fail_status_min);
+	struct claimd_edge_counts *c;
+	__u64 id = count_next_id();
+	int first;
+
+	if (proc_listens(tgid)) {
+		stat_inc(CLAIMD_ST_CALLS_OUTSIDE);
+		return records_wanted(id);
+	}
+	if (root_call_is_retry(tgid, callee, start_ns, end_ns, method, target_hash, outcome, *flags,
+			       &first))
+		*flags |= CLAIMD_EG_RETRY;
+	key.callee_port = callee->port;
+	__builtin_memcpy(key.callee_addr, callee->addr, 16);
+	c = counts_get(&edge_counts, &key, &zero_edge_counts);
+	if (!c) {
+		*flags |= CLAIMD_EG_UNCOUNTED;
+		stat_inc(CLAIMD_ST_COUNTS_FULL);
+		return 1;
+	}
+	counts_add_call(c, id, outcome == CLAIMD_OUTCOME_FAILED, 0, *flags);
+	stat_inc(CLAIMD_ST_ROOT_CALLS); /* last, as for requests */
+	return first || records_wanted(id);
+}

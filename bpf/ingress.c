@@ -503,9 +503,17 @@ static __noinline int egress_close(struct io *io, const struct claimd_pending *p
 			slot_refresh(&t->rec);
 			return 0;
 		}
-		flags |= CLAIMD_EG_LATE;
+		/* Its request was answered: no edge takes it, no root call either. */
+		stat_inc(CLAIMD_ST_LATE_CALLS);
+		if (records_wanted(count_next_id()))
+			egress_emit_root(io, p, callee, status, flags | CLAIMD_EG_LATE, claim,
+					 end_ns);
+		return 0;
 	}
-	egress_emit_root(io, p, callee, status, flags, claim, end_ns);
+	flags |= CLAIMD_EG_DONE;
+	if (count_root_call(io->key.tgid, callee, p->start_ns, end_ns, p->method, p->target_hash,
+			    status, &flags))
+		egress_emit_root(io, p, callee, status, flags, claim, end_ns);
 	return 0;
 }
 

@@ -181,6 +181,33 @@ struct {
 	__type(value, struct claimd_service_counts);
 } service_counts SEC(".maps");
 
+/*
+ * A process's retry memory for its root calls (headers/counts.h): its last
+ * call to each of a few callee endpoints, on its group leader, so that it
+ * goes with the process. A callee beyond ROOT_MEMORY_SLOTS takes the oldest
+ * slot: that callee's next call is not judged a retry (never one too many).
+ */
+#define ROOT_MEMORY_SLOTS 4
+
+struct root_memory_slot {
+	struct claimd_addr callee;
+	__u32 pad;
+	struct claimd_root_last last;
+};
+
+struct root_memory {
+	struct root_memory_slot slot[ROOT_MEMORY_SLOTS];
+	__u32 next;
+	__u32 pad;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
+	__type(value, struct root_memory);
+} root_memory SEC(".maps");
+
 /* Per CPU: the last id given to a counted request (headers/counts.h). */
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);

@@ -62,6 +62,9 @@ static __always_inline void submit(void *rec)
 #define PROC_TRACED  0x1 /* it owns a socket we follow */
 #define PROC_CONTEXT 0x2 /* it names its requests (claim_context_enter) */
 #define PROC_MUX     0x4 /* it served two requests at once on a thread: no verdicts */
+/* Bits 16-31: its listening sockets (CLAIMD_PROC_LISTENER_ONE each): a
+ * service, whose calls outside requests are no root calls. */
+#define PROC_LISTENER_ONE CLAIMD_PROC_LISTENER_ONE
 
 /* The process's bits; a tgid beyond the array (pid_max above 4M) counts as traced. */
 static __always_inline __u32 proc_flags(__u32 tgid)
@@ -107,6 +110,25 @@ static __always_inline void proc_flag_set(__u32 tgid, __u32 flag)
 
 	if (t && !(*t & flag))
 		__sync_fetch_and_or(t, flag);
+}
+
+/* A listener opened (+1) or closed (-1) by process tgid. */
+static __always_inline void proc_listeners_add(__u32 tgid, int n)
+{
+	__u32 *t = bpf_map_lookup_elem(&traced, &tgid);
+
+	if (!t)
+		return;
+	if (n > 0)
+		__sync_fetch_and_add(t, PROC_LISTENER_ONE);
+	else if (*t >= PROC_LISTENER_ONE)
+		__sync_fetch_and_sub(t, PROC_LISTENER_ONE);
+}
+
+/* Does process tgid listen (serve requests)? */
+static __always_inline int proc_listens(__u32 tgid)
+{
+	return proc_flags(tgid) >= PROC_LISTENER_ONE;
 }
 
 /* tgid: the current process's. */

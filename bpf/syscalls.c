@@ -134,6 +134,7 @@ int tp_listen_x(struct trace_event_raw_sys_exit *ctx)
 	c = conn_add(tgid, a.a0, sk, CLAIMD_ROLE_LISTENER, 0);
 	if (!c)
 		return 0;
+	proc_listeners_add(tgid, 1);
 	rec = bpf_ringbuf_reserve(&events, sizeof(*rec), 0);
 	if (!rec) {
 		stat_inc(CLAIMD_ST_RB_DROPS);
@@ -400,6 +401,8 @@ static __always_inline void conn_gone(struct claimd_conn *c, struct claimd_conn_
 		}
 	} else if (c->role == CLAIMD_ROLE_LISTENER) {
 		struct claimd_listen *rec = bpf_ringbuf_reserve(&events, sizeof(*rec), 0);
+
+		proc_listeners_add(key.tgid, -1);
 
 		if (rec) {
 			rec->hdr.type = CLAIMD_REC_LISTEN;

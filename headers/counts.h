@@ -171,4 +171,38 @@ OUTCOME_INLINE void counts_add_call(struct claimd_edge_counts *c, __u64 request,
 		COUNTS_ADD(&c->both_failed, 1);
 }
 
+/*
+ * Root calls (made outside any request, headers/observer.h): counted on the
+ * edge from the calling process to the callee endpoint, the edge key's
+ * local_port 0 (a service's port is never 0). Each root call is its own
+ * request: a callee failure is one call that failed; no request of the
+ * caller fails with it. A retry repeats the same process's last call to the
+ * same callee endpoint (outcome_is_retry), begun at most
+ * CLAIMD_ROOT_RETRY_WINDOW_NS after that call ended. curl --retry waits 1,
+ * 2, 4, ... s between attempts, libraries back off similarly: 30 s holds the
+ * usual first retries, and a later call of the same target is a new one.
+ */
+#define CLAIMD_ROOT_PORT	    0
+#define CLAIMD_ROOT_RETRY_WINDOW_NS (30ull * 1000000000ull)
+
+/* A process's last root call to a callee endpoint: the retry rule's memory. */
+struct claimd_root_last {
+	__u64 end_ns;
+	__u32 target_hash;
+	__u32 flags; /* CLAIMD_EG_* */
+	__u8 method;
+	__u8 outcome; /* enum claimd_outcome */
+	__u8 pad[6];
+};
+
+/* Does the call (start_ns, method, target) repeat prev? */
+OUTCOME_INLINE int counts_root_is_retry(const struct claimd_root_last *prev, __u64 start_ns,
+					__u32 method, __u32 target_hash)
+{
+	return prev &&
+	       outcome_is_retry(prev->outcome, prev->flags, prev->method, prev->target_hash, method,
+				target_hash) &&
+	       start_ns >= prev->end_ns && start_ns - prev->end_ns <= CLAIMD_ROOT_RETRY_WINDOW_NS;
+}
+
 #endif /* CLAIMD_COUNTS_H */

@@ -42,6 +42,12 @@ enum claimd_role {
 #define CLAIMD_CONN_TLS	      0x20 /* TLS: raw bytes skipped, plaintext from SSL_* probes */
 #define CLAIMD_CONN_HTTP      0x40 /* a message was framed on it: not TLS */
 
+/*
+ * traced[] words (the PROC_* bits, bpf/proc.bpf.h), bits 16-31: how many
+ * listening sockets the process has open. claimd seeds the older ones.
+ */
+#define CLAIMD_PROC_LISTENER_ONE (1u << 16)
+
 /* claimd_conn.lost */
 #define CLAIMD_LOST_RX 0x01 /* what this process reads */
 #define CLAIMD_LOST_TX 0x02 /* what it writes */
@@ -102,7 +108,10 @@ enum claimd_stat {
 	CLAIMD_ST_CALLS_LOST,	    /* calls whose answer was lost with the framing */
 	CLAIMD_ST_TLS_TIED_BY_READ, /* SSL calls tied to the socket the thread read last */
 	CLAIMD_ST_COUNTED,	    /* requests counted in the kernel (headers/counts.h) */
-	CLAIMD_ST_COUNTS_FULL, /* requests or calls the counter maps refused: sent as records */
+	CLAIMD_ST_COUNTS_FULL,	 /* requests or calls the counter maps refused: sent as records */
+	CLAIMD_ST_ROOT_CALLS,	 /* calls outside any request counted in the kernel */
+	CLAIMD_ST_LATE_CALLS,	 /* calls that ended after their request was answered */
+	CLAIMD_ST_CALLS_OUTSIDE, /* calls of a listening process outside its requests */
 	CLAIMD_ST__COUNT,
 };
 

@@ -13,13 +13,16 @@
 #include <errno.h>
 #include <netinet/in.h>
 #include <poll.h>
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/uio.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "counts.h"
 #include "harness.h"
 #include "kernel_fixture.h"
 #include "sockets.h"
@@ -352,6 +355,106 @@ out:
 }
 
 /*
+ * The root caller: a child that listens on nothing. It waits for a byte on
+ * go before each half of its calls, and writes one on done after the first.
+ * Exit status: 0, or the step that went wrong.
+ */
+static int root_caller(int port, int go, int done)
+{
+	char b;
+	int fd = -1;
+
+	if (read(go, &b, 1) != 1)
+		return 10;
+	if (call_once(port, NULL, REQ_CALL))
+		return 11; /* the peer resets it */
+	if (!call_once(port, &fd, REQ_CALL))
+		return 12;
+	if (write(done, "1", 1) != 1 || read(go, &b, 1) != 1)
+		return 13;
+	if (!call_on(fd, REQ_CALL) || !call_on(fd, REQ_CALL) || !call_on(fd, REQ_OTHER))
+		return 14;
+	close(fd);
+	return 0;
+}
+
+/*
+ * Calls outside any request are counted in the kernel too. A process that
+ * serves nothing makes root calls, on the edge from it to the callee (local
+ * port CLAIMD_ROOT_PORT): a reset and its retry on a new connection (200),
+ * then 503, its retry (503), and another target (200). Each root call is a
+ * request of its own: three callee failures, no request that failed with
+ * them, two retries. Records go to the ring buffer for its first call and
+ * while they are on, each with the kernel's retry mark. This process
+ * listens: its own call outside a request is counted apart, on no edge.
+ */
+static void subtest_root_counts(struct kfix *f)
+{
+	struct kcase c;
+	struct peer_step steps[] = {
+		{ PEER_RESET, NULL },
+		{ PEER_ANSWER, RESP(200, "OK") },
+		{ PEER_ANSWER, RESP(503, "Busy") },
+		{ PEER_ANSWER, RESP(503, "Busy") },
+		{ PEER_ANSWER, RESP(200, "OK") },
+	};
+	int go[2] = { -1, -1 }, done[2] = { -1, -1 }, status = -1;
+	struct claimd_edge_counts e;
+	pid_t pid = -1, child = -1;
+	char b;
+
+	if (!kcase_open(f, &c, steps, 5) || !ASSERT_OK(pipe(go), "pipe") ||
+	    !ASSERT_OK(pipe(done), "pipe"))
+		goto out;
+	pid = fork();
+	if (pid == 0)
+		_exit(root_caller(c.p.port, go[0], done[1]));
+	child = pid;
+	if (!ASSERT_GT(pid, 0, "fork") || !ASSERT_TRUE(kfix_follow(f, pid), "follow the child") ||
+	    !ASSERT_EQ(write(go[1], "1", 1), 1, "go") ||
+	    !ASSERT_EQ(read(done[0], &b, 1), 1, "first half done"))
+		goto out;
+	kfix_records(f, false);
+	if (!ASSERT_EQ(write(go[1], "1", 1), 1, "go on") ||
+	    !ASSERT_EQ(waitpid(pid, &status, 0), pid, "the child ends"))
+		goto out;
+	pid = -1;
+	if (!ASSERT_EQ(status, 0, "its calls went as planned"))
+		goto out;
+	/* Ours, as the service's client: this process listens, so it is no root call. */
+	if (!ASSERT_TRUE(svc_request(&c.s, REQ_FRONT), "a service's call outside requests") ||
+	    !ASSERT_TRUE(svc_answer(&c.s, RESP(200, "OK")), "answered"))
+		goto out;
+	kfix_drain(f);
+	ASSERT_EQ(kfix_stat(f, CLAIMD_ST_ROOT_CALLS), 5, "five root calls counted");
+	ASSERT_EQ(kfix_stat(f, CLAIMD_ST_CALLS_OUTSIDE), 1, "one call outside requests");
+	CHECK_EGRESS(kfix_root(f, c.p.port, 0), c.p.port, REQ_CALL, 0, FAILED);
+	CHECK_EGRESS(kfix_root(f, c.p.port, 1), c.p.port, REQ_CALL, 200, DONE | CLAIMD_EG_RETRY);
+	ASSERT_TRUE(kfix_root(f, c.p.port, 2) == NULL, "records only while on, or the first");
+	if (ASSERT_TRUE(kfix_root_counts(f, child, c.p.port, &e), "the child's root edge")) {
+		ASSERT_EQ(e.calls, 5, "calls");
+		ASSERT_EQ(e.callee_failures, 3, "callee failures: one per failed call");
+		ASSERT_EQ(e.both_failed, 0, "no request failed with them");
+		ASSERT_EQ(e.retries, 2, "retries");
+	}
+	ASSERT_FALSE(kfix_root_counts(f, f->tgid, c.s.port, &e),
+		     "no root edge of a process that listens");
+out:
+	if (pid > 0) {
+		kill(pid, SIGKILL);
+		waitpid(pid, NULL, 0);
+	}
+	for (int i = 0; i < 2; i++) {
+		if (go[i] >= 0)
+			close(go[i]);
+		if (done[i] >= 0)
+			close(done[i]);
+	}
+	kfix_records(f, true);
+	kcase_close(&c);
+}
+
+/*
  * The commonest retry: the callee refused the connection, the caller
  * connects again and the call goes through. The design's rule ("a failed
  * call followed by a successful retry of it does not count as failed")
@@ -550,6 +653,8 @@ void test_kernel(void)
 		subtest_retry(&f);
 	if (test__start_subtest("counts_without_records"))
 		subtest_counts_without_records(&f);
+	if (test__start_subtest("root_counts"))
+		subtest_root_counts(&f);
 	if (test__start_subtest("retry_after_refused"))
 		subtest_retry_after_refused(&f);
 	if (test__start_subtest("framing_lost_healed"))

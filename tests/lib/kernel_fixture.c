@@ -268,15 +268,40 @@ int kfix_set_class(struct kfix *f, int service_port, int callee_port, __u8 cls)
 	return bpf_map_update_elem(bpf_map__fd(f->skel->maps.edge_class), &key, &cls, BPF_ANY);
 }
 
+static bool edge_counts_of(struct kfix *f, const struct claimd_edge_key *key,
+			   struct claimd_edge_counts *out);
+
 bool kfix_edge_counts(struct kfix *f, int service_port, int callee_port,
 		      struct claimd_edge_counts *out)
 {
 	struct claimd_edge_key key = edge_key(f, service_port, callee_port);
+
+	return edge_counts_of(f, &key, out);
+}
+
+bool kfix_root_counts(struct kfix *f, pid_t tgid, int callee_port, struct claimd_edge_counts *out)
+{
+	struct claimd_edge_key key = edge_key(f, CLAIMD_ROOT_PORT, callee_port);
+
+	key.tgid = tgid;
+	return edge_counts_of(f, &key, out);
+}
+
+bool kfix_follow(struct kfix *f, pid_t tgid)
+{
+	__u32 one = 1, key = tgid;
+
+	return !bpf_map_update_elem(bpf_map__fd(f->skel->maps.pid_filter), &key, &one, BPF_ANY);
+}
+
+static bool edge_counts_of(struct kfix *f, const struct claimd_edge_key *key,
+			   struct claimd_edge_counts *out)
+{
 	struct claimd_edge_counts v[f->ncpus];
 	int c;
 
 	memset(out, 0, sizeof(*out));
-	if (bpf_map_lookup_elem(bpf_map__fd(f->skel->maps.edge_counts), &key, v))
+	if (bpf_map_lookup_elem(bpf_map__fd(f->skel->maps.edge_counts), key, v))
 		return false;
 	for (c = 0; c < f->ncpus; c++) {
 		out->calls += v[c].calls;

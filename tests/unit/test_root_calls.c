@@ -1,19 +1,22 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Root calls (user/claimd/roots.c) from hand-made CLAIMD_REC_EGRESS records: the
- * retry rule (same callee, method and target, right after a failed call of
- * the same process, at most ROOTS_RETRY_WINDOW_NS later; a lost answer is
- * no failure to retry); curl --retry's shape (4 failed attempts, 3
- * retries); a batch job's distinct targets (no retries); calls of a process
- * that listens (no edge, counted); late calls (not root calls); two
- * processes of one name, each with its own retry memory; and forgetting a
- * process that exited. Callers are processes that are gone (named from the
- * record's comm); callees are addresses off this host.
+ * Root calls (user/claimd/roots.c): the retry rule the kernel applies
+ * (headers/counts.h: same callee, method and target, right after a failed
+ * call of the same process, at most CLAIMD_ROOT_RETRY_WINDOW_NS later; a
+ * lost answer is no failure to retry); records of calls the kernel could
+ * not count (curl --retry's shape: 4 failed attempts, 3 retries marked by
+ * the kernel), and records of calls it did count (nothing added); what the
+ * kernel's counters hand over; late calls (not root calls); the process
+ * named from its first record. Callers are processes that are
+ * gone (named from the record's comm); callees are addresses off this host.
+ * The kernel's side, with real processes, is tests/bpf/test_kernel.c
+ * (root_counts) and tests/bpf/test_roots.c.
  */
 #include <string.h>
 
 #include "edges.h"
 #include "names.h"
+#include "counts.h"
 #include "outcome.h"
 #include "roots.h"
 #include "test_progs.h"
@@ -71,37 +74,41 @@ static bool counts_are(struct edges *e, const char *callee, __u64 calls, __u64 c
 
 static void test_rule(void)
 {
-	struct root_last prev = { .end_ns = 10 * SEC,
-				  .target_hash = 7,
-				  .method = HTTP_M_GET,
-				  .outcome = CLAIMD_OUTCOME_FAILED };
-	struct claimd_egress x = { .start_ns = 11 * SEC, .target_hash = 7, .method = HTTP_M_GET };
+	struct claimd_root_last prev = { .end_ns = 10 * SEC,
+					 .target_hash = 7,
+					 .method = HTTP_M_GET,
+					 .outcome = CLAIMD_OUTCOME_FAILED };
+	__u64 start = 11 * SEC;
 
-	ASSERT_TRUE(roots__is_retry(&prev, &x), "1 s after a failure: a retry");
-	x.start_ns = prev.end_ns;
-	ASSERT_TRUE(roots__is_retry(&prev, &x), "at once");
-	x.start_ns = prev.end_ns + ROOTS_RETRY_WINDOW_NS;
-	ASSERT_TRUE(roots__is_retry(&prev, &x), "at the end of the window");
-	x.start_ns++;
-	ASSERT_FALSE(roots__is_retry(&prev, &x), "past the window: a new request");
-	x.start_ns = prev.end_ns - 1;
-	ASSERT_FALSE(roots__is_retry(&prev, &x), "begun before the failure ended: concurrent");
-	x.start_ns = 11 * SEC;
-	x.target_hash = 8;
-	ASSERT_FALSE(roots__is_retry(&prev, &x), "another target");
-	x.target_hash = 7;
-	x.method = HTTP_M_POST;
-	ASSERT_FALSE(roots__is_retry(&prev, &x), "another method");
-	x.method = HTTP_M_GET;
+	ASSERT_TRUE(counts_root_is_retry(&prev, start, HTTP_M_GET, 7), "1 s after a failure");
+	ASSERT_TRUE(counts_root_is_retry(&prev, prev.end_ns, HTTP_M_GET, 7), "at once");
+	start = prev.end_ns + CLAIMD_ROOT_RETRY_WINDOW_NS;
+	ASSERT_TRUE(counts_root_is_retry(&prev, start, HTTP_M_GET, 7), "at the window's end");
+	ASSERT_FALSE(counts_root_is_retry(&prev, start + 1, HTTP_M_GET, 7),
+		     "past the window: a new request");
+	ASSERT_FALSE(counts_root_is_retry(&prev, prev.end_ns - 1, HTTP_M_GET, 7),
+		     "begun before the failure ended: concurrent");
+	start = 11 * SEC;
+	ASSERT_FALSE(counts_root_is_retry(&prev, start, HTTP_M_GET, 8), "another target");
+	ASSERT_FALSE(counts_root_is_retry(&prev, start, HTTP_M_POST, 7), "another method");
+	prev.flags = CLAIMD_EG_CONNECT | CLAIMD_EG_TRANSPORT;
+	ASSERT_TRUE(counts_root_is_retry(&prev, start, HTTP_M_POST, 8),
+		    "after a refused connect: any call");
+	prev.flags = 0;
 	prev.outcome = CLAIMD_OUTCOME_OK;
-	ASSERT_FALSE(roots__is_retry(&prev, &x), "after a success");
+	ASSERT_FALSE(counts_root_is_retry(&prev, start, HTTP_M_GET, 7), "after a success");
 	prev.outcome = CLAIMD_OUTCOME_LOST;
-	ASSERT_FALSE(roots__is_retry(&prev, &x), "after a call whose answer was lost");
-	ASSERT_FALSE(roots__is_retry(NULL, &x), "a first call");
+	ASSERT_FALSE(counts_root_is_retry(&prev, start, HTTP_M_GET, 7),
+		     "after a call whose answer was lost");
+	ASSERT_FALSE(counts_root_is_retry(NULL, start, HTTP_M_GET, 7), "a first call");
 }
 
-/* curl --retry 3 against an always-503 service: 1, 2, 4 s back-off. */
-static void test_curl_retry(struct names *nm)
+/*
+ * Records of calls the kernel could not count (CLAIMD_EG_UNCOUNTED): curl
+ * --retry 3 against an always-503 service, its retries marked by the
+ * kernel; records of calls the kernel counted add nothing.
+ */
+static void test_uncounted(struct names *nm)
 {
 	static const double starts[] = { 0, 1.01, 3.02, 7.03 };
 	struct edges *e = edges__new(&cfg);
@@ -112,97 +119,69 @@ static void test_curl_retry(struct names *nm)
 	if (!ASSERT_OK_PTR(e, "edges") || !ASSERT_OK_PTR(r, "roots"))
 		goto out;
 	for (i = 0; i < 4; i++) {
-		call(&rec, TGID_A, SVC, 100 + starts[i], 100 + starts[i] + 0.005, 503, 0, 42);
+		call(&rec, TGID_A, SVC, 100 + starts[i], 100 + starts[i] + 0.005, 503,
+		     CLAIMD_EG_UNCOUNTED | (i ? CLAIMD_EG_RETRY : 0), 42);
 		ASSERT_EQ(roots__add(r, e, nm, &rec, 5), ROOT_CALL_EDGE, "an edge call");
 	}
 	counts_are(e, SVC, 4, 4, 3, "curl --retry 3");
-	/* The next invocation, 60 s later, asks again: a new request, no retry. */
 	call(&rec, TGID_A, SVC, 170, 170.01, 503, 0, 42);
+	ASSERT_EQ(roots__add(r, e, nm, &rec, 5), ROOT_CALL_COUNTED, "counted by the kernel");
+	counts_are(e, SVC, 4, 4, 3, "a counted call's record adds nothing");
+	/* A refused connect, and a lost answer: a failure, and a call only. */
+	call(&rec, TGID_A, OTHER, 172, 172.01, 0,
+	     CLAIMD_EG_UNCOUNTED | CLAIMD_EG_TRANSPORT | CLAIMD_EG_CONNECT, 0);
 	roots__add(r, e, nm, &rec, 5);
-	counts_are(e, SVC, 5, 5, 3, "60 s later");
-	/* Another process of the same name has its own memory: not a retry. */
-	call(&rec, TGID_B, SVC, 171, 171.01, 503, 0, 42);
+	call(&rec, TGID_A, OTHER, 174, 174.01, 0, CLAIMD_EG_UNCOUNTED | CLAIMD_EG_LOST, 0);
 	roots__add(r, e, nm, &rec, 5);
-	counts_are(e, SVC, 6, 6, 3, "another process");
-	/* A failure to one callee is not retried by a call to another. */
-	call(&rec, TGID_A, OTHER, 171, 171.01, 200, 0, 42);
-	roots__add(r, e, nm, &rec, 5);
-	counts_are(e, OTHER, 1, 0, 0, "another callee");
-	/* A transport failure (refused) retried: a retry too. */
-	call(&rec, TGID_A, OTHER, 172, 172.01, 0, CLAIMD_EG_TRANSPORT | CLAIMD_EG_CONNECT, 0);
-	roots__add(r, e, nm, &rec, 5);
-	call(&rec, TGID_A, OTHER, 173, 173.01, 0, CLAIMD_EG_TRANSPORT | CLAIMD_EG_CONNECT, 0);
-	roots__add(r, e, nm, &rec, 5);
-	counts_are(e, OTHER, 3, 2, 1, "refused, retried");
-	/* A lost answer: a call (and a retry of the failure before it), not a failure;
-	 * the call after it is not judged a retry. */
-	call(&rec, TGID_A, OTHER, 174, 174.01, 0, CLAIMD_EG_LOST, 0);
-	roots__add(r, e, nm, &rec, 5);
-	call(&rec, TGID_A, OTHER, 175, 175.01, 503, 0, 0);
-	roots__add(r, e, nm, &rec, 5);
-	counts_are(e, OTHER, 5, 3, 2, "lost answer");
-	ASSERT_EQ(roots__counts(r)->edge_calls, 11, "root calls counted");
-	/* The process exits: a new process with its pid starts afresh. */
-	roots__forget_process(r, TGID_A);
-	call(&rec, TGID_A, OTHER, 176, 176.01, 503, 0, 0);
-	roots__add(r, e, nm, &rec, 5);
-	counts_are(e, OTHER, 6, 4, 2, "after the exit");
+	counts_are(e, OTHER, 2, 1, 0, "refused, then lost");
+	ASSERT_EQ(roots__counts(r)->edge_calls, 6, "root calls counted");
 out:
 	roots__free(r);
 	edges__free(e);
 }
 
-/* A batch job: 100 distinct targets, 1 in 5 failing: no retries at all. */
-static void test_batch(struct names *nm)
+/* What the kernel's counters add, as kcounts hands them over. */
+static void test_counted(struct names *nm)
 {
 	struct edges *e = edges__new(&cfg);
 	struct roots *r = roots__new();
-	struct claimd_root_egress rec;
-	int i;
+	struct edge_counts d = { .calls = 100, .callee_failures = 20, .both_failed = 0 };
+	struct claimd_addr callee;
 
 	if (!ASSERT_OK_PTR(e, "edges") || !ASSERT_OK_PTR(r, "roots"))
 		goto out;
-	for (i = 0; i < 100; i++) {
-		call(&rec, TGID_A, SVC, i * 0.01, i * 0.01 + 0.005, i % 5 == 0 ? 503 : 200, 0,
-		     1000 + i);
-		roots__add(r, e, nm, &rec, 5);
-	}
-	counts_are(e, SVC, 100, 20, 0, "batch job");
+	addr__parse(SVC, &callee);
+	ASSERT_EQ(roots__count(r, e, nm, TGID_A, "curl", &callee, &d, 5), ROOT_CALL_EDGE,
+		  "a root edge");
+	d.retries = 3;
+	d.calls = 4;
+	roots__count(r, e, nm, TGID_A, "curl", &callee, &d, 5);
+	counts_are(e, SVC, 104, 40, 3, "two reads");
+	ASSERT_EQ(roots__counts(r)->edge_calls, 104, "root calls counted");
 out:
 	roots__free(r);
 	edges__free(e);
 }
 
-/* A process that listens serves: its calls outside requests are no edge. Late
- * calls belong to an answered request: not root calls. */
+/* Late calls belong to an answered request: not root calls. A counted call's
+ * record names its process, while it lives. */
 static void test_not_roots(struct names *nm)
 {
 	struct edges *e = edges__new(&cfg);
 	struct roots *r = roots__new();
 	struct claimd_root_egress rec;
-	struct claimd_addr local;
 
 	if (!ASSERT_OK_PTR(e, "edges") || !ASSERT_OK_PTR(r, "roots"))
 		goto out;
-	names__exit(nm, TGID_B); /* named afresh: "svc" */
-	addr__parse("127.0.0.1:9999", &local);
-	names__listen(nm, TGID_B, &local, "svc", false);
-	call(&rec, TGID_B, SVC, 1, 1.01, 503, 0, 1);
-	ASSERT_EQ(roots__add(r, e, nm, &rec, 5), ROOT_CALL_OUTSIDE, "a listening process");
-	call(&rec, TGID_A, SVC, 1, 1.01, 503, CLAIMD_EG_LATE, 1);
+	call(&rec, TGID_A, SVC, 1, 1.01, 503, CLAIMD_EG_LATE | CLAIMD_EG_UNCOUNTED, 1);
 	ASSERT_EQ(roots__add(r, e, nm, &rec, 5), ROOT_CALL_LATE, "a late call");
-	ASSERT_EQ(roots__counts(r)->calls_outside_requests, 1, "outside requests");
-	ASSERT_EQ(roots__counts(r)->late_calls, 1, "late");
 	ASSERT_EQ(roots__counts(r)->edge_calls, 0, "no root edge call");
-	ASSERT_TRUE(edges__find_root(e, "svc", SVC) == NULL, "no edge from the service");
 	ASSERT_TRUE(edges__find_root(e, "curl", SVC) == NULL, "no edge from the late call");
-	/* Its listener closed: it serves nothing any more, its calls are root calls. */
-	names__listen(nm, TGID_B, &local, NULL, true);
-	ASSERT_EQ(roots__add(r, e, nm, &rec, 5), ROOT_CALL_LATE, "still late");
-	rec.egress.flags &= ~CLAIMD_EG_LATE;
-	rec.tgid = TGID_B;
-	ASSERT_EQ(roots__add(r, e, nm, &rec, 5), ROOT_CALL_EDGE, "no listener: a root call");
-	ASSERT_OK_PTR(edges__find_root(e, "svc", SVC), "the root edge");
+	names__exit(nm, TGID_B);
+	call(&rec, TGID_B, SVC, 1, 1.01, 503, 0, 1);
+	snprintf(rec.comm, sizeof(rec.comm), "batch");
+	ASSERT_EQ(roots__add(r, e, nm, &rec, 5), ROOT_CALL_COUNTED, "counted by the kernel");
+	ASSERT_STREQ(names__process(nm, TGID_B, NULL), "batch", "named from its first record");
 out:
 	names__exit(nm, TGID_B);
 	roots__free(r);
@@ -217,10 +196,10 @@ void test_root_calls(void)
 		return;
 	if (test__start_subtest("rule"))
 		test_rule();
-	if (test__start_subtest("curl_retry"))
-		test_curl_retry(nm);
-	if (test__start_subtest("batch"))
-		test_batch(nm);
+	if (test__start_subtest("uncounted"))
+		test_uncounted(nm);
+	if (test__start_subtest("counted"))
+		test_counted(nm);
 	if (test__start_subtest("not_roots"))
 		test_not_roots(nm);
 	names__free(nm);

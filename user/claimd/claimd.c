@@ -405,6 +405,9 @@ static double since(const struct timespec *t0)
 /* The kernel's counts since the last read, into edges and services. */
 static void count_poll(struct claimd *d)
 {
+	const struct kcounts_into into = {
+		.edges = d->edges, .names = d->names, .classes = d->classes, .roots = d->roots
+	};
 	__u64 st[CLAIMD_ST__COUNT], sum = 0;
 	int err, i;
 
@@ -416,7 +419,7 @@ static void count_poll(struct claimd *d)
 		d->stats_sum = sum;
 		d->status_changes++;
 	}
-	err = kcounts__poll(d->kcounts, st[CLAIMD_ST_COUNTED], d->edges, d->names, d->classes,
+	err = kcounts__poll(d->kcounts, st[CLAIMD_ST_COUNTED] + st[CLAIMD_ST_ROOT_CALLS], &into,
 			    since(&d->started), time(NULL));
 	if (err < 0 && !d->count_errors++)
 		pr_warn("cannot read the kernel's counters: %s", strerror(-err));
@@ -481,7 +484,6 @@ static int on_record(void *ctx, void *data, size_t size)
 		const struct claimd_exit *e = data;
 
 		d->n_exit++;
-		roots__forget_process(d->roots, e->tgid);
 		/* Its names and counters go once its last counts are read. */
 		if (d->n_exited == MAX_EXITED)
 			forget_exited(d);
@@ -573,12 +575,14 @@ static struct json_object *status_json(struct claimd *d)
 	struct json_object *o = json_object_new_object(), *k = json_object_new_object();
 	struct json_object *r = json_object_new_object(), *s = json_object_new_object(), *m;
 	__u64 st[CLAIMD_ST__COUNT];
+	bool have_st;
 	int i;
 
 	json_object_object_add(o, "pid", json_object_new_int(getpid()));
 	json_object_object_add(o, "uptime_s", json_object_new_double(since(&d->started)));
 	json_object_object_add(o, "attached", json_object_new_boolean(1));
-	if (!observer__stats(d->obs, st))
+	have_st = !observer__stats(d->obs, st);
+	if (have_st)
 		for (i = 0; i < CLAIMD_ST__COUNT; i++)
 			json_object_object_add(k, observer__stat_name(i),
 					       json_object_new_uint64(st[i]));
@@ -592,8 +596,9 @@ static struct json_object *status_json(struct claimd *d)
 	json_object_object_add(o, "unknown_verdicts", unknown_json(d->edges));
 	json_object_object_add(o, "root_calls", json_object_new_uint64(rc->edge_calls));
 	json_object_object_add(o, "calls_outside_requests",
-			       json_object_new_uint64(rc->calls_outside_requests));
-	json_object_object_add(o, "late_calls", json_object_new_uint64(rc->late_calls));
+			       json_object_new_uint64(have_st ? st[CLAIMD_ST_CALLS_OUTSIDE] : 0));
+	json_object_object_add(o, "late_calls",
+			       json_object_new_uint64(have_st ? st[CLAIMD_ST_LATE_CALLS] : 0));
 	json_object_object_add(s, "processes", json_object_new_int(d->seeded.processes));
 	json_object_object_add(s, "listeners", json_object_new_int(d->seeded.listeners));
 	json_object_object_add(s, "inbound", json_object_new_int(d->seeded.inbound));

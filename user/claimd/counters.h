@@ -73,7 +73,15 @@
 	  "Requests counted in the kernel's service and edge counters.")                          \
 	X(CLAIMD_ST_COUNTS_FULL, "counts_full",                                                   \
 	  "Requests or calls the kernel's counter maps had no room for: sent to claimd as "       \
-	  "records and counted there (see --edges).")
+	  "records and counted there (see --edges).")                                             \
+	X(CLAIMD_ST_ROOT_CALLS, "root_calls_counted",                                             \
+	  "Calls outside any request (root calls) counted in the kernel's edge counters.")        \
+	X(CLAIMD_ST_LATE_CALLS, "late_calls",                                                     \
+	  "Calls that ended after the request they served was answered: not on its edges, and "   \
+	  "not root calls.")                                                                      \
+	X(CLAIMD_ST_CALLS_OUTSIDE, "calls_outside_requests",                                      \
+	  "Calls a listening process made outside its requests: no edge (a background job of "    \
+	  "a service is not one of its requests), only counted.")
 
 /* A kernel counter's name ("?" out of range), and the help text for a name (NULL if none). */
 const char *counters__kernel_name(int which);

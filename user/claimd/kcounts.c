@@ -14,6 +14,7 @@
 #include "hashtab.h"
 #include "kcounts.h"
 #include "names.h"
+#include "roots.h"
 
 #define BATCH 256
 
@@ -93,6 +94,7 @@ struct poll_ctx {
 	struct edges *e;
 	struct names *n;
 	struct classes *c;
+	struct roots *r;
 	double now;
 	time_t wall;
 	unsigned long names_gen;
@@ -176,6 +178,13 @@ static void edge_take(struct poll_ctx *x, const struct claimd_edge_key *key,
 	if (!d.calls && !d.callee_failures && !d.both_failed && !d.retries)
 		return;
 	x->gained++;
+	if (key->local_port == CLAIMD_ROOT_PORT) {
+		struct claimd_addr callee = { .port = key->callee_port };
+
+		memcpy(callee.addr, key->callee_addr, sizeof(callee.addr));
+		roots__count(x->r, x->e, x->n, key->tgid, NULL, &callee, &d, x->now);
+		return;
+	}
 	/* Named when it has something to add: a renamed key makes no empty edge. */
 	if (!en->edge || en->names_gen != x->names_gen)
 		edge_resolve(x, key, en);
@@ -245,13 +254,19 @@ static void take_service(struct poll_ctx *x, const void *key, const void *percpu
 	service_take(x, key, percpu);
 }
 
-int kcounts__poll(struct kcounts *k, uint64_t counted, struct edges *e, struct names *n,
-		  struct classes *c, double now, time_t wall)
+int kcounts__poll(struct kcounts *k, uint64_t counted, const struct kcounts_into *into, double now,
+		  time_t wall)
 {
-	struct poll_ctx x = { .k = k, .e = e, .n = n, .c = c, .now = now, .wall = wall };
+	struct poll_ctx x = { .k = k,
+			      .e = into->edges,
+			      .n = into->names,
+			      .c = into->classes,
+			      .r = into->roots,
+			      .now = now,
+			      .wall = wall };
 	int err;
 
-	x.names_gen = names__generation(n);
+	x.names_gen = names__generation(x.n);
 	if (k->read_once && counted == k->counted && x.names_gen == k->names_gen)
 		return 0;
 	err = read_map(&x, k->service_fd, sizeof(struct claimd_service_key),

@@ -17,6 +17,15 @@
 struct edges;
 struct names;
 struct classes;
+struct roots;
+
+/* Where the counts go. */
+struct kcounts_into {
+	struct edges *edges;
+	struct names *names;
+	struct classes *classes; /* told each instance's and callee's name */
+	struct roots *roots;	 /* root calls (the root edge key, headers/counts.h) */
+};
 
 struct kcounts;
 
@@ -25,14 +34,14 @@ struct kcounts *kcounts__new(int edge_fd, int service_fd);
 void kcounts__free(struct kcounts *k);
 
 /*
- * Reads the counters if the kernel counted requests since the last read
- * (counted: its CLAIMD_ST_COUNTED, summed) or names changed, and adds what
- * they gained to edges and services; tells classes each instance's and
- * callee's name. now: monotonic seconds; wall: time(NULL). Returns how many
+ * Reads the counters if the kernel counted requests or root calls since the
+ * last read (counted: CLAIMD_ST_COUNTED plus CLAIMD_ST_ROOT_CALLS, summed) or
+ * names changed, and adds what they gained to into's edges, services and
+ * root calls. now: monotonic seconds; wall: time(NULL). Returns how many
  * counters gained, or -errno.
  */
-int kcounts__poll(struct kcounts *k, uint64_t counted, struct edges *e, struct names *n,
-		  struct classes *c, double now, time_t wall);
+int kcounts__poll(struct kcounts *k, uint64_t counted, const struct kcounts_into *into, double now,
+		  time_t wall);
 
 /* Forgets the counters of processes that exited, here and in the kernel
  * (read them first). Returns how many went. */

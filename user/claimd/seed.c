@@ -57,7 +57,7 @@ static void seed_one(const struct procnet_sock *s, void *arg)
 	struct seed_ctx *ctx = arg;
 	struct claimd_conn_key key = { .tgid = s->tgid, .fd = s->fd };
 	struct claimd_conn c;
-	__u32 one = 1;
+	__u32 word;
 	int out = s->role == CLAIMD_ROLE_OUTBOUND;
 
 	if (filtered_out(ctx->cfg, s)) {
@@ -77,7 +77,13 @@ static void seed_one(const struct procnet_sock *s, void *arg)
 		ctx->counts->skipped++;
 		return;
 	}
-	bpf_map_update_elem(ctx->traced_fd, &key.tgid, &one, BPF_ANY);
+	/* Its word: traced, and one more listener if this is one (headers/observer.h). */
+	if (bpf_map_lookup_elem(ctx->traced_fd, &key.tgid, &word))
+		word = 0;
+	word |= 1;
+	if (s->role == CLAIMD_ROLE_LISTENER)
+		word += CLAIMD_PROC_LISTENER_ONE;
+	bpf_map_update_elem(ctx->traced_fd, &key.tgid, &word, BPF_ANY);
 	proc_mark(ctx->mark_fd, s->tgid);
 	switch (s->role) {
 	case CLAIMD_ROLE_LISTENER:
