@@ -182,18 +182,25 @@ static __always_inline int root_call_is_retry(__u32 tgid, const struct claimd_ad
 	return retry;
 }
 
+/* What a root call's record needs: none, one, one claimd reads at once. */
+enum root_record {
+	ROOT_RECORD_NONE = 0,
+	ROOT_RECORD,
+	ROOT_RECORD_NOW,
+};
+
 /*
  * A call of the process tgid (the current one) outside any request ended.
  * A process that listens serves requests: its calls outside them are only
  * counted. Any other's is a root call, into its edge's counts
  * (headers/counts.h), CLAIMD_EG_RETRY added to *flags when it retries the
- * last one. Returns true when its record must go to claimd: asked for, the
- * process's first (claimd names it while it lives), or the counter map
- * refused it (then CLAIMD_EG_UNCOUNTED).
+ * last one. Its record goes to claimd (enum root_record) when asked for,
+ * when the counter map refused it (then CLAIMD_EG_UNCOUNTED), and at once for
+ * the process's first (claimd names it while it lives).
  */
-static __always_inline int count_root_call(__u32 tgid, const struct claimd_addr *callee,
-					   __u64 start_ns, __u64 end_ns, __u32 method,
-					   __u32 target_hash, __u32 status, __u32 *flags)
+static __always_inline enum root_record
+count_root_call(__u32 tgid, const struct claimd_addr *callee, __u64 start_ns, __u64 end_ns,
+		__u32 method, __u32 target_hash, __u32 status, __u32 *flags)
 {
 	struct claimd_edge_key key = { .tgid = tgid, .local_port = CLAIMD_ROOT_PORT };
 	__u32 outcome = outcome_of_call(status, *flags, fail_status_min);
@@ -203,7 +210,7 @@ static __always_inline int count_root_call(__u32 tgid, const struct claimd_addr 
 
 	if (proc_listens(tgid)) {
 		stat_inc(CLAIMD_ST_CALLS_OUTSIDE);
-		return records_wanted(id);
+		return records_wanted(id) ? ROOT_RECORD : ROOT_RECORD_NONE;
 	}
 	if (root_call_is_retry(tgid, callee, start_ns, end_ns, method, target_hash, outcome, *flags,
 			       &first))
@@ -214,9 +221,11 @@ static __always_inline int count_root_call(__u32 tgid, const struct claimd_addr 
 	if (!c) {
 		*flags |= CLAIMD_EG_UNCOUNTED;
 		stat_inc(CLAIMD_ST_COUNTS_FULL);
-		return 1;
+		return first ? ROOT_RECORD_NOW : ROOT_RECORD;
 	}
 	counts_add_call(c, id, outcome == CLAIMD_OUTCOME_FAILED, 0, *flags);
 	stat_inc(CLAIMD_ST_ROOT_CALLS); /* last, as for requests */
-	return first || records_wanted(id);
+	if (first)
+		return ROOT_RECORD_NOW;
+	return records_wanted(id) ? ROOT_RECORD : ROOT_RECORD_NONE;
 }

@@ -387,7 +387,7 @@ static __noinline int ingress_close(struct claimd_conn *c, struct io *io, __u32 
 /* A call outside any ingress (or finished after it): a record of its own. */
 static __always_inline void egress_emit_root(struct io *io, const struct claimd_pending *p,
 					     const struct claimd_addr *callee, __u32 status,
-					     __u32 flags, __u32 claim, __u64 end_ns)
+					     __u32 flags, __u32 claim, __u64 end_ns, int now)
 {
 	struct claimd_root_egress *r;
 
@@ -411,7 +411,10 @@ static __always_inline void egress_emit_root(struct io *io, const struct claimd_
 	r->egress.flags = flags | CLAIMD_EG_DONE;
 	r->egress.claim = claim;
 	__builtin_memset(r->egress.pad, 0, sizeof(r->egress.pad));
-	submit(r);
+	if (now)
+		submit_now(r);
+	else
+		submit(r);
 }
 
 /*
@@ -483,6 +486,8 @@ static __noinline int egress_close(struct io *io, const struct claimd_pending *p
 {
 	__u32 status = end->status, flags = end->flags, claim = end->claim;
 	__u64 end_ns = end->end_ns;
+	int want;
+
 	if (p->ingress_seq) {
 		struct claimd_thread *t = owner_ctx(&p->owner);
 
@@ -507,13 +512,15 @@ static __noinline int egress_close(struct io *io, const struct claimd_pending *p
 		stat_inc(CLAIMD_ST_LATE_CALLS);
 		if (records_wanted(count_next_id()))
 			egress_emit_root(io, p, callee, status, flags | CLAIMD_EG_LATE, claim,
-					 end_ns);
+					 end_ns, 0);
 		return 0;
 	}
 	flags |= CLAIMD_EG_DONE;
-	if (count_root_call(io->key.tgid, callee, p->start_ns, end_ns, p->method, p->target_hash,
-			    status, &flags))
-		egress_emit_root(io, p, callee, status, flags, claim, end_ns);
+	want = count_root_call(io->key.tgid, callee, p->start_ns, end_ns, p->method, p->target_hash,
+			       status, &flags);
+	if (want != ROOT_RECORD_NONE)
+		egress_emit_root(io, p, callee, status, flags, claim, end_ns,
+				 want == ROOT_RECORD_NOW);
 	return 0;
 }
 

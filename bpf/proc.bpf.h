@@ -26,7 +26,9 @@ static __always_inline void stat_inc(__u32 which)
  * takes the backlog across a multiple of WAKEUP_BYTES: once per 64 KiB of
  * records, however far claimd lags (waking it at every record past the mark
  * cost a self-IPI per record while it caught up). claimd also drains the
- * ring on a short timer, so a quiet host's records are late by that much.
+ * ring on a timer (short while someone traces, a second otherwise), so a
+ * quiet host's records are late by that much; submit_now for the few that
+ * must not wait.
  */
 #define WAKEUP_BYTES (64u << 10)
 
@@ -55,6 +57,17 @@ static __always_inline void submit(void *rec)
 	__u64 size = ((struct claimd_rec_hdr *)rec)->size;
 
 	bpf_ringbuf_submit(rec, rb_flags(after > size ? after - size : 0, size));
+	stat_inc(CLAIMD_ST_RECORDS);
+}
+
+/*
+ * A reserved record claimd wants at once: a rare one that changes names (a
+ * listener, an exit, a process's first root call). While nobody traces,
+ * claimd drains the ring only once a second otherwise.
+ */
+static __always_inline void submit_now(void *rec)
+{
+	bpf_ringbuf_submit(rec, BPF_RB_FORCE_WAKEUP);
 	stat_inc(CLAIMD_ST_RECORDS);
 }
 

@@ -147,7 +147,7 @@ int tp_listen_x(struct trace_event_raw_sys_exit *ctx)
 	rec->closed = 0;
 	rec->local = c->local;
 	proc_comm(rec->comm);
-	submit(rec);
+	submit_now(rec);
 	return 0;
 }
 
@@ -412,7 +412,7 @@ static __always_inline void conn_gone(struct claimd_conn *c, struct claimd_conn_
 			rec->closed = 1;
 			rec->local = c->local;
 			proc_comm(rec->comm);
-			submit(rec);
+			submit_now(rec);
 		} else {
 			stat_inc(CLAIMD_ST_RB_DROPS);
 		}
@@ -516,6 +516,6 @@ int tp_proc_exit(void *ctx)
 	rec->hdr.size = sizeof(*rec);
 	rec->tgid = tgid;
 	rec->pad = 0;
-	submit(rec);
+	submit_now(rec);
 	return 0;
 }

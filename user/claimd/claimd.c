@@ -50,8 +50,9 @@
 #define DEFAULT_PIN_DIR	  "/sys/fs/bpf/claimd"
 #define DEFAULT_STATE_DIR "/var/lib/claimd"
 #define MAX_EXITED	  512
-#define UPROBE_RESCAN_S	  5  /* seconds between looks for new files to probe */
-#define RB_DRAIN_MS	  20 /* records wait at most this long in the ring buffer */
+#define UPROBE_RESCAN_S	  5   /* seconds between looks for new files to probe */
+#define RB_DRAIN_MS	  20  /* while records flow, they wait at most this long in the ring */
+#define TICK_S		  1.0 /* housekeeping: counts read, classes synced, state kept */
 #define DEFAULT_METRICS	  "127.0.0.1:9464"
 #define MAP_COUNT_S	  10 /* how often the BPF maps' entries are counted */
 #define N_FILL		  3  /* maps counted: conns, threads, edge_class */
@@ -835,14 +836,29 @@ static void want_records(struct claimd *d)
 	}
 }
 
+/*
+ * How long the loop may sleep. While records flow (someone traces, or
+ * --sample), the programs wake claimd only when they pile up: drain often.
+ * Otherwise the ring carries only rare records, and those that must not wait
+ * wake claimd themselves (bpf/proc.bpf.h): sleep until the next tick.
+ */
+static int sleep_ms(const struct claimd *d, double last)
+{
+	double left = last + TICK_S - since(&d->started);
+	int ms = left > 0 ? (int)(left * 1000) + 1 : 0;
+
+	if ((d->records_wanted || d->opt->obs.sample_every) && ms > RB_DRAIN_MS)
+		return RB_DRAIN_MS;
+	return ms;
+}
+
 static int run(struct claimd *d)
 {
 	struct epoll_event evs[32];
 	double last = 0;
 
 	while (!exiting) {
-		/* The programs wake claimd only when records pile up: drain often. */
-		int n = epoll_wait(d->epfd, evs, 32, RB_DRAIN_MS), i;
+		int n = epoll_wait(d->epfd, evs, 32, sleep_ms(d, last)), i;
 
 		if (n < 0 && errno != EINTR) {
 			pr_err("epoll_wait: %s", strerror(errno));
@@ -855,7 +871,7 @@ static int run(struct claimd *d)
 		}
 		ring_buffer__consume(d->rb);
 		want_records(d);
-		if (since(&d->started) - last >= 1.0) {
+		if (since(&d->started) - last >= TICK_S) {
 			last = since(&d->started);
 			housekeeping(d);
 		}
