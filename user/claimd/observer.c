@@ -432,21 +432,40 @@ struct json_object *observer__programs_json(const struct observer *obs)
 	return arr;
 }
 
+/* The per-CPU values of every counter, in one system call; -errno if the kernel cannot. */
+static int stats_batch(int fd, __u64 *vals)
+{
+	DECLARE_LIBBPF_OPTS(bpf_map_batch_opts, opts);
+	__u32 keys[CLAIMD_ST__COUNT], count = CLAIMD_ST__COUNT, token;
+	int err = bpf_map_lookup_batch(fd, NULL, &token, keys, vals, &count, &opts);
+
+	if (err && errno != ENOENT)
+		return -errno;
+	if (count != CLAIMD_ST__COUNT)
+		return -EIO;
+	return 0;
+}
+
 int observer__stats(const struct observer *obs, __u64 out[CLAIMD_ST__COUNT])
 {
 	int fd = bpf_map__fd(obs->skel->maps.stats);
-	__u64 *vals = calloc(obs->ncpus, sizeof(__u64));
+	__u64 *vals = calloc((size_t)obs->ncpus * CLAIMD_ST__COUNT, sizeof(__u64));
 	__u32 k;
 	int c;
 
 	if (!vals)
 		return -ENOMEM;
+	if (stats_batch(fd, vals)) {
+		/* One counter at a time (a kernel without batch lookups of arrays). */
+		for (k = 0; k < CLAIMD_ST__COUNT; k++)
+			if (bpf_map_lookup_elem(fd, &k, vals + (size_t)k * obs->ncpus))
+				memset(vals + (size_t)k * obs->ncpus, 0,
+				       obs->ncpus * sizeof(__u64));
+	}
 	for (k = 0; k < CLAIMD_ST__COUNT; k++) {
 		out[k] = 0;
-		if (bpf_map_lookup_elem(fd, &k, vals))
-			continue;
 		for (c = 0; c < obs->ncpus; c++)
-			out[k] += vals[c];
+			out[k] += vals[(size_t)k * obs->ncpus + c];
 	}
 	free(vals);
 	return 0;
@@ -467,21 +486,61 @@ static int tgid_listed(__u32 tgid, const __u32 *tgids, int n)
 	return 0;
 }
 
-int observer__forget_processes(struct observer *obs, const __u32 *tgids, int n)
-{
-	int fd = observer__conns_fd(obs);
-	struct claimd_conn_key key, next, *prev = NULL;
-	struct claimd_conn_key gone[512];
-	int found = 0, i;
+#define FORGET_BATCH 256
 
-	/* One walk for all of them; collect first, since deleting restarts a walk. */
+/* The keys of the connections of the processes listed, into gone (at most max). */
+static int conns_of(int fd, const __u32 *tgids, int n, struct claimd_conn_key *gone, int max)
+{
+	DECLARE_LIBBPF_OPTS(bpf_map_batch_opts, opts);
+	struct claimd_conn_key *keys = calloc(FORGET_BATCH, sizeof(*keys));
+	struct claimd_conn *vals = calloc(FORGET_BATCH, sizeof(*vals));
+	struct claimd_conn_key key, next, *prev = NULL;
+	__u64 token[8];
+	void *in = NULL;
+	int found = 0, err;
+	__u32 i, count;
+
+	if (!keys || !vals)
+		goto one_by_one;
+	/* In batches: one system call per FORGET_BATCH connections. */
+	for (;;) {
+		count = FORGET_BATCH;
+		err = bpf_map_lookup_batch(fd, in, token, keys, vals, &count, &opts);
+		if (err && errno != ENOENT) {
+			if (!in)
+				goto one_by_one; /* no batches here */
+			break;
+		}
+		for (i = 0; i < count && found < max; i++)
+			if (tgid_listed(keys[i].tgid, tgids, n))
+				gone[found++] = keys[i];
+		if (err)
+			break;
+		in = token;
+	}
+	free(keys);
+	free(vals);
+	return found;
+one_by_one:
+	free(keys);
+	free(vals);
 	while (bpf_map_get_next_key(fd, prev, &next) == 0) {
-		if (tgid_listed(next.tgid, tgids, n) &&
-		    found < (int)(sizeof(gone) / sizeof(gone[0])))
+		if (tgid_listed(next.tgid, tgids, n) && found < max)
 			gone[found++] = next;
 		key = next;
 		prev = &key;
 	}
+	return found;
+}
+
+int observer__forget_processes(struct observer *obs, const __u32 *tgids, int n)
+{
+	int fd = observer__conns_fd(obs);
+	struct claimd_conn_key gone[512];
+	int found, i;
+
+	/* One walk for all of them; collect first, since deleting restarts a walk. */
+	found = conns_of(fd, tgids, n, gone, (int)(sizeof(gone) / sizeof(gone[0])));
 	for (i = 0; i < found; i++)
 		if (!bpf_map_delete_elem(fd, &gone[i]))
 			obs->forgotten++;
