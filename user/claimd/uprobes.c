@@ -208,15 +208,20 @@ static int scan_maps(struct uprobes *u, const char *pid)
 	return n;
 }
 
+/* Does claimd follow the process (does it own a socket claimd follows)? */
+static bool followed(const struct uprobes *u, __u32 tgid)
+{
+	__u32 traced = 0;
+
+	return !bpf_map_lookup_elem(observer__traced_fd(u->obs), &tgid, &traced) && traced;
+}
+
 /* A process claimd follows may be linked with libclaim.a: look at its program. */
 static int scan_exe(struct uprobes *u, const char *pid)
 {
-	__u32 tgid = strtoul(pid, NULL, 10), traced = 0;
 	char path[64];
 
-	if (bpf_map_lookup_elem(observer__traced_fd(u->obs), &tgid, &traced) || !traced)
-		return 0;
-	snprintf(path, sizeof(path), "/proc/%u/exe", tgid);
+	snprintf(path, sizeof(path), "/proc/%.20s/exe", pid);
 	return consider(u, path, true);
 }
 
@@ -233,7 +238,10 @@ int uprobes__scan(struct uprobes *u)
 	if (!d)
 		return -errno;
 	while ((de = readdir(d))) {
-		if (!isdigit((unsigned char)de->d_name[0]))
+		/* Probes matter only where the programs follow sockets; a process
+		 * that gets its first one is looked at on the next scan. */
+		if (!isdigit((unsigned char)de->d_name[0]) ||
+		    !followed(u, strtoul(de->d_name, NULL, 10)))
 			continue;
 		n += scan_maps(u, de->d_name);
 		if (u->context)
@@ -248,7 +256,7 @@ int uprobes__scan_pid(struct uprobes *u, unsigned int pid)
 	char p[16];
 
 	snprintf(p, sizeof(p), "%u", pid);
-	return scan_maps(u, p) + (u->context ? scan_exe(u, p) : 0);
+	return scan_maps(u, p) + (u->context && followed(u, pid) ? scan_exe(u, p) : 0);
 }
 
 int uprobes__tls_files(const struct uprobes *u)
