@@ -35,6 +35,53 @@ static __always_inline void *counts_get(void *map, const void *key, const void *
 	return bpf_map_lookup_elem(map, key);
 }
 
+/*
+ * A counter changed (this CPU's value; noted: its epoch field): the first
+ * time in claimd's epoch, a place for its key in this CPU's dirty list of
+ * lists (headers/counts.h). Returns the list with *i set, or NULL (noted
+ * already, or the list full: then it says so). The index is taken
+ * atomically: a preempting program takes the next one.
+ */
+static __always_inline void *dirty_claim(__u64 *noted, void *lists, __u32 *i)
+{
+	__u32 epoch = count_epoch, slot = epoch & 1;
+	struct claimd_dirty_head *d;
+
+	if (*noted == epoch)
+		return NULL;
+	*noted = epoch;
+	d = bpf_map_lookup_elem(lists, &slot);
+	if (!d)
+		return NULL;
+	*i = __sync_fetch_and_add(&d->n, 1);
+	if (*i < CLAIMD_DIRTY_MAX)
+		return d;
+	d->overflow = 1;
+	return NULL;
+}
+
+static __always_inline void dirty_edge(struct claimd_edge_counts *c,
+				       const struct claimd_edge_key *key)
+{
+	struct claimd_dirty_edges *d;
+	__u32 i;
+
+	d = dirty_claim(&c->epoch, &dirty_edges, &i);
+	if (d && i < CLAIMD_DIRTY_MAX)
+		d->keys[i] = *key;
+}
+
+static __always_inline void dirty_service(struct claimd_service_counts *s,
+					  const struct claimd_service_key *key)
+{
+	struct claimd_dirty_services *d;
+	__u32 i;
+
+	d = dirty_claim(&s->epoch, &dirty_services, &i);
+	if (d && i < CLAIMD_DIRTY_MAX)
+		d->keys[i] = *key;
+}
+
 struct count_walk {
 	struct claimd_ingress *r;
 	struct claimd_edge_key key;
@@ -67,6 +114,7 @@ static long count_step(__u64 k, void *data)
 		return 0;
 	}
 	counts_add_call(c, w->id, failed, w->request_failed, e->flags);
+	dirty_edge(c, &w->key);
 	return 0;
 }
 
@@ -99,6 +147,7 @@ static __always_inline int count_service(__u32 tgid, __u16 port, __u32 status, _
 	if (!s)
 		return 0;
 	counts_add_request(s, status, flags, verdict, rule, fail_status_min);
+	dirty_service(s, &sk);
 	return 1;
 }
 
@@ -224,6 +273,7 @@ count_root_call(__u32 tgid, const struct claimd_addr *callee, __u64 start_ns, __
 		return first ? ROOT_RECORD_NOW : ROOT_RECORD;
 	}
 	counts_add_call(c, id, outcome == CLAIMD_OUTCOME_FAILED, 0, *flags);
+	dirty_edge(c, &key);
 	stat_inc(CLAIMD_ST_ROOT_CALLS); /* last, as for requests */
 	if (first)
 		return ROOT_RECORD_NOW;

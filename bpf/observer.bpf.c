@@ -208,6 +208,26 @@ struct {
 	__type(value, struct root_memory);
 } root_memory SEC(".maps");
 
+/*
+ * Per CPU, by the parity of claimd's read (count_epoch): the counters that
+ * changed since it read them (headers/counts.h, struct claimd_dirty_*).
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 2);
+	__type(key, __u32);
+	__type(value, struct claimd_dirty_edges);
+} dirty_edges SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 2);
+	__type(key, __u32);
+	__type(value, struct claimd_dirty_services);
+} dirty_services SEC(".maps");
+
+volatile __u32 count_epoch = 0; /* claimd's read, numbered */
+
 /* Per CPU: the last id given to a counted request (headers/counts.h). */
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);

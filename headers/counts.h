@@ -38,6 +38,7 @@ struct claimd_service_counts {
 	__u64 multiplexed; /* requests whose thread juggled another meanwhile */
 	__u64 unknown_by
 		[CLAIMD_RULE_SLOTS]; /* unknown failures by reason (CLAIM_RULE_NONE: other) */
+	__u64 epoch;		     /* no count: see struct claimd_dirty */
 };
 
 struct claimd_service_key {
@@ -53,6 +54,31 @@ struct claimd_edge_counts {
 	__u64 both_failed;     /* ... and the request failed too */
 	__u64 retries;
 	__u64 last_failed; /* the request that last counted a callee failure here */
+	__u64 epoch;	   /* no count: see struct claimd_dirty */
+};
+
+/*
+ * What changed, so that claimd reads only that. claimd numbers its reads
+ * (epochs, in count_epoch). The first time in an epoch that a CPU adds to a
+ * counter, it notes the counter's key in its dirty list for that epoch (two
+ * lists, by the epoch's parity; the counter's epoch field says it is noted).
+ * A list that fills up says so (overflow): claimd then reads every counter.
+ */
+#define CLAIMD_DIRTY_MAX 256
+
+struct claimd_dirty_head {
+	__u32 n; /* keys noted (may pass CLAIMD_DIRTY_MAX: then overflow) */
+	__u32 overflow;
+};
+
+struct claimd_dirty_edges {
+	struct claimd_dirty_head head;
+	struct claimd_edge_key keys[CLAIMD_DIRTY_MAX];
+};
+
+struct claimd_dirty_services {
+	struct claimd_dirty_head head;
+	struct claimd_service_key keys[CLAIMD_DIRTY_MAX];
 };
 
 /*

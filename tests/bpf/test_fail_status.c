@@ -11,7 +11,8 @@
  * (claimd_service_failures_total by verdict, the edge's callee failures).
  * Before the rule lived in one place, the trace said "failed": false for
  * every 404 (a hard-coded 500). Then, the trace stopped, 20 more requests:
- * counted all the same, and no record leaves the kernel for them.
+ * counted all the same, read from the counters that changed, and no record
+ * leaves the kernel for them.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -193,6 +194,10 @@ static void untraced(const struct claimd_h *h, const struct svc *f)
 	ASSERT_EQ(after - before, REQUESTS, "untraced: every request counted");
 	ASSERT_EQ(j_int(j_get(st1, "records"), "ingress"), j_int(j_get(st0, "records"), "ingress"),
 		  "untraced: no ingress record");
+	/* Read from the counters that changed (the dirty lists), not all of them. */
+	ASSERT_GT(j_int(j_get(st1, "counter_reads"), "changed_reads"),
+		  j_int(j_get(st0, "counter_reads"), "changed_reads"),
+		  "untraced: counts read from what changed");
 	json_object_put(st0);
 	json_object_put(st1);
 }

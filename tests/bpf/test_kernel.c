@@ -13,6 +13,7 @@
 #include <errno.h>
 #include <netinet/in.h>
 #include <poll.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
@@ -311,7 +312,7 @@ static void subtest_retry(struct kfix *f)
 	 * them retries; the callee failed in requests 2 and 3 (1's failure was
 	 * superseded by its retry), and both of those failed too.
 	 */
-	check_counts(f, &c, (struct claimd_edge_counts){ 6, 2, 2, 2, 0 },
+	check_counts(f, &c, (struct claimd_edge_counts){ 6, 2, 2, 2, 0, 0 },
 		     (struct claimd_service_counts){
 			     .requests = 3, .failures = 3, .claimed = 1, .unclaimed = 2 });
 out:
@@ -347,10 +348,62 @@ static void subtest_counts_without_records(struct kfix *f)
 	ASSERT_EQ(kfix_stat(f, CLAIMD_ST_COUNTED), 4, "two requests each counted");
 	ASSERT_EQ(kfix_stat(f, CLAIMD_ST_COUNTS_FULL), 0, "nothing refused");
 	check_counts(
-		f, &c, (struct claimd_edge_counts){ 2, 1, 1, 0, 0 },
+		f, &c, (struct claimd_edge_counts){ 2, 1, 1, 0, 0, 0 },
 		(struct claimd_service_counts){ .requests = 2, .failures = 1, .unclaimed = 1 });
 out:
 	kfix_records(f, true);
+	kcase_close(&c);
+}
+
+/*
+ * The counters that changed are named in claimd's dirty lists, once per
+ * epoch and CPU: two requests with a call each note the service and the
+ * edge once (the test's thread stays on one CPU here, or notes once per CPU
+ * it ran on); in the next epoch, the next request notes them again, in the
+ * other list.
+ */
+static void subtest_dirty_lists(struct kfix *f)
+{
+	struct kcase c;
+	struct peer_step steps[] = {
+		{ PEER_ANSWER, RESP(200, "OK") },
+		{ PEER_ANSWER, RESP(503, "Busy") },
+		{ PEER_ANSWER, RESP(200, "OK") },
+	};
+	cpu_set_t one, was;
+	bool overflow;
+	int n;
+
+	CPU_ZERO(&one);
+	CPU_SET(0, &one);
+	sched_getaffinity(0, sizeof(was), &was);
+	sched_setaffinity(0, sizeof(one), &one);
+	if (!kcase_open(f, &c, steps, 3))
+		goto out;
+	kfix_count_epoch(f, 7);
+	if (!ASSERT_TRUE(svc_request(&c.s, REQ_FRONT), "request 1") ||
+	    !ASSERT_TRUE(call_once(c.p.port, &c.u, REQ_CALL), "200") ||
+	    !ASSERT_TRUE(svc_answer(&c.s, RESP(200, "OK")), "answer 1") ||
+	    !ASSERT_TRUE(svc_request(&c.s, REQ_FRONT), "request 2") ||
+	    !ASSERT_TRUE(call_on(c.u, REQ_CALL), "503") ||
+	    !ASSERT_TRUE(svc_answer(&c.s, RESP(502, "Bad Gateway")), "answer 2"))
+		goto out;
+	n = kfix_dirty(f, 7, c.s.port, c.p.port, &overflow);
+	ASSERT_FALSE(overflow, "no list overflowed");
+	ASSERT_EQ(n & 0xff, 1, "the edge noted once in epoch 7");
+	ASSERT_EQ(n >> 8, 1, "the service noted once in epoch 7");
+	ASSERT_EQ(kfix_dirty(f, 8, c.s.port, c.p.port, &overflow), 0, "nothing in the other list");
+	kfix_count_epoch(f, 8);
+	if (!ASSERT_TRUE(svc_request(&c.s, REQ_FRONT), "request 3") ||
+	    !ASSERT_TRUE(call_on(c.u, REQ_CALL), "200") ||
+	    !ASSERT_TRUE(svc_answer(&c.s, RESP(200, "OK")), "answer 3"))
+		goto out;
+	n = kfix_dirty(f, 8, c.s.port, c.p.port, &overflow);
+	ASSERT_EQ(n & 0xff, 1, "the edge noted again in epoch 8");
+	ASSERT_EQ(n >> 8, 1, "the service noted again in epoch 8");
+out:
+	kfix_count_epoch(f, 0);
+	sched_setaffinity(0, sizeof(was), &was);
 	kcase_close(&c);
 }
 
@@ -653,6 +706,8 @@ void test_kernel(void)
 		subtest_retry(&f);
 	if (test__start_subtest("counts_without_records"))
 		subtest_counts_without_records(&f);
+	if (test__start_subtest("dirty_lists"))
+		subtest_dirty_lists(&f);
 	if (test__start_subtest("root_counts"))
 		subtest_root_counts(&f);
 	if (test__start_subtest("retry_after_refused"))

@@ -334,6 +334,44 @@ void kfix_records(struct kfix *f, bool on)
 	f->skel->bss->records_on = on;
 }
 
+void kfix_count_epoch(struct kfix *f, __u32 epoch)
+{
+	f->skel->bss->count_epoch = epoch;
+}
+
+int kfix_dirty(struct kfix *f, __u32 epoch, int service_port, int callee_port, bool *overflow)
+{
+	struct claimd_edge_key want = edge_key(f, service_port, callee_port);
+	struct claimd_service_key svc = { .tgid = f->tgid, .local_port = service_port };
+	size_t es = (sizeof(struct claimd_dirty_edges) + 7) & ~(size_t)7;
+	size_t ss = (sizeof(struct claimd_dirty_services) + 7) & ~(size_t)7;
+	char *edges = calloc(f->ncpus, es), *svcs = calloc(f->ncpus, ss);
+	__u32 slot = epoch & 1, i;
+	int found = 0, c;
+
+	*overflow = false;
+	if (!edges || !svcs ||
+	    bpf_map_lookup_elem(bpf_map__fd(f->skel->maps.dirty_edges), &slot, edges) ||
+	    bpf_map_lookup_elem(bpf_map__fd(f->skel->maps.dirty_services), &slot, svcs)) {
+		found = -1;
+		goto out;
+	}
+	for (c = 0; c < f->ncpus; c++) {
+		const struct claimd_dirty_edges *de = (const void *)(edges + c * es);
+		const struct claimd_dirty_services *ds = (const void *)(svcs + c * ss);
+
+		*overflow |= de->head.overflow || ds->head.overflow;
+		for (i = 0; i < de->head.n && i < CLAIMD_DIRTY_MAX; i++)
+			found += !memcmp(&de->keys[i], &want, sizeof(want)) ? 1 : 0;
+		for (i = 0; i < ds->head.n && i < CLAIMD_DIRTY_MAX; i++)
+			found += !memcmp(&ds->keys[i], &svc, sizeof(svc)) ? 0x100 : 0;
+	}
+out:
+	free(edges);
+	free(svcs);
+	return found;
+}
+
 bool kfix_slot(struct kfix *f, struct claim_slot *out)
 {
 	const volatile struct claim_slot *s = &f->slots[1 + self_tid() % (CLAIM_SLOTS - 1)];

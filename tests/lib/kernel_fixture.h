@@ -75,6 +75,15 @@ bool kfix_root_counts(struct kfix *f, pid_t tgid, int callee_port, struct claimd
 bool kfix_follow(struct kfix *f, pid_t tgid);
 /* Asks for every request's record (as while claimd traces; the default here), or none. */
 void kfix_records(struct kfix *f, bool on);
+/* Sets claimd's read number, which the programs note changed counters under. */
+void kfix_count_epoch(struct kfix *f, __u32 epoch);
+/*
+ * How often the dirty lists of epoch name the edge (this process, service
+ * port) -> 127.0.0.1:callee (the low byte) and the service instance (times
+ * 0x100), over all CPUs; -1 if they cannot be read. *overflow: a list
+ * overflowed.
+ */
+int kfix_dirty(struct kfix *f, __u32 epoch, int service_port, int callee_port, bool *overflow);
 /* The calling thread's slot in the verdict map, copied consistently. */
 bool kfix_slot(struct kfix *f, struct claim_slot *out);
 

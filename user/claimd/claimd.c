@@ -403,12 +403,18 @@ static double since(const struct timespec *t0)
 	return (now.tv_sec - t0->tv_sec) + (now.tv_nsec - t0->tv_nsec) / 1e9;
 }
 
+/* Where the kernel's counts go. */
+static struct kcounts_into counts_into(struct claimd *d)
+{
+	return (struct kcounts_into){
+		.edges = d->edges, .names = d->names, .classes = d->classes, .roots = d->roots
+	};
+}
+
 /* The kernel's counts since the last read, into edges and services. */
 static void count_poll(struct claimd *d)
 {
-	const struct kcounts_into into = {
-		.edges = d->edges, .names = d->names, .classes = d->classes, .roots = d->roots
-	};
+	const struct kcounts_into into = counts_into(d);
 	__u64 st[CLAIMD_ST__COUNT], sum = 0;
 	int err, i;
 
@@ -429,12 +435,14 @@ static void count_poll(struct claimd *d)
 /* Processes that exited: their last counts read, then forgotten everywhere. */
 static void forget_exited(struct claimd *d)
 {
+	struct kcounts_into into;
 	int i;
 
 	if (!d->n_exited)
 		return;
 	count_poll(d);
-	kcounts__forget(d->kcounts, d->exited, d->n_exited);
+	into = counts_into(d);
+	kcounts__forget(d->kcounts, d->exited, d->n_exited, &into, since(&d->started), time(NULL));
 	observer__forget_processes(d->obs, d->exited, d->n_exited);
 	for (i = 0; i < d->n_exited; i++) {
 		classes__forget_process(d->classes, d->exited[i]);
@@ -605,6 +613,16 @@ static struct json_object *status_json(struct claimd *d)
 	json_object_object_add(s, "inbound", json_object_new_int(d->seeded.inbound));
 	json_object_object_add(s, "outbound", json_object_new_int(d->seeded.outbound));
 	json_object_object_add(o, "seeded", s);
+	/* How the kernel's counters were read: every one, or the changed ones. */
+	m = json_object_new_object();
+	json_object_object_add(m, "full_reads",
+			       json_object_new_uint64(kcounts__full_reads(d->kcounts)));
+	json_object_object_add(m, "changed_reads",
+			       json_object_new_uint64(kcounts__dirty_reads(d->kcounts)));
+	json_object_object_add(m, "edges", json_object_new_uint64(kcounts__edges(d->kcounts)));
+	json_object_object_add(m, "services",
+			       json_object_new_uint64(kcounts__services(d->kcounts)));
+	json_object_object_add(o, "counter_reads", m);
 	json_object_object_add(o, "trace_clients", json_object_new_int(control__tracers(d->ctl)));
 	m = json_object_new_object();
 	json_object_object_add(m, "used", json_object_new_boolean(d->opt->edges.use_memory));
@@ -944,8 +962,13 @@ int main(int argc, char **argv)
 	if (!d.obs)
 		goto out;
 	d.classes = classes__new(observer__classes_fd(d.obs));
-	d.kcounts =
-		kcounts__new(observer__edge_counts_fd(d.obs), observer__service_counts_fd(d.obs));
+	d.kcounts = kcounts__new(&(struct kcounts_maps){
+		.edge_fd = observer__edge_counts_fd(d.obs),
+		.service_fd = observer__service_counts_fd(d.obs),
+		.dirty_edges_fd = observer__dirty_edges_fd(d.obs),
+		.dirty_services_fd = observer__dirty_services_fd(d.obs),
+		.epoch = observer__count_epoch(d.obs),
+	});
 	if (!d.classes || !d.kcounts)
 		goto out;
 	d.rb = ring_buffer__new(observer__events_fd(d.obs), on_record, &d, NULL);

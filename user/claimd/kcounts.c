@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* The kernel's counts into edges and services; see kcounts.h. */
 #include <errno.h>
+#include <stddef.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,28 +32,40 @@ struct service_entry {
 	unsigned long names_gen;
 };
 
+/* Every counter is read at least this often, whatever the dirty lists say. */
+#define FULL_READ_S 30.0
+
 struct kcounts {
+	struct kcounts_maps m;
 	int edge_fd, service_fd;
 	int ncpus;
+	double last_full;	  /* monotonic seconds */
+	uint64_t full_reads;	  /* reads of every counter */
+	uint64_t dirty_reads;	  /* reads of the changed ones */
 	struct hashtab *edges;	  /* struct claimd_edge_key -> struct edge_entry */
 	struct hashtab *services; /* struct claimd_service_key -> struct service_entry */
 	uint64_t counted;	  /* the kernel's count at the last read */
 	unsigned long names_gen;  /* names at the last read */
 	bool read_once;
-	void *keys, *values; /* batch buffers */
+	void *keys, *values;	  /* batch buffers */
+	void *dirty, *dirty_zero; /* one dirty list, all CPUs; zeroes of that size */
 };
 
-struct kcounts *kcounts__new(int edge_fd, int service_fd)
+struct kcounts *kcounts__new(const struct kcounts_maps *m)
 {
 	struct kcounts *k = calloc(1, sizeof(*k));
+	size_t dsz = sizeof(struct claimd_dirty_edges) > sizeof(struct claimd_dirty_services)
+			     ? sizeof(struct claimd_dirty_edges)
+			     : sizeof(struct claimd_dirty_services);
 	size_t vsz = sizeof(struct claimd_service_counts) > sizeof(struct claimd_edge_counts)
 			     ? sizeof(struct claimd_service_counts)
 			     : sizeof(struct claimd_edge_counts);
 
 	if (!k)
 		return NULL;
-	k->edge_fd = edge_fd;
-	k->service_fd = service_fd;
+	k->m = *m;
+	k->edge_fd = m->edge_fd;
+	k->service_fd = m->service_fd;
 	k->ncpus = libbpf_num_possible_cpus();
 	if (k->ncpus < 1)
 		k->ncpus = 1;
@@ -60,7 +73,13 @@ struct kcounts *kcounts__new(int edge_fd, int service_fd)
 	k->services = hashtab__new();
 	k->keys = calloc(BATCH, sizeof(struct claimd_edge_key));
 	k->values = calloc((size_t)BATCH * k->ncpus, vsz);
-	if (!k->edges || !k->services || !k->keys || !k->values) {
+	dsz = (dsz + 7) & ~(size_t)7;
+	k->dirty = calloc(k->ncpus, dsz);
+	k->dirty_zero = calloc(k->ncpus, dsz);
+	/* Epoch 0 is the one no counter is noted in: a new counter's own. */
+	if (k->m.epoch && !*k->m.epoch)
+		__atomic_store_n(k->m.epoch, 1, __ATOMIC_RELEASE);
+	if (!k->edges || !k->services || !k->keys || !k->values || !k->dirty || !k->dirty_zero) {
 		kcounts__free(k);
 		return NULL;
 	}
@@ -86,6 +105,8 @@ void kcounts__free(struct kcounts *k)
 	hashtab__free(k->services);
 	free(k->keys);
 	free(k->values);
+	free(k->dirty);
+	free(k->dirty_zero);
 	free(k);
 }
 
@@ -207,7 +228,7 @@ static void service_take(struct poll_ctx *x, const struct claimd_service_key *ke
 	a = (const __u64 *)&now;
 	b = (const __u64 *)&en->last;
 	o = (__u64 *)&d;
-	for (i = 0; i < sizeof(d) / sizeof(__u64); i++)
+	for (i = 0; i < offsetof(struct claimd_service_counts, epoch) / sizeof(__u64); i++)
 		any |= o[i] = a[i] - b[i];
 	en->last = now;
 	if (!any)
@@ -254,8 +275,107 @@ static void take_service(struct poll_ctx *x, const void *key, const void *percpu
 	service_take(x, key, percpu);
 }
 
-int kcounts__poll(struct kcounts *k, uint64_t counted, const struct kcounts_into *into, double now,
-		  time_t wall)
+/* One key's per-CPU values, handed to take; a key gone meanwhile is skipped. */
+static void read_key(struct poll_ctx *x, int fd, const void *key,
+		     void (*take)(struct poll_ctx *x, const void *key, const void *percpu))
+{
+	if (!bpf_map_lookup_elem(fd, key, x->k->values))
+		take(x, key, x->k->values);
+}
+
+/*
+ * The keys in one dirty list (all CPUs) handed to read_key; false when a
+ * list overflowed (or cannot be read): every counter must be read.
+ */
+static bool read_dirty(struct poll_ctx *x, int list_fd, __u32 slot, int fd, size_t list_size,
+		       size_t key_size,
+		       void (*take)(struct poll_ctx *x, const void *key, const void *percpu))
+{
+	size_t stride = (list_size + 7) & ~(size_t)7;
+	bool ok = true;
+	int cpu;
+
+	if (bpf_map_lookup_elem(list_fd, &slot, x->k->dirty))
+		return false;
+	for (cpu = 0; cpu < x->k->ncpus; cpu++) {
+		/* Both kinds of list begin with their head, then the keys. */
+		const struct claimd_dirty_head *d =
+			(const void *)((char *)x->k->dirty + cpu * stride);
+		const char *keys = (const char *)d + offsetof(struct claimd_dirty_edges, keys);
+		__u32 i, n = d->n < CLAIMD_DIRTY_MAX ? d->n : CLAIMD_DIRTY_MAX;
+
+		if (d->overflow || d->n > CLAIMD_DIRTY_MAX)
+			ok = false;
+		for (i = 0; ok && i < n; i++)
+			read_key(x, fd, keys + i * key_size, take);
+	}
+	return ok;
+}
+
+/* Empties dirty list slot on every CPU. */
+static void clear_dirty(struct kcounts *k, int list_fd, __u32 slot)
+{
+	bpf_map_update_elem(list_fd, &slot, k->dirty_zero, BPF_ANY);
+}
+
+_Static_assert(offsetof(struct claimd_dirty_edges, keys) ==
+		       offsetof(struct claimd_dirty_services, keys),
+	       "both lists begin alike");
+
+/*
+ * Reads what changed: the other parity's list again (a program that took
+ * the epoch just before the last switch may have noted a key since), then
+ * empties it; the epoch moves on, so that the programs note into the list
+ * just emptied; then the list of the epoch that ended. Returns false when
+ * every counter must be read instead.
+ */
+static bool read_changed(struct poll_ctx *x)
+{
+	struct kcounts *k = x->k;
+	__u32 epoch = __atomic_load_n(k->m.epoch, __ATOMIC_ACQUIRE), next = epoch + 1;
+	__u32 ended = epoch & 1, other = next & 1;
+	bool ok = true;
+
+	if (!next)
+		next = 2; /* epoch 0 is a new counter's own; 2 has 0's parity */
+	ok &= read_dirty(x, k->m.dirty_services_fd, other, k->service_fd,
+			 sizeof(struct claimd_dirty_services), sizeof(struct claimd_service_key),
+			 take_service);
+	ok &= read_dirty(x, k->m.dirty_edges_fd, other, k->edge_fd,
+			 sizeof(struct claimd_dirty_edges), sizeof(struct claimd_edge_key),
+			 take_edge);
+	clear_dirty(k, k->m.dirty_services_fd, other);
+	clear_dirty(k, k->m.dirty_edges_fd, other);
+	__atomic_store_n(k->m.epoch, next, __ATOMIC_RELEASE);
+	if (!ok)
+		return false;
+	ok &= read_dirty(x, k->m.dirty_services_fd, ended, k->service_fd,
+			 sizeof(struct claimd_dirty_services), sizeof(struct claimd_service_key),
+			 take_service);
+	ok &= read_dirty(x, k->m.dirty_edges_fd, ended, k->edge_fd,
+			 sizeof(struct claimd_dirty_edges), sizeof(struct claimd_edge_key),
+			 take_edge);
+	return ok;
+}
+
+/* Reads every counter. */
+static int read_all(struct poll_ctx *x)
+{
+	int err = read_map(x, x->k->service_fd, sizeof(struct claimd_service_key),
+			   sizeof(struct claimd_service_counts), take_service);
+
+	if (!err)
+		err = read_map(x, x->k->edge_fd, sizeof(struct claimd_edge_key),
+			       sizeof(struct claimd_edge_counts), take_edge);
+	if (!err) {
+		x->k->last_full = x->now;
+		x->k->full_reads++;
+	}
+	return err;
+}
+
+static struct poll_ctx poll_ctx(struct kcounts *k, const struct kcounts_into *into, double now,
+				time_t wall)
 {
 	struct poll_ctx x = { .k = k,
 			      .e = into->edges,
@@ -264,22 +384,43 @@ int kcounts__poll(struct kcounts *k, uint64_t counted, const struct kcounts_into
 			      .r = into->roots,
 			      .now = now,
 			      .wall = wall };
-	int err;
 
 	x.names_gen = names__generation(x.n);
-	if (k->read_once && counted == k->counted && x.names_gen == k->names_gen)
+	return x;
+}
+
+int kcounts__poll(struct kcounts *k, uint64_t counted, const struct kcounts_into *into, double now,
+		  time_t wall)
+{
+	struct poll_ctx x = poll_ctx(k, into, now, wall);
+	bool changed_only;
+	int err = 0;
+
+	if (k->read_once && counted == k->counted && x.names_gen == k->names_gen &&
+	    now - k->last_full < FULL_READ_S)
 		return 0;
-	err = read_map(&x, k->service_fd, sizeof(struct claimd_service_key),
-		       sizeof(struct claimd_service_counts), take_service);
-	if (!err)
-		err = read_map(&x, k->edge_fd, sizeof(struct claimd_edge_key),
-			       sizeof(struct claimd_edge_counts), take_edge);
+	/* The lists are read (and the epoch moved) at every read, so that they never stay full. */
+	changed_only = k->m.epoch && read_changed(&x);
+	if (changed_only && k->read_once && now - k->last_full < FULL_READ_S)
+		k->dirty_reads++;
+	else
+		err = read_all(&x);
 	if (err)
 		return err;
 	k->counted = counted;
 	k->names_gen = x.names_gen;
 	k->read_once = true;
 	return x.gained;
+}
+
+uint64_t kcounts__full_reads(const struct kcounts *k)
+{
+	return k->full_reads;
+}
+
+uint64_t kcounts__dirty_reads(const struct kcounts *k)
+{
+	return k->dirty_reads;
 }
 
 struct forget_ctx {
@@ -321,7 +462,10 @@ static int collect(const struct hashtab_entry *he, void *arg)
 	return 0;
 }
 
-static int forget_in(struct hashtab *h, int fd, size_t key_size, const __u32 *tgids, int n)
+/* The counters of the processes listed: read a last time, then deleted. */
+static int forget_in(struct poll_ctx *x, struct hashtab *h, int fd, size_t key_size,
+		     const __u32 *tgids, int n,
+		     void (*take)(struct poll_ctx *x, const void *key, const void *percpu))
 {
 	struct forget_ctx f = { .tgids = tgids, .n = n, .key_size = key_size };
 	size_t i;
@@ -331,6 +475,7 @@ static int forget_in(struct hashtab *h, int fd, size_t key_size, const __u32 *tg
 	for (i = 0; i < f.found; i++) {
 		const void *key = (char *)f.gone + i * key_size;
 
+		read_key(x, fd, key, take);
 		bpf_map_delete_elem(fd, key);
 		free(hashtab__del(h, key, key_size));
 	}
@@ -338,10 +483,15 @@ static int forget_in(struct hashtab *h, int fd, size_t key_size, const __u32 *tg
 	return (int)f.found;
 }
 
-int kcounts__forget(struct kcounts *k, const __u32 *tgids, int n)
+int kcounts__forget(struct kcounts *k, const __u32 *tgids, int n, const struct kcounts_into *into,
+		    double now, time_t wall)
 {
-	return forget_in(k->edges, k->edge_fd, sizeof(struct claimd_edge_key), tgids, n) +
-	       forget_in(k->services, k->service_fd, sizeof(struct claimd_service_key), tgids, n);
+	struct poll_ctx x = poll_ctx(k, into, now, wall);
+
+	return forget_in(&x, k->edges, k->edge_fd, sizeof(struct claimd_edge_key), tgids, n,
+			 take_edge) +
+	       forget_in(&x, k->services, k->service_fd, sizeof(struct claimd_service_key), tgids,
+			 n, take_service);
 }
 
 size_t kcounts__edges(const struct kcounts *k)

@@ -29,23 +29,36 @@ struct kcounts_into {
 
 struct kcounts;
 
-/* The maps edge_counts and service_counts. NULL when out of memory. */
-struct kcounts *kcounts__new(int edge_fd, int service_fd);
+/* The kernel's side (bpf/observer.bpf.c, headers/counts.h). */
+struct kcounts_maps {
+	int edge_fd, service_fd;	       /* edge_counts, service_counts */
+	int dirty_edges_fd, dirty_services_fd; /* what changed since the last read */
+	volatile __u32 *epoch;		       /* count_epoch; NULL: read everything */
+};
+
+/* NULL when out of memory. */
+struct kcounts *kcounts__new(const struct kcounts_maps *m);
 void kcounts__free(struct kcounts *k);
 
 /*
  * Reads the counters if the kernel counted requests or root calls since the
  * last read (counted: CLAIMD_ST_COUNTED plus CLAIMD_ST_ROOT_CALLS, summed) or
  * names changed, and adds what they gained to into's edges, services and
- * root calls. now: monotonic seconds; wall: time(NULL). Returns how many
- * counters gained, or -errno.
+ * root calls. Reads only the counters the dirty lists name, and every
+ * counter at the first read, when a list overflowed, and at least every 30
+ * s. now: monotonic seconds; wall: time(NULL). Returns how many counters
+ * gained, or -errno.
  */
 int kcounts__poll(struct kcounts *k, uint64_t counted, const struct kcounts_into *into, double now,
 		  time_t wall);
+/* Reads of every counter, and of the changed ones only, so far. */
+uint64_t kcounts__full_reads(const struct kcounts *k);
+uint64_t kcounts__dirty_reads(const struct kcounts *k);
 
-/* Forgets the counters of processes that exited, here and in the kernel
- * (read them first). Returns how many went. */
-int kcounts__forget(struct kcounts *k, const __u32 *tgids, int n);
+/* Forgets the counters of processes that exited, here and in the kernel,
+ * each read a last time into into. Returns how many went. */
+int kcounts__forget(struct kcounts *k, const __u32 *tgids, int n, const struct kcounts_into *into,
+		    double now, time_t wall);
 
 /* Counters followed (edges, service instances). */
 size_t kcounts__edges(const struct kcounts *k);

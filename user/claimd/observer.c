@@ -557,6 +557,21 @@ int observer__edge_counts_fd(const struct observer *obs)
 	return bpf_map__fd(obs->skel->maps.edge_counts);
 }
 
+int observer__dirty_edges_fd(const struct observer *obs)
+{
+	return bpf_map__fd(obs->skel->maps.dirty_edges);
+}
+
+int observer__dirty_services_fd(const struct observer *obs)
+{
+	return bpf_map__fd(obs->skel->maps.dirty_services);
+}
+
+volatile __u32 *observer__count_epoch(struct observer *obs)
+{
+	return &obs->skel->bss->count_epoch; /* .bss is mapped into claimd */
+}
+
 int observer__service_counts_fd(const struct observer *obs)
 {
 	return bpf_map__fd(obs->skel->maps.service_counts);

@@ -50,6 +50,11 @@ int observer__classes_fd(const struct observer *obs);
 int observer__verdicts_fd(const struct observer *obs);
 int observer__edge_counts_fd(const struct observer *obs);
 int observer__service_counts_fd(const struct observer *obs);
+/* What changed since claimd's last read of the counters (headers/counts.h). */
+int observer__dirty_edges_fd(const struct observer *obs);
+int observer__dirty_services_fd(const struct observer *obs);
+/* claimd's read number, which the programs see (headers/counts.h). */
+volatile __u32 *observer__count_epoch(struct observer *obs);
 /* Asks the programs for every request's record (someone traces), or not. */
 void observer__want_records(struct observer *obs, bool on);
 /* The verdict map's pin, and whether this claimd took it over from an earlier one. */
