@@ -480,13 +480,38 @@ struct egress_end {
 	__u32 pad;
 };
 
+/*
+ * A call that no open request's log takes ended: late (CLAIMD_EG_LATE in
+ * flags: its request was answered), counted apart; else a call outside any
+ * request, counted (count_root_call). Its record goes to claimd when asked
+ * for.
+ */
+static __always_inline void egress_end_outside(struct io *io, const struct claimd_pending *p,
+					       const struct claimd_addr *callee, __u32 status,
+					       __u32 flags, __u32 claim, __u64 end_ns)
+{
+	enum root_record want;
+
+	if (flags & CLAIMD_EG_LATE) {
+		stat_inc(CLAIMD_ST_LATE_CALLS);
+		if (records_wanted(count_next_id()))
+			egress_emit_root(io, p, callee, status, flags, claim, end_ns, 0);
+		return;
+	}
+	flags |= CLAIMD_EG_DONE;
+	want = count_root_call(io->key.tgid, callee, p->start_ns, end_ns, p->method, p->target_hash,
+			       status, &flags);
+	if (want != ROOT_RECORD_NONE)
+		egress_emit_root(io, p, callee, status, flags, claim, end_ns,
+				 want == ROOT_RECORD_NOW);
+}
+
 /* A call ended: into its ingress's log if that is still open, else its own record. */
 static __noinline int egress_close(struct io *io, const struct claimd_pending *p,
 				   const struct claimd_addr *callee, const struct egress_end *end)
 {
 	__u32 status = end->status, flags = end->flags, claim = end->claim;
 	__u64 end_ns = end->end_ns;
-	int want;
 
 	if (p->ingress_seq) {
 		struct claimd_thread *t = owner_ctx(&p->owner);
@@ -508,19 +533,9 @@ static __noinline int egress_close(struct io *io, const struct claimd_pending *p
 			slot_refresh(&t->rec);
 			return 0;
 		}
-		/* Its request was answered: no edge takes it, no root call either. */
-		stat_inc(CLAIMD_ST_LATE_CALLS);
-		if (records_wanted(count_next_id()))
-			egress_emit_root(io, p, callee, status, flags | CLAIMD_EG_LATE, claim,
-					 end_ns, 0);
-		return 0;
+		flags |= CLAIMD_EG_LATE;
 	}
-	flags |= CLAIMD_EG_DONE;
-	want = count_root_call(io->key.tgid, callee, p->start_ns, end_ns, p->method, p->target_hash,
-			       status, &flags);
-	if (want != ROOT_RECORD_NONE)
-		egress_emit_root(io, p, callee, status, flags, claim, end_ns,
-				 want == ROOT_RECORD_NOW);
+	egress_end_outside(io, p, callee, status, flags, claim, end_ns);
 	return 0;
 }
 
