@@ -137,6 +137,7 @@ enum {
 	OPT_CONTROL,
 	OPT_CONTROL_GROUP,
 	OPT_CGROUP,
+	OPT_NETNS,
 	OPT_CONNS,
 	OPT_THREADS,
 	OPT_NO_SEED,
@@ -161,6 +162,10 @@ static const struct argp_option options[] = {
 	{ "port", 'P', "PORT", 0,
 	  "Follow only connections to or from this service port (repeatable)", 1 },
 	{ "cgroup", OPT_CGROUP, "DIR", 0, "Follow only processes under this cgroup v2 directory",
+	  1 },
+	{ "netns", OPT_NETNS, "PATH", 0,
+	  "Follow only processes in this network namespace (/proc/PID/ns/net, "
+	  "/run/netns/NAME): one claimd per host of a fleet made of namespaces",
 	  1 },
 	{ "pin-dir", OPT_PIN_DIR, "DIR", 0,
 	  "claimd's own bpffs directory (default " DEFAULT_PIN_DIR ")", 2 },
@@ -251,6 +256,11 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		break;
 	case OPT_CGROUP:
 		o->obs.cgroup = arg;
+		break;
+	case OPT_NETNS:
+		if (observer__netns_inode(arg, &o->obs.netns_ino))
+			argp_error(state, "--netns %s: not a network namespace", arg);
+		o->obs.netns = arg;
 		break;
 	case OPT_PIN_DIR:
 		o->obs.pin_dir = arg;
