@@ -674,7 +674,7 @@ static void publish_metrics(struct claimd *d)
 	size_t len = 0;
 	char *text = NULL;
 
-	if (!snapshot__build(&d->snap, d->edges, since(&d->started), time(NULL))) {
+	if (!snapshot__build(&d->snap, d->edges, d->names, since(&d->started), time(NULL))) {
 		m = snapshot__model(&d->snap);
 		text = metrics__render(&m, st, time(NULL), &len);
 	}

@@ -381,6 +381,61 @@ const char *names__callee(struct names *n, const struct claimd_addr *a)
 	return name;
 }
 
+static bool addr_is_link_local(const struct claimd_addr *a)
+{
+	return a->addr[0] == 0xfe && (a->addr[1] & 0xc0) == 0x80;
+}
+
+static bool addr_is_v4(const struct claimd_addr *a)
+{
+	static const __u8 v4mapped[12] = { [10] = 0xff, [11] = 0xff };
+
+	return !memcmp(a->addr, v4mapped, 12);
+}
+
+struct addr_walk {
+	struct names *n;
+	void (*fn)(const char *service, const struct claimd_addr *a, void *ctx);
+	void *ctx;
+};
+
+static int walk_listeners(const struct hashtab_entry *e, void *arg)
+{
+	struct addr_walk *w = arg;
+	const struct listener *l;
+	int i;
+
+	for (l = e->value; l; l = l->next) {
+		const char *service = names__service(w->n, l->tgid, l->local.port, NULL);
+
+		if (!names__addr_is_any(&l->local)) {
+			if (!names__addr_is_loopback(&l->local) && !addr_is_link_local(&l->local))
+				w->fn(service, &l->local, w->ctx);
+			continue;
+		}
+		for (i = 0; i < w->n->n_local; i++) {
+			struct claimd_addr a = w->n->local_addrs[i];
+
+			if (names__addr_is_loopback(&a) || addr_is_link_local(&a) ||
+			    (addr_is_v4(&l->local) && !addr_is_v4(&a)))
+				continue;
+			a.port = l->local.port;
+			w->fn(service, &a, w->ctx);
+		}
+	}
+	return 0;
+}
+
+void names__for_each_address(struct names *n,
+			     void (*fn)(const char *service, const struct claimd_addr *a,
+					void *ctx),
+			     void *ctx)
+{
+	struct addr_walk w = { n, fn, ctx };
+
+	hashtab__for_each(n->listeners, walk_listeners, &w);
+}
+
 struct map_entry {
 	struct claimd_addr addr;
 	char name[NAME_MAX_LEN];

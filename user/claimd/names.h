@@ -38,6 +38,17 @@ unsigned long names__generation(const struct names *n);
 /* The process exited: forget it and its listeners. */
 void names__exit(struct names *n, __u32 tgid);
 
+/*
+ * Every address a caller on another host could reach a listening service at,
+ * with the service's name: a listener's own address, or for one on the
+ * wildcard address each of this host's addresses (IPv4 only for 0.0.0.0).
+ * Loopback and link-local addresses are no one else's way in: left out.
+ */
+void names__for_each_address(struct names *n,
+			     void (*fn)(const char *service, const struct claimd_addr *a,
+					void *ctx),
+			     void *ctx);
+
 /* Names for callees off this host, from text of lines "ip:port name" ('#'
  * starts a comment). Returns entries added, or -1 with the line and reason in
  * err; on error nothing is added. */
