@@ -53,6 +53,7 @@ CFLAGS ?=
 override CFLAGS := $(CFLAGS_BASE) $(CFLAGS)
 LDLIBS_BPF := -lbpf -lelf -lz
 LDLIBS_JSON := -ljson-c
+LDLIBS_CURL := -lcurl
 
 BPF_CFLAGS := -g -O2 -target bpf -mcpu=v3 -D__TARGET_ARCH_$(ARCH) -Wall -Werror \
 	-Iheaders -Iuser/libclaim -Ibpf -I$(BUILD) -MMD -MP
@@ -84,7 +85,7 @@ TEST_LIB_SRCS := $(sort $(wildcard tests/lib/*.c))
 TEST_OBJS := $(patsubst tests/%.c,$(BUILD)/tests/%.o,$(TEST_SRCS) $(TEST_LIB_SRCS))
 # Objects of claimd the unit tests exercise directly.
 TEST_USER_OBJS := $(patsubst %,$(BUILD)/user/claimd/%.o,record names edges memory procnet \
-	trace_fmt sysprobe counters roots metrics metrics_text) \
+	trace_fmt sysprobe counters roots metrics metrics_text fleet_table) \
 	$(BUILD)/user/claimctl/storm.o $(COMMON_OBJS)
 
 # libclaim: the client shim, static and shared, position-independent.
@@ -231,7 +232,7 @@ $(BUILD)/claimlab: $(LAB_OBJS) $(patsubst %,$(BUILD)/user/common/%.o,argnum addr
 
 $(BUILD)/claimd: $(CLAIMD_OBJS) $(COMMON_OBJS)
 	$(call msg,LINK,$@)
-	$(Q)$(CC) $(LDFLAGS) $^ $(LDLIBS_BPF) $(LDLIBS_JSON) $(LDLIBS_HTTP) -lm -o $@
+	$(Q)$(CC) $(LDFLAGS) $^ $(LDLIBS_BPF) $(LDLIBS_JSON) $(LDLIBS_HTTP) $(LDLIBS_CURL) -lm -o $@
 
 # The map page is embedded with .incbin: -MMD does not see it.
 $(BUILD)/user/claimd/webmap.o: user/claimd/webmap.html
@@ -260,7 +261,7 @@ $(BUILD)/man/claimctl.8: $(BUILD)/claimctl
 
 $(BUILD)/claimctl: $(CLAIMCTL_OBJS) $(COMMON_OBJS)
 	$(call msg,LINK,$@)
-	$(Q)$(CC) $(LDFLAGS) $^ $(LDLIBS_JSON) -lm -o $@
+	$(Q)$(CC) $(LDFLAGS) $^ $(LDLIBS_JSON) $(LDLIBS_CURL) -lm -lpthread -o $@
 
 # Tests: every 'void test_<name>(void)' in tests/unit and tests/bpf is found here.
 $(BUILD)/tests/tests.inc: $(TEST_SRCS)
@@ -280,7 +281,7 @@ $(BUILD)/tests/lib/test_progs.o: $(BUILD)/tests/tests.inc
 
 $(BUILD)/test_progs: $(TEST_OBJS) $(TEST_USER_OBJS) $(BUILD)/libclaim.a
 	$(call msg,LINK,$@)
-	$(Q)$(CC) $(LDFLAGS) $^ $(LDLIBS_BPF) $(LDLIBS_JSON) -lm -lpthread -o $@
+	$(Q)$(CC) $(LDFLAGS) $^ $(LDLIBS_BPF) $(LDLIBS_JSON) $(LDLIBS_CURL) -lm -lpthread -o $@
 
 .PHONY: test
 test: all $(FUZZ_BINS) $(DEPS_TEST)

@@ -27,6 +27,7 @@
 #include "counters.h"
 #include "edges.h"
 #include "evloop.h"
+#include "fleet.h"
 #include "graph.h"
 #include "handover.h"
 #include "kcounts.h"
@@ -53,9 +54,11 @@
 #define UPROBE_RESCAN_S	  5  /* seconds between looks for new files to probe */
 #define RB_DRAIN_MS	  20 /* records wait at most this long in the ring buffer */
 #define DEFAULT_METRICS	  "127.0.0.1:9464"
-#define MAP_COUNT_S	  10 /* how often the BPF maps' entries are counted */
-#define N_FILL		  3  /* maps counted: conns, threads, edge_class */
-#define PUBLISH_IDLE_S	  60 /* a snapshot older than this is rendered again when asked for */
+#define MAP_COUNT_S	  10   /* how often the BPF maps' entries are counted */
+#define N_FILL		  3    /* maps counted: conns, threads, edge_class */
+#define PUBLISH_IDLE_S	  60   /* a snapshot older than this is rendered again when asked for */
+#define FLEET_INTERVAL_S  15   /* how often the fleet's classes are read (a scrape interval) */
+#define FLEET_TIMEOUT_MS  2000 /* each query to Prometheus, connecting included */
 
 /* Exit codes, besides 0 (stopped by a signal) and 64 (bad usage: argp, EX_USAGE). */
 #define EXIT_FAILURE_RT 1 /* failed while starting or running: see the message */
@@ -76,6 +79,9 @@ struct options {
 	int verbose;
 	const char *metrics; /* HOST:PORT, or NULL for none */
 	bool metrics_given;
+	const char *fleet_url; /* Prometheus, for the fleet's classes; NULL: none */
+	unsigned int fleet_interval_s;
+	long fleet_timeout_ms;
 };
 
 struct claimd {
@@ -88,6 +94,8 @@ struct claimd {
 	struct kcounts *kcounts;
 	struct uprobes *uprobes;
 	struct control *ctl;
+	struct fleet *fleet;	/* --fleet-classes, or NULL */
+	uint64_t fleet_changes; /* the fleet's classes came or went */
 	struct ring_buffer *rb;
 	struct ep_src rb_src;
 	int epfd;
@@ -155,6 +163,9 @@ enum {
 	OPT_CLASSES,
 	OPT_EDGES,
 	OPT_SAMPLE,
+	OPT_FLEET,
+	OPT_FLEET_INTERVAL,
+	OPT_FLEET_TIMEOUT,
 };
 
 static const struct argp_option options[] = {
@@ -212,6 +223,15 @@ static const struct argp_option options[] = {
 	  "Classify edges from the recent window only; do not load the memory", 5 },
 	{ "names", OPT_NAMES, "FILE", 0, "Names for callees off this host: lines of 'ip:port name'",
 	  5 },
+	{ "fleet-classes", OPT_FLEET, "URL", 0,
+	  "Read the fleet's edge classes from this Prometheus (http://HOST:9090, with the "
+	  "recording rules of claimd.rules.yml): an edge this host cannot classify takes the "
+	  "fleet's class",
+	  6 },
+	{ "fleet-interval", OPT_FLEET_INTERVAL, "SECONDS", 0,
+	  "How often the fleet's classes are read (default 15)", 6 },
+	{ "fleet-timeout", OPT_FLEET_TIMEOUT, "MS", 0,
+	  "How long one query to Prometheus may take (default 2000); slower is unreachable", 6 },
 	{ "verbose", 'v', NULL, 0, "More messages (repeat for debug)", 4 },
 	{},
 };
@@ -359,6 +379,21 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		o->metrics = strcmp(arg, "none") ? arg : NULL;
 		o->metrics_given = true;
 		break;
+	case OPT_FLEET:
+		if (strncmp(arg, "http://", 7) && strncmp(arg, "https://", 8))
+			argp_error(state, "--fleet-classes wants an http:// or https:// URL");
+		o->fleet_url = arg;
+		break;
+	case OPT_FLEET_INTERVAL:
+		if (arg_long(arg, 1, 86400, &v))
+			argp_error(state, "--fleet-interval must be 1 to 86400 seconds");
+		o->fleet_interval_s = v;
+		break;
+	case OPT_FLEET_TIMEOUT:
+		if (arg_long(arg, 10, 600000, &v))
+			argp_error(state, "--fleet-timeout must be 10 to 600000 ms");
+		o->fleet_timeout_ms = v;
+		break;
 	case 'v':
 		o->verbose++;
 		break;
@@ -449,6 +484,27 @@ static void forget_exited(struct claimd *d)
 	d->n_exited = 0;
 }
 
+/* A traced failure's cause edge says where its class came from (window, memory, fleet). */
+static struct json_object *cause_class(struct claimd *d, struct json_object *o)
+{
+	struct json_object *cause = NULL, *caller, *callee;
+	struct edge_class c;
+	struct edge *ed;
+
+	if (!json_object_object_get_ex(o, "cause", &cause) || !cause ||
+	    !json_object_object_get_ex(cause, "caller", &caller) ||
+	    !json_object_object_get_ex(cause, "callee", &callee))
+		return o;
+	ed = edges__find(d->edges, json_object_get_string(caller), json_object_get_string(callee));
+	if (!ed)
+		return o;
+	c = edges__effective(d->edges, ed, since(&d->started), time(NULL));
+	json_object_object_add(cause, "class", json_object_new_string(verdict__class_name(c.cls)));
+	json_object_object_add(cause, "class_source",
+			       json_object_new_string(edges__source_name(c.source)));
+	return o;
+}
+
 static int on_record(void *ctx, void *data, size_t size)
 {
 	struct claimd *d = ctx;
@@ -462,8 +518,9 @@ static int on_record(void *ctx, void *data, size_t size)
 		classes__note_ingress(d->classes, data, d->names);
 		if (control__tracing(d->ctl, false))
 			publish(d,
-				trace__ingress_json(data, d->names,
-						    edges__config(d->edges)->fail_status),
+				cause_class(d, trace__ingress_json(
+						       data, d->names,
+						       edges__config(d->edges)->fail_status)),
 				false);
 		break;
 	case CLAIMD_REC_EGRESS:
@@ -634,6 +691,7 @@ static struct json_object *status_json(struct claimd *d)
 	json_object_object_add(o, "host", host_json(d));
 	json_object_object_add(o, "metrics",
 			       d->http ? json_object_new_string(metrics_http__url(d->http)) : NULL);
+	json_object_object_add(o, "fleet", d->fleet ? fleet__status_json(d->fleet) : NULL);
 	return o;
 }
 
@@ -793,7 +851,9 @@ static void housekeeping(struct claimd *d)
 	 * slides on (a bucket at a time) and the memory decays: otherwise
 	 * there is nothing to derive again.
 	 */
-	changes = edges__changes(d->edges) + classes__changes(d->classes);
+	if (d->fleet && fleet__update(d->fleet))
+		d->fleet_changes++;
+	changes = edges__changes(d->edges) + classes__changes(d->classes) + d->fleet_changes;
 	epoch = (uint64_t)(now * EDGES_WINDOW_BUCKETS / d->opt->edges.window_s);
 	if (changes != d->synced_changes || epoch != d->synced_epoch ||
 	    classes__refused(d->classes)) {
@@ -882,6 +942,8 @@ int main(int argc, char **argv)
 			   .use_memory = true },
 		.state_dir = DEFAULT_STATE_DIR,
 		.persist_s = 60,
+		.fleet_interval_s = FLEET_INTERVAL_S,
+		.fleet_timeout_ms = FLEET_TIMEOUT_MS,
 		.control = { .path = CTL_DEFAULT_SOCKET, .mode = 0600, .group = (gid_t)-1 },
 		.metrics = DEFAULT_METRICS,
 	};
@@ -937,6 +999,12 @@ int main(int argc, char **argv)
 		kcounts__new(observer__edge_counts_fd(d.obs), observer__service_counts_fd(d.obs));
 	if (!d.classes || !d.kcounts)
 		goto out;
+	if (opt.fleet_url) {
+		d.fleet = fleet__start(opt.fleet_url, opt.fleet_interval_s, opt.fleet_timeout_ms);
+		if (!d.fleet)
+			goto out;
+		edges__set_fallback(d.edges, fleet__class, d.fleet);
+	}
 	d.rb = ring_buffer__new(observer__events_fd(d.obs), on_record, &d, NULL);
 	if (!d.rb) {
 		pr_err("cannot set up the ring buffer: %s", strerror(errno));
@@ -988,6 +1056,7 @@ int main(int argc, char **argv)
 		d.n_ingress, d.n_root, d.n_invalid, opt.state_dir);
 out:
 	metrics_http__stop(d.http);
+	fleet__stop(d.fleet);
 	control__close(d.ctl);
 	ring_buffer__free(d.rb);
 	uprobes__free(d.uprobes);

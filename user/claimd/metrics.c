@@ -301,6 +301,26 @@ static void render_unknown(struct metrics_text *w, struct json_object *u)
 	}
 }
 
+/* --fleet-classes: is Prometheus answering, and are the fleet's classes in use. */
+static void render_fleet(struct metrics_text *w, struct json_object *f)
+{
+	struct json_object *state = get(f, "state");
+
+	if (!state)
+		return; /* no --fleet-classes */
+	one(w, "claimd_fleet_up", PROM_GAUGE,
+	    "1 while the fleet's classes are read from Prometheus (--fleet-classes), 0 while it "
+	    "is slow or unreachable and only this host's classes are used.",
+	    !strcmp(json_object_get_string(state), "ok"));
+	one(w, "claimd_fleet_queries_total", PROM_COUNTER,
+	    "Rounds of queries for the fleet's classes.", num(f, "queries"));
+	one(w, "claimd_fleet_errors_total", PROM_COUNTER,
+	    "Rounds that failed (Prometheus slow, unreachable or erring): local classes only.",
+	    num(f, "errors"));
+	one(w, "claimd_fleet_edges", PROM_GAUGE, "Edges the fleet's classes were last read for.",
+	    num(f, "edges"));
+}
+
 static void render_status(struct metrics_text *w, struct json_object *st, time_t wall)
 {
 	one(w, "claimd_uptime_seconds", PROM_GAUGE, "Seconds since claimd started.",
@@ -326,6 +346,7 @@ static void render_status(struct metrics_text *w, struct json_object *st, time_t
 	one(w, "claimd_trace_clients", PROM_GAUGE, "claimctl clients streaming a trace.",
 	    num(st, "trace_clients"));
 	render_memory(w, get(st, "memory"), wall);
+	render_fleet(w, get(st, "fleet"));
 }
 
 char *metrics__render(const struct metrics_model *m, struct json_object *status, time_t wall,
