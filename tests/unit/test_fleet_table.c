@@ -80,6 +80,23 @@ void test_fleet_table(void)
 		ASSERT_FALSE(fleet_table__class(NULL, "frontend", "backend", &cls, &ratio),
 			     "no fleet");
 	}
+	if (test__start_subtest("names")) {
+		struct fleet_table *same = fleet_table__new(NULL, NULL, a);
+		struct fleet_table *none = fleet_table__new(c, r, NULL);
+
+		ASSERT_STREQ(fleet_table__name(t, "10.0.3.7:8080"), "backend", "named");
+		ASSERT_FALSE(fleet_table__name(t, "10.0.3.8:8080"), "an empty name is none");
+		ASSERT_TRUE(fleet_table__same_names(t, same), "the same names");
+		ASSERT_FALSE(fleet_table__same_names(t, none), "names gone");
+		ASSERT_TRUE(fleet_table__same_names(none, NULL), "none either way");
+		fleet_table__drop_classes(t);
+		ASSERT_EQ(fleet_table__edges(t), 0, "classes dropped");
+		ASSERT_FALSE(fleet_table__class(t, "frontend", "backend", &cls, &ratio),
+			     "no class once dropped");
+		ASSERT_STREQ(fleet_table__name(t, "10.0.3.7:8080"), "backend", "names kept");
+		fleet_table__free(same);
+		fleet_table__free(none);
+	}
 	if (test__start_subtest("api_errors")) {
 		static const char *const bad[] = {
 			"",

@@ -402,6 +402,44 @@ static void count_address(const char *service, const struct claimd_addr *a, void
 	s->far += !memcmp(a, &far, sizeof(far));
 }
 
+static const char *fleet_names(void *ctx, const char *addr)
+{
+	return !strcmp(addr, "192.0.2.44:47913") ? ctx : NULL;
+}
+
+/* A callee known here only by address takes the name its own host gives it. */
+static void remote_tests(void)
+{
+	struct claimd_addr far = addr("192.0.2.44:47913"), other = addr("192.0.2.45:47913");
+	struct claimd_addr lo = addr("127.0.0.1:47913");
+	char name[16] = "backend";
+	struct names *n;
+	unsigned long gen;
+	const char *first;
+
+	if (!test__start_subtest("remote_names"))
+		return;
+	n = names__new();
+	if (!ASSERT_OK_PTR(n, "names__new"))
+		return;
+	gen = names__generation(n);
+	names__set_remote(n, fleet_names, name);
+	ASSERT_NEQ(names__generation(n), gen, "names may have changed");
+	first = names__callee(n, &far);
+	ASSERT_STREQ(first, "backend", "the fleet's name");
+	ASSERT_TRUE(names__callee(n, &far) == first, "the same string each time");
+	ASSERT_STREQ(names__callee(n, &other), "192.0.2.45:47913", "unnamed: the address");
+	names__listen(n, GONE_TGID, &lo, "local", false);
+	ASSERT_STREQ(names__callee(n, &lo), "local:47913", "this host's own listener");
+	snprintf(name, sizeof(name), "backend2");
+	gen = names__generation(n);
+	names__remote_changed(n);
+	ASSERT_NEQ(names__generation(n), gen, "told");
+	ASSERT_STREQ(names__callee(n, &far), "backend2", "renamed");
+	ASSERT_STREQ(first, "backend", "a name given earlier stays valid");
+	names__free(n);
+}
+
 /* What claimd_service_info exports: the addresses other hosts reach a service at. */
 static void address_tests(void)
 {
@@ -448,4 +486,5 @@ void test_names(void)
 	parse_map_tests();
 	callee_tests();
 	address_tests();
+	remote_tests();
 }

@@ -851,8 +851,14 @@ static void housekeeping(struct claimd *d)
 	 * slides on (a bucket at a time) and the memory decays: otherwise
 	 * there is nothing to derive again.
 	 */
-	if (d->fleet && fleet__update(d->fleet))
-		d->fleet_changes++;
+	if (d->fleet) {
+		unsigned int what = fleet__update(d->fleet);
+
+		if (what & FLEET_NAMES_CHANGED)
+			names__remote_changed(d->names);
+		if (what)
+			d->fleet_changes++;
+	}
 	changes = edges__changes(d->edges) + classes__changes(d->classes) + d->fleet_changes;
 	epoch = (uint64_t)(now * EDGES_WINDOW_BUCKETS / d->opt->edges.window_s);
 	if (changes != d->synced_changes || epoch != d->synced_epoch ||
@@ -980,6 +986,11 @@ int main(int argc, char **argv)
 	}
 	if (opt.names_file && names__load_map(d.names, opt.names_file))
 		goto out;
+	if (opt.obs.netns && names__use_netns(d.names, opt.obs.netns)) {
+		pr_err("cannot read the addresses of network namespace %s: %s", opt.obs.netns,
+		       strerror(errno));
+		goto out;
+	}
 	if (opt.edges.use_memory) {
 		if (memory__load(d.edges, opt.state_dir, time(NULL), &d.memory))
 			pr_warn("cannot read the memory in %s: %s; starting without it",
@@ -1004,6 +1015,7 @@ int main(int argc, char **argv)
 		if (!d.fleet)
 			goto out;
 		edges__set_fallback(d.edges, fleet__class, d.fleet);
+		names__set_remote(d.names, fleet__name, d.fleet);
 	}
 	d.rb = ring_buffer__new(observer__events_fd(d.obs), on_record, &d, NULL);
 	if (!d.rb) {

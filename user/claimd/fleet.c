@@ -170,23 +170,41 @@ void fleet__stop(struct fleet *f)
 	free(f);
 }
 
-bool fleet__update(struct fleet *f)
+unsigned int fleet__update(struct fleet *f)
 {
+	unsigned int changed = 0;
 	struct fleet_table *t;
-	bool changed;
+	bool fresh;
 
 	pthread_mutex_lock(&f->lock);
-	changed = f->has_pending;
+	fresh = f->has_pending;
 	t = f->pending;
 	f->pending = NULL;
 	f->has_pending = false;
 	pthread_mutex_unlock(&f->lock);
-	if (!changed)
-		return false;
-	changed = t || f->current; /* no fleet before and none now: nothing changed */
+	if (!fresh)
+		return 0;
+	if (!t) {
+		/* Unreachable: this host's classes only; the names stay true. */
+		if (fleet_table__edges(f->current))
+			changed |= FLEET_CLASSES_CHANGED;
+		fleet_table__drop_classes(f->current);
+		return changed;
+	}
+	if (fleet_table__edges(f->current) || fleet_table__edges(t))
+		changed |= FLEET_CLASSES_CHANGED;
+	if (!fleet_table__same_names(f->current, t))
+		changed |= FLEET_NAMES_CHANGED;
 	fleet_table__free(f->current);
 	f->current = t;
 	return changed;
+}
+
+const char *fleet__name(void *ctx, const char *addr)
+{
+	const struct fleet *f = ctx;
+
+	return fleet_table__name(f->current, addr);
 }
 
 bool fleet__class(void *ctx, const char *caller, const char *callee, enum claim_class *cls,
@@ -214,7 +232,9 @@ struct json_object *fleet__status_json(struct fleet *f)
 	json_object_object_add(o, "last_error",
 			       f->last_error[0] ? json_object_new_string(f->last_error) : NULL);
 	pthread_mutex_unlock(&f->lock);
-	json_object_object_add(o, "using", json_object_new_string(f->current ? "fleet" : "local"));
+	json_object_object_add(
+		o, "using",
+		json_object_new_string(fleet_table__edges(f->current) ? "fleet" : "local"));
 	json_object_object_add(o, "edges", json_object_new_uint64(fleet_table__edges(f->current)));
 	json_object_object_add(o, "last_ok_age_s", age < 0 ? NULL : json_object_new_double(age));
 	return o;

@@ -15,7 +15,7 @@ struct fleet_edge {
 
 struct fleet_table {
 	struct hashtab *edges; /* "caller\0callee" -> struct fleet_edge */
-	struct hashtab *names; /* "ip:port" -> its service's name */
+	struct hashtab *names; /* "ip:port" (with its NUL) -> its service's name */
 };
 
 static int free_value(const struct hashtab_entry *e, void *ctx)
@@ -113,7 +113,7 @@ static void add_names(struct fleet_table *t, struct json_object *res)
 			continue;
 		copy = strdup(name);
 		if (copy)
-			free(hashtab__put(t->names, addr, strlen(addr), copy, NULL));
+			free(hashtab__put(t->names, addr, strlen(addr) + 1, copy, NULL));
 	}
 }
 
@@ -160,7 +160,7 @@ bool fleet_table__class(const struct fleet_table *t, const char *caller, const c
 		return false;
 	e = find(t, caller, callee);
 	if (!e) {
-		name = hashtab__get(t->names, callee, strlen(callee));
+		name = fleet_table__name(t, callee);
 		e = name ? find(t, caller, name) : NULL;
 	}
 	if (!e || e->cls == CLAIM_CLASS_UNKNOWN)
@@ -168,4 +168,38 @@ bool fleet_table__class(const struct fleet_table *t, const char *caller, const c
 	*cls = e->cls;
 	*ratio = e->ratio;
 	return true;
+}
+
+const char *fleet_table__name(const struct fleet_table *t, const char *addr)
+{
+	return t ? hashtab__get(t->names, addr, strlen(addr) + 1) : NULL;
+}
+
+static int name_differs(const struct hashtab_entry *e, void *ctx)
+{
+	const char *other = fleet_table__name(ctx, (const char *)e->key);
+
+	return !other || strcmp(other, e->value);
+}
+
+bool fleet_table__same_names(const struct fleet_table *a, const struct fleet_table *b)
+{
+	size_t na = a ? hashtab__count(a->names) : 0, nb = b ? hashtab__count(b->names) : 0;
+
+	if (na != nb)
+		return false;
+	return !na || !hashtab__for_each(a->names, name_differs, (void *)b);
+}
+
+void fleet_table__drop_classes(struct fleet_table *t)
+{
+	struct hashtab *empty = hashtab__new();
+
+	if (!t || !empty) {
+		hashtab__free(empty);
+		return;
+	}
+	hashtab__for_each(t->edges, free_value, NULL);
+	hashtab__free(t->edges);
+	t->edges = empty;
 }

@@ -35,4 +35,11 @@ size_t fleet_table__edges(const struct fleet_table *t);
 bool fleet_table__class(const struct fleet_table *t, const char *caller, const char *callee,
 			enum claim_class *cls, double *ratio);
 
+/* The name the callee's own host gives the address "ip:port", or NULL. */
+const char *fleet_table__name(const struct fleet_table *t, const char *addr);
+/* Do a and b (either may be NULL: no names) name the same addresses alike? */
+bool fleet_table__same_names(const struct fleet_table *a, const struct fleet_table *b);
+/* Forgets the classes, keeps the names (Prometheus stopped answering). */
+void fleet_table__drop_classes(struct fleet_table *t);
+
 #endif
