@@ -138,8 +138,9 @@ static bool has_failures(struct json_object *e, void *ctx)
 	return j_int(e, "callee_failures") >= *(int *)ctx;
 }
 
-/* claimctl status's "fleet" object has this state. */
-static bool fleet_state_is(const struct host *h, const char *state, int timeout_ms)
+/* claimctl status's "fleet" object has this state, and uses (when not NULL) these classes. */
+static bool fleet_state_is(const struct host *h, const char *state, const char *using,
+			   int timeout_ms)
 {
 	long long end = now_ms() + timeout_ms;
 	struct json_object *st = NULL;
@@ -148,7 +149,8 @@ static bool fleet_state_is(const struct host *h, const char *state, int timeout_
 	while (!ok && now_ms() < end) {
 		json_object_put(st);
 		st = claimctl_json(&h->claimd, (const char *const[]){ "status", NULL });
-		ok = !strcmp(j_str(j_get(st, "fleet"), "state"), state);
+		ok = !strcmp(j_str(j_get(st, "fleet"), "state"), state) &&
+		     (!using || !strcmp(j_str(j_get(st, "fleet"), "using"), using));
 		if (!ok)
 			sleep_ms(200);
 	}
@@ -237,7 +239,8 @@ static void check_unreachable(struct host *a, struct prom_h *prom, pid_t fronten
 	int said = 0;
 
 	prom_stop(prom, false);
-	if (!ASSERT_TRUE(fleet_state_is(a, "unreachable", 10000), "status: unreachable"))
+	if (!ASSERT_TRUE(fleet_state_is(a, "unreachable", "local", 10000),
+			 "status: unreachable, local classes"))
 		return;
 	ASSERT_EQ(requests(a, 9, 14), 6, "A keeps serving");
 	e = claimd_edge(&a->claimd, "frontend", "backend");
@@ -364,7 +367,7 @@ void test_fleet(void)
 	if (!ASSERT_TRUE(prom_wait(prom.port, "count(claimd:service_address{callee=\"backend\"})",
 				   2, 30000),
 			 "B names backend at both its addresses") ||
-	    !ASSERT_TRUE(fleet_state_is(&hosts[HOST_A], "ok", 10000), "A reads the fleet"))
+	    !ASSERT_TRUE(fleet_state_is(&hosts[HOST_A], "ok", NULL, 10000), "A reads the fleet"))
 		goto out;
 	sleep_ms(2500); /* two more rounds: A has the names too */
 	ASSERT_EQ(requests(&hosts[HOST_A], 1, 2), 2, "A warm-up");

@@ -133,9 +133,13 @@ int snapshot__build(struct snapshot *s, const struct edges *e, struct names *n, 
 		names__for_each_address(n, add_address, &f);
 	if (f.err)
 		return f.err;
-	qsort(s->edges, s->n_edges, sizeof(*s->edges), by_names);
-	qsort(s->services, s->n_services, sizeof(*s->services), by_service);
-	qsort(s->addresses, s->n_addresses, sizeof(*s->addresses), by_address);
+	/* An empty array may still be NULL: qsort wants a pointer even for none. */
+	if (s->n_edges)
+		qsort(s->edges, s->n_edges, sizeof(*s->edges), by_names);
+	if (s->n_services)
+		qsort(s->services, s->n_services, sizeof(*s->services), by_service);
+	if (s->n_addresses)
+		qsort(s->addresses, s->n_addresses, sizeof(*s->addresses), by_address);
 	return 0;
 }
 
