@@ -114,13 +114,14 @@ BINS := $(BUILD)/claimd $(BUILD)/claimctl $(BUILD)/libclaim.a $(BUILD)/libclaim.
 # $(BUILD)/fuzz/ from the same user/ sources; not part of 'all' (they need the
 # fuzz group). 'make test' builds them and runs each for a few seconds from
 # its seed corpus (tests/unit/test_fuzz.c); 'make fuzz' longer.
-FUZZ_TARGETS := http record memory names ctlproto
+FUZZ_TARGETS := http record memory names ctlproto fleet
 FUZZ_CC ?= clang
 FUZZ_SECONDS ?= 60
 FUZZ_FLAGS := -std=gnu11 -g -O1 -Wall -Wextra -Iheaders $(USER_INC) -I$(BUILD) -D_GNU_SOURCE \
 	-fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all
-FUZZ_SRCS := $(patsubst %,user/claimd/%.c,record trace_fmt names edges memory counters) \
-	$(patsubst %,user/common/%.c,hashtab ctlproto log addr argnum verdict_names)
+FUZZ_SRCS := $(patsubst %,user/claimd/%.c,record trace_fmt names edges memory counters \
+	fleet_table) \
+	$(patsubst %,user/common/%.c,hashtab ctlproto log addr argnum verdict_names promql)
 FUZZ_OBJS := $(patsubst user/%.c,$(BUILD)/fuzz/obj/%.o,$(FUZZ_SRCS))
 FUZZ_BINS := $(patsubst %,$(BUILD)/fuzz/fuzz_%,$(FUZZ_TARGETS))
 
@@ -133,7 +134,7 @@ $(BUILD)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(FUZZ_OBJS) | $(DEPS_STAMP) $(DEPS_FU
 	$(call msg,FUZZ,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(FUZZ_CC) $(FUZZ_FLAGS) -Werror -fsanitize=fuzzer -MMD -MP -MF $@.d $< $(FUZZ_OBJS) \
-		$(LDLIBS_JSON) -lm -o $@
+		$(LDLIBS_JSON) $(LDLIBS_CURL) -lm -lpthread -o $@
 
 # New inputs go to $(BUILD)/fuzz/corpus/<target>; the seeds stay as committed.
 .PHONY: fuzz
