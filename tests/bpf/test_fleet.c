@@ -230,6 +230,48 @@ static void check_storm(const struct host *a, int prom_port)
 	json_object_put(rep);
 }
 
+/* The edge caller -> callee in an array of edges (borrowed), or NULL. */
+static struct json_object *edge_in(struct json_object *edges, const char *caller,
+				   const char *callee)
+{
+	size_t i;
+
+	for (i = 0; i < json_object_array_length(edges); i++) {
+		struct json_object *e = json_object_array_get_idx(edges, i);
+
+		if (!strcmp(j_str(e, "caller"), caller) && !strcmp(j_str(e, "callee"), callee))
+			return e;
+	}
+	return NULL;
+}
+
+/* graph and top --prometheus: the fleet's edge, by name, with every host's calls. */
+static void check_graph_top(const struct host *a, int prom_port, long long calls)
+{
+	char url[64], out[1 << 16];
+	const char *graph[] = { "graph", "--prometheus", url, "--format", "json", NULL };
+	const char *top[] = { "top", "--prometheus", url, "--once", "--json", NULL };
+	struct json_object *g, *f, *e;
+
+	snprintf(url, sizeof(url), "http://127.0.0.1:%d", prom_port);
+	if (ASSERT_EQ(claimctl_run(&a->claimd, graph, out, sizeof(out)), 0, "graph --prometheus")) {
+		g = json_tokener_parse(out);
+		e = edge_in(j_get(g, "edges"), "frontend", "backend");
+		ASSERT_EQ(j_int(e, "calls"), calls,
+			  "graph: frontend -> backend, every host's calls");
+		ASSERT_STREQ(j_str(e, "class"), "fail-close", "graph: the fleet's class");
+		e = edge_in(j_get(g, "edges"), "curl", "frontend");
+		ASSERT_TRUE(j_bool(e, "root"), "graph: curl is a root caller");
+		json_object_put(g);
+	}
+	if (ASSERT_EQ(claimctl_run(&a->claimd, top, out, sizeof(out)), 0, "top --prometheus")) {
+		f = json_tokener_parse(out);
+		ASSERT_OK_PTR(edge_in(j_get(f, "edges"), "backend", "db"),
+			      "top: backend -> db, named across B and C");
+		json_object_put(f);
+	}
+}
+
 /* Prometheus stopped: A serves on its own classes and says so. */
 static void check_unreachable(struct host *a, struct prom_h *prom, pid_t frontend)
 {
@@ -441,6 +483,7 @@ void test_fleet(void)
 		    "backend -> db named across B and C");
 	check_filtered(hosts);
 	check_storm(&hosts[HOST_A], prom.port);
+	check_graph_top(&hosts[HOST_A], prom.port, calls);
 	check_unreachable(&hosts[HOST_A], &prom, svc[0].pid);
 	check_truth(hosts, svc);
 out:
