@@ -2,6 +2,7 @@
 /* The fleet's edge classes from Prometheus, on a thread of their own; see fleet.h. */
 #include <errno.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -126,6 +127,7 @@ struct fleet *fleet__start(const char *url, unsigned int interval_s, long timeou
 {
 	struct fleet *f = calloc(1, sizeof(*f));
 	pthread_condattr_t ca;
+	sigset_t all, old;
 	int err;
 
 	if (!f || !(f->url = strdup(url))) {
@@ -140,7 +142,11 @@ struct fleet *fleet__start(const char *url, unsigned int interval_s, long timeou
 	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
 	pthread_cond_init(&f->wake, &ca);
 	pthread_condattr_destroy(&ca);
+	/* The thread inherits this mask: signals stay with claimd's loop. */
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, &old);
 	err = pthread_create(&f->thread, NULL, run, f);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	if (err) {
 		pr_err("fleet classes: cannot start a thread: %s", strerror(err));
 		pthread_cond_destroy(&f->wake);
