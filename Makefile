@@ -53,6 +53,7 @@ CFLAGS ?=
 override CFLAGS := $(CFLAGS_BASE) $(CFLAGS)
 LDLIBS_BPF := -lbpf -lelf -lz
 LDLIBS_JSON := -ljson-c
+LDLIBS_CURL := -lcurl
 
 BPF_CFLAGS := -g -O2 -target bpf -mcpu=v3 -D__TARGET_ARCH_$(ARCH) -Wall -Werror \
 	-Iheaders -Iuser/libclaim -Ibpf -I$(BUILD) -MMD -MP
@@ -84,7 +85,7 @@ TEST_LIB_SRCS := $(sort $(wildcard tests/lib/*.c))
 TEST_OBJS := $(patsubst tests/%.c,$(BUILD)/tests/%.o,$(TEST_SRCS) $(TEST_LIB_SRCS))
 # Objects of claimd the unit tests exercise directly.
 TEST_USER_OBJS := $(patsubst %,$(BUILD)/user/claimd/%.o,record names edges memory procnet \
-	trace_fmt sysprobe counters roots metrics metrics_text) \
+	trace_fmt sysprobe counters roots metrics metrics_text fleet_table) \
 	$(BUILD)/user/claimctl/storm.o $(COMMON_OBJS)
 
 # libclaim: the client shim, static and shared, position-independent.
@@ -113,13 +114,14 @@ BINS := $(BUILD)/claimd $(BUILD)/claimctl $(BUILD)/libclaim.a $(BUILD)/libclaim.
 # $(BUILD)/fuzz/ from the same user/ sources; not part of 'all' (they need the
 # fuzz group). 'make test' builds them and runs each for a few seconds from
 # its seed corpus (tests/unit/test_fuzz.c); 'make fuzz' longer.
-FUZZ_TARGETS := http record memory names ctlproto
+FUZZ_TARGETS := http record memory names ctlproto fleet
 FUZZ_CC ?= clang
 FUZZ_SECONDS ?= 60
 FUZZ_FLAGS := -std=gnu11 -g -O1 -Wall -Wextra -Iheaders $(USER_INC) -I$(BUILD) -D_GNU_SOURCE \
 	-fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all
-FUZZ_SRCS := $(patsubst %,user/claimd/%.c,record trace_fmt names edges memory counters) \
-	$(patsubst %,user/common/%.c,hashtab ctlproto log addr argnum verdict_names)
+FUZZ_SRCS := $(patsubst %,user/claimd/%.c,record trace_fmt names edges memory counters \
+	fleet_table) \
+	$(patsubst %,user/common/%.c,hashtab ctlproto log addr argnum verdict_names promql)
 FUZZ_OBJS := $(patsubst user/%.c,$(BUILD)/fuzz/obj/%.o,$(FUZZ_SRCS))
 FUZZ_BINS := $(patsubst %,$(BUILD)/fuzz/fuzz_%,$(FUZZ_TARGETS))
 
@@ -132,7 +134,7 @@ $(BUILD)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(FUZZ_OBJS) | $(DEPS_STAMP) $(DEPS_FU
 	$(call msg,FUZZ,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(FUZZ_CC) $(FUZZ_FLAGS) -Werror -fsanitize=fuzzer -MMD -MP -MF $@.d $< $(FUZZ_OBJS) \
-		$(LDLIBS_JSON) -lm -o $@
+		$(LDLIBS_JSON) $(LDLIBS_CURL) -lm -lpthread -o $@
 
 # New inputs go to $(BUILD)/fuzz/corpus/<target>; the seeds stay as committed.
 .PHONY: fuzz
@@ -231,7 +233,7 @@ $(BUILD)/claimlab: $(LAB_OBJS) $(patsubst %,$(BUILD)/user/common/%.o,argnum addr
 
 $(BUILD)/claimd: $(CLAIMD_OBJS) $(COMMON_OBJS)
 	$(call msg,LINK,$@)
-	$(Q)$(CC) $(LDFLAGS) $^ $(LDLIBS_BPF) $(LDLIBS_JSON) $(LDLIBS_HTTP) -lm -o $@
+	$(Q)$(CC) $(LDFLAGS) $^ $(LDLIBS_BPF) $(LDLIBS_JSON) $(LDLIBS_HTTP) $(LDLIBS_CURL) -lm -o $@
 
 # The map page is embedded with .incbin: -MMD does not see it.
 $(BUILD)/user/claimd/webmap.o: user/claimd/webmap.html
@@ -260,7 +262,7 @@ $(BUILD)/man/claimctl.8: $(BUILD)/claimctl
 
 $(BUILD)/claimctl: $(CLAIMCTL_OBJS) $(COMMON_OBJS)
 	$(call msg,LINK,$@)
-	$(Q)$(CC) $(LDFLAGS) $^ $(LDLIBS_JSON) -lm -o $@
+	$(Q)$(CC) $(LDFLAGS) $^ $(LDLIBS_JSON) $(LDLIBS_CURL) -lm -lpthread -o $@
 
 # Tests: every 'void test_<name>(void)' in tests/unit and tests/bpf is found here.
 $(BUILD)/tests/tests.inc: $(TEST_SRCS)
@@ -280,7 +282,7 @@ $(BUILD)/tests/lib/test_progs.o: $(BUILD)/tests/tests.inc
 
 $(BUILD)/test_progs: $(TEST_OBJS) $(TEST_USER_OBJS) $(BUILD)/libclaim.a
 	$(call msg,LINK,$@)
-	$(Q)$(CC) $(LDFLAGS) $^ $(LDLIBS_BPF) $(LDLIBS_JSON) -lm -lpthread -o $@
+	$(Q)$(CC) $(LDFLAGS) $^ $(LDLIBS_BPF) $(LDLIBS_JSON) $(LDLIBS_CURL) -lm -lpthread -o $@
 
 .PHONY: test
 test: all $(FUZZ_BINS) $(DEPS_TEST)

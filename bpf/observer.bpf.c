@@ -36,6 +36,7 @@ char LICENSE[] SEC("license") = "Dual BSD/GPL";
 const volatile __u32 self_tgid = 0;	/* claimd itself: never traced */
 const volatile __u32 filter_flags = 0;	/* CLAIMD_FILTER_* */
 const volatile __u64 filter_cgroup = 0; /* cgroup v2 id for CLAIMD_FILTER_CGROUP */
+const volatile __u32 filter_netns = 0;	/* network namespace inode for CLAIMD_FILTER_NETNS */
 
 /* Sockets we follow, by (tgid, fd). Oldest go first when it is full. */
 struct {

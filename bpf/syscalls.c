@@ -38,9 +38,27 @@ static __always_inline void sys_args(struct sys_args *a)
 	a->a3 = PT_REGS_PARM4_SYSCALL(regs);
 }
 
+/*
+ * The network namespace of the current task: one claimd per "host" of a
+ * fleet made of namespaces follows only its own. Asked where connections
+ * appear (accept, connect, listen), never on the read/write path.
+ */
+static __always_inline int netns_wanted(void)
+{
+	struct task_struct *task = bpf_get_current_task_btf();
+
+	return BPF_CORE_READ(task, nsproxy, net_ns, ns.inum) == filter_netns;
+}
+
+/*
+ * Connections appear only here: a process that fails these tests is never
+ * marked, so its later syscalls leave at proc_may_be_traced's one load.
+ */
 static __always_inline int proc_wanted(__u32 tgid)
 {
 	if (tgid == self_tgid)
+		return 0;
+	if ((filter_flags & CLAIMD_FILTER_NETNS) && !netns_wanted())
 		return 0;
 	if ((filter_flags & CLAIMD_FILTER_PID) && !bpf_map_lookup_elem(&pid_filter, &tgid))
 		return 0;

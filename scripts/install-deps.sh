@@ -20,7 +20,7 @@ set -euo pipefail
 build_pkgs=(
 	make clang llvm gcc pkg-config
 	libbpf-dev bpftool libelf-dev zlib1g-dev
-	libjson-c-dev libmicrohttpd-dev help2man
+	libjson-c-dev libmicrohttpd-dev libcurl4-openssl-dev help2man
 	libssl-dev # tests/peers/pool_proxy: TLS through memory BIOs
 )
 # Fuzzers: clang's libFuzzer and the sanitizers' runtimes (tests/fuzz).

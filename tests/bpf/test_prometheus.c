@@ -20,17 +20,10 @@
 #include <unistd.h>
 
 #include "harness.h"
+#include "prom.h"
 #include "services.h"
 #include "sockets.h"
 #include "test_progs.h"
-
-#define PROMETHEUS "/usr/bin/prometheus"
-
-static const char *rules_dir(char *buf, size_t len)
-{
-	snprintf(buf, len, "%s/scripts/prometheus", test__top_dir());
-	return buf;
-}
 
 void test_prometheus_rules(void)
 {
@@ -41,7 +34,7 @@ void test_prometheus_rules(void)
 		ASSERT_OK(-1, "promtool (Debian package prometheus) is installed");
 		return;
 	}
-	rules_dir(dir, sizeof(dir));
+	prom_rules_dir(dir, sizeof(dir));
 	snprintf(rules, sizeof(rules), "%s/claimd.rules.yml", dir);
 	snprintf(alerts, sizeof(alerts), "%s/claimd.alerts.yml", dir);
 	snprintf(tests, sizeof(tests), "%s/claimd.rules.test.yml", dir);
@@ -64,74 +57,6 @@ void test_prometheus_rules(void)
 		if (!ASSERT_EQ(proc_run(argv, out, sizeof(out), 30000), 0, "promtool check config"))
 			printf("%s", out);
 	}
-}
-
-/* The "result" of an instant query (a new reference), or NULL. */
-static struct json_object *prom_query(int port, const char *query)
-{
-	static char out[1 << 18];
-	char url[128], q[1024];
-	const char *argv[] = { "curl", "-s", "-G", "--max-time", "5", "--data-urlencode",
-			       q,      url,  NULL };
-	struct json_object *o, *res = NULL;
-
-	snprintf(url, sizeof(url), "http://127.0.0.1:%d/api/v1/query", port);
-	snprintf(q, sizeof(q), "query=%s", query);
-	if (proc_run(argv, out, sizeof(out), 10000) != 0)
-		return NULL;
-	o = json_tokener_parse(out);
-	if (o && !strcmp(j_str(o, "status"), "success"))
-		res = json_object_get(j_get(j_get(o, "data"), "result"));
-	json_object_put(o);
-	return res;
-}
-
-/* The value of the only sample of an instant query, or NAN. */
-static double prom_value(int port, const char *query)
-{
-	struct json_object *res = prom_query(port, query), *v;
-	double value = NAN;
-
-	if (res && json_object_array_length(res) == 1) {
-		v = j_get(json_object_array_get_idx(res, 0), "value");
-		value = strtod(json_object_get_string(json_object_array_get_idx(v, 1)), NULL);
-	}
-	json_object_put(res);
-	return value;
-}
-
-static bool prom_wait(int port, const char *query, double want, int timeout_ms)
-{
-	long long end = now_ms() + timeout_ms;
-
-	while (now_ms() < end) {
-		if (prom_value(port, query) == want)
-			return true;
-		sleep_ms(250);
-	}
-	printf("prometheus: %s never became %g (last %g)\n", query, want, prom_value(port, query));
-	return false;
-}
-
-static int write_config(const char *path, int metrics_port)
-{
-	char text[2048], dir[H_PATH];
-
-	rules_dir(dir, sizeof(dir));
-	snprintf(text, sizeof(text),
-		 "global:\n"
-		 "  scrape_interval: 1s\n"
-		 "  scrape_timeout: 1s\n"
-		 "  evaluation_interval: 1s\n"
-		 "rule_files:\n"
-		 "  - %s/claimd.rules.yml\n"
-		 "  - %s/claimd.alerts.yml\n"
-		 "scrape_configs:\n"
-		 "  - job_name: claimd\n"
-		 "    static_configs:\n"
-		 "      - targets: ['127.0.0.1:%d']\n",
-		 dir, dir, metrics_port);
-	return write_file(path, text);
 }
 
 static bool has_calls(struct json_object *e, void *ctx)
@@ -187,14 +112,15 @@ static void check_rule_health(int port)
 
 void test_prometheus(void)
 {
-	char port_s[32], web[64], cfg[H_PATH], data[H_PATH], log[H_PATH], q[256], path[32];
+	char port_s[32], q[256], path[32];
 	const char *extra[] = { "--metrics", port_s, NULL };
+	const char *targets[] = { port_s, NULL };
+	struct prom_h prom = { 0 };
 	struct svc t = { 0 }, s[3] = { 0 };
 	struct claimd_h h = { 0 };
 	struct trace_cap tc = { 0 };
 	struct json_object *st = NULL;
 	int metrics_port, prom_port, i, id, two = 2, thirty = 30;
-	pid_t prom = 0;
 
 	if (!test__need_root())
 		return;
@@ -203,7 +129,6 @@ void test_prometheus(void)
 		return;
 	}
 	metrics_port = sock_free_port();
-	prom_port = sock_free_port();
 	snprintf(port_s, sizeof(port_s), "127.0.0.1:%d", metrics_port);
 	if (!ASSERT_OK(claimd_start(&h, extra), "claimd start") ||
 	    !ASSERT_OK(trace_start(&tc, &h), "trace"))
@@ -228,23 +153,9 @@ void test_prometheus(void)
 		json_object_put(e);
 	}
 
-	snprintf(cfg, sizeof(cfg), "%s/prometheus.yml", h.dir);
-	snprintf(data, sizeof(data), "%s/prometheus-data", h.dir);
-	snprintf(log, sizeof(log), "%s/prometheus.log", h.dir);
-	snprintf(web, sizeof(web), "127.0.0.1:%d", prom_port);
-	if (!ASSERT_OK(write_config(cfg, metrics_port), "prometheus.yml"))
+	if (!ASSERT_OK(prom_start(&prom, h.dir, targets), "start prometheus"))
 		goto out;
-	{
-		char a_cfg[H_PATH + 16], a_data[H_PATH + 32], a_web[96];
-		const char *argv[] = { PROMETHEUS, a_cfg, a_data, a_web, NULL };
-
-		snprintf(a_cfg, sizeof(a_cfg), "--config.file=%s", cfg);
-		snprintf(a_data, sizeof(a_data), "--storage.tsdb.path=%s", data);
-		snprintf(a_web, sizeof(a_web), "--web.listen-address=%s", web);
-		prom = proc_spawn(argv, NULL, log);
-	}
-	if (!ASSERT_GT(prom, 0, "start prometheus"))
-		goto out;
+	prom_port = prom.port;
 	/* Scraped with no failures yet: the rates start from zero. */
 	for (i = 0; i < 3; i++) {
 		snprintf(q, sizeof(q),
@@ -304,15 +215,9 @@ void test_prometheus(void)
 		  "records by type");
 	check_rule_health(prom_port);
 out:
-	if (prom > 0)
-		proc_stop(prom, 5000);
-	if (test__failed_now()) {
-		char text[1 << 14];
-
-		if (read_file(log, text, sizeof(text)) > 0)
-			printf("---- prometheus log ----\n%s\n", text);
+	prom_stop(&prom, test__failed_now());
+	if (test__failed_now())
 		claimd_print_log(&h);
-	}
 	json_object_put(st);
 	for (i = 0; i < 3; i++)
 		svc_stop(&s[i]);

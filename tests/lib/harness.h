@@ -72,7 +72,9 @@ struct claimd_h {
 };
 
 /* Starts claimd and waits until it answers on its control socket. extra: more
- * arguments, NULL-terminated, may be NULL. Returns 0 or -1 (log printed). */
+ * arguments, NULL-terminated, may be NULL. h->dir and h->pin, when set, are
+ * used (a pin directory must start /sys/fs/bpf/claimd-test-<pid>: stale
+ * ones are found by that); else made. Returns 0 or -1 (log printed). */
 int claimd_start(struct claimd_h *h, const char *const extra[]);
 int claimd_stop(struct claimd_h *h);
 /* SIGKILL, no cleanup by claimd itself. */

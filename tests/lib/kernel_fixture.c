@@ -62,6 +62,11 @@ static void stats_read(struct kfix *f, __u64 out[CLAIMD_ST__COUNT])
 
 bool kfix_open(struct kfix *f)
 {
+	return kfix_open_netns(f, 0);
+}
+
+bool kfix_open_netns(struct kfix *f, __u64 netns)
+{
 	struct observer_bpf *skel;
 	struct bpf_program *prog;
 	__u8 one = 1;
@@ -77,7 +82,8 @@ bool kfix_open(struct kfix *f)
 	if (!ASSERT_OK_PTR(skel, "observer_bpf__open"))
 		goto fail;
 	/* Only this process: the host's other traffic never shows. */
-	skel->rodata->filter_flags = CLAIMD_FILTER_PID;
+	skel->rodata->filter_flags = CLAIMD_FILTER_PID | (netns ? CLAIMD_FILTER_NETNS : 0);
+	skel->rodata->filter_netns = netns;
 	skel->rodata->fail_status_min = 500;
 	/* One word per tgid: only this process's matters. */
 	bpf_map__set_max_entries(skel->maps.traced, f->tgid + 1);

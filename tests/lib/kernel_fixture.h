@@ -47,6 +47,8 @@ struct kfix {
 
 /* Opens, configures, loads and attaches the observer; false (and asserted) on failure. */
 bool kfix_open(struct kfix *f);
+/* The same, also filtered to the network namespace of inode netns (claimd --netns). */
+bool kfix_open_netns(struct kfix *f, __u64 netns);
 void kfix_close(struct kfix *f);
 /* A subtest starts: records drained and forgotten, counters noted, classes
  * cleared, the process's flags and the calling thread's context reset. */

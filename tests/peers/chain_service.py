@@ -29,6 +29,7 @@ import time
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--port", type=int, default=0)
+    ap.add_argument("--bind", default="127.0.0.1", help="the address to listen on")
     ap.add_argument("--downstream", help="host:port of the next service")
     ap.add_argument("--fail-mod", type=int, default=0)
     ap.add_argument("--fail-rem", type=int, default=0)
@@ -124,7 +125,7 @@ def main():
         daemon_threads = True
         request_queue_size = 128
 
-    srv = Server(("127.0.0.1", args.port), Handler)
+    srv = Server((args.bind, args.port), Handler)
     if args.tls:
         cert, key = args.tls.split(",", 1)
         server_ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)

@@ -688,6 +688,50 @@ out:
 	edges__free(e);
 }
 
+/* A fleet that knows every edge as fail-close, ratio 0.95. */
+static bool fleet_fail_close(void *ctx, const char *caller, const char *callee,
+			     enum claim_class *cls, double *ratio)
+{
+	(void)caller;
+	(void)callee;
+	++*(int *)ctx;
+	*cls = CLAIM_CLASS_FAIL_CLOSE;
+	*ratio = 0.95;
+	return true;
+}
+
+/* The fleet's class only where neither the window nor the memory has one. */
+static void test_fleet(struct names *nm)
+{
+	struct edges_config cfg = base_cfg;
+	struct edges *e;
+	struct edge *b;
+	int asked = 0;
+
+	cfg.use_memory = false;
+	e = edges__new(&cfg);
+	if (!ASSERT_OK_PTR(e, "edges__new"))
+		return;
+	edges__set_fallback(e, fleet_fail_close, &asked);
+	feed(e, nm, 3, 502, 503, 5, WALL);
+	b = edge_b(e);
+	if (!ASSERT_OK_PTR(b, "edge"))
+		goto out;
+	class_is(edges__effective(e, b, 50, WALL), CLAIM_CLASS_FAIL_CLOSE, EDGE_SRC_FLEET, 0.95,
+		 "3 failures here: the fleet's class");
+	ASSERT_EQ(asked, 1, "the fleet was asked");
+	/* Enough here, and fail-open: this host's window wins. */
+	feed(e, nm, 30, 200, 503, 6, WALL);
+	class_is(edges__effective(e, b, 50, WALL), CLAIM_CLASS_FAIL_OPEN, EDGE_SRC_WINDOW, 3.0 / 33,
+		 "a local class beats the fleet's");
+	ASSERT_EQ(asked, 1, "not asked when the window knows");
+	edges__set_fallback(e, NULL, NULL);
+	class_is(edges__effective(e, b, 500, WALL), CLAIM_CLASS_UNKNOWN, EDGE_SRC_NONE, NAN,
+		 "no fleet, empty window: unknown");
+out:
+	edges__free(e);
+}
+
 static struct json_object *field(struct json_object *o, const char *key)
 {
 	struct json_object *v = NULL;
@@ -1037,6 +1081,8 @@ void test_edges(void)
 		test_effective(nm);
 	if (test__start_subtest("json"))
 		test_json(nm);
+	if (test__start_subtest("fleet"))
+		test_fleet(nm);
 	if (test__start_subtest("find_get"))
 		test_find_get();
 	if (test__start_subtest("blind"))

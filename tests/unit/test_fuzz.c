@@ -19,9 +19,10 @@
 #include "test_progs.h"
 
 #define FUZZ_SECONDS "3"
-#define N_TARGETS    5
+#define N_TARGETS    6
 
-static const char *const targets[N_TARGETS] = { "http", "record", "memory", "names", "ctlproto" };
+static const char *const targets[N_TARGETS] = { "http",	 "record",   "memory",
+						"names", "ctlproto", "fleet" };
 
 struct run {
 	pid_t pid;

@@ -231,7 +231,10 @@ static struct metrics_model typed_model(struct json_object *edges, struct json_o
 {
 	static struct metrics_edge me[8];
 	static struct metrics_service ms[8];
-	struct metrics_model m = { me, 0, ms, 0 };
+	/* C listens where other hosts reach it (and on loopback, not exported). */
+	static const struct metrics_address ma[] = { { "C", "10.0.3.7:8080" },
+						     { "C", "[2001:db8::7]:8080" } };
+	struct metrics_model m = { me, 0, ms, 0, ma, 2 };
 	size_t i;
 
 	for (i = 0; i < json_object_array_length(edges) && i < 8; i++) {
@@ -240,6 +243,9 @@ static struct metrics_model typed_model(struct json_object *edges, struct json_o
 		me[i] = (struct metrics_edge){
 			.caller = j_str(e, "caller"),
 			.callee = j_str(e, "callee"),
+			/* an address: no name here (snapshot.c) */
+			.callee_address =
+				strchr(j_str(e, "callee"), ':') ? j_str(e, "callee") : NULL,
 			.calls = j_int(e, "calls"),
 			.callee_failures = j_int(e, "callee_failures"),
 			.both_failed = j_int(e, "both_failed"),
@@ -285,7 +291,12 @@ void test_metrics_render(void)
 	ASSERT_FALSE(strstr(text, "claimd_edge_ratio{caller=\"C\""), "no ratio without failures");
 	has(text, "claimd_edge_class{caller=\"A\",callee=\"B\"} 1");
 	has(text, "claimd_edge_class{caller=\"X\",callee=\"C\"} 2");
-	has(text, "claimd_edge_class{caller=\"C\",callee=\"192.0.2.1:80\"} 0");
+	has(text, "claimd_edge_class{caller=\"C\",callee=\"192.0.2.1:80\","
+		  "callee_address=\"192.0.2.1:80\"} 0");
+	has(text, "claimd_edge_calls_total{caller=\"C\",callee=\"192.0.2.1:80\","
+		  "callee_address=\"192.0.2.1:80\"} 5");
+	has(text, "claimd_service_info{service=\"C\",address=\"10.0.3.7:8080\"} 1");
+	has(text, "claimd_service_info{service=\"C\",address=\"[2001:db8::7]:8080\"} 1");
 	has(text, "claimd_service_requests_total{service=\"C\"} 140");
 	ASSERT_FALSE(strstr(text, "service=\"192.0.2.1:80\""), "callee-only: no service series");
 	has(text, "claimd_service_failures_total{service=\"C\",verdict=\"claimed\"} 55");

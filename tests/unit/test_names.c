@@ -385,9 +385,106 @@ static void callee_tests(void)
 	}
 }
 
+struct seen {
+	int n, loopback, wrong_port, far;
+	char first[64];
+};
+
+static void count_address(const char *service, const struct claimd_addr *a, void *ctx)
+{
+	struct seen *s = ctx;
+	struct claimd_addr far = addr("192.0.2.44:47913");
+
+	if (!s->n++)
+		snprintf(s->first, sizeof(s->first), "%s", service);
+	s->loopback += names__addr_is_loopback(a);
+	s->wrong_port += a->port != 47913;
+	s->far += !memcmp(a, &far, sizeof(far));
+}
+
+static const char *fleet_names(void *ctx, const char *addr)
+{
+	return !strcmp(addr, "192.0.2.44:47913") ? ctx : NULL;
+}
+
+/* A callee known here only by address takes the name its own host gives it. */
+static void remote_tests(void)
+{
+	struct claimd_addr far = addr("192.0.2.44:47913"), other = addr("192.0.2.45:47913");
+	struct claimd_addr lo = addr("127.0.0.1:47913");
+	char name[16] = "backend";
+	struct names *n;
+	unsigned long gen;
+	const char *first;
+
+	if (!test__start_subtest("remote_names"))
+		return;
+	n = names__new();
+	if (!ASSERT_OK_PTR(n, "names__new"))
+		return;
+	gen = names__generation(n);
+	names__set_remote(n, fleet_names, name);
+	ASSERT_NEQ(names__generation(n), gen, "names may have changed");
+	first = names__callee(n, &far);
+	ASSERT_STREQ(first, "backend", "the fleet's name");
+	ASSERT_TRUE(names__callee(n, &far) == first, "the same string each time");
+	ASSERT_STREQ(names__callee(n, &other), "192.0.2.45:47913", "unnamed: the address");
+	names__listen(n, GONE_TGID, &lo, "local", false);
+	ASSERT_STREQ(names__callee(n, &lo), "local:47913", "this host's own listener");
+	snprintf(name, sizeof(name), "backend2");
+	gen = names__generation(n);
+	names__remote_changed(n);
+	ASSERT_NEQ(names__generation(n), gen, "told");
+	ASSERT_STREQ(names__callee(n, &far), "backend2", "renamed");
+	ASSERT_STREQ(first, "backend", "a name given earlier stays valid");
+	names__free(n);
+}
+
+/* What claimd_service_info exports: the addresses other hosts reach a service at. */
+static void address_tests(void)
+{
+	struct claimd_addr lo = addr("127.0.0.1:47913"), lo6 = addr("[::1]:47913");
+	struct claimd_addr far = addr("192.0.2.44:47913"), any = addr("0.0.0.0:47913");
+	struct claimd_addr ll = addr("[fe80::1]:47913");
+
+	if (test__start_subtest("addresses_specific")) {
+		struct names *n = names__new();
+		struct seen s = { 0 };
+
+		if (ASSERT_OK_PTR(n, "names__new")) {
+			names__listen(n, GONE_TGID, &lo, "loop", false);
+			names__listen(n, GONE_TGID, &lo6, "loop", false);
+			names__listen(n, GONE_TGID, &ll, "loop", false);
+			names__for_each_address(n, count_address, &s);
+			ASSERT_EQ(s.n, 0, "loopback and link-local: nobody else's way in");
+			names__listen(n, GONE_TGID + 1, &far, "remote", false);
+			names__for_each_address(n, count_address, &s);
+			ASSERT_EQ(s.n, 1, "one address");
+			ASSERT_EQ(s.far, 1, "the listener's own");
+			ASSERT_STREQ(s.first, "remote:47913", "named as its service");
+			names__free(n);
+		}
+	}
+	if (test__start_subtest("addresses_any")) {
+		struct names *n = names__new();
+		struct seen s = { 0 };
+
+		if (ASSERT_OK_PTR(n, "names__new")) {
+			names__listen(n, GONE_TGID, &any, "wild", false);
+			names__for_each_address(n, count_address, &s);
+			printf("0.0.0.0:47913 answers on %d addresses of this host\n", s.n);
+			ASSERT_EQ(s.loopback, 0, "never loopback");
+			ASSERT_EQ(s.wrong_port, 0, "the listener's port");
+			names__free(n);
+		}
+	}
+}
+
 void test_names(void)
 {
 	parse_addr_tests();
 	parse_map_tests();
 	callee_tests();
+	address_tests();
+	remote_tests();
 }

@@ -182,6 +182,8 @@ struct json_object *ctl_graph(const struct ctl_global *g)
 {
 	struct ctl_request req = { .cmd = CTL_GRAPH };
 
+	if (g->prometheus)
+		return ctl_fleet_graph(g->prometheus);
 	return ctl_call(g, &req);
 }
 

@@ -16,21 +16,29 @@
 
 enum graph_format { FMT_DOT, FMT_JSON };
 
+struct graph_args {
+	enum graph_format fmt;
+	struct ctl_global g; /* claimd's socket, or --prometheus */
+};
+
 static error_t parse_graph(int key, char *arg, struct argp_state *state)
 {
-	enum graph_format *fmt = state->input;
+	struct graph_args *a = state->input;
 
 	switch (key) {
 	case 'f':
 		if (!strcmp(arg, "dot"))
-			*fmt = FMT_DOT;
+			a->fmt = FMT_DOT;
 		else if (!strcmp(arg, "json"))
-			*fmt = FMT_JSON;
+			a->fmt = FMT_JSON;
 		else
 			argp_error(state, "--format must be dot or json, not '%s'", arg);
 		break;
 	case 'j':
-		*fmt = FMT_JSON;
+		a->fmt = FMT_JSON;
+		break;
+	case CTL_KEY_PROMETHEUS:
+		a->g.prometheus = arg;
 		break;
 	case ARGP_KEY_ARG:
 		argp_error(state, "unexpected argument: %s", arg);
@@ -158,6 +166,7 @@ int cmd_graph(const struct ctl_global *g, int argc, char **argv)
 	static const struct argp_option opts[] = {
 		{ "format", 'f', "FORMAT", 0, "dot (Graphviz, the default) or json", 0 },
 		{ "json", 'j', NULL, 0, "The same as --format json", 0 },
+		CTL_OPT_PROMETHEUS,
 		{},
 	};
 	static const struct argp argp = {
@@ -168,15 +177,15 @@ int cmd_graph(const struct ctl_global *g, int argc, char **argv)
 		       "with 'claimctl graph | dot -Tsvg > map.svg'. claimd serves the same graph "
 		       "live at /map on its metrics address.",
 	};
-	enum graph_format fmt = FMT_DOT;
+	struct graph_args a = { .fmt = FMT_DOT, .g = *g };
 	struct json_object *graph;
 
-	if (argp_parse(&argp, argc, argv, 0, NULL, &fmt))
+	if (argp_parse(&argp, argc, argv, 0, NULL, &a))
 		return 2;
-	graph = ctl_graph(g);
+	graph = ctl_graph(&a.g);
 	if (!graph)
 		return 1;
-	if (fmt == FMT_JSON)
+	if (a.fmt == FMT_JSON)
 		return ctl_print_json(graph);
 	print_dot(graph);
 	json_object_put(graph);

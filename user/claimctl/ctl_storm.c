@@ -21,6 +21,7 @@ struct storm_args {
 	struct storm_opts o;
 	const char *file;
 	bool json;
+	struct ctl_global g; /* claimd's socket, or --prometheus */
 };
 
 enum { OPT_HOP_BUDGET = 0x100 };
@@ -33,6 +34,9 @@ static error_t parse_storm(int key, char *arg, struct argp_state *state)
 	switch (key) {
 	case 'f':
 		a->file = arg;
+		break;
+	case CTL_KEY_PROMETHEUS:
+		a->g.prometheus = arg;
 		break;
 	case 'r':
 		if (arg_double(arg, 0, 100, &v))
@@ -173,6 +177,7 @@ int cmd_storm(const struct ctl_global *g, int argc, char **argv)
 		{ "hop-budget", OPT_HOP_BUDGET, "B", 0,
 		  "Each hop has its own retry budget B: R is at most B per hop", 0 },
 		{ "json", 'j', NULL, 0, "The report as JSON", 0 },
+		CTL_OPT_PROMETHEUS,
 		{},
 	};
 	static const struct argp argp = {
@@ -191,19 +196,24 @@ int cmd_storm(const struct ctl_global *g, int argc, char **argv)
 				   .shared_budget = STORM_NO_BUDGET,
 				   .hop_budget = STORM_NO_BUDGET },
 		       .retries = STORM_OBSERVED_R },
+		.g = *g,
 	};
 	struct json_object *graph, *rep;
 	char err[256];
 
 	if (argp_parse(&argp, argc, argv, 0, NULL, &a))
 		return 2;
-	graph = a.file ? load_file(a.file) : ctl_graph(g);
+	graph = a.file ? load_file(a.file) : ctl_graph(&a.g);
 	if (!graph)
 		return 1;
 	rep = storm__analyse(graph, &a.o, err, sizeof(err));
 	json_object_put(graph);
 	if (!rep) {
-		pr_err("%s%s%s", a.file ? a.file : "claimd's graph", ": ", err);
+		pr_err("%s%s%s",
+		       a.file		? a.file
+		       : a.g.prometheus ? "the fleet's graph"
+					: "claimd's graph",
+		       ": ", err);
 		return 1;
 	}
 	if (a.json)

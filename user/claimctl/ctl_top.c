@@ -32,6 +32,7 @@ struct top_args {
 	double interval;
 	bool once, json;
 	enum sort_key sort;
+	struct ctl_global g; /* claimd's socket, or --prometheus */
 };
 
 static volatile sig_atomic_t quit, resized;
@@ -52,6 +53,9 @@ static error_t parse_top(int key, char *arg, struct argp_state *state)
 	int i;
 
 	switch (key) {
+	case CTL_KEY_PROMETHEUS:
+		a->g.prometheus = arg;
+		break;
 	case 'i':
 		if (arg_double(arg, 0.1, 3600, &a->interval))
 			argp_error(state, "--interval must be 0.1 to 3600 seconds");
@@ -210,7 +214,7 @@ static void show(FILE *out, struct json_object *f, const struct ctl_global *g, b
 	if (tty)
 		fputs("\033[H", out);
 	fprintf(out, "claimctl top - claimd at %s - %s - %zu services, %zu edges - sort: %s%s",
-		g->socket, when, ns, ne, ctl_str(f, "sort"), eol);
+		g->prometheus ? g->prometheus : g->socket, when, ns, ne, ctl_str(f, "sort"), eol);
 	fprintf(out, "%s%s", tty ? "keys: q quit, f failures, r retries, a amplification" : "",
 		eol);
 	fprintf(out, "%-18s %-18s %9s %8s %8s %8s %7s %6s %6s %-10s%s", "CALLER", "CALLEE", "CALLS",
@@ -309,6 +313,7 @@ int cmd_top(const struct ctl_global *g, int argc, char **argv)
 		  "amplification (attempts per first call)",
 		  0 },
 		{ "json", 'j', NULL, 0, "Each frame as one line of JSON", 0 },
+		CTL_OPT_PROMETHEUS,
 		{},
 	};
 	static const struct argp argp = {
@@ -319,7 +324,7 @@ int cmd_top(const struct ctl_global *g, int argc, char **argv)
 		       "amplification. CALLS/S is the rate since the last refresh; AMP the "
 		       "attempts per first call (1 + retries / first calls).",
 	};
-	struct top_args a = { .interval = 2 };
+	struct top_args a = { .interval = 2, .g = *g };
 	struct sigaction sa = { .sa_handler = on_signal };
 	struct json_object *prev = json_object_new_object();
 	double last = 0;
@@ -335,7 +340,7 @@ int cmd_top(const struct ctl_global *g, int argc, char **argv)
 	if (tty)
 		term_setup();
 	while (!quit) {
-		struct json_object *graph = ctl_graph(g), *f;
+		struct json_object *graph = ctl_graph(&a.g), *f;
 		double now = mono();
 		int key;
 
@@ -348,7 +353,7 @@ int cmd_top(const struct ctl_global *g, int argc, char **argv)
 		if (a.json)
 			printf("%s\n", json_object_to_json_string_ext(f, JSON_C_TO_STRING_PLAIN));
 		else
-			show(stdout, f, g, tty);
+			show(stdout, f, &a.g, tty);
 		fflush(stdout);
 		json_object_put(f);
 		json_object_put(graph);
@@ -369,7 +374,7 @@ int cmd_top(const struct ctl_global *g, int argc, char **argv)
 	}
 	term_restore();
 	if (ret && !a.once)
-		pr_err("top stopped: claimd did not answer");
+		pr_err("top stopped: %s did not answer", a.g.prometheus ? "prometheus" : "claimd");
 	json_object_put(prev);
 	return ret;
 }

@@ -27,6 +27,7 @@
 #include "counters.h"
 #include "edges.h"
 #include "evloop.h"
+#include "fleet.h"
 #include "graph.h"
 #include "handover.h"
 #include "kcounts.h"
@@ -54,9 +55,11 @@
 #define RB_DRAIN_MS	  20  /* while records flow, they wait at most this long in the ring */
 #define TICK_S		  1.0 /* housekeeping: counts read, classes synced, state kept */
 #define DEFAULT_METRICS	  "127.0.0.1:9464"
-#define MAP_COUNT_S	  10 /* how often the BPF maps' entries are counted */
-#define N_FILL		  3  /* maps counted: conns, threads, edge_class */
-#define PUBLISH_IDLE_S	  60 /* a snapshot older than this is rendered again when asked for */
+#define MAP_COUNT_S	  10   /* how often the BPF maps' entries are counted */
+#define N_FILL		  3    /* maps counted: conns, threads, edge_class */
+#define PUBLISH_IDLE_S	  60   /* a snapshot older than this is rendered again when asked for */
+#define FLEET_INTERVAL_S  15   /* how often the fleet's classes are read (a scrape interval) */
+#define FLEET_TIMEOUT_MS  2000 /* each query to Prometheus, connecting included */
 
 /* Exit codes, besides 0 (stopped by a signal) and 64 (bad usage: argp, EX_USAGE). */
 #define EXIT_FAILURE_RT 1 /* failed while starting or running: see the message */
@@ -77,6 +80,9 @@ struct options {
 	int verbose;
 	const char *metrics; /* HOST:PORT, or NULL for none */
 	bool metrics_given;
+	const char *fleet_url; /* Prometheus, for the fleet's classes; NULL: none */
+	unsigned int fleet_interval_s;
+	long fleet_timeout_ms;
 };
 
 struct claimd {
@@ -89,6 +95,8 @@ struct claimd {
 	struct kcounts *kcounts;
 	struct uprobes *uprobes;
 	struct control *ctl;
+	struct fleet *fleet;	/* --fleet-classes, or NULL */
+	uint64_t fleet_changes; /* the fleet's classes came or went */
 	struct ring_buffer *rb;
 	struct ep_src rb_src;
 	int epfd;
@@ -138,6 +146,7 @@ enum {
 	OPT_CONTROL,
 	OPT_CONTROL_GROUP,
 	OPT_CGROUP,
+	OPT_NETNS,
 	OPT_CONNS,
 	OPT_THREADS,
 	OPT_NO_SEED,
@@ -155,6 +164,9 @@ enum {
 	OPT_CLASSES,
 	OPT_EDGES,
 	OPT_SAMPLE,
+	OPT_FLEET,
+	OPT_FLEET_INTERVAL,
+	OPT_FLEET_TIMEOUT,
 };
 
 static const struct argp_option options[] = {
@@ -162,6 +174,10 @@ static const struct argp_option options[] = {
 	{ "port", 'P', "PORT", 0,
 	  "Follow only connections to or from this service port (repeatable)", 1 },
 	{ "cgroup", OPT_CGROUP, "DIR", 0, "Follow only processes under this cgroup v2 directory",
+	  1 },
+	{ "netns", OPT_NETNS, "PATH", 0,
+	  "Follow only processes in this network namespace (/proc/PID/ns/net, "
+	  "/run/netns/NAME): one claimd per host of a fleet made of namespaces",
 	  1 },
 	{ "pin-dir", OPT_PIN_DIR, "DIR", 0,
 	  "claimd's own bpffs directory (default " DEFAULT_PIN_DIR ")", 2 },
@@ -208,6 +224,15 @@ static const struct argp_option options[] = {
 	  "Classify edges from the recent window only; do not load the memory", 5 },
 	{ "names", OPT_NAMES, "FILE", 0, "Names for callees off this host: lines of 'ip:port name'",
 	  5 },
+	{ "fleet-classes", OPT_FLEET, "URL", 0,
+	  "Read the fleet's edge classes from this Prometheus (http://HOST:9090, with the "
+	  "recording rules of claimd.rules.yml): an edge this host cannot classify takes the "
+	  "fleet's class",
+	  6 },
+	{ "fleet-interval", OPT_FLEET_INTERVAL, "SECONDS", 0,
+	  "How often the fleet's classes are read (default 15)", 6 },
+	{ "fleet-timeout", OPT_FLEET_TIMEOUT, "MS", 0,
+	  "How long one query to Prometheus may take (default 2000); slower is unreachable", 6 },
 	{ "verbose", 'v', NULL, 0, "More messages (repeat for debug)", 4 },
 	{},
 };
@@ -252,6 +277,11 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		break;
 	case OPT_CGROUP:
 		o->obs.cgroup = arg;
+		break;
+	case OPT_NETNS:
+		if (observer__netns_inode(arg, &o->obs.netns_ino))
+			argp_error(state, "--netns %s: not a network namespace", arg);
+		o->obs.netns = arg;
 		break;
 	case OPT_PIN_DIR:
 		o->obs.pin_dir = arg;
@@ -349,6 +379,21 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		}
 		o->metrics = strcmp(arg, "none") ? arg : NULL;
 		o->metrics_given = true;
+		break;
+	case OPT_FLEET:
+		if (strncmp(arg, "http://", 7) && strncmp(arg, "https://", 8))
+			argp_error(state, "--fleet-classes wants an http:// or https:// URL");
+		o->fleet_url = arg;
+		break;
+	case OPT_FLEET_INTERVAL:
+		if (arg_long(arg, 1, 86400, &v))
+			argp_error(state, "--fleet-interval must be 1 to 86400 seconds");
+		o->fleet_interval_s = v;
+		break;
+	case OPT_FLEET_TIMEOUT:
+		if (arg_long(arg, 10, 600000, &v))
+			argp_error(state, "--fleet-timeout must be 10 to 600000 ms");
+		o->fleet_timeout_ms = v;
 		break;
 	case 'v':
 		o->verbose++;
@@ -451,6 +496,27 @@ static void forget_exited(struct claimd *d)
 	d->n_exited = 0;
 }
 
+/* A traced failure's cause edge says where its class came from (window, memory, fleet). */
+static struct json_object *cause_class(struct claimd *d, struct json_object *o)
+{
+	struct json_object *cause = NULL, *caller, *callee;
+	struct edge_class c;
+	struct edge *ed;
+
+	if (!json_object_object_get_ex(o, "cause", &cause) || !cause ||
+	    !json_object_object_get_ex(cause, "caller", &caller) ||
+	    !json_object_object_get_ex(cause, "callee", &callee))
+		return o;
+	ed = edges__find(d->edges, json_object_get_string(caller), json_object_get_string(callee));
+	if (!ed)
+		return o;
+	c = edges__effective(d->edges, ed, since(&d->started), time(NULL));
+	json_object_object_add(cause, "class", json_object_new_string(verdict__class_name(c.cls)));
+	json_object_object_add(cause, "class_source",
+			       json_object_new_string(edges__source_name(c.source)));
+	return o;
+}
+
 static int on_record(void *ctx, void *data, size_t size)
 {
 	struct claimd *d = ctx;
@@ -464,8 +530,9 @@ static int on_record(void *ctx, void *data, size_t size)
 		classes__note_ingress(d->classes, data, d->names);
 		if (control__tracing(d->ctl, false))
 			publish(d,
-				trace__ingress_json(data, d->names,
-						    edges__config(d->edges)->fail_status),
+				cause_class(d, trace__ingress_json(
+						       data, d->names,
+						       edges__config(d->edges)->fail_status)),
 				false);
 		break;
 	case CLAIMD_REC_EGRESS:
@@ -648,6 +715,7 @@ static struct json_object *status_json(struct claimd *d)
 	json_object_object_add(o, "host", host_json(d));
 	json_object_object_add(o, "metrics",
 			       d->http ? json_object_new_string(metrics_http__url(d->http)) : NULL);
+	json_object_object_add(o, "fleet", d->fleet ? fleet__status_json(d->fleet) : NULL);
 	return o;
 }
 
@@ -688,7 +756,7 @@ static void publish_metrics(struct claimd *d)
 	size_t len = 0;
 	char *text = NULL;
 
-	if (!snapshot__build(&d->snap, d->edges, since(&d->started), time(NULL))) {
+	if (!snapshot__build(&d->snap, d->edges, d->names, since(&d->started), time(NULL))) {
 		m = snapshot__model(&d->snap);
 		text = metrics__render(&m, st, time(NULL), &len);
 	}
@@ -807,7 +875,15 @@ static void housekeeping(struct claimd *d)
 	 * slides on (a bucket at a time) and the memory decays: otherwise
 	 * there is nothing to derive again.
 	 */
-	changes = edges__changes(d->edges) + classes__changes(d->classes);
+	if (d->fleet) {
+		unsigned int what = fleet__update(d->fleet);
+
+		if (what & FLEET_NAMES_CHANGED)
+			names__remote_changed(d->names);
+		if (what)
+			d->fleet_changes++;
+	}
+	changes = edges__changes(d->edges) + classes__changes(d->classes) + d->fleet_changes;
 	epoch = (uint64_t)(now * EDGES_WINDOW_BUCKETS / d->opt->edges.window_s);
 	if (changes != d->synced_changes || epoch != d->synced_epoch ||
 	    classes__refused(d->classes)) {
@@ -911,6 +987,8 @@ int main(int argc, char **argv)
 			   .use_memory = true },
 		.state_dir = DEFAULT_STATE_DIR,
 		.persist_s = 60,
+		.fleet_interval_s = FLEET_INTERVAL_S,
+		.fleet_timeout_ms = FLEET_TIMEOUT_MS,
 		.control = { .path = CTL_DEFAULT_SOCKET, .mode = 0600, .group = (gid_t)-1 },
 		.metrics = DEFAULT_METRICS,
 	};
@@ -947,6 +1025,11 @@ int main(int argc, char **argv)
 	}
 	if (opt.names_file && names__load_map(d.names, opt.names_file))
 		goto out;
+	if (opt.obs.netns && names__use_netns(d.names, opt.obs.netns)) {
+		pr_err("cannot read the addresses of network namespace %s: %s", opt.obs.netns,
+		       strerror(errno));
+		goto out;
+	}
 	if (opt.edges.use_memory) {
 		if (memory__load(d.edges, opt.state_dir, time(NULL), &d.memory))
 			pr_warn("cannot read the memory in %s: %s; starting without it",
@@ -971,6 +1054,13 @@ int main(int argc, char **argv)
 	});
 	if (!d.classes || !d.kcounts)
 		goto out;
+	if (opt.fleet_url) {
+		d.fleet = fleet__start(opt.fleet_url, opt.fleet_interval_s, opt.fleet_timeout_ms);
+		if (!d.fleet)
+			goto out;
+		edges__set_fallback(d.edges, fleet__class, d.fleet);
+		names__set_remote(d.names, fleet__name, d.fleet);
+	}
 	d.rb = ring_buffer__new(observer__events_fd(d.obs), on_record, &d, NULL);
 	if (!d.rb) {
 		pr_err("cannot set up the ring buffer: %s", strerror(errno));
@@ -1022,6 +1112,7 @@ int main(int argc, char **argv)
 		d.n_ingress, d.n_root, d.n_invalid, opt.state_dir);
 out:
 	metrics_http__stop(d.http);
+	fleet__stop(d.fleet);
 	control__close(d.ctl);
 	ring_buffer__free(d.rb);
 	uprobes__free(d.uprobes);

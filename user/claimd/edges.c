@@ -21,7 +21,15 @@ struct edges {
 	double bucket_len;		     /* seconds per window bucket */
 	uint64_t unknown[CLAIM_RULE__COUNT]; /* failed, verdict unknown, by reason */
 	uint64_t changes;		     /* counts learned: edges__changes */
+	edges_fallback_fn fallback; /* the fleet's class, when neither window nor memory has one */
+	void *fallback_ctx;
 };
+
+void edges__set_fallback(struct edges *e, edges_fallback_fn fn, void *ctx)
+{
+	e->fallback = fn;
+	e->fallback_ctx = ctx;
+}
 
 struct edges *edges__new(const struct edges_config *cfg)
 {
@@ -363,8 +371,10 @@ struct edge_class edges__effective(const struct edges *e, const struct edge *ed,
 				   time_t wall)
 {
 	struct edge_class c = { CLAIM_CLASS_UNKNOWN, EDGE_SRC_NONE, NAN };
+	enum claim_class fc;
 	struct edge_counts w;
 	struct edge_memory m;
+	double fr;
 
 	if (ed->root)
 		return c; /* no ratio: the caller serves no request that could fail */
@@ -376,15 +386,20 @@ struct edge_class edges__effective(const struct edges *e, const struct edge *ed,
 		c.source = EDGE_SRC_WINDOW;
 		return c;
 	}
-	if (!e->cfg.use_memory || !ed->in_memory)
-		return c;
-	m = edges__memory_at(e, ed, wall);
-	if (edges__classify(m.callee_failures, m.both_failed, e->cfg.min_failures) ==
-	    CLAIM_CLASS_UNKNOWN)
-		return c;
-	c.cls = edges__classify(m.callee_failures, m.both_failed, e->cfg.min_failures);
-	c.source = EDGE_SRC_MEMORY;
-	c.ratio = m.both_failed / m.callee_failures;
+	if (e->cfg.use_memory && ed->in_memory) {
+		m = edges__memory_at(e, ed, wall);
+		c.cls = edges__classify(m.callee_failures, m.both_failed, e->cfg.min_failures);
+		if (c.cls != CLAIM_CLASS_UNKNOWN) {
+			c.source = EDGE_SRC_MEMORY;
+			c.ratio = m.both_failed / m.callee_failures;
+			return c;
+		}
+	}
+	if (e->fallback && e->fallback(e->fallback_ctx, ed->caller, ed->callee, &fc, &fr)) {
+		c.cls = fc;
+		c.source = EDGE_SRC_FLEET;
+		c.ratio = fr;
+	}
 	return c;
 }
 
@@ -438,9 +453,12 @@ struct json_ctx {
 	time_t wall;
 };
 
-static const char *source_name(enum edge_source s)
+const char *edges__source_name(enum edge_source s)
 {
-	return s == EDGE_SRC_WINDOW ? "window" : s == EDGE_SRC_MEMORY ? "memory" : "none";
+	return s == EDGE_SRC_WINDOW   ? "window"
+	       : s == EDGE_SRC_MEMORY ? "memory"
+	       : s == EDGE_SRC_FLEET  ? "fleet"
+				      : "none";
 }
 
 static void edge_json(struct edge *ed, void *arg)
@@ -463,7 +481,8 @@ static void edge_json(struct edge *ed, void *arg)
 	json_object_object_add(o, "retries", json_object_new_uint64(ed->total.retries));
 	json_object_object_add(o, "ratio", isnan(c.ratio) ? NULL : json_object_new_double(c.ratio));
 	json_object_object_add(o, "class", json_object_new_string(verdict__class_name(c.cls)));
-	json_object_object_add(o, "class_source", json_object_new_string(source_name(c.source)));
+	json_object_object_add(o, "class_source",
+			       json_object_new_string(edges__source_name(c.source)));
 	/* A root caller's edge: counted, never classified (ratio null, class unknown). */
 	json_object_object_add(o, "root", json_object_new_boolean(ed->root));
 

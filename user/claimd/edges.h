@@ -82,7 +82,12 @@ struct service_stats {
 	uint64_t multiplexed;
 };
 
-enum edge_source { EDGE_SRC_NONE = 0, EDGE_SRC_WINDOW, EDGE_SRC_MEMORY };
+/* Where an edge's class comes from: this host's recent window, its memory,
+ * or the whole fleet (fleet.h) when neither has one. */
+enum edge_source { EDGE_SRC_NONE = 0, EDGE_SRC_WINDOW, EDGE_SRC_MEMORY, EDGE_SRC_FLEET };
+
+/* "window", "memory", "fleet" or "none". */
+const char *edges__source_name(enum edge_source s);
 
 /* A class and where it came from. */
 struct edge_class {
@@ -95,6 +100,13 @@ struct edges;
 
 struct edges *edges__new(const struct edges_config *cfg);
 void edges__free(struct edges *e);
+
+/* Asked for an edge's class when neither window nor memory gives one; true
+ * with a class other than unknown (ratio may be NAN). */
+typedef bool (*edges_fallback_fn)(void *ctx, const char *caller, const char *callee,
+				  enum claim_class *cls, double *ratio);
+/* The fleet's classes (fleet.h), or none with fn NULL. */
+void edges__set_fallback(struct edges *e, edges_fallback_fn fn, void *ctx);
 const struct edges_config *edges__config(const struct edges *e);
 
 /*

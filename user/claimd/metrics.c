@@ -55,6 +55,18 @@ static double num(struct json_object *o, const char *key)
 	return json_object_get_double(get(o, key));
 }
 
+/* An edge's labels: caller, callee, and the callee's endpoint when it has no name here. */
+static void edge_labels(const struct metrics_edge *e, const char *labels[7])
+{
+	labels[0] = "caller";
+	labels[1] = e->caller;
+	labels[2] = "callee";
+	labels[3] = e->callee;
+	labels[4] = e->callee_address ? "callee_address" : NULL;
+	labels[5] = e->callee_address;
+	labels[6] = NULL;
+}
+
 static void edge_family(struct metrics_text *w, const struct metrics_model *m,
 			const struct edge_family *f, enum prom_type type)
 {
@@ -63,7 +75,7 @@ static void edge_family(struct metrics_text *w, const struct metrics_model *m,
 	metrics_text__family(w, f->name, type, f->help);
 	for (i = 0; i < m->n_edges; i++) {
 		const struct metrics_edge *e = &m->edges[i];
-		const char *labels[] = { "caller", e->caller, "callee", e->callee, NULL };
+		const char *labels[7];
 		double value = *(const double *)((const char *)e + f->field);
 
 		/* A root edge has no both_failed, ratio or class: a fleet rule must
@@ -72,6 +84,7 @@ static void edge_family(struct metrics_text *w, const struct metrics_model *m,
 			continue;
 		if (isnan(value))
 			continue; /* a ratio with no callee failures yet */
+		edge_labels(e, labels);
 		metrics_text__sample(w, f->name, labels, value);
 	}
 }
@@ -91,10 +104,27 @@ static void render_edges(struct metrics_text *w, const struct metrics_model *m)
 		"for root callers (never classified).");
 	for (i = 0; i < m->n_edges; i++) {
 		const struct metrics_edge *e = &m->edges[i];
-		const char *labels[] = { "caller", e->caller, "callee", e->callee, NULL };
+		const char *labels[7];
 
+		edge_labels(e, labels);
 		if (!e->root)
 			metrics_text__sample(w, "claimd_edge_class", labels, e->cls);
+	}
+}
+
+static void render_addresses(struct metrics_text *w, const struct metrics_model *m)
+{
+	size_t i;
+
+	metrics_text__family(
+		w, "claimd_service_info", PROM_GAUGE,
+		"A service listening on this host and an address callers on other hosts reach it "
+		"at (1): the recording rules name edges whose callee_address it is.");
+	for (i = 0; i < m->n_addresses; i++) {
+		const char *labels[] = { "service", m->addresses[i].service, "address",
+					 m->addresses[i].address, NULL };
+
+		metrics_text__sample(w, "claimd_service_info", labels, 1);
 	}
 }
 
@@ -271,6 +301,26 @@ static void render_unknown(struct metrics_text *w, struct json_object *u)
 	}
 }
 
+/* --fleet-classes: is Prometheus answering, and are the fleet's classes in use. */
+static void render_fleet(struct metrics_text *w, struct json_object *f)
+{
+	struct json_object *state = get(f, "state");
+
+	if (!state)
+		return; /* no --fleet-classes */
+	one(w, "claimd_fleet_up", PROM_GAUGE,
+	    "1 while the fleet's classes are read from Prometheus (--fleet-classes), 0 while it "
+	    "is slow or unreachable and only this host's classes are used.",
+	    !strcmp(json_object_get_string(state), "ok"));
+	one(w, "claimd_fleet_queries_total", PROM_COUNTER,
+	    "Rounds of queries for the fleet's classes.", num(f, "queries"));
+	one(w, "claimd_fleet_errors_total", PROM_COUNTER,
+	    "Rounds that failed (Prometheus slow, unreachable or erring): local classes only.",
+	    num(f, "errors"));
+	one(w, "claimd_fleet_edges", PROM_GAUGE, "Edges the fleet's classes were last read for.",
+	    num(f, "edges"));
+}
+
 static void render_status(struct metrics_text *w, struct json_object *st, time_t wall)
 {
 	one(w, "claimd_uptime_seconds", PROM_GAUGE, "Seconds since claimd started.",
@@ -296,6 +346,7 @@ static void render_status(struct metrics_text *w, struct json_object *st, time_t
 	one(w, "claimd_trace_clients", PROM_GAUGE, "claimctl clients streaming a trace.",
 	    num(st, "trace_clients"));
 	render_memory(w, get(st, "memory"), wall);
+	render_fleet(w, get(st, "fleet"));
 }
 
 char *metrics__render(const struct metrics_model *m, struct json_object *status, time_t wall,
@@ -306,6 +357,7 @@ char *metrics__render(const struct metrics_model *m, struct json_object *status,
 	metrics_text__init(&w);
 	render_edges(&w, m);
 	render_services(&w, m);
+	render_addresses(&w, m);
 	if (status)
 		render_status(&w, status, wall);
 	return metrics_text__finish(&w, len);

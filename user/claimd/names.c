@@ -3,6 +3,7 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <sched.h>
 #include <ifaddrs.h>
 #include <netinet/in.h>
 #include <stdio.h>
@@ -34,6 +35,9 @@ struct names {
 	struct hashtab *listeners; /* port -> struct listener list */
 	struct hashtab *callees;   /* struct claimd_addr -> char * "ip:port" */
 	struct hashtab *mapped;	   /* struct claimd_addr -> char * name from --names */
+	struct hashtab *remote;	   /* addr + name -> char * name, as the fleet gave it */
+	names_remote_fn remote_fn; /* names off this host, from their own hosts */
+	void *remote_ctx;
 	struct claimd_addr *local_addrs;
 	int n_local;
 	unsigned long generation; /* bumped when a name may have changed */
@@ -49,6 +53,9 @@ static void load_local_addrs(struct names *n)
 	struct ifaddrs *ifa, *i;
 	int cap = 0;
 
+	free(n->local_addrs);
+	n->local_addrs = NULL;
+	n->n_local = 0;
 	if (getifaddrs(&ifa))
 		return;
 	for (i = ifa; i; i = i->ifa_next) {
@@ -77,6 +84,69 @@ static void load_local_addrs(struct names *n)
 	freeifaddrs(ifa);
 }
 
+int names__use_netns(struct names *n, const char *path)
+{
+	int self = open("/proc/thread-self/ns/net", O_RDONLY | O_CLOEXEC);
+	int target = open(path, O_RDONLY | O_CLOEXEC);
+	int ret = -1;
+
+	if (self < 0 || target < 0 || setns(target, CLONE_NEWNET))
+		goto out;
+	n->generation++;
+	load_local_addrs(n);
+	if (setns(self, CLONE_NEWNET)) {
+		/* Stuck in the other namespace: nothing claimd binds later would be right. */
+		perror("claimd: cannot return to its own network namespace");
+		abort();
+	}
+	ret = 0;
+out:
+	if (self >= 0)
+		close(self);
+	if (target >= 0)
+		close(target);
+	return ret;
+}
+
+void names__set_remote(struct names *n, names_remote_fn fn, void *ctx)
+{
+	n->remote_fn = fn;
+	n->remote_ctx = ctx;
+	n->generation++;
+}
+
+void names__remote_changed(struct names *n)
+{
+	n->generation++;
+}
+
+/* The name another host gives a callee known here by address: the same
+ * string for the same address and name (edges and classes compare them). */
+static const char *remote_name(struct names *n, const struct claimd_addr *a)
+{
+	char buf[ADDR_STR_MAX], key[sizeof(*a) + NAME_MAX_LEN], *name;
+	const char *r;
+	size_t len;
+
+	if (!n->remote_fn)
+		return NULL;
+	addr__format(a, buf, sizeof(buf));
+	r = n->remote_fn(n->remote_ctx, buf);
+	if (!r || !*r || strlen(r) >= NAME_MAX_LEN)
+		return NULL;
+	memcpy(key, a, sizeof(*a));
+	len = strlen(r);
+	memcpy(key + sizeof(*a), r, len);
+	name = hashtab__get(n->remote, key, sizeof(*a) + len);
+	if (name)
+		return name;
+	name = strdup(r);
+	if (!name)
+		return NULL;
+	hashtab__put(n->remote, key, sizeof(*a) + len, name, NULL);
+	return name;
+}
+
 struct names *names__new(void)
 {
 	struct names *n = calloc(1, sizeof(*n));
@@ -87,7 +157,8 @@ struct names *names__new(void)
 	n->listeners = hashtab__new();
 	n->callees = hashtab__new();
 	n->mapped = hashtab__new();
-	if (!n->procs || !n->listeners || !n->callees || !n->mapped) {
+	n->remote = hashtab__new();
+	if (!n->procs || !n->listeners || !n->callees || !n->mapped || !n->remote) {
 		names__free(n);
 		return NULL;
 	}
@@ -142,7 +213,10 @@ void names__free(struct names *n)
 		hashtab__for_each(n->callees, free_str, NULL);
 	if (n->mapped)
 		hashtab__for_each(n->mapped, free_str, NULL);
+	if (n->remote)
+		hashtab__for_each(n->remote, free_str, NULL);
 	hashtab__free(n->mapped);
+	hashtab__free(n->remote);
 	hashtab__free(n->procs);
 	hashtab__free(n->listeners);
 	hashtab__free(n->callees);
@@ -370,6 +444,9 @@ const char *names__callee(struct names *n, const struct claimd_addr *a)
 		    (names__addr_is_any(&l->local) && addr_is_local(n, a)))
 			return names__service(n, l->tgid, a->port, NULL);
 	}
+	name = (char *)remote_name(n, a);
+	if (name)
+		return name;
 	name = hashtab__get(n->callees, a, sizeof(*a));
 	if (name)
 		return name;
@@ -379,6 +456,61 @@ const char *names__callee(struct names *n, const struct claimd_addr *a)
 		return "?";
 	hashtab__put(n->callees, a, sizeof(*a), name, NULL);
 	return name;
+}
+
+static bool addr_is_link_local(const struct claimd_addr *a)
+{
+	return a->addr[0] == 0xfe && (a->addr[1] & 0xc0) == 0x80;
+}
+
+static bool addr_is_v4(const struct claimd_addr *a)
+{
+	static const __u8 v4mapped[12] = { [10] = 0xff, [11] = 0xff };
+
+	return !memcmp(a->addr, v4mapped, 12);
+}
+
+struct addr_walk {
+	struct names *n;
+	void (*fn)(const char *service, const struct claimd_addr *a, void *ctx);
+	void *ctx;
+};
+
+static int walk_listeners(const struct hashtab_entry *e, void *arg)
+{
+	struct addr_walk *w = arg;
+	const struct listener *l;
+	int i;
+
+	for (l = e->value; l; l = l->next) {
+		const char *service = names__service(w->n, l->tgid, l->local.port, NULL);
+
+		if (!names__addr_is_any(&l->local)) {
+			if (!names__addr_is_loopback(&l->local) && !addr_is_link_local(&l->local))
+				w->fn(service, &l->local, w->ctx);
+			continue;
+		}
+		for (i = 0; i < w->n->n_local; i++) {
+			struct claimd_addr a = w->n->local_addrs[i];
+
+			if (names__addr_is_loopback(&a) || addr_is_link_local(&a) ||
+			    (addr_is_v4(&l->local) && !addr_is_v4(&a)))
+				continue;
+			a.port = l->local.port;
+			w->fn(service, &a, w->ctx);
+		}
+	}
+	return 0;
+}
+
+void names__for_each_address(struct names *n,
+			     void (*fn)(const char *service, const struct claimd_addr *a,
+					void *ctx),
+			     void *ctx)
+{
+	struct addr_walk w = { n, fn, ctx };
+
+	hashtab__for_each(n->listeners, walk_listeners, &w);
 }
 
 struct map_entry {

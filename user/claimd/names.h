@@ -3,7 +3,8 @@
  * Names of services and callees, as design.md says: a service is the
  * CLAIMD_SERVICE value in its process's environment, else "<comm>:<port>";
  * a process that only makes calls is "<comm>"; a callee is the service that
- * listens on this host at its address, else "ip:port". Process facts are
+ * listens on this host at its address, else the name its own host gives it
+ * (the fleet's, names__set_remote), else "ip:port". Process facts are
  * read from /proc once and cached until the process exits.
  */
 #ifndef CLAIMD_NAMES_H
@@ -21,6 +22,17 @@ struct names;
 struct names *names__new(void);
 void names__free(struct names *n);
 
+/* This host is the network namespace at path (claimd --netns): its
+ * addresses are the local ones. 0, or -1 with errno. */
+int names__use_netns(struct names *n, const char *path);
+
+/* The name a callee's own host gives the address "ip:port", or NULL: asked
+ * after this host's listeners and before the address itself is the name. */
+typedef const char *(*names_remote_fn)(void *ctx, const char *addr);
+void names__set_remote(struct names *n, names_remote_fn fn, void *ctx);
+/* What fn answers changed: names given before may have changed. */
+void names__remote_changed(struct names *n);
+
 /* The service a process runs on a local port (the ingress side). */
 const char *names__service(struct names *n, __u32 tgid, __u16 port, const char *comm);
 /* A process making calls outside any ingress. */
@@ -37,6 +49,17 @@ bool names__listening(struct names *n, __u32 tgid);
 unsigned long names__generation(const struct names *n);
 /* The process exited: forget it and its listeners. */
 void names__exit(struct names *n, __u32 tgid);
+
+/*
+ * Every address a caller on another host could reach a listening service at,
+ * with the service's name: a listener's own address, or for one on the
+ * wildcard address each of this host's addresses (IPv4 only for 0.0.0.0).
+ * Loopback and link-local addresses are no one else's way in: left out.
+ */
+void names__for_each_address(struct names *n,
+			     void (*fn)(const char *service, const struct claimd_addr *a,
+					void *ctx),
+			     void *ctx);
 
 /* Names for callees off this host, from text of lines "ip:port name" ('#'
  * starts a comment). Returns entries added, or -1 with the line and reason in

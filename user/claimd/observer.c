@@ -158,6 +158,24 @@ int observer__set_alive(struct observer *obs, bool alive)
 	return 0;
 }
 
+/* The inode the kernel numbers a network namespace by (ns.inum). */
+int observer__netns_inode(const char *path, __u64 *ino)
+{
+	struct stat st;
+
+	if (stat(path, &st)) {
+		pr_err("cannot use network namespace %s: %s", path, strerror(errno));
+		return -errno;
+	}
+	if ((st.st_mode & S_IFMT) != S_IFREG || st.st_size != 0 || st.st_ino > UINT32_MAX) {
+		pr_err("%s is not a network namespace (a /proc/PID/ns/net or a bind mount of one)",
+		       path);
+		return -EINVAL;
+	}
+	*ino = st.st_ino;
+	return 0;
+}
+
 struct observer *observer__load(const struct observer_config *cfg)
 {
 	struct observer *obs = calloc(1, sizeof(*obs));
@@ -179,6 +197,10 @@ struct observer *observer__load(const struct observer_config *cfg)
 		flags |= CLAIMD_FILTER_PORT;
 	if (cfg->cgroup)
 		flags |= CLAIMD_FILTER_CGROUP;
+	if (cfg->netns) {
+		flags |= CLAIMD_FILTER_NETNS;
+		obs->skel->rodata->filter_netns = cfg->netns_ino;
+	}
 	obs->skel->rodata->self_tgid = getpid();
 	obs->skel->rodata->filter_flags = flags;
 	if (cfg->fail_status)

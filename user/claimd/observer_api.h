@@ -22,6 +22,8 @@ struct observer_config {
 	__u16 ports[OBSERVER_MAX_FILTER];
 	int n_ports;
 	const char *cgroup; /* cgroup v2 directory, or NULL */
+	const char *netns;  /* a network namespace (/proc/PID/ns/net, /run/netns/NAME), or NULL */
+	__u64 netns_ino;    /* its inode, found by observer__load */
 	__u32 conns_max;
 	__u32 threads_max;
 	__u32 fail_status;   /* a status >= this is a failure (default 500) */
@@ -34,6 +36,10 @@ struct observer_config {
 };
 
 struct observer;
+
+/* The inode of the network namespace at path, as the kernel numbers it
+ * (ns.inum): 0, or -errno (logged). */
+int observer__netns_inode(const char *path, __u64 *ino);
 
 /* Opens, configures and loads the programs, without attaching. NULL on error
  * (logged, with errno set). */

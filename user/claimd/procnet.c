@@ -28,6 +28,7 @@ struct sock_info {
 };
 
 struct netns {
+	__u64 ino;		      /* as the kernel numbers it */
 	struct hashtab *by_inode;     /* inode -> struct sock_info */
 	struct hashtab *listen_ports; /* port -> (void *)1 */
 };
@@ -144,6 +145,7 @@ static struct netns *netns_of(struct hashtab *all, __u32 pid)
 	ns = calloc(1, sizeof(*ns));
 	if (!ns)
 		return NULL;
+	sscanf(link, "net:[%llu]", (unsigned long long *)&ns->ino);
 	ns->by_inode = hashtab__new();
 	ns->listen_ports = hashtab__new();
 	if (!ns->by_inode || !ns->listen_ports) {
@@ -170,7 +172,7 @@ static void scan_fds(__u32 pid, struct netns *ns,
 	if (!d)
 		return;
 	while ((de = readdir(d))) {
-		struct procnet_sock s = { .tgid = pid };
+		struct procnet_sock s = { .tgid = pid, .netns = ns->ino };
 		struct sock_info *si;
 		unsigned long ino;
 		ssize_t n;

@@ -11,7 +11,8 @@
 struct procnet_sock {
 	__u32 tgid;
 	int fd;
-	__u8 role; /* enum claimd_role */
+	__u64 netns; /* the process's network namespace inode */
+	__u8 role;   /* enum claimd_role */
 	struct claimd_addr local;
 	struct claimd_addr remote;
 };

@@ -25,6 +25,8 @@ static int filtered_out(const struct observer_config *cfg, const struct procnet_
 	__u16 port = s->role == CLAIMD_ROLE_OUTBOUND ? s->remote.port : s->local.port;
 	int i, ok;
 
+	if (cfg->netns && s->netns != cfg->netns_ino)
+		return 1;
 	if (cfg->n_pids) {
 		for (ok = 0, i = 0; i < cfg->n_pids; i++)
 			ok |= cfg->pids[i] == s->tgid;

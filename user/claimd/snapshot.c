@@ -4,7 +4,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "addr.h"
 #include "edges.h"
+#include "names.h"
 #include "snapshot.h"
 
 struct fill {
@@ -36,6 +38,7 @@ static void add_edge(struct edge *ed, void *arg)
 	struct snapshot *s = f->s;
 	struct edge_class c;
 	struct metrics_edge *m;
+	struct claimd_addr a;
 
 	if (f->err || !grow((void **)&s->edges, &s->cap_edges, s->n_edges, sizeof(*s->edges))) {
 		f->err = -ENOMEM;
@@ -45,6 +48,8 @@ static void add_edge(struct edge *ed, void *arg)
 	m = &s->edges[s->n_edges++];
 	m->caller = ed->caller;
 	m->callee = ed->callee;
+	/* Named here by no one: the callee's own host names it (names.h). */
+	m->callee_address = addr__parse(ed->callee, &a) ? NULL : ed->callee;
 	m->calls = ed->total.calls;
 	m->callee_failures = ed->total.callee_failures;
 	m->both_failed = ed->total.both_failed;
@@ -73,6 +78,22 @@ static void add_service(struct service_stats *st, void *arg)
 	m->unknown = st->unknown;
 }
 
+static void add_address(const char *service, const struct claimd_addr *a, void *arg)
+{
+	struct fill *f = arg;
+	struct snapshot *s = f->s;
+	struct metrics_address *m;
+
+	if (f->err || !grow((void **)&s->addresses, &s->cap_addresses, s->n_addresses,
+			    sizeof(*s->addresses))) {
+		f->err = -ENOMEM;
+		return;
+	}
+	m = &s->addresses[s->n_addresses++];
+	m->service = service;
+	addr__format(a, m->address, sizeof(m->address));
+}
+
 static int by_names(const void *a, const void *b)
 {
 	const struct metrics_edge *x = a, *y = b;
@@ -90,24 +111,42 @@ static int by_service(const void *a, const void *b)
 		      ((const struct metrics_service *)b)->name);
 }
 
-int snapshot__build(struct snapshot *s, const struct edges *e, double now, time_t wall)
+static int by_address(const void *a, const void *b)
+{
+	const struct metrics_address *x = a, *y = b;
+	int c = strcmp(x->service, y->service);
+
+	return c ? c : strcmp(x->address, y->address);
+}
+
+int snapshot__build(struct snapshot *s, const struct edges *e, struct names *n, double now,
+		    time_t wall)
 {
 	struct fill f = { .s = s, .e = e, .now = now, .wall = wall };
 
 	s->n_edges = 0;
 	s->n_services = 0;
+	s->n_addresses = 0;
 	edges__for_each(e, add_edge, &f);
 	edges__for_each_service(e, add_service, &f);
+	if (n)
+		names__for_each_address(n, add_address, &f);
 	if (f.err)
 		return f.err;
-	qsort(s->edges, s->n_edges, sizeof(*s->edges), by_names);
-	qsort(s->services, s->n_services, sizeof(*s->services), by_service);
+	/* An empty array may still be NULL: qsort wants a pointer even for none. */
+	if (s->n_edges)
+		qsort(s->edges, s->n_edges, sizeof(*s->edges), by_names);
+	if (s->n_services)
+		qsort(s->services, s->n_services, sizeof(*s->services), by_service);
+	if (s->n_addresses)
+		qsort(s->addresses, s->n_addresses, sizeof(*s->addresses), by_address);
 	return 0;
 }
 
 struct metrics_model snapshot__model(const struct snapshot *s)
 {
-	struct metrics_model m = { s->edges, s->n_edges, s->services, s->n_services };
+	struct metrics_model m = { s->edges,	  s->n_edges,	s->services,
+				   s->n_services, s->addresses, s->n_addresses };
 
 	return m;
 }
@@ -116,5 +155,6 @@ void snapshot__free(struct snapshot *s)
 {
 	free(s->edges);
 	free(s->services);
+	free(s->addresses);
 	memset(s, 0, sizeof(*s));
 }

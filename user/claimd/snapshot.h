@@ -13,16 +13,22 @@
 #include "metrics.h"
 
 struct edges;
+struct names;
 
 struct snapshot {
 	struct metrics_edge *edges;
 	size_t n_edges, cap_edges;
 	struct metrics_service *services;
 	size_t n_services, cap_services;
+	struct metrics_address *addresses;
+	size_t n_addresses, cap_addresses;
 };
 
-/* Fills s from e at time now (monotonic s) / wall; sorted by names. 0 or -ENOMEM. */
-int snapshot__build(struct snapshot *s, const struct edges *e, double now, time_t wall);
+/* Fills s from e at time now (monotonic s) / wall, and the addresses of the
+ * services listening here from n (names.h; may be NULL); sorted by names.
+ * 0 or -ENOMEM. */
+int snapshot__build(struct snapshot *s, const struct edges *e, struct names *n, double now,
+		    time_t wall);
 /* The snapshot as metrics.h reads it. */
 struct metrics_model snapshot__model(const struct snapshot *s);
 void snapshot__free(struct snapshot *s);
