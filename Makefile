@@ -52,6 +52,7 @@ endif
 CFLAGS ?=
 override CFLAGS := $(CFLAGS_BASE) $(CFLAGS)
 LDLIBS_BPF := -lbpf -lelf -lz
+LDLIBS_GO := -lcapstone
 LDLIBS_JSON := -ljson-c
 
 BPF_CFLAGS := -g -O2 -target bpf -mcpu=v3 -D__TARGET_ARCH_$(ARCH) -Wall -Werror \
@@ -84,7 +85,7 @@ TEST_LIB_SRCS := $(sort $(wildcard tests/lib/*.c))
 TEST_OBJS := $(patsubst tests/%.c,$(BUILD)/tests/%.o,$(TEST_SRCS) $(TEST_LIB_SRCS))
 # Objects of claimd the unit tests exercise directly.
 TEST_USER_OBJS := $(patsubst %,$(BUILD)/user/claimd/%.o,record names edges memory procnet \
-	trace_fmt sysprobe counters roots metrics metrics_text) \
+	trace_fmt sysprobe counters roots metrics metrics_text goexec) \
 	$(BUILD)/user/claimctl/storm.o $(COMMON_OBJS)
 
 # libclaim: the client shim, static and shared, position-independent.
@@ -231,7 +232,7 @@ $(BUILD)/claimlab: $(LAB_OBJS) $(patsubst %,$(BUILD)/user/common/%.o,argnum addr
 
 $(BUILD)/claimd: $(CLAIMD_OBJS) $(COMMON_OBJS)
 	$(call msg,LINK,$@)
-	$(Q)$(CC) $(LDFLAGS) $^ $(LDLIBS_BPF) $(LDLIBS_JSON) $(LDLIBS_HTTP) -lm -o $@
+	$(Q)$(CC) $(LDFLAGS) $^ $(LDLIBS_BPF) $(LDLIBS_GO) $(LDLIBS_JSON) $(LDLIBS_HTTP) -lm -o $@
 
 # The map page is embedded with .incbin: -MMD does not see it.
 $(BUILD)/user/claimd/webmap.o: user/claimd/webmap.html
@@ -280,10 +281,32 @@ $(BUILD)/tests/lib/test_progs.o: $(BUILD)/tests/tests.inc
 
 $(BUILD)/test_progs: $(TEST_OBJS) $(TEST_USER_OBJS) $(BUILD)/libclaim.a
 	$(call msg,LINK,$@)
-	$(Q)$(CC) $(LDFLAGS) $^ $(LDLIBS_BPF) $(LDLIBS_JSON) -lm -lpthread -o $@
+	$(Q)$(CC) $(LDFLAGS) $^ $(LDLIBS_BPF) $(LDLIBS_GO) $(LDLIBS_JSON) -lm -lpthread -o $@
+
+# Go peers (tests/peers/go/<name>/): Debian's Go and grpc-go, GOPATH mode, no
+# network. The services also built stripped (-ldflags=-s -w) as <name>.stripped.
+GO_SERVICES := goservice
+GO_PEER_BINS := $(foreach p,$(GO_SERVICES),$(BUILD)/tests/go/$(p) $(BUILD)/tests/go/$(p).stripped) \
+	$(BUILD)/tests/go/gooffsets
+GO_ENV := GO111MODULE=off GOPATH=/usr/share/gocode GOFLAGS= GOPROXY=off \
+	GOCACHE=$(abspath $(BUILD))/go-cache
+go_build = cd $(dir $<) && $(GO_ENV) go build $(1) -o $(abspath $@) .
+
+$(BUILD)/tests/go/%.stripped: tests/peers/go/%/main.go | $(DEPS_TEST)
+	$(call msg,GO,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(call go_build,-ldflags='-s -w')
+
+$(BUILD)/tests/go/%: tests/peers/go/%/main.go | $(DEPS_TEST)
+	$(call msg,GO,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(call go_build,)
+
+.PHONY: go-peers
+go-peers: $(GO_PEER_BINS)
 
 .PHONY: test
-test: all $(FUZZ_BINS) $(DEPS_TEST)
+test: all $(FUZZ_BINS) $(DEPS_TEST) $(GO_PEER_BINS)
 	$(Q)./scripts/run-tests.sh $(BUILD)
 
 .PHONY: demo

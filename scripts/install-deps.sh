@@ -22,6 +22,7 @@ build_pkgs=(
 	libbpf-dev bpftool libelf-dev zlib1g-dev
 	libjson-c-dev libmicrohttpd-dev help2man
 	libssl-dev # tests/peers/pool_proxy: TLS through memory BIOs
+	libcapstone-dev # user/claimd/goexec: the RET instructions of Go functions
 )
 # Fuzzers: clang's libFuzzer and the sanitizers' runtimes (tests/fuzz).
 fuzz_pkgs=(libclang-rt-14-dev)
@@ -32,6 +33,7 @@ test_pkgs=(
 	prometheus # promtool, and a server the tests start
 	chromium chromium-driver # the map in a headless browser
 	tmux # claimctl top in a real terminal
+	golang-go golang-google-grpc-dev # tests/peers/go: Go 1.19, grpc-go in GOPATH mode
 )
 # The demo: claimlab and claimd, python3 to put the tables together.
 demo_pkgs=(python3)
