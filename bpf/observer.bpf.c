@@ -29,6 +29,7 @@
 #include "counts.h"
 #include "scan.bpf.h"
 #include "tls.bpf.h"
+#include "goprobe.h"
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
@@ -239,3 +240,4 @@ struct {
 #include "tls.c"
 #include "context.c"
 #include "syscalls.c"
+#include "goprobe.c"

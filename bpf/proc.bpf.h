@@ -58,10 +58,11 @@ static __always_inline void submit(void *rec)
 	stat_inc(CLAIMD_ST_RECORDS);
 }
 
-/* traced[] bits: what we know of a process. */
-#define PROC_TRACED  0x1 /* it owns a socket we follow */
-#define PROC_CONTEXT 0x2 /* it names its requests (claim_context_enter) */
-#define PROC_MUX     0x4 /* it served two requests at once on a thread: no verdicts */
+/* traced[] bits (headers/observer.h): what we know of a process. */
+#define PROC_TRACED  CLAIMD_PROC_TRACED
+#define PROC_CONTEXT CLAIMD_PROC_CONTEXT
+#define PROC_MUX     CLAIMD_PROC_MUX
+#define PROC_GO	     CLAIMD_PROC_GO
 
 /* The process's bits; a tgid beyond the array (pid_max above 4M) counts as traced. */
 static __always_inline __u32 proc_flags(__u32 tgid)
@@ -91,6 +92,21 @@ static __always_inline int proc_may_be_traced(void)
 static __always_inline int is_traced(__u32 tgid)
 {
 	return proc_may_be_traced() && proc_flags(tgid) != 0;
+}
+
+/*
+ * Does the syscall path frame the bytes of the current process (tgid)? One
+ * it follows, unless the Go probes follow its requests: seen twice, they
+ * would count twice (and as multiplexed, goroutines sharing threads).
+ */
+static __always_inline int syscalls_frame(__u32 tgid)
+{
+	__u32 f;
+
+	if (!proc_may_be_traced())
+		return 0;
+	f = proc_flags(tgid);
+	return f && !(f & PROC_GO);
 }
 
 /* The current process is one traced[] names: its leader carries the mark. */

@@ -9,7 +9,9 @@
 #ifndef CLAIMD_GOPROBE_H
 #define CLAIMD_GOPROBE_H
 
+#ifndef __bpf__
 #include <linux/types.h>
+#endif
 
 #define CLAIMD_GO_EXES_MAX 64	 /* Go executables probed at once */
 #define CLAIMD_GOROUTINES  16384 /* goroutines with a request or an ancestor's */

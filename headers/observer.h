@@ -64,7 +64,8 @@ enum claimd_role {
 #define CLAIMD_IN_UNTIED    0x20 /* it made a call claimd could not follow (TLS untied, log full) */
 #define CLAIMD_IN_LOST	    0x40 /* its own response's framing was lost: status unknown */
 #define CLAIMD_IN_UNCOUNTED \
-	0x80 /* the service counters were full: claimd counts it from the record */
+	0x80		   /* the service counters were full: claimd counts it from the record */
+#define CLAIMD_IN_GO 0x100 /* followed per goroutine by the Go probes (bpf/goprobe.c) */
 
 enum claimd_record_type {
 	CLAIMD_REC_INGRESS = 1, /* struct claimd_ingress, n_egress entries long */
@@ -102,7 +103,12 @@ enum claimd_stat {
 	CLAIMD_ST_CALLS_LOST,	    /* calls whose answer was lost with the framing */
 	CLAIMD_ST_TLS_TIED_BY_READ, /* SSL calls tied to the socket the thread read last */
 	CLAIMD_ST_COUNTED,	    /* requests counted in the kernel (headers/counts.h) */
-	CLAIMD_ST_COUNTS_FULL, /* requests or calls the counter maps refused: sent as records */
+	CLAIMD_ST_COUNTS_FULL,	/* requests or calls the counter maps refused: sent as records */
+	CLAIMD_ST_GO_REQUESTS,	/* Go requests followed per goroutine */
+	CLAIMD_ST_GO_CALLS,	/* Go calls ((*Transport).roundTrip) followed */
+	CLAIMD_ST_GO_UNSEEN,	/* Go requests on a connection not followed: not counted */
+	CLAIMD_ST_GO_OUTSIDE,	/* Go calls on a goroutine tied to no request: root calls */
+	CLAIMD_ST_GO_NO_CALLEE, /* Go calls to a host that is no IP address: request unknown */
 	CLAIMD_ST__COUNT,
 };
 
@@ -237,6 +243,12 @@ struct claimd_thread {
 	struct claimd_conn_key conn; /* inbound connection of the ingress; tgid 0: idle */
 	struct claimd_ingress rec;   /* the record being built */
 };
+
+/* The traced map's word per process: what the programs know of it. */
+#define CLAIMD_PROC_TRACED  0x1 /* it owns a socket we follow */
+#define CLAIMD_PROC_CONTEXT 0x2 /* it names its requests (claim_context_enter) */
+#define CLAIMD_PROC_MUX	    0x4 /* it served two requests at once on a thread: no verdicts */
+#define CLAIMD_PROC_GO	    0x8 /* Go: its HTTP followed per goroutine, not by its syscalls */
 
 /* Filters set by claimd before the programs see traffic. */
 #define CLAIMD_FILTER_PID    0x01 /* only processes in the pid_filter map */

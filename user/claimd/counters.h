@@ -73,7 +73,18 @@
 	  "Requests counted in the kernel's service and edge counters.")                          \
 	X(CLAIMD_ST_COUNTS_FULL, "counts_full",                                                   \
 	  "Requests or calls the kernel's counter maps had no room for: sent to claimd as "       \
-	  "records and counted there (see --edges).")
+	  "records and counted there (see --edges).")                                             \
+	X(CLAIMD_ST_GO_REQUESTS, "go_requests",                                                   \
+	  "Requests of Go services followed per goroutine by the Go probes.")                     \
+	X(CLAIMD_ST_GO_CALLS, "go_calls", "Calls of Go programs (net/http clients) followed.")    \
+	X(CLAIMD_ST_GO_UNSEEN, "go_requests_unseen",                                              \
+	  "Go requests on a connection claimd does not follow: not counted.")                     \
+	X(CLAIMD_ST_GO_OUTSIDE, "go_calls_outside_requests",                                      \
+	  "Go calls on a goroutine tied to no request (a caller that serves nothing, or a "       \
+	  "goroutine started before the request): recorded as calls of their own.")               \
+	X(CLAIMD_ST_GO_NO_CALLEE, "go_calls_callee_unknown",                                      \
+	  "Go calls to a host that is not an IP address: the request's verdict becomes "          \
+	  "unknown.")
 
 /* A kernel counter's name ("?" out of range), and the help text for a name (NULL if none). */
 const char *counters__kernel_name(int which);

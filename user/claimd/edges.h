@@ -80,6 +80,7 @@ struct service_stats {
 	uint64_t unclaimed;
 	uint64_t unknown; /* failed, no confident verdict (counters.h: the reasons) */
 	uint64_t multiplexed;
+	uint64_t goroutine; /* requests followed per goroutine (Go) */
 };
 
 enum edge_source { EDGE_SRC_NONE = 0, EDGE_SRC_WINDOW, EDGE_SRC_MEMORY };

@@ -73,6 +73,11 @@ int observer__tls_files(const struct observer *obs);
 /* Attaches the claim_context_enter/leave probes to a file holding libclaim
  * (libclaim.so, or a program linked with libclaim.a). 0, or -errno. */
 int observer__attach_context(struct observer *obs, const char *path);
+struct goexec;
+/* Attaches the Go probes to the Go executable at path, read into g
+ * (goexec.h). 0, or -errno (-ENOSPC: CLAIMD_GO_EXES_MAX executables). */
+int observer__attach_go(struct observer *obs, const char *path, const struct goexec *g);
+int observer__go_files(const struct observer *obs);
 
 /* Forgets the connections of processes that exited; returns how many. */
 int observer__forget_processes(struct observer *obs, const __u32 *tgids, int n);
