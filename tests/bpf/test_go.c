@@ -1,0 +1,333 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Go services through the Go probes (bpf/goprobe.c), with real Go 1.19
+ * programs built here (tests/peers/go/goservice), plain and stripped:
+ *
+ *  - chain: a Go load driver (4 goroutines, 250 requests) -> Go front ->
+ *    Go middle -> Go backend failing every fifth id: the front -> middle and
+ *    middle -> backend edges exact (calls, callee failures, both failed),
+ *    fail-close, every verdict against the truth (backend claimed, the two
+ *    above unclaimed, each caused by the next) with none wrong or unknown,
+ *    the services in mode goroutine, and the answers the driver got exactly
+ *    what the programs give without claimd (every fifth id 502, others 200);
+ *  - stripped: the same chain with the binaries built -ldflags=-s -w (no
+ *    symbols, no DWARF: .gopclntab and the offset table are enough);
+ *  - fanout: a Go handler calling three backends each on a goroutine it
+ *    starts (WaitGroup), the second failing every fifth id: each request
+ *    with its three calls, inside its own lifetime, its failures unclaimed
+ *    and caused by the failing backend; each edge exact.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "harness.h"
+#include "test_progs.h"
+#include "truth.h"
+
+#define CLIENTS	 4
+#define REQUESTS 250
+#define FAIL_MOD 5
+#define FAILURES (REQUESTS / FAIL_MOD)
+#define GO_MAX	 4
+
+struct gosvc {
+	pid_t pid;
+	int port;
+	char name[32];
+};
+
+struct gorun {
+	struct claimd_h *h;
+	const char *exe; /* goservice or goservice.stripped */
+	struct gosvc svc[GO_MAX];
+	int n;
+};
+
+/* Starts a goservice named name ('serve' with args); its port once it listens. */
+static struct gosvc *go_start(struct gorun *r, const char *name, const char *const args[])
+{
+	char exe[H_PATH], ready[H_PATH], env[64], buf[32];
+	const char *argv[16] = { exe, "serve", "-ready", ready };
+	const char *envv[] = { env, NULL };
+	struct gosvc *s = &r->svc[r->n];
+	int i, a = 4;
+
+	if (r->n >= GO_MAX)
+		return NULL;
+	snprintf(exe, sizeof(exe), "%s/tests/go/%s", test__build_dir(), r->exe);
+	snprintf(ready, sizeof(ready), "%s/%s.ready", r->h->dir, name);
+	snprintf(env, sizeof(env), "CLAIMD_SERVICE=%s", name);
+	for (i = 0; args && args[i] && a < 15; i++)
+		argv[a++] = args[i];
+	s->pid = proc_spawn(argv, envv, NULL);
+	if (s->pid <= 0 || wait_file(ready, 10000) || read_file(ready, buf, sizeof(buf)) <= 0) {
+		printf("%s did not start\n", name);
+		return NULL;
+	}
+	s->port = atoi(buf);
+	snprintf(s->name, sizeof(s->name), "%s", name);
+	r->n++;
+	return s;
+}
+
+static void go_stop_all(struct gorun *r)
+{
+	while (r->n > 0)
+		proc_stop(r->svc[--r->n].pid, 2000);
+}
+
+static const char *url_of(const struct gosvc *s, char *buf, size_t len)
+{
+	snprintf(buf, len, "http://127.0.0.1:%d", s->port);
+	return buf;
+}
+
+/*
+ * The Go driver against s: REQUESTS ids from CLIENTS goroutines. Checks its
+ * answers are the programs' own: every fifth id failed (502), the rest 200.
+ */
+static bool go_load(struct gorun *r, const struct gosvc *s)
+{
+	char exe[H_PATH], url[64], out[H_PATH], n[16], c[16], buf[8192];
+	const char *argv[] = { exe, "load", "-url", url, "-n", n, "-c", c, "-out", out, NULL };
+	const char *envv[] = { "CLAIMD_SERVICE=goload", NULL };
+	struct json_object *o, *failed;
+	size_t i;
+	bool ok = true;
+	pid_t pid;
+
+	snprintf(exe, sizeof(exe), "%s/tests/go/%s", test__build_dir(), r->exe);
+	url_of(s, url, sizeof(url));
+	snprintf(out, sizeof(out), "%s/load-%s.json", r->h->dir, s->name);
+	snprintf(n, sizeof(n), "%d", REQUESTS);
+	snprintf(c, sizeof(c), "%d", CLIENTS);
+	pid = proc_spawn(argv, envv, NULL);
+	if (!ASSERT_EQ(proc_wait(pid, 120000), 0, "driver") ||
+	    !ASSERT_GT(read_file(out, buf, sizeof(buf)), 0, "driver summary"))
+		return false;
+	o = json_tokener_parse(buf);
+	failed = j_get(o, "failed");
+	ok &= ASSERT_EQ(j_int(j_get(o, "statuses"), "200"), REQUESTS - FAILURES, "answers 200");
+	ok &= ASSERT_EQ(j_int(j_get(o, "statuses"), "502"), FAILURES, "answers 502");
+	for (i = 0; i < json_object_array_length(failed); i++)
+		ok &= ASSERT_EQ(json_object_get_int(json_object_array_get_idx(failed, i)) %
+					FAIL_MOD,
+				0, "only every fifth id failed");
+	json_object_put(o);
+	return ok;
+}
+
+/* Until claimd says it probes the Go program (the processes are marked as they listen). */
+static bool go_probed(struct claimd_h *h, int files)
+{
+	const char *args[] = { "status", NULL };
+	long long n = 0;
+	int i;
+
+	for (i = 0; i < 50 && n < files; i++) {
+		struct json_object *st = claimctl_json(h, args);
+
+		n = j_int(st, "go_files");
+		json_object_put(st);
+		if (n < files)
+			sleep_ms(200);
+	}
+	/* The listen records of the later processes reach claimd within its drain timer. */
+	sleep_ms(500);
+	return ASSERT_GE(n, files, "claimd probes the Go program");
+}
+
+static bool calls_done(struct json_object *e, void *arg)
+{
+	return j_int(e, "calls") >= *(int *)arg;
+}
+
+/* The edge caller -> callee: calls, callee failures and both failed exact. */
+static void check_edge(struct claimd_h *h, const char *caller, const char *callee, int failures,
+		       const char *cls)
+{
+	int want = REQUESTS;
+	struct json_object *e = claimd_wait_edge(h, caller, callee, calls_done, &want, 15000);
+
+	if (!ASSERT_OK_PTR(e, callee))
+		return;
+	printf("%s -> %s: calls %lld, callee failures %lld, both %lld, %s\n", caller, callee,
+	       j_int(e, "calls"), j_int(e, "callee_failures"), j_int(e, "both_failed"),
+	       j_str(e, "class"));
+	ASSERT_EQ(j_int(e, "calls"), REQUESTS, "calls");
+	ASSERT_EQ(j_int(e, "callee_failures"), failures, "callee failures");
+	ASSERT_EQ(j_int(e, "both_failed"), failures, "both failed");
+	if (cls)
+		ASSERT_STREQ(j_str(e, "class"), cls, "class");
+	json_object_put(e);
+}
+
+/* Each service's mode in claimctl services. */
+static void check_modes(struct claimd_h *h, const struct gorun *r)
+{
+	const char *args[] = { "services", NULL };
+	struct json_object *arr = claimctl_json(h, args);
+	int i, found = 0;
+	size_t k;
+
+	for (k = 0; k < json_object_array_length(arr); k++) {
+		struct json_object *o = json_object_array_get_idx(arr, k);
+
+		for (i = 0; i < r->n; i++) {
+			if (strcmp(j_str(o, "service"), r->svc[i].name))
+				continue;
+			found++;
+			ASSERT_STREQ(j_str(o, "mode"), "goroutine", r->svc[i].name);
+			ASSERT_EQ(j_int(o, "multiplexed"), 0, "none multiplexed");
+		}
+	}
+	ASSERT_EQ(found, r->n, "every Go service listed");
+	json_object_put(arr);
+}
+
+static void chain(struct claimd_h *h, struct trace_cap *t, const char *exe, const char *prefix)
+{
+	char front[32], mid[32], back[32], url[64], fm[8];
+	struct gorun r = { .h = h, .exe = exe };
+	const struct truth_svc shape = { .target = "/r/%d", .ids = REQUESTS, .mod = FAIL_MOD };
+	struct truth_tally tally = { 0 };
+	struct truth_svc truth[3];
+	struct gosvc *b, *m, *f;
+	size_t mark;
+
+	snprintf(front, sizeof(front), "%sfront", prefix);
+	snprintf(mid, sizeof(mid), "%smid", prefix);
+	snprintf(back, sizeof(back), "%sback", prefix);
+	snprintf(fm, sizeof(fm), "%d", FAIL_MOD);
+	b = go_start(&r, back, (const char *[]){ "-fail-mod", fm, NULL });
+	m = b ? go_start(&r, mid, (const char *[]){ "-call", url_of(b, url, sizeof(url)), NULL })
+	      : NULL;
+	f = m ? go_start(&r, front, (const char *[]){ "-call", url_of(m, url, sizeof(url)), NULL })
+	      : NULL;
+	if (!ASSERT_OK_PTR(f, "Go chain started") || !go_probed(h, 1))
+		goto out;
+	mark = trace_mark(t);
+	if (!go_load(&r, f))
+		goto out;
+	check_edge(h, front, mid, FAILURES, "fail-close");
+	check_edge(h, mid, back, FAILURES, "fail-close");
+	{
+		const pid_t pids[3] = { f->pid, m->pid, b->pid };
+		const char *const names[3] = { front, mid, back };
+
+		truth__chain(truth, 3, &shape, pids, names);
+		truth__tally_trace(&tally, t, mark, truth, 3, 3 * FAILURES);
+		truth__expect(&tally, prefix, 3 * FAILURES, 0);
+	}
+	check_modes(h, &r);
+out:
+	go_stop_all(&r);
+}
+
+static bool in_lifetime(struct json_object *in, struct json_object *e)
+{
+	return j_int(e, "start_ns") >= j_int(in, "start_ns") &&
+	       j_int(e, "end_ns") <= j_int(in, "end_ns") && j_int(e, "end_ns") > 0;
+}
+
+static bool match_fan(struct json_object *o, void *arg)
+{
+	return !strcmp(j_str(o, "type"), "ingress") && j_int(o, "pid") == *(pid_t *)arg;
+}
+
+static void fanout(struct claimd_h *h, struct trace_cap *t)
+{
+	struct gorun r = { .h = h, .exe = "goservice" };
+	char u[3][64], fm[8];
+	struct gosvc *b[3], *f = NULL;
+	struct json_object *all = NULL;
+	int i, seen = 0, three = 0, failed = 0, right = 0;
+	size_t k, mark;
+
+	snprintf(fm, sizeof(fm), "%d", FAIL_MOD);
+	b[0] = go_start(&r, "gfan1", NULL);
+	b[1] = b[0] ? go_start(&r, "gfan2", (const char *[]){ "-fail-mod", fm, NULL }) : NULL;
+	b[2] = b[1] ? go_start(&r, "gfan3", NULL) : NULL;
+	if (b[2])
+		f = go_start(&r, "gfan",
+			     (const char *[]){ "-fanout", "-call", url_of(b[0], u[0], 64), "-call",
+					       url_of(b[1], u[1], 64), "-call",
+					       url_of(b[2], u[2], 64), NULL });
+	if (!ASSERT_OK_PTR(f, "fan-out started") || !go_probed(h, 1))
+		goto out;
+	mark = trace_mark(t);
+	if (!go_load(&r, f))
+		goto out;
+	trace_wait(t, match_fan, &f->pid, REQUESTS, 20000);
+	all = trace_read_from(t, mark);
+	for (k = 0; k < json_object_array_length(all); k++) {
+		struct json_object *o = json_object_array_get_idx(all, k), *eg;
+		int mask = 0;
+		size_t j;
+
+		if (!match_fan(o, &f->pid))
+			continue;
+		seen++;
+		eg = j_get(o, "egress");
+		for (j = 0; j < json_object_array_length(eg); j++) {
+			struct json_object *e = json_object_array_get_idx(eg, j);
+			const char *callee = j_str(e, "callee");
+
+			for (i = 0; i < 3; i++)
+				if (!strcmp(callee, r.svc[i].name) && in_lifetime(o, e))
+					mask |= 1 << i;
+		}
+		three += json_object_array_length(eg) == 3 && mask == 7;
+		if (j_int(o, "status") >= 500) {
+			failed++;
+			right += !strcmp(j_str(o, "verdict"), "unclaimed") &&
+				 !strcmp(j_str(j_get(o, "cause"), "callee"), "gfan2");
+		}
+	}
+	printf("fan-out: %d requests, %d with their three calls, %d failed, %d unclaimed by "
+	       "gfan2\n",
+	       seen, three, failed, right);
+	ASSERT_EQ(seen, REQUESTS, "requests seen");
+	ASSERT_EQ(three, REQUESTS, "each with its three calls, inside its lifetime");
+	ASSERT_EQ(failed, FAILURES, "failures");
+	ASSERT_EQ(right, FAILURES, "each unclaimed, caused by gfan2");
+	check_edge(h, "gfan", "gfan2", FAILURES, "fail-close");
+	check_edge(h, "gfan", "gfan1", 0, NULL);
+	check_edge(h, "gfan", "gfan3", 0, NULL);
+	check_modes(h, &r);
+out:
+	json_object_put(all);
+	go_stop_all(&r);
+}
+
+void test_go(void)
+{
+	struct claimd_h h = { 0 };
+	struct trace_cap t = { 0 };
+	char exe[H_PATH];
+
+	if (!test__need_root())
+		return;
+	snprintf(exe, sizeof(exe), "%s/tests/go/goservice.stripped", test__build_dir());
+	if (access(exe, X_OK)) {
+		test__skip("%s not built (make go-peers; needs golang-go)", exe);
+		return;
+	}
+	if (!ASSERT_OK(claimd_start(&h, NULL), "claimd start") ||
+	    !ASSERT_OK(trace_start(&t, &h), "trace"))
+		goto out;
+	if (test__start_subtest("chain"))
+		chain(&h, &t, "goservice", "go");
+	if (test__start_subtest("stripped"))
+		chain(&h, &t, "goservice.stripped", "gs");
+	if (test__start_subtest("fanout"))
+		fanout(&h, &t);
+out:
+	if (test__failed_now())
+		claimd_print_log(&h);
+	trace_stop(&t);
+	claimd_stop(&h);
+	tmpdir_remove(h.dir);
+}
