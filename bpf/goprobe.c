@@ -20,6 +20,12 @@
  *    request is still the one its goroutine serves (a goroutine outliving
  *    its request ties nothing to the next one on the same goroutine).
  *
+ * A call on a goroutine tied to no request is recorded as a call of its
+ * own. In a process that serves, it may have been made for a request
+ * (handed over through a channel to a worker started before it): from
+ * then on the process's requests get no confident verdict (untied-call),
+ * rather than a claim that ignores a call it could not see.
+ *
  * Go's register ABI on amd64: arguments in RAX, RBX, RCX, RDI, RSI, ...;
  * results in RAX, RBX, RCX; the running g in R14. Returns are probed at
  * their RET instructions: a uretprobe rewrites the return address on a
@@ -302,6 +308,7 @@ int go_serve(struct pt_regs *ctx)
 	if (!off || !proc_wanted(id >> 32))
 		return 0;
 	k.tgid = go_tgid();
+	proc_flag_set(k.tgid, PROC_GO_SERVES);
 	io.key.tgid = k.tgid;
 	io.key.fd = go_conn_fd(off, ctx->cx);
 	c = io.key.fd >= 0 ? bpf_map_lookup_elem(&conns, &io.key) : NULL;
@@ -369,6 +376,11 @@ int go_serve_ret(struct pt_regs *ctx)
 	if (!q || !q->t.conn.tgid)
 		return 0;
 	r = &q->t.rec;
+	if ((proc_flags(k.tgid) & PROC_GO_UNTIED) &&
+	    !(r->flags & (CLAIMD_IN_BLIND | CLAIMD_IN_UNTIED))) {
+		r->flags |= CLAIMD_IN_UNTIED;
+		stat_inc(CLAIMD_ST_UNTIED);
+	}
 	/* A handler that wrote nothing: finishRequest answers 200. */
 	status = q->status ?: 200;
 	slots = q->slots;
@@ -429,6 +441,8 @@ int go_round_trip(struct pt_regs *ctx)
 		}
 	} else {
 		stat_inc(CLAIMD_ST_GO_OUTSIDE);
+		if (proc_flags(k.tgid) & PROC_GO_SERVES)
+			proc_flag_set(k.tgid, PROC_GO_UNTIED);
 	}
 	bpf_map_update_elem(&go_calls, &k, &call, BPF_ANY);
 	return 0;

@@ -59,10 +59,12 @@ static __always_inline void submit(void *rec)
 }
 
 /* traced[] bits (headers/observer.h): what we know of a process. */
-#define PROC_TRACED  CLAIMD_PROC_TRACED
-#define PROC_CONTEXT CLAIMD_PROC_CONTEXT
-#define PROC_MUX     CLAIMD_PROC_MUX
-#define PROC_GO	     CLAIMD_PROC_GO
+#define PROC_TRACED    CLAIMD_PROC_TRACED
+#define PROC_CONTEXT   CLAIMD_PROC_CONTEXT
+#define PROC_MUX       CLAIMD_PROC_MUX
+#define PROC_GO	       CLAIMD_PROC_GO
+#define PROC_GO_SERVES CLAIMD_PROC_GO_SERVES
+#define PROC_GO_UNTIED CLAIMD_PROC_GO_UNTIED
 
 /* The process's bits; a tgid beyond the array (pid_max above 4M) counts as traced. */
 static __always_inline __u32 proc_flags(__u32 tgid)

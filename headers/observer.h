@@ -245,10 +245,14 @@ struct claimd_thread {
 };
 
 /* The traced map's word per process: what the programs know of it. */
-#define CLAIMD_PROC_TRACED  0x1 /* it owns a socket we follow */
-#define CLAIMD_PROC_CONTEXT 0x2 /* it names its requests (claim_context_enter) */
-#define CLAIMD_PROC_MUX	    0x4 /* it served two requests at once on a thread: no verdicts */
-#define CLAIMD_PROC_GO	    0x8 /* Go: its HTTP followed per goroutine, not by its syscalls */
+#define CLAIMD_PROC_TRACED    0x1  /* it owns a socket we follow */
+#define CLAIMD_PROC_CONTEXT   0x2  /* it names its requests (claim_context_enter) */
+#define CLAIMD_PROC_MUX	      0x4  /* it served two requests at once on a thread: no verdicts */
+#define CLAIMD_PROC_GO	      0x8  /* Go: its HTTP followed per goroutine, not by its syscalls */
+#define CLAIMD_PROC_GO_SERVES 0x10 /* Go: it serves requests */
+/* Go: while serving, it made a call on a goroutine tied to no request (a
+ * worker pool, a channel): its requests' logs may miss calls, no verdict. */
+#define CLAIMD_PROC_GO_UNTIED 0x20
 
 /* Filters set by claimd before the programs see traffic. */
 #define CLAIMD_FILTER_PID    0x01 /* only processes in the pid_filter map */

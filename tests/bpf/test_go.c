@@ -15,7 +15,10 @@
  *  - fanout: a Go handler calling three backends each on a goroutine it
  *    starts (WaitGroup), the second failing every fifth id: each request
  *    with its three calls, inside its own lifetime, its failures unclaimed
- *    and caused by the failing backend; each edge exact.
+ *    and caused by the failing backend; each edge exact;
+ *  - pool: a handler handing its call to workers started before any request
+ *    (through a channel): the calls cannot be tied to their requests, so
+ *    the service's failures are unknown (untied-call), never claimed.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -164,7 +167,7 @@ static void check_edge(struct claimd_h *h, const char *caller, const char *calle
 	json_object_put(e);
 }
 
-/* Each service's mode in claimctl services. */
+/* Each service's mode and requests in claimctl services. */
 static void check_modes(struct claimd_h *h, const struct gorun *r)
 {
 	const char *args[] = { "services", NULL };
@@ -181,6 +184,8 @@ static void check_modes(struct claimd_h *h, const struct gorun *r)
 			found++;
 			ASSERT_STREQ(j_str(o, "mode"), "goroutine", r->svc[i].name);
 			ASSERT_EQ(j_int(o, "multiplexed"), 0, "none multiplexed");
+			/* Seen by the Go probes only: the syscall path leaves them alone. */
+			ASSERT_EQ(j_int(o, "requests"), REQUESTS, "each request counted once");
 		}
 	}
 	ASSERT_EQ(found, r->n, "every Go service listed");
@@ -302,6 +307,40 @@ out:
 	go_stop_all(&r);
 }
 
+static void pool(struct claimd_h *h, struct trace_cap *t)
+{
+	struct gorun r = { .h = h, .exe = "goservice" };
+	const struct truth_svc shape = { .target = "/r/%d", .ids = REQUESTS, .mod = FAIL_MOD };
+	const char *const names[2] = { "gpool", "gpoolback" };
+	struct truth_tally tally = { 0 };
+	struct truth_svc truth[2];
+	char url[64], fm[8];
+	struct gosvc *b, *f = NULL;
+	size_t mark;
+
+	snprintf(fm, sizeof(fm), "%d", FAIL_MOD);
+	b = go_start(&r, names[1], (const char *[]){ "-fail-mod", fm, NULL });
+	if (b)
+		f = go_start(&r, names[0],
+			     (const char *[]){ "-pool", "2", "-call", url_of(b, url, sizeof(url)),
+					       NULL });
+	if (!ASSERT_OK_PTR(f, "pool started") || !go_probed(h, 1))
+		goto out;
+	mark = trace_mark(t);
+	if (!go_load(&r, f))
+		goto out;
+	{
+		const pid_t pids[2] = { f->pid, b->pid };
+
+		truth__chain(truth, 2, &shape, pids, names);
+		truth__tally_trace(&tally, t, mark, truth, 2, 2 * FAILURES);
+		/* The backend's own failures claimed; the pool's unknown, none claimed. */
+		truth__expect(&tally, "pool", FAILURES, FAILURES);
+	}
+out:
+	go_stop_all(&r);
+}
+
 void test_go(void)
 {
 	struct claimd_h h = { 0 };
@@ -324,6 +363,8 @@ void test_go(void)
 		chain(&h, &t, "goservice.stripped", "gs");
 	if (test__start_subtest("fanout"))
 		fanout(&h, &t);
+	if (test__start_subtest("pool"))
+		pool(&h, &t);
 out:
 	if (test__failed_now())
 		claimd_print_log(&h);

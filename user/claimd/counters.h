@@ -81,7 +81,8 @@
 	  "Go requests on a connection claimd does not follow: not counted.")                     \
 	X(CLAIMD_ST_GO_OUTSIDE, "go_calls_outside_requests",                                      \
 	  "Go calls on a goroutine tied to no request (a caller that serves nothing, or a "       \
-	  "goroutine started before the request): recorded as calls of their own.")               \
+	  "goroutine started before the request): recorded as calls of their own; in a process "  \
+	  "that serves, its requests get no confident verdict from then on.")                     \
 	X(CLAIMD_ST_GO_NO_CALLEE, "go_calls_callee_unknown",                                      \
 	  "Go calls to a host that is not an IP address: the request's verdict becomes "          \
 	  "unknown.")

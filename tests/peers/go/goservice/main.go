@@ -2,13 +2,15 @@
 //
 // goservice: a Go net/http service and load driver for claimd's Go tests.
 //
-//	goservice serve -listen 127.0.0.1:0 -ready FILE [-fail-mod N] [-call URL]... [-fanout]
+//	goservice serve -listen 127.0.0.1:0 -ready FILE [-fail-mod N] [-call URL]... [-fanout | -pool N]
 //	goservice load -url URL -n N -c C [-out FILE]
 //
 // serve answers /r/<id>. With -fail-mod N it fails (500) every id that is a
 // multiple of N. With -call it calls each URL's /r/<id> first, one after the
 // other, or with -fanout each on a goroutine of its own (WaitGroup); it
 // fails (502) when any call failed (status >= 500 or a transport error).
+// With -pool N the calls are made by N worker goroutines started before any
+// request, handed over through a channel (the handler waits for them).
 // The chosen port goes to the -ready file once it listens.
 //
 // load sends /r/0 .. /r/N-1 from C goroutines and writes a JSON summary
@@ -54,9 +56,23 @@ func serve(args []string) {
 	ready := fs.String("ready", "", "file to write the port to")
 	failMod := fs.Int("fail-mod", 0, "fail ids that are multiples of this")
 	fanout := fs.Bool("fanout", false, "make the calls on goroutines")
+	pool := fs.Int("pool", 0, "make the calls on this many workers started first")
 	var calls urls
 	fs.Var(&calls, "call", "callee base URL (repeatable)")
 	fs.Parse(args)
+
+	type job struct {
+		url, id string
+		failed  chan bool
+	}
+	jobs := make(chan job)
+	for i := 0; i < *pool; i++ {
+		go func() {
+			for j := range jobs {
+				j.failed <- call(j.url, j.id)
+			}
+		}()
+	}
 
 	http.HandleFunc("/r/", func(w http.ResponseWriter, r *http.Request) {
 		id := strings.TrimPrefix(r.URL.Path, "/r/")
@@ -77,6 +93,14 @@ func serve(args []string) {
 				}(u)
 			}
 			wg.Wait()
+		} else if *pool > 0 {
+			for _, u := range calls {
+				j := job{u, id, make(chan bool)}
+				jobs <- j
+				if <-j.failed {
+					failed = true
+				}
+			}
 		} else {
 			for _, u := range calls {
 				if call(u, id) {
