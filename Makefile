@@ -85,7 +85,7 @@ TEST_LIB_SRCS := $(sort $(wildcard tests/lib/*.c))
 TEST_OBJS := $(patsubst tests/%.c,$(BUILD)/tests/%.o,$(TEST_SRCS) $(TEST_LIB_SRCS))
 # Objects of claimd the unit tests exercise directly.
 TEST_USER_OBJS := $(patsubst %,$(BUILD)/user/claimd/%.o,record names edges memory procnet \
-	trace_fmt sysprobe counters roots metrics metrics_text goexec) \
+	trace_fmt sysprobe counters roots metrics metrics_text goexec grpc_codes) \
 	$(BUILD)/user/claimctl/storm.o $(COMMON_OBJS)
 
 # libclaim: the client shim, static and shared, position-independent.
@@ -292,12 +292,14 @@ GO_ENV := GO111MODULE=off GOPATH=/usr/share/gocode GOFLAGS= GOPROXY=off \
 	GOCACHE=$(abspath $(BUILD))/go-cache
 go_build = cd $(dir $<) && $(GO_ENV) go build $(1) -o $(abspath $@) .
 
-$(BUILD)/tests/go/%.stripped: tests/peers/go/%/main.go | $(DEPS_TEST)
+GO_PEER_SRCS := $(wildcard tests/peers/go/*/*.go)
+
+$(BUILD)/tests/go/%.stripped: tests/peers/go/%/main.go $(GO_PEER_SRCS) | $(DEPS_TEST)
 	$(call msg,GO,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(call go_build,-ldflags='-s -w')
 
-$(BUILD)/tests/go/%: tests/peers/go/%/main.go | $(DEPS_TEST)
+$(BUILD)/tests/go/%: tests/peers/go/%/main.go $(GO_PEER_SRCS) | $(DEPS_TEST)
 	$(call msg,GO,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(call go_build,)

@@ -9,7 +9,8 @@
  *
  *  - serverHandler.ServeHTTP, entry: a request begins on this goroutine
  *    (its connection, from the response's net.Conn down to the socket's fd,
- *    gives the addresses the syscall path knows); at each RET it ends, with
+ *    plain or under TLS, gives the addresses the syscall path knows); at
+ *    each RET it ends, with
  *    the status (*response).WriteHeader saw, and gets its verdict, counts
  *    and record exactly as any other ingress (ingress_emit).
  *  - (*Transport).roundTrip, entry: a call of the request this goroutine
@@ -152,18 +153,15 @@ static __always_inline __u8 go_method(__u64 addr)
 	return http_method_of(tok, s.len);
 }
 
-/* FNV-1a of a path, as the framer hashes a request target. */
-static __always_inline __u32 go_target_hash(__u64 addr)
+/* FNV-1a of a Go string's bytes (the first GO_TARGET_MAX), as the framer hashes a target. */
+static __always_inline __u32 go_hash_bytes(const struct go_string *s)
 {
-	struct go_string s;
 	__u8 b[GO_TARGET_MAX] = {};
 	__u32 h = HTTP_FNV_OFFSET, i, n;
 
-	if (go_read_str(&s, addr))
-		return h;
-	n = s.len < GO_TARGET_MAX ? s.len : GO_TARGET_MAX;
+	n = s->len < GO_TARGET_MAX ? s->len : GO_TARGET_MAX;
 	if (!n ||
-	    bpf_probe_read_user(b, n & (GO_TARGET_MAX - 1) ?: GO_TARGET_MAX, (const void *)s.ptr))
+	    bpf_probe_read_user(b, n & (GO_TARGET_MAX - 1) ?: GO_TARGET_MAX, (const void *)s->ptr))
 		return h;
 	for (i = 0; i < GO_TARGET_MAX; i++) {
 		if (i >= n)
@@ -171,6 +169,16 @@ static __always_inline __u32 go_target_hash(__u64 addr)
 		h = (h ^ b[i]) * HTTP_FNV_PRIME;
 	}
 	return h;
+}
+
+/* FNV-1a of the string at addr (a path, a gRPC method). */
+static __always_inline __u32 go_target_hash(__u64 addr)
+{
+	struct go_string s;
+
+	if (go_read_str(&s, addr))
+		return HTTP_FNV_OFFSET;
+	return go_hash_bytes(&s);
 }
 
 /* Does the host start with "localhost:"? */
@@ -269,18 +277,60 @@ static __always_inline struct go_req *go_owner_find(__u32 tgid, __u64 g, struct 
 	return NULL;
 }
 
-/* The socket under the response's connection (*response -> conn -> rwc -> fd). */
-static __always_inline __s32 go_conn_fd(const struct go_offsets *off, __u64 resp)
+/* The port at the end of an "ip:port" string; 0: none. */
+static __always_inline __u16 go_addr_port(__u64 addr)
+{
+	struct go_string s;
+	__u8 b[8] = {};
+	__u32 port = 0, mul = 1;
+	int i;
+
+	if (go_read_str(&s, addr) || s.len < 8 ||
+	    bpf_probe_read_user(b, sizeof(b), (const void *)(s.ptr + s.len - 8)))
+		return 0;
+	for (i = 7; i >= 0; i--) {
+		if (b[i] == ':')
+			return port <= 65535 ? port : 0;
+		if (b[i] < '0' || b[i] > '9' || mul > 10000)
+			return 0;
+		port += (b[i] - '0') * mul;
+		mul *= 10;
+	}
+	return 0;
+}
+
+/* The socket of a *net.TCPConn (net.conn -> netFD -> poll.FD.Sysfd); -1: none. */
+static __always_inline __s32 go_netconn_fd(const struct go_offsets *off, __u64 nc)
+{
+	__u64 fd = go_read_ptr(nc + off->netconn_fd);
+
+	return fd ? (__s32)go_read_ptr(fd + off->netfd_pfd + off->pfd_sysfd) : -1;
+}
+
+/*
+ * The connection a response goes out on, from the table (its fd in key):
+ * *response -> conn -> rwc, a *net.TCPConn, or a *tls.Conn holding one.
+ * Which of the two the interface holds is not read (its type word is not
+ * known without symbols): each is tried, and only the socket whose peer
+ * port is the one the connection names (conn.remoteAddr) is taken.
+ */
+static __always_inline struct claimd_conn *go_server_conn(const struct go_offsets *off, __u64 resp,
+							  struct claimd_conn_key *key)
 {
 	__u64 conn = go_read_ptr(resp + off->resp_conn);
 	__u64 nc = conn ? go_read_ptr(conn + off->conn_rwc + 8) : 0; /* the interface's data */
-	__u64 fd = nc ? go_read_ptr(nc + off->netconn_fd) : 0;
-	__u64 sysfd;
+	__u16 port = conn ? go_addr_port(conn + off->conn_remote_addr) : 0;
+	struct claimd_conn *c;
+	int i;
 
-	if (!fd)
-		return -1;
-	sysfd = go_read_ptr(fd + off->netfd_pfd + off->pfd_sysfd);
-	return (__s32)sysfd;
+	for (i = 0; i < 2 && nc && port; i++) {
+		key->fd = go_netconn_fd(off, nc);
+		c = key->fd >= 0 ? bpf_map_lookup_elem(&conns, key) : NULL;
+		if (c && c->role == CLAIMD_ROLE_INBOUND && c->remote.port == port)
+			return c;
+		nc = go_read_ptr(nc + off->tls_conn + 8);
+	}
+	return NULL;
 }
 
 static __always_inline __u32 go_tgid(void)
@@ -291,6 +341,49 @@ static __always_inline __u32 go_tgid(void)
 	return tgid;
 }
 
+/*
+ * A request begins on goroutine k.g, on connection c (NULL: one claimd does
+ * not follow, not counted), as p says (start, method, target).
+ */
+static __always_inline void go_req_open(struct go_key *k, struct io *io, struct claimd_conn *c,
+					const struct claimd_pending *p)
+{
+	struct claimd_ingress *r;
+	struct go_req *q;
+
+	proc_flag_set(k->tgid, PROC_GO_SERVES);
+	if (!c) {
+		stat_inc(CLAIMD_ST_GO_UNSEEN);
+		bpf_map_delete_elem(&go_reqs, k);
+		return;
+	}
+	q = bpf_map_lookup_elem(&go_reqs, k);
+	if (!q) {
+		bpf_map_update_elem(&go_reqs, k, &zero_go_req, BPF_NOEXIST);
+		q = bpf_map_lookup_elem(&go_reqs, k);
+		if (!q) {
+			stat_inc(CLAIMD_ST_THREAD_FULL);
+			return;
+		}
+	} else if (q->t.conn.tgid) {
+		/* The last request on it never returned (a panic): not recorded. */
+		stat_inc(CLAIMD_ST_ABANDONED);
+	}
+	r = &q->t.rec;
+	ingress_fill(r, c, io, p);
+	r->seq = io->now > r->seq ? io->now : r->seq + 1;
+	r->end_ns = 0;
+	r->flags = CLAIMD_IN_GO;
+	r->status = 0;
+	r->verdict = CLAIM_NONE;
+	r->rule = CLAIM_RULE_NONE;
+	q->slots = 0;
+	q->status = 0;
+	q->t.conn = io->key;
+	stat_inc(CLAIMD_ST_INGRESS);
+	stat_inc(CLAIMD_ST_GO_REQUESTS);
+}
+
 /* net/http.serverHandler.ServeHTTP(sh, rw ResponseWriter, req *Request): RCX rw's data, RDI req. */
 SEC("uprobe")
 int go_serve(struct pt_regs *ctx)
@@ -299,53 +392,17 @@ int go_serve(struct pt_regs *ctx)
 	__u64 id = bpf_get_current_pid_tgid();
 	struct io io = { .now = bpf_ktime_get_ns(), .tid = (__u32)id };
 	struct go_key k = { .g = ctx->r14 };
-	struct claimd_pending p = {};
-	struct claimd_ingress *r;
-	struct claimd_conn *c;
-	struct go_req *q;
+	struct claimd_pending p = { .start_ns = io.now };
 	__u64 req = ctx->di, url;
 
 	if (!off || !proc_wanted(id >> 32))
 		return 0;
 	k.tgid = go_tgid();
-	proc_flag_set(k.tgid, PROC_GO_SERVES);
 	io.key.tgid = k.tgid;
-	io.key.fd = go_conn_fd(off, ctx->cx);
-	c = io.key.fd >= 0 ? bpf_map_lookup_elem(&conns, &io.key) : NULL;
-	if (!c || c->role != CLAIMD_ROLE_INBOUND) {
-		stat_inc(CLAIMD_ST_GO_UNSEEN);
-		bpf_map_delete_elem(&go_reqs, &k);
-		return 0;
-	}
-	q = bpf_map_lookup_elem(&go_reqs, &k);
-	if (!q) {
-		bpf_map_update_elem(&go_reqs, &k, &zero_go_req, BPF_NOEXIST);
-		q = bpf_map_lookup_elem(&go_reqs, &k);
-		if (!q) {
-			stat_inc(CLAIMD_ST_THREAD_FULL);
-			return 0;
-		}
-	} else if (q->t.conn.tgid) {
-		/* The last request on it never returned (a panic): not recorded. */
-		stat_inc(CLAIMD_ST_ABANDONED);
-	}
 	url = go_read_ptr(req + off->req_url);
-	p.start_ns = io.now;
 	p.method = go_method(req + off->req_method);
 	p.target_hash = url ? go_target_hash(url + off->url_path) : HTTP_FNV_OFFSET;
-	r = &q->t.rec;
-	ingress_fill(r, c, &io, &p);
-	r->seq = io.now > r->seq ? io.now : r->seq + 1;
-	r->end_ns = 0;
-	r->flags = CLAIMD_IN_GO;
-	r->status = 0;
-	r->verdict = CLAIM_NONE;
-	r->rule = CLAIM_RULE_NONE;
-	q->slots = 0;
-	q->status = 0;
-	q->t.conn = io.key;
-	stat_inc(CLAIMD_ST_INGRESS);
-	stat_inc(CLAIMD_ST_GO_REQUESTS);
+	go_req_open(&k, &io, go_server_conn(off, ctx->cx, &io.key), &p);
 	return 0;
 }
 
@@ -392,6 +449,74 @@ int go_serve_ret(struct pt_regs *ctx)
 	return 0;
 }
 
+/*
+ * A call begins now on goroutine k.g (call: its method and target; its
+ * callee when known): logged in the request the goroutine serves or was
+ * started for, if any, and remembered until it returns.
+ */
+static __always_inline void go_call_open(struct go_key *k, struct go_call *call, int known)
+{
+	struct go_owner o = {};
+	struct go_req *q;
+
+	call->p.start_ns = bpf_ktime_get_ns();
+	call->p.tid = (__u32)bpf_get_current_pid_tgid();
+	call->p.slot = CLAIMD_NO_SLOT;
+	stat_inc(CLAIMD_ST_EGRESS);
+	stat_inc(CLAIMD_ST_GO_CALLS);
+	q = go_owner_find(k->tgid, k->g, &o);
+	if (!known) {
+		stat_inc(CLAIMD_ST_GO_NO_CALLEE);
+		if (q && !(q->t.rec.flags & (CLAIMD_IN_BLIND | CLAIMD_IN_UNTIED))) {
+			q->t.rec.flags |= CLAIMD_IN_UNTIED;
+			stat_inc(CLAIMD_ST_UNTIED);
+		}
+		return;
+	}
+	if (q) {
+		struct claimd_ingress *r = &q->t.rec;
+		__u32 n = __sync_fetch_and_add(&q->slots, 1);
+
+		call->p.ingress_seq = o.seq;
+		call->owner_g = o.g;
+		if (n < CLAIMD_EGRESS_MAX) {
+			egress_entry_init(&r->egress[n & EGRESS_MASK], &call->p, &call->callee,
+					  egress_retry_flag(r, n, &call->p, &call->callee));
+			call->p.slot = n;
+		} else {
+			stat_inc(CLAIMD_ST_EGRESS_OVERFLOW);
+		}
+	} else {
+		stat_inc(CLAIMD_ST_GO_OUTSIDE);
+		if (proc_flags(k->tgid) & PROC_GO_SERVES)
+			proc_flag_set(k->tgid, PROC_GO_UNTIED);
+	}
+	bpf_map_update_elem(&go_calls, k, call, BPF_ANY);
+}
+
+/* The call goroutine k.g made returned as end says: into its request's log, or a record. */
+static __always_inline void go_call_close(struct go_key *k, struct go_call *call,
+					  struct egress_end *end)
+{
+	struct io io = { .now = end->end_ns, .key = { .tgid = k->tgid } };
+	struct go_req *q;
+
+	if (call->p.ingress_seq) {
+		struct go_key ok = { .tgid = k->tgid, .g = call->owner_g };
+
+		q = bpf_map_lookup_elem(&go_reqs, &ok);
+		if (q && q->t.conn.tgid && q->t.rec.seq == call->p.ingress_seq) {
+			egress_settle(&q->t.rec, call->p.slot, end);
+			goto out;
+		}
+		end->flags |= CLAIMD_EG_LATE;
+	}
+	egress_emit_root(&io, &call->p, &call->callee, end->status, end->flags, end->claim,
+			 end->end_ns);
+out:
+	bpf_map_delete_elem(&go_calls, k);
+}
+
 /* net/http.(*Transport).roundTrip(t, req *Request): RBX req. */
 SEC("uprobe")
 int go_round_trip(struct pt_regs *ctx)
@@ -400,8 +525,6 @@ int go_round_trip(struct pt_regs *ctx)
 	__u64 id = bpf_get_current_pid_tgid();
 	struct go_key k = { .g = ctx->r14 };
 	struct go_call call = {};
-	struct go_owner o = {};
-	struct go_req *q;
 	__u64 req = ctx->bx, url;
 	int known;
 
@@ -410,41 +533,9 @@ int go_round_trip(struct pt_regs *ctx)
 	k.tgid = go_tgid();
 	url = go_read_ptr(req + off->req_url);
 	known = url && !go_callee(&call.callee, url + off->url_host);
-	call.p.start_ns = bpf_ktime_get_ns();
-	call.p.tid = (__u32)id;
 	call.p.method = go_method(req + off->req_method);
 	call.p.target_hash = url ? go_target_hash(url + off->url_path) : HTTP_FNV_OFFSET;
-	call.p.slot = CLAIMD_NO_SLOT;
-	stat_inc(CLAIMD_ST_EGRESS);
-	stat_inc(CLAIMD_ST_GO_CALLS);
-	q = go_owner_find(k.tgid, k.g, &o);
-	if (!known) {
-		stat_inc(CLAIMD_ST_GO_NO_CALLEE);
-		if (q && !(q->t.rec.flags & (CLAIMD_IN_BLIND | CLAIMD_IN_UNTIED))) {
-			q->t.rec.flags |= CLAIMD_IN_UNTIED;
-			stat_inc(CLAIMD_ST_UNTIED);
-		}
-		return 0;
-	}
-	if (q) {
-		struct claimd_ingress *r = &q->t.rec;
-		__u32 n = __sync_fetch_and_add(&q->slots, 1);
-
-		call.p.ingress_seq = o.seq;
-		call.owner_g = o.g;
-		if (n < CLAIMD_EGRESS_MAX) {
-			egress_entry_init(&r->egress[n & EGRESS_MASK], &call.p, &call.callee,
-					  egress_retry_flag(r, n, &call.p, &call.callee));
-			call.p.slot = n;
-		} else {
-			stat_inc(CLAIMD_ST_EGRESS_OVERFLOW);
-		}
-	} else {
-		stat_inc(CLAIMD_ST_GO_OUTSIDE);
-		if (proc_flags(k.tgid) & PROC_GO_SERVES)
-			proc_flag_set(k.tgid, PROC_GO_UNTIED);
-	}
-	bpf_map_update_elem(&go_calls, &k, &call, BPF_ANY);
+	go_call_open(&k, &call, known);
 	return 0;
 }
 
@@ -456,8 +547,6 @@ int go_round_trip_ret(struct pt_regs *ctx)
 	struct go_key k = { .tgid = bpf_get_current_pid_tgid() >> 32, .g = ctx->r14 };
 	struct go_call *call = bpf_map_lookup_elem(&go_calls, &k);
 	struct egress_end end = { .end_ns = bpf_ktime_get_ns() };
-	struct io io = { .now = end.end_ns };
-	struct go_req *q;
 
 	if (!call || !off)
 		return 0;
@@ -465,21 +554,134 @@ int go_round_trip_ret(struct pt_regs *ctx)
 		end.flags = CLAIMD_EG_TRANSPORT;
 	else
 		end.status = (__u16)go_read_ptr(ctx->ax + off->response_status);
-	if (call->p.ingress_seq) {
-		struct go_key ok = { .tgid = k.tgid, .g = call->owner_g };
+	go_call_close(&k, call, &end);
+	return 0;
+}
 
-		q = bpf_map_lookup_elem(&go_reqs, &ok);
-		if (q && q->t.conn.tgid && q->t.rec.seq == call->p.ingress_seq) {
-			egress_settle(&q->t.rec, call->p.slot, &end);
-			goto out;
-		}
-		end.flags |= CLAIMD_EG_LATE;
-	}
+/* A gRPC status code as the records' status (headers/goprobe.h). */
+static __always_inline __u32 go_grpc_code_status(__u64 code)
+{
+	if (code == 0)
+		return CLAIMD_GRPC_STATUS_OK;
+	if (code >= CLAIMD_GRPC_CODES)
+		code = 2; /* UNKNOWN */
+	return ((grpc_fail_codes >> code) & 1 ? CLAIMD_GRPC_STATUS_FAILED
+					      : CLAIMD_GRPC_STATUS_OTHER) +
+	       code;
+}
+
+/* The code of a *spb.Status (genproto rpc/status): UNKNOWN when unreadable. */
+static __always_inline __u64 go_spb_code(const struct go_offsets *off, __u64 spb)
+{
+	__u32 code = 2;
+
+	if (spb &&
+	    bpf_probe_read_user(&code, sizeof(code), (const void *)(spb + off->grpc_spb_code)))
+		code = 2;
+	return code;
+}
+
+/*
+ * The connection of a gRPC server transport (*http2Server): its conn, a
+ * *net.TCPConn, whose peer port must be remoteAddr's (a *net.TCPAddr).
+ */
+static __always_inline struct claimd_conn *go_grpc_conn(const struct go_offsets *off, __u64 st,
+							struct claimd_conn_key *key)
+{
+	__u64 nc = st ? go_read_ptr(st + off->grpc_h2s_conn + 8) : 0;
+	__u64 ra = st ? go_read_ptr(st + off->grpc_h2s_remote + 8) : 0;
+	__u64 port = ra ? go_read_ptr(ra + off->tcpaddr_port) : 0;
+	struct claimd_conn *c;
+
+	if (!nc || !port)
+		return NULL;
+	key->fd = go_netconn_fd(off, nc);
+	c = key->fd >= 0 ? bpf_map_lookup_elem(&conns, key) : NULL;
+	if (c && c->role == CLAIMD_ROLE_INBOUND && c->remote.port == port)
+		return c;
+	return NULL;
+}
+
+/*
+ * grpc.(*Server).handleStream(s, t ServerTransport, stream *Stream, trInfo):
+ * RCX t's data, RDI stream. A request on its own goroutine; it ends at the
+ * RETs (go_serve_ret), its status from WriteStatus.
+ */
+SEC("uprobe")
+int go_grpc_serve(struct pt_regs *ctx)
+{
+	const struct go_offsets *off = go_layout(ctx);
+	__u64 id = bpf_get_current_pid_tgid();
+	struct io io = { .now = bpf_ktime_get_ns(), .tid = (__u32)id };
+	struct go_key k = { .g = ctx->r14 };
+	struct claimd_pending p = { .start_ns = io.now, .method = HTTP_M_POST };
+
+	if (!off || !proc_wanted(id >> 32))
+		return 0;
+	k.tgid = go_tgid();
 	io.key.tgid = k.tgid;
-	egress_emit_root(&io, &call->p, &call->callee, end.status, end.flags, end.claim,
-			 end.end_ns);
-out:
-	bpf_map_delete_elem(&go_calls, &k);
+	p.target_hash = go_target_hash(ctx->di + off->grpc_stream_method);
+	go_req_open(&k, &io, go_grpc_conn(off, ctx->cx, &io.key), &p);
+	return 0;
+}
+
+/* transport.(*http2Server).WriteStatus(t, s *Stream, st *status.Status): RCX st. */
+SEC("uprobe")
+int go_grpc_status(struct pt_regs *ctx)
+{
+	const struct go_offsets *off = go_layout(ctx);
+	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
+	struct go_owner o;
+	struct go_req *q = go_owner_find(tgid, ctx->r14, &o);
+	__u64 spb;
+
+	if (!q || !off || q->status)
+		return 0;
+	spb = ctx->cx ? go_read_ptr(ctx->cx + off->grpc_status_s) : 0;
+	/* A nil *spb.Status is OK. */
+	q->status = spb ? go_grpc_code_status(go_spb_code(off, spb)) : CLAIMD_GRPC_STATUS_OK;
+	return 0;
+}
+
+/*
+ * grpc.(*ClientConn).Invoke(cc, ctx, method string, args, reply, opts...):
+ * RAX cc, RDI and RSI the method. A unary call; its callee from cc.target.
+ */
+SEC("uprobe")
+int go_grpc_invoke(struct pt_regs *ctx)
+{
+	const struct go_offsets *off = go_layout(ctx);
+	__u64 id = bpf_get_current_pid_tgid();
+	struct go_key k = { .g = ctx->r14 };
+	struct go_call call = { .p = { .method = HTTP_M_POST } };
+	struct go_string m = { .ptr = ctx->di, .len = ctx->si };
+	int known;
+
+	if (!off || !proc_wanted(id >> 32))
+		return 0;
+	k.tgid = go_tgid();
+	known = ctx->ax && !go_callee(&call.callee, ctx->ax + off->grpc_cc_target);
+	call.p.target_hash = go_hash_bytes(&m);
+	go_call_open(&k, &call, known);
+	return 0;
+}
+
+/* At each RET of Invoke: RAX and RBX the error (nil: OK; else a *status.Error). */
+SEC("uprobe")
+int go_grpc_invoke_ret(struct pt_regs *ctx)
+{
+	const struct go_offsets *off = go_layout(ctx);
+	struct go_key k = { .tgid = bpf_get_current_pid_tgid() >> 32, .g = ctx->r14 };
+	struct go_call *call = bpf_map_lookup_elem(&go_calls, &k);
+	struct egress_end end = { .end_ns = bpf_ktime_get_ns() };
+	__u64 code = 0;
+
+	if (!call || !off)
+		return 0;
+	if (ctx->ax)
+		code = go_spb_code(off, ctx->bx ? go_read_ptr(ctx->bx + off->grpc_error_e) : 0);
+	end.status = go_grpc_code_status(code);
+	go_call_close(&k, call, &end);
 	return 0;
 }
 

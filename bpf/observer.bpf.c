@@ -150,6 +150,8 @@ struct {
 
 /* A status at or above this is a failure (claimd --fail-status). */
 const volatile __u32 fail_status_min = 500;
+/* The gRPC codes that are failures, a bit each (claimd --grpc-fail-codes). */
+const volatile __u32 grpc_fail_codes = CLAIMD_GRPC_FAIL_DEFAULT;
 
 /* Edge classes, written by claimd (recent window, else memory). */
 struct {

@@ -12,13 +12,19 @@
  *    what the programs give without claimd (every fifth id 502, others 200);
  *  - stripped: the same chain with the binaries built -ldflags=-s -w (no
  *    symbols, no DWARF: .gopclntab and the offset table are enough);
+ *  - tls: the same chain over TLS (Go's crypto/tls, HTTP/1.1): the
+ *    server's socket found under the *tls.Conn;
  *  - fanout: a Go handler calling three backends each on a goroutine it
  *    starts (WaitGroup), the second failing every fifth id: each request
  *    with its three calls, inside its own lifetime, its failures unclaimed
  *    and caused by the failing backend; each edge exact;
  *  - pool: a handler handing its call to workers started before any request
  *    (through a channel): the calls cannot be tied to their requests, so
- *    the service's failures are unknown (untied-call), never claimed.
+ *    the service's failures are unknown (untied-call), never claimed;
+ *  - grpc, grpc_stripped: grpc-go unary (goservice grpc-serve), a
+ *    driver -> front -> backend failing every fifth id with UNAVAILABLE:
+ *    the front -> backend edge exact and fail-close, the front's failures
+ *    unclaimed, the backend's claimed, none wrong or unknown.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -38,12 +44,15 @@
 struct gosvc {
 	pid_t pid;
 	int port;
+	bool tls;
 	char name[32];
 };
 
 struct gorun {
 	struct claimd_h *h;
 	const char *exe; /* goservice or goservice.stripped */
+	bool tls;	 /* services serve over TLS */
+	bool grpc;	 /* gRPC (grpc-serve, grpc-load): addresses without a scheme */
 	struct gosvc svc[GO_MAX];
 	int n;
 };
@@ -52,7 +61,7 @@ struct gorun {
 static struct gosvc *go_start(struct gorun *r, const char *name, const char *const args[])
 {
 	char exe[H_PATH], ready[H_PATH], env[64], buf[32];
-	const char *argv[16] = { exe, "serve", "-ready", ready };
+	const char *argv[16] = { exe, r->grpc ? "grpc-serve" : "serve", "-ready", ready };
 	const char *envv[] = { env, NULL };
 	struct gosvc *s = &r->svc[r->n];
 	int i, a = 4;
@@ -62,6 +71,8 @@ static struct gosvc *go_start(struct gorun *r, const char *name, const char *con
 	snprintf(exe, sizeof(exe), "%s/tests/go/%s", test__build_dir(), r->exe);
 	snprintf(ready, sizeof(ready), "%s/%s.ready", r->h->dir, name);
 	snprintf(env, sizeof(env), "CLAIMD_SERVICE=%s", name);
+	if (r->tls)
+		argv[a++] = "-tls";
 	for (i = 0; args && args[i] && a < 15; i++)
 		argv[a++] = args[i];
 	s->pid = proc_spawn(argv, envv, NULL);
@@ -70,6 +81,7 @@ static struct gosvc *go_start(struct gorun *r, const char *name, const char *con
 		return NULL;
 	}
 	s->port = atoi(buf);
+	s->tls = r->tls;
 	snprintf(s->name, sizeof(s->name), "%s", name);
 	r->n++;
 	return s;
@@ -83,26 +95,41 @@ static void go_stop_all(struct gorun *r)
 
 static const char *url_of(const struct gosvc *s, char *buf, size_t len)
 {
-	snprintf(buf, len, "http://127.0.0.1:%d", s->port);
+	snprintf(buf, len, "%s://127.0.0.1:%d", s->tls ? "https" : "http", s->port);
 	return buf;
 }
 
 /*
  * The Go driver against s: REQUESTS ids from CLIENTS goroutines. Checks its
- * answers are the programs' own: every fifth id failed (502), the rest 200.
+ * answers are the programs' own: every fifth id failed (502; gRPC
+ * UNAVAILABLE), the rest succeeded (200; OK).
  */
 static bool go_load(struct gorun *r, const struct gosvc *s)
 {
-	char exe[H_PATH], url[64], out[H_PATH], n[16], c[16], buf[8192];
-	const char *argv[] = { exe, "load", "-url", url, "-n", n, "-c", c, "-out", out, NULL };
+	char exe[H_PATH], addr[64], out[H_PATH], n[16], c[16], buf[8192];
+	const char *argv[] = { exe,
+			       r->grpc ? "grpc-load" : "load",
+			       r->grpc ? "-addr" : "-url",
+			       addr,
+			       "-n",
+			       n,
+			       "-c",
+			       c,
+			       "-out",
+			       out,
+			       NULL };
 	const char *envv[] = { "CLAIMD_SERVICE=goload", NULL };
+	const char *key = r->grpc ? "codes" : "statuses";
 	struct json_object *o, *failed;
 	size_t i;
 	bool ok = true;
 	pid_t pid;
 
 	snprintf(exe, sizeof(exe), "%s/tests/go/%s", test__build_dir(), r->exe);
-	url_of(s, url, sizeof(url));
+	if (r->grpc)
+		snprintf(addr, sizeof(addr), "127.0.0.1:%d", s->port);
+	else
+		url_of(s, addr, sizeof(addr));
 	snprintf(out, sizeof(out), "%s/load-%s.json", r->h->dir, s->name);
 	snprintf(n, sizeof(n), "%d", REQUESTS);
 	snprintf(c, sizeof(c), "%d", CLIENTS);
@@ -112,8 +139,10 @@ static bool go_load(struct gorun *r, const struct gosvc *s)
 		return false;
 	o = json_tokener_parse(buf);
 	failed = j_get(o, "failed");
-	ok &= ASSERT_EQ(j_int(j_get(o, "statuses"), "200"), REQUESTS - FAILURES, "answers 200");
-	ok &= ASSERT_EQ(j_int(j_get(o, "statuses"), "502"), FAILURES, "answers 502");
+	ok &= ASSERT_EQ(j_int(j_get(o, key), r->grpc ? "OK" : "200"), REQUESTS - FAILURES,
+			"answers ok");
+	ok &= ASSERT_EQ(j_int(j_get(o, key), r->grpc ? "Unavailable" : "502"), FAILURES,
+			"answers failed");
 	for (i = 0; i < json_object_array_length(failed); i++)
 		ok &= ASSERT_EQ(json_object_get_int(json_object_array_get_idx(failed, i)) %
 					FAIL_MOD,
@@ -192,13 +221,29 @@ static void check_modes(struct claimd_h *h, const struct gorun *r)
 	json_object_put(arr);
 }
 
-static void chain(struct claimd_h *h, struct trace_cap *t, const char *exe, const char *prefix)
+/*
+ * The verdicts of the chain of n services (the last failing on its own,
+ * the others passing it up) in the trace from mark on, against the truth:
+ * right and unknown as given, none wrong.
+ */
+static void check_chain_truth(const struct trace_cap *t, size_t mark, const struct truth_svc *shape,
+			      int n, const pid_t *pids, const char *const *names, const char *what,
+			      int right, int unknown)
+{
+	struct truth_tally tally = { 0 };
+	struct truth_svc truth[GO_MAX];
+
+	truth__chain(truth, n, shape, pids, names);
+	truth__tally_trace(&tally, t, mark, truth, n, right + unknown);
+	truth__expect(&tally, what, right, unknown);
+}
+
+static void chain(struct claimd_h *h, struct trace_cap *t, const char *exe, const char *prefix,
+		  bool tls)
 {
 	char front[32], mid[32], back[32], url[64], fm[8];
-	struct gorun r = { .h = h, .exe = exe };
+	struct gorun r = { .h = h, .exe = exe, .tls = tls };
 	const struct truth_svc shape = { .target = "/r/%d", .ids = REQUESTS, .mod = FAIL_MOD };
-	struct truth_tally tally = { 0 };
-	struct truth_svc truth[3];
 	struct gosvc *b, *m, *f;
 	size_t mark;
 
@@ -222,9 +267,7 @@ static void chain(struct claimd_h *h, struct trace_cap *t, const char *exe, cons
 		const pid_t pids[3] = { f->pid, m->pid, b->pid };
 		const char *const names[3] = { front, mid, back };
 
-		truth__chain(truth, 3, &shape, pids, names);
-		truth__tally_trace(&tally, t, mark, truth, 3, 3 * FAILURES);
-		truth__expect(&tally, prefix, 3 * FAILURES, 0);
+		check_chain_truth(t, mark, &shape, 3, pids, names, prefix, 3 * FAILURES, 0);
 	}
 	check_modes(h, &r);
 out:
@@ -312,8 +355,6 @@ static void pool(struct claimd_h *h, struct trace_cap *t)
 	struct gorun r = { .h = h, .exe = "goservice" };
 	const struct truth_svc shape = { .target = "/r/%d", .ids = REQUESTS, .mod = FAIL_MOD };
 	const char *const names[2] = { "gpool", "gpoolback" };
-	struct truth_tally tally = { 0 };
-	struct truth_svc truth[2];
 	char url[64], fm[8];
 	struct gosvc *b, *f = NULL;
 	size_t mark;
@@ -332,11 +373,47 @@ static void pool(struct claimd_h *h, struct trace_cap *t)
 	{
 		const pid_t pids[2] = { f->pid, b->pid };
 
-		truth__chain(truth, 2, &shape, pids, names);
-		truth__tally_trace(&tally, t, mark, truth, 2, 2 * FAILURES);
 		/* The backend's own failures claimed; the pool's unknown, none claimed. */
-		truth__expect(&tally, "pool", FAILURES, FAILURES);
+		check_chain_truth(t, mark, &shape, 2, pids, names, "pool", FAILURES, FAILURES);
 	}
+out:
+	go_stop_all(&r);
+}
+
+/*
+ * grpc-go unary: driver -> front -> backend failing every fifth id with
+ * UNAVAILABLE: the front -> backend edge exact and fail-close, the front's
+ * failures unclaimed (caused by the backend), the backend's claimed.
+ */
+static void grpc_chain(struct claimd_h *h, struct trace_cap *t, const char *exe, const char *prefix)
+{
+	struct gorun r = { .h = h, .exe = exe, .grpc = true };
+	const struct truth_svc shape = { .target = NULL };
+	char front[32], back[32], addr[32], fm[8];
+	struct gosvc *b, *f = NULL;
+	size_t mark;
+
+	snprintf(front, sizeof(front), "%sfront", prefix);
+	snprintf(back, sizeof(back), "%sback", prefix);
+	snprintf(fm, sizeof(fm), "%d", FAIL_MOD);
+	b = go_start(&r, back, (const char *[]){ "-fail-mod", fm, NULL });
+	if (b) {
+		snprintf(addr, sizeof(addr), "127.0.0.1:%d", b->port);
+		f = go_start(&r, front, (const char *[]){ "-call", addr, NULL });
+	}
+	if (!ASSERT_OK_PTR(f, "gRPC chain started") || !go_probed(h, 1))
+		goto out;
+	mark = trace_mark(t);
+	if (!go_load(&r, f))
+		goto out;
+	check_edge(h, front, back, FAILURES, "fail-close");
+	{
+		const pid_t pids[2] = { f->pid, b->pid };
+		const char *const names[2] = { front, back };
+
+		check_chain_truth(t, mark, &shape, 2, pids, names, prefix, 2 * FAILURES, 0);
+	}
+	check_modes(h, &r);
 out:
 	go_stop_all(&r);
 }
@@ -358,13 +435,19 @@ void test_go(void)
 	    !ASSERT_OK(trace_start(&t, &h), "trace"))
 		goto out;
 	if (test__start_subtest("chain"))
-		chain(&h, &t, "goservice", "go");
+		chain(&h, &t, "goservice", "go", false);
 	if (test__start_subtest("stripped"))
-		chain(&h, &t, "goservice.stripped", "gs");
+		chain(&h, &t, "goservice.stripped", "gs", false);
+	if (test__start_subtest("tls"))
+		chain(&h, &t, "goservice", "gt", true);
 	if (test__start_subtest("fanout"))
 		fanout(&h, &t);
 	if (test__start_subtest("pool"))
 		pool(&h, &t);
+	if (test__start_subtest("grpc"))
+		grpc_chain(&h, &t, "goservice", "gr");
+	if (test__start_subtest("grpc_stripped"))
+		grpc_chain(&h, &t, "goservice.stripped", "grs");
 out:
 	if (test__failed_now())
 		claimd_print_log(&h);

@@ -43,6 +43,7 @@
 #include "seed.h"
 #include "snapshot.h"
 #include "sysprobe.h"
+#include "grpc_codes.h"
 #include "uprobes.h"
 #include "trace_fmt.h"
 #include "verdict_names.h"
@@ -143,6 +144,7 @@ enum {
 	OPT_NO_SEED,
 	OPT_NO_TLS,
 	OPT_NO_GO,
+	OPT_GRPC_FAIL_CODES,
 	OPT_STATE_DIR,
 	OPT_WINDOW,
 	OPT_HALF_LIFE,
@@ -194,6 +196,10 @@ static const struct argp_option options[] = {
 	{ "no-seed", OPT_NO_SEED, NULL, 0,
 	  "Do not look for sockets that existed before claimd started", 3 },
 	{ "no-tls", OPT_NO_TLS, NULL, 0, "Do not probe OpenSSL (TLS traffic stays unseen)", 3 },
+	{ "grpc-fail-codes", OPT_GRPC_FAIL_CODES, "LIST", 0,
+	  "gRPC codes that are failures, by name or number (default UNKNOWN,DEADLINE_EXCEEDED,"
+	  "RESOURCE_EXHAUSTED,INTERNAL,UNAVAILABLE,DATA_LOSS)",
+	  3 },
 	{ "no-go", OPT_NO_GO, NULL, 0,
 	  "Do not probe Go programs (their HTTP is followed through syscalls: multiplexed)", 3 },
 	{ "state-dir", OPT_STATE_DIR, "DIR", 0,
@@ -308,6 +314,16 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 	case OPT_NO_GO:
 		o->no_go = true;
 		break;
+	case OPT_GRPC_FAIL_CODES: {
+		char err[128];
+		uint32_t mask;
+
+		if (grpc_codes__parse(arg, &mask, err, sizeof(err)))
+			argp_error(state, "--grpc-fail-codes: %s", err);
+		o->obs.grpc_fail_codes = mask;
+		o->obs.grpc_fail_codes_set = true;
+		break;
+	}
 	case OPT_STATE_DIR:
 		o->state_dir = arg;
 		break;

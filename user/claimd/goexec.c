@@ -38,11 +38,15 @@ static const char *const fn_names[GOFN__COUNT] = {
 	[GOFN_WRITE_HEADER] = "net/http.(*response).WriteHeader",
 	[GOFN_ROUND_TRIP] = "net/http.(*Transport).roundTrip",
 	[GOFN_NEWPROC] = "runtime.newproc1",
+	[GOFN_GRPC_SERVE] = "google.golang.org/grpc.(*Server).handleStream",
+	[GOFN_GRPC_STATUS] = "google.golang.org/grpc/internal/transport.(*http2Server).WriteStatus",
+	[GOFN_GRPC_INVOKE] = "google.golang.org/grpc.(*ClientConn).Invoke",
 };
 
 /*
  * Field offsets of amd64 Go 1.17 to 1.19 (net/http, net/url, net,
- * internal/poll, runtime): unchanged across these versions. A version
+ * internal/poll, runtime): unchanged across these versions; grpc-go's as in
+ * 1.33 (its stream and status layouts moved at 1.60, 1.69 and 1.77). A version
  * outside the range gets them too, with a warning from goexec__probeable
  * only when it is older (the register ABI is the gate).
  */
@@ -53,10 +57,21 @@ static const struct go_offsets offsets_1_17 = {
 	.url_path = 56,
 	.resp_conn = 0,
 	.conn_rwc = 16,
+	.conn_remote_addr = 32,
+	.tls_conn = 0,
 	.netconn_fd = 0,
 	.netfd_pfd = 0,
 	.pfd_sysfd = 16,
 	.response_status = 16,
+	.tcpaddr_port = 24,
+	/* grpc-go 1.33 (Debian 12) */
+	.grpc_stream_method = 72,
+	.grpc_h2s_conn = 32,
+	.grpc_h2s_remote = 72,
+	.grpc_status_s = 0,
+	.grpc_error_e = 0,
+	.grpc_spb_code = 0,
+	.grpc_cc_target = 24,
 };
 
 const char *goexec__fn_name(enum goexec_fn_id id)
@@ -409,8 +424,10 @@ bool goexec__probeable(const struct goexec *g, const char **why)
 	else if (!fn_ready(g, GOFN_NEWPROC))
 		reason = "runtime.newproc1 or its RETs not found";
 	else if (!(fn_ready(g, GOFN_SERVE) && g->fn[GOFN_WRITE_HEADER].entry) &&
-		 !fn_ready(g, GOFN_ROUND_TRIP))
-		reason = "no net/http server or client in it";
+		 !fn_ready(g, GOFN_ROUND_TRIP) &&
+		 !(fn_ready(g, GOFN_GRPC_SERVE) && g->fn[GOFN_GRPC_STATUS].entry) &&
+		 !fn_ready(g, GOFN_GRPC_INVOKE))
+		reason = "no net/http or grpc-go server or client in it";
 	if (why)
 		*why = reason;
 	return !reason;

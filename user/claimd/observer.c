@@ -188,6 +188,8 @@ struct observer *observer__load(const struct observer_config *cfg)
 	obs->skel->rodata->filter_flags = flags;
 	if (cfg->fail_status)
 		obs->skel->rodata->fail_status_min = cfg->fail_status;
+	if (cfg->grpc_fail_codes_set)
+		obs->skel->rodata->grpc_fail_codes = cfg->grpc_fail_codes;
 	snprintf(obs->verdicts_path, sizeof(obs->verdicts_path), "%s/%s",
 		 cfg->pin_dir ? cfg->pin_dir : "/sys/fs/bpf/claimd", CLAIM_PIN_NAME);
 	reuse_verdicts(obs);
@@ -322,12 +324,17 @@ int observer__attach_go(struct observer *obs, const char *path, const struct goe
 		[GOFN_WRITE_HEADER] = obs->skel->progs.go_write_header,
 		[GOFN_ROUND_TRIP] = obs->skel->progs.go_round_trip,
 		[GOFN_NEWPROC] = obs->skel->progs.go_newproc,
+		[GOFN_GRPC_SERVE] = obs->skel->progs.go_grpc_serve,
+		[GOFN_GRPC_STATUS] = obs->skel->progs.go_grpc_status,
+		[GOFN_GRPC_INVOKE] = obs->skel->progs.go_grpc_invoke,
 	};
 	/* Functions whose return matters: a probe at each of their RETs. */
 	struct bpf_program *ret[GOFN__COUNT] = {
 		[GOFN_SERVE] = obs->skel->progs.go_serve_ret,
 		[GOFN_ROUND_TRIP] = obs->skel->progs.go_round_trip_ret,
 		[GOFN_NEWPROC] = obs->skel->progs.go_newproc_ret,
+		[GOFN_GRPC_SERVE] = obs->skel->progs.go_serve_ret,
+		[GOFN_GRPC_INVOKE] = obs->skel->progs.go_grpc_invoke_ret,
 	};
 	__u32 slot = obs->go_files;
 	struct bpf_link **links;

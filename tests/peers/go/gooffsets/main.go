@@ -18,11 +18,20 @@ var wanted = map[string][]string{
 	"net/http.Request":  {"Method", "URL"},
 	"net/url.URL":       {"Host", "Path"},
 	"net/http.response": {"conn"},
-	"net/http.conn":     {"rwc"},
+	"net/http.conn":     {"rwc", "remoteAddr"},
+	"crypto/tls.Conn":   {"conn"},
 	"net.conn":          {"fd"},
 	"net.netFD":         {"pfd"},
 	"internal/poll.FD":  {"Sysfd"},
 	"net/http.Response": {"StatusCode"},
+	"net.TCPAddr":       {"Port"},
+	// grpc-go
+	"google.golang.org/grpc/internal/transport.Stream":        {"method"},
+	"google.golang.org/grpc/internal/transport.http2Server":   {"conn", "remoteAddr"},
+	"google.golang.org/grpc/internal/status.Status":           {"s"},
+	"google.golang.org/grpc/internal/status.Error":            {"e"},
+	"google.golang.org/genproto/googleapis/rpc/status.Status": {"Code"},
+	"google.golang.org/grpc.ClientConn":                       {"target"},
 }
 
 func main() {
