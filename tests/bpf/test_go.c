@@ -21,14 +21,19 @@
  *  - pool: a handler handing its call to workers started before any request
  *    (through a channel): the calls cannot be tied to their requests, so
  *    the service's failures are unknown (untied-call), never claimed;
+ *  - started_before: a Go chain serving, its keep-alive connections open,
+ *    before claimd starts: followed as exactly from claimd's start on;
  *  - grpc, grpc_stripped: grpc-go unary (goservice grpc-serve), a
  *    driver -> front -> backend failing every fifth id with UNAVAILABLE:
  *    the front -> backend edge exact and fail-close, the front's failures
  *    unclaimed, the backend's claimed, none wrong or unknown.
+ * Every Go process must live until the test stops it.
  */
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "harness.h"
@@ -87,10 +92,16 @@ static struct gosvc *go_start(struct gorun *r, const char *name, const char *con
 	return s;
 }
 
+/* Stops them all; each must have lived until now: no Go process crashed under the probes. */
 static void go_stop_all(struct gorun *r)
 {
-	while (r->n > 0)
-		proc_stop(r->svc[--r->n].pid, 2000);
+	while (r->n > 0) {
+		const struct gosvc *s = &r->svc[--r->n];
+		int st = proc_stop(s->pid, 2000);
+
+		if (!ASSERT_TRUE(st != -1 && WIFSIGNALED(st) && WTERMSIG(st) == SIGTERM, s->name))
+			printf("%s: wait status %#x, not stopped by our SIGTERM\n", s->name, st);
+	}
 }
 
 static const char *url_of(const struct gosvc *s, char *buf, size_t len)
@@ -418,6 +429,50 @@ out:
 	go_stop_all(&r);
 }
 
+/*
+ * A Go chain serving before claimd starts, its keep-alive connections open:
+ * claimd finds the processes by their sockets (seeded), probes their
+ * program, and follows the next requests on those connections as exactly.
+ */
+static void started_before(void)
+{
+	struct claimd_h h = { 0 };
+	struct trace_cap t = { 0 };
+	struct gorun r = { .h = &h, .exe = "goservice" };
+	const struct truth_svc shape = { .target = "/r/%d", .ids = REQUESTS, .mod = FAIL_MOD };
+	const char *const names[2] = { "gbfront", "gbback" };
+	struct gosvc *b, *f = NULL;
+	char url[64], fm[8];
+
+	if (!ASSERT_OK(tmpdir_make(h.dir, sizeof(h.dir)), "directory"))
+		return;
+	snprintf(fm, sizeof(fm), "%d", FAIL_MOD);
+	b = go_start(&r, names[1], (const char *[]){ "-fail-mod", fm, NULL });
+	if (b)
+		f = go_start(&r, names[0],
+			     (const char *[]){ "-call", url_of(b, url, sizeof(url)), NULL });
+	/* Traffic first: the front's pooled connection to the backend stays open. */
+	if (!ASSERT_OK_PTR(f, "chain started") || !go_load(&r, f))
+		goto out;
+	if (!ASSERT_OK(claimd_start(&h, NULL), "claimd start") ||
+	    !ASSERT_OK(trace_start(&t, &h), "trace") || !go_probed(&h, 1) || !go_load(&r, f))
+		goto out;
+	check_edge(&h, names[0], names[1], FAILURES, "fail-close");
+	{
+		const pid_t pids[2] = { f->pid, b->pid };
+
+		check_chain_truth(&t, 0, &shape, 2, pids, names, "started before", 2 * FAILURES, 0);
+	}
+	check_modes(&h, &r);
+out:
+	if (test__failed_now())
+		claimd_print_log(&h);
+	go_stop_all(&r);
+	trace_stop(&t);
+	claimd_stop(&h);
+	tmpdir_remove(h.dir);
+}
+
 void test_go(void)
 {
 	struct claimd_h h = { 0 };
@@ -431,6 +486,8 @@ void test_go(void)
 		test__skip("%s not built (make go-peers; needs golang-go)", exe);
 		return;
 	}
+	if (test__start_subtest("started_before"))
+		started_before();
 	if (!ASSERT_OK(claimd_start(&h, NULL), "claimd start") ||
 	    !ASSERT_OK(trace_start(&t, &h), "trace"))
 		goto out;
