@@ -65,6 +65,7 @@ DEPS_FUZZ := $(BUILD)/.deps-fuzz
 DEPS_TEST := $(BUILD)/.deps-test
 DEPS_DEMO := $(BUILD)/.deps-demo
 DEPS_BENCH := $(BUILD)/.deps-bench
+DEPS_GO := $(BUILD)/.deps-go
 
 BPF_MODS := observer parsebench
 BPF_OBJS := $(patsubst %,$(BUILD)/%.bpf.o,$(BPF_MODS))
@@ -166,7 +167,7 @@ $(BUILD)/.deps-%: scripts/install-deps.sh
 	$(Q)touch $@
 
 # One install at a time (make -j): build first, then fuzz before test.
-$(DEPS_FUZZ) $(DEPS_TEST) $(DEPS_DEMO) $(DEPS_BENCH): | $(DEPS_STAMP)
+$(DEPS_FUZZ) $(DEPS_TEST) $(DEPS_DEMO) $(DEPS_BENCH) $(DEPS_GO): | $(DEPS_STAMP)
 $(DEPS_TEST): | $(DEPS_FUZZ)
 
 # vmlinux.h from the running kernel's BTF, rewritten only when it changed.
@@ -294,12 +295,12 @@ go_build = cd $(dir $<) && $(GO_ENV) go build $(1) -o $(abspath $@) .
 
 GO_PEER_SRCS := $(wildcard tests/peers/go/*/*.go)
 
-$(BUILD)/tests/go/%.stripped: tests/peers/go/%/main.go $(GO_PEER_SRCS) | $(DEPS_TEST)
+$(BUILD)/tests/go/%.stripped: tests/peers/go/%/main.go $(GO_PEER_SRCS) | $(DEPS_GO)
 	$(call msg,GO,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(call go_build,-ldflags='-s -w')
 
-$(BUILD)/tests/go/%: tests/peers/go/%/main.go $(GO_PEER_SRCS) | $(DEPS_TEST)
+$(BUILD)/tests/go/%: tests/peers/go/%/main.go $(GO_PEER_SRCS) | $(DEPS_GO)
 	$(call msg,GO,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(call go_build,)
@@ -316,8 +317,9 @@ demo: all $(DEPS_DEMO)
 	$(Q)./scripts/demo.sh $(BUILD)
 
 .PHONY: bench
-bench: all $(DEPS_BENCH)
+bench: all $(DEPS_BENCH) $(GO_PEER_BINS)
 	$(Q)./scripts/bench.sh $(BUILD)
+	$(Q)./scripts/bench-go.sh $(BUILD)
 
 compile_commands.json: FORCE
 	$(Q)$(MAKE) clean >/dev/null
