@@ -11,7 +11,10 @@
  *    (its connection, from the response's net.Conn down to the socket's fd,
  *    plain or under TLS, gives the addresses the syscall path knows); at
  *    each RET it ends, with
- *    the status (*response).WriteHeader saw, and gets its verdict, counts
+ *    the status the *response holds (what WriteHeader set, from whichever
+ *    goroutine; 200 when nothing was written, as finishRequest answers;
+ *    read there rather than probed in WriteHeader: each uprobe hit costs a
+ *    trap, docs/go.md), and gets its verdict, counts
  *    and record exactly as any other ingress (ingress_emit).
  *  - (*Transport).roundTrip, entry: a call of the request this goroutine
  *    serves, or of the one its creator served (go_lineage); at each RET it
@@ -44,8 +47,9 @@ struct go_owner {
 
 /* A request held by its serving goroutine. */
 struct go_req {
-	__u32 slots; /* egress log slots taken (atomically: fan-out goroutines) */
-	__u32 status;
+	__u32 slots;  /* egress log slots taken (atomically: fan-out goroutines) */
+	__u32 status; /* gRPC: from WriteStatus */
+	__u64 resp;   /* net/http: the *response, whose status is read at the end */
 	struct claimd_thread t;
 };
 
@@ -346,7 +350,7 @@ static __always_inline __u32 go_tgid(void)
  * not follow, not counted), as p says (start, method, target).
  */
 static __always_inline void go_req_open(struct go_key *k, struct io *io, struct claimd_conn *c,
-					const struct claimd_pending *p)
+					const struct claimd_pending *p, __u64 resp)
 {
 	struct claimd_ingress *r;
 	struct go_req *q;
@@ -379,6 +383,7 @@ static __always_inline void go_req_open(struct go_key *k, struct io *io, struct 
 	r->rule = CLAIM_RULE_NONE;
 	q->slots = 0;
 	q->status = 0;
+	q->resp = resp;
 	q->t.conn = io->key;
 	stat_inc(CLAIMD_ST_INGRESS);
 	stat_inc(CLAIMD_ST_GO_REQUESTS);
@@ -402,35 +407,41 @@ int go_serve(struct pt_regs *ctx)
 	url = go_read_ptr(req + off->req_url);
 	p.method = go_method(req + off->req_method);
 	p.target_hash = url ? go_target_hash(url + off->url_path) : HTTP_FNV_OFFSET;
-	go_req_open(&k, &io, go_server_conn(off, ctx->cx, &io.key), &p);
+	go_req_open(&k, &io, go_server_conn(off, ctx->cx, &io.key), &p, ctx->cx);
 	return 0;
 }
 
-/* net/http.(*response).WriteHeader(w, code): RBX code; the first final status counts. */
-SEC("uprobe")
-int go_write_header(struct pt_regs *ctx)
+/*
+ * The status a net/http *response holds once its handler returned: what
+ * WriteHeader set (a final status: 1xx are written apart), else 200, which
+ * finishRequest answers for a handler that wrote nothing.
+ */
+static __always_inline __u32 go_response_status(const struct go_offsets *off, __u64 resp)
 {
-	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
-	__u64 code = ctx->bx;
-	struct go_owner o;
-	struct go_req *q = go_owner_find(tgid, ctx->r14, &o);
+	__u8 wrote = 0;
+	__u64 status;
 
-	if (q && !q->status && code >= 200 && code <= 999)
-		q->status = code;
-	return 0;
+	if (bpf_probe_read_user(&wrote, 1, (const void *)(resp + off->resp_wrote_header)) || !wrote)
+		return 200;
+	status = go_read_ptr(resp + off->resp_status);
+	return status >= 100 && status <= 999 ? status : 0;
 }
 
-/* At each RET of ServeHTTP: the handler returned; its answer is what it wrote. */
+/*
+ * At each RET of ServeHTTP and of gRPC's handleStream: the handler
+ * returned; its answer is what it wrote.
+ */
 SEC("uprobe")
 int go_serve_ret(struct pt_regs *ctx)
 {
+	const struct go_offsets *off = go_layout(ctx);
 	struct go_key k = { .tgid = bpf_get_current_pid_tgid() >> 32, .g = ctx->r14 };
 	struct go_req *q = bpf_map_lookup_elem(&go_reqs, &k);
 	__u32 packed = VERDICT(CLAIM_NONE, CLAIM_RULE_NONE, CLAIMD_NO_SLOT);
 	struct claimd_ingress *r;
 	__u32 status, slots;
 
-	if (!q || !q->t.conn.tgid)
+	if (!q || !q->t.conn.tgid || !off)
 		return 0;
 	r = &q->t.rec;
 	if ((proc_flags(k.tgid) & PROC_GO_UNTIED) &&
@@ -438,8 +449,7 @@ int go_serve_ret(struct pt_regs *ctx)
 		r->flags |= CLAIMD_IN_UNTIED;
 		stat_inc(CLAIMD_ST_UNTIED);
 	}
-	/* A handler that wrote nothing: finishRequest answers 200. */
-	status = q->status ?: 200;
+	status = q->resp ? go_response_status(off, q->resp) : q->status ?: 200;
 	slots = q->slots;
 	r->n_egress = slots < CLAIMD_EGRESS_MAX ? slots : CLAIMD_EGRESS_MAX;
 	r->egress_dropped = slots > CLAIMD_EGRESS_MAX ? slots - CLAIMD_EGRESS_MAX : 0;
@@ -621,7 +631,7 @@ int go_grpc_serve(struct pt_regs *ctx)
 	k.tgid = go_tgid();
 	io.key.tgid = k.tgid;
 	p.target_hash = go_target_hash(ctx->di + off->grpc_stream_method);
-	go_req_open(&k, &io, go_grpc_conn(off, ctx->cx, &io.key), &p);
+	go_req_open(&k, &io, go_grpc_conn(off, ctx->cx, &io.key), &p, 0);
 	return 0;
 }
 

@@ -18,19 +18,21 @@
 
 /* Offsets (bytes) of the fields the probes read, per executable. */
 struct go_offsets {
-	__u32 req_method;	/* net/http.Request.Method (string) */
-	__u32 req_url;		/* net/http.Request.URL (*url.URL) */
-	__u32 url_host;		/* net/url.URL.Host (string) */
-	__u32 url_path;		/* net/url.URL.Path (string) */
-	__u32 resp_conn;	/* net/http.response.conn (*conn) */
-	__u32 conn_rwc;		/* net/http.conn.rwc (net.Conn: itab, data) */
-	__u32 conn_remote_addr; /* net/http.conn.remoteAddr (string "ip:port") */
-	__u32 tls_conn;		/* crypto/tls.Conn.conn (net.Conn) */
-	__u32 netconn_fd;	/* net.conn.fd (*netFD); *net.TCPConn points at a net.conn */
-	__u32 netfd_pfd;	/* net.netFD.pfd (internal/poll.FD) */
-	__u32 pfd_sysfd;	/* internal/poll.FD.Sysfd (int) */
-	__u32 response_status;	/* net/http.Response.StatusCode (int) */
-	__u32 tcpaddr_port;	/* net.TCPAddr.Port (int) */
+	__u32 req_method;	 /* net/http.Request.Method (string) */
+	__u32 req_url;		 /* net/http.Request.URL (*url.URL) */
+	__u32 url_host;		 /* net/url.URL.Host (string) */
+	__u32 url_path;		 /* net/url.URL.Path (string) */
+	__u32 resp_conn;	 /* net/http.response.conn (*conn) */
+	__u32 resp_wrote_header; /* net/http.response.wroteHeader (bool) */
+	__u32 resp_status;	 /* net/http.response.status (int) */
+	__u32 conn_rwc;		 /* net/http.conn.rwc (net.Conn: itab, data) */
+	__u32 conn_remote_addr;	 /* net/http.conn.remoteAddr (string "ip:port") */
+	__u32 tls_conn;		 /* crypto/tls.Conn.conn (net.Conn) */
+	__u32 netconn_fd;	 /* net.conn.fd (*netFD); *net.TCPConn points at a net.conn */
+	__u32 netfd_pfd;	 /* net.netFD.pfd (internal/poll.FD) */
+	__u32 pfd_sysfd;	 /* internal/poll.FD.Sysfd (int) */
+	__u32 response_status;	 /* net/http.Response.StatusCode (int) */
+	__u32 tcpaddr_port;	 /* net.TCPAddr.Port (int) */
 	/* grpc-go */
 	__u32 grpc_stream_method; /* internal/transport.Stream.method (string) */
 	__u32 grpc_h2s_conn;	  /* internal/transport.http2Server.conn (net.Conn) */
@@ -39,7 +41,6 @@ struct go_offsets {
 	__u32 grpc_error_e;	  /* internal/status.Error.e (*spb.Status) */
 	__u32 grpc_spb_code;	  /* genproto rpc/status.Status.Code (int32) */
 	__u32 grpc_cc_target;	  /* grpc.ClientConn.target (string "host:port") */
-	__u32 pad;
 };
 
 /*

@@ -192,7 +192,7 @@ static void check_edge(struct claimd_h *h, const char *caller, const char *calle
 		       const char *cls)
 {
 	int want = REQUESTS;
-	struct json_object *e = claimd_wait_edge(h, caller, callee, calls_done, &want, 15000);
+	struct json_object *e = claimd_wait_edge(h, caller, callee, calls_done, &want, 60000);
 
 	if (!ASSERT_OK_PTR(e, callee))
 		return;

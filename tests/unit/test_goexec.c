@@ -82,6 +82,8 @@ static const struct {
 	{ "net/url.URL.Host", offsetof(struct go_offsets, url_host) },
 	{ "net/url.URL.Path", offsetof(struct go_offsets, url_path) },
 	{ "net/http.response.conn", offsetof(struct go_offsets, resp_conn) },
+	{ "net/http.response.wroteHeader", offsetof(struct go_offsets, resp_wrote_header) },
+	{ "net/http.response.status", offsetof(struct go_offsets, resp_status) },
 	{ "net/http.conn.rwc", offsetof(struct go_offsets, conn_rwc) },
 	{ "net/http.conn.remoteAddr", offsetof(struct go_offsets, conn_remote_addr) },
 	{ "crypto/tls.Conn.conn", offsetof(struct go_offsets, tls_conn) },

@@ -35,7 +35,6 @@
 
 static const char *const fn_names[GOFN__COUNT] = {
 	[GOFN_SERVE] = "net/http.serverHandler.ServeHTTP",
-	[GOFN_WRITE_HEADER] = "net/http.(*response).WriteHeader",
 	[GOFN_ROUND_TRIP] = "net/http.(*Transport).roundTrip",
 	[GOFN_NEWPROC] = "runtime.newproc1",
 	[GOFN_GRPC_SERVE] = "google.golang.org/grpc.(*Server).handleStream",
@@ -56,6 +55,8 @@ static const struct go_offsets offsets_1_17 = {
 	.url_host = 40,
 	.url_path = 56,
 	.resp_conn = 0,
+	.resp_wrote_header = 40,
+	.resp_status = 120,
 	.conn_rwc = 16,
 	.conn_remote_addr = 32,
 	.tls_conn = 0,
@@ -423,8 +424,7 @@ bool goexec__probeable(const struct goexec *g, const char **why)
 		reason = "built before Go 1.17 (no register ABI): left to the syscall path";
 	else if (!fn_ready(g, GOFN_NEWPROC))
 		reason = "runtime.newproc1 or its RETs not found";
-	else if (!(fn_ready(g, GOFN_SERVE) && g->fn[GOFN_WRITE_HEADER].entry) &&
-		 !fn_ready(g, GOFN_ROUND_TRIP) &&
+	else if (!fn_ready(g, GOFN_SERVE) && !fn_ready(g, GOFN_ROUND_TRIP) &&
 		 !(fn_ready(g, GOFN_GRPC_SERVE) && g->fn[GOFN_GRPC_STATUS].entry) &&
 		 !fn_ready(g, GOFN_GRPC_INVOKE))
 		reason = "no net/http or grpc-go server or client in it";

@@ -22,13 +22,12 @@
 #define GOEXEC_RETS_MAX 32 /* RETs probed per function; more: not probed */
 
 enum goexec_fn_id {
-	GOFN_SERVE = 0,	   /* net/http.serverHandler.ServeHTTP: a request, start to end */
-	GOFN_WRITE_HEADER, /* net/http.(*response).WriteHeader: its status */
-	GOFN_ROUND_TRIP,   /* net/http.(*Transport).roundTrip: a call, start to end */
-	GOFN_NEWPROC,	   /* runtime.newproc1: who started which goroutine */
-	GOFN_GRPC_SERVE,   /* grpc.(*Server).handleStream: a gRPC request, start to end */
-	GOFN_GRPC_STATUS,  /* transport.(*http2Server).WriteStatus: its status */
-	GOFN_GRPC_INVOKE,  /* grpc.(*ClientConn).Invoke: a unary call, start to end */
+	GOFN_SERVE = 0,	  /* net/http.serverHandler.ServeHTTP: a request, start to end */
+	GOFN_ROUND_TRIP,  /* net/http.(*Transport).roundTrip: a call, start to end */
+	GOFN_NEWPROC,	  /* runtime.newproc1: who started which goroutine */
+	GOFN_GRPC_SERVE,  /* grpc.(*Server).handleStream: a gRPC request, start to end */
+	GOFN_GRPC_STATUS, /* transport.(*http2Server).WriteStatus: its status */
+	GOFN_GRPC_INVOKE, /* grpc.(*ClientConn).Invoke: a unary call, start to end */
 	GOFN__COUNT,
 };
 

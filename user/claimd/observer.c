@@ -321,7 +321,6 @@ int observer__attach_go(struct observer *obs, const char *path, const struct goe
 {
 	struct bpf_program *entry[GOFN__COUNT] = {
 		[GOFN_SERVE] = obs->skel->progs.go_serve,
-		[GOFN_WRITE_HEADER] = obs->skel->progs.go_write_header,
 		[GOFN_ROUND_TRIP] = obs->skel->progs.go_round_trip,
 		[GOFN_NEWPROC] = obs->skel->progs.go_newproc,
 		[GOFN_GRPC_SERVE] = obs->skel->progs.go_grpc_serve,

@@ -17,7 +17,7 @@ import (
 var wanted = map[string][]string{
 	"net/http.Request":  {"Method", "URL"},
 	"net/url.URL":       {"Host", "Path"},
-	"net/http.response": {"conn"},
+	"net/http.response": {"conn", "wroteHeader", "status"},
 	"net/http.conn":     {"rwc", "remoteAddr"},
 	"crypto/tls.Conn":   {"conn"},
 	"net.conn":          {"fd"},
