@@ -70,7 +70,7 @@ throughput_off_on "$port" "Go service"
 go_rps_off=$off_rps go_rps_on=$on_rps go_ratio=$on_ratio
 
 # 2. and 3. Program time per traced Go request; requests counted once.
-go_progs="go_serve go_serve_ret go_write_header go_round_trip go_round_trip_ret go_newproc
+go_progs="go_serve go_serve_ret go_round_trip go_round_trip_ret go_newproc
 go_newproc_ret"
 counted() { ctl services --json | json 'sum(s["requests"] for s in d if s["service"].startswith("gobench"))'; }
 j8_off=$(pace "$GO_RATE" "$PACE_SECONDS")
