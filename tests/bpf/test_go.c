@@ -23,6 +23,8 @@
  *    the service's failures are unknown (untied-call), never claimed;
  *  - started_before: a Go chain serving, its keep-alive connections open,
  *    before claimd starts: followed as exactly from claimd's start on;
+ *  - no_go: claimd --no-go, the same chain followed by syscalls as before
+ *    the Go probes: no verdict wrong, the answers unchanged;
  *  - grpc, grpc_stripped: grpc-go unary (goservice grpc-serve), a
  *    driver -> front -> backend failing every fifth id with UNAVAILABLE:
  *    the front -> backend edge exact and fail-close, the front's failures
@@ -473,6 +475,54 @@ out:
 	tmpdir_remove(h.dir);
 }
 
+/*
+ * claimd --no-go: the same Go chain followed by its syscalls, as before the
+ * Go probes: no confident verdict may be wrong (most are unknown,
+ * multiplexed), and the answers are the programs' own.
+ */
+static void no_go(void)
+{
+	struct claimd_h h = { 0 };
+	struct trace_cap t = { 0 };
+	struct gorun r = { .h = &h, .exe = "goservice" };
+	const struct truth_svc shape = { .target = "/r/%d", .ids = REQUESTS, .mod = FAIL_MOD };
+	const char *const names[2] = { "gnfront", "gnback" };
+	const char *extra[] = { "--no-go", NULL }, *st[] = { "status", NULL };
+	struct truth_svc truth[2];
+	struct truth_tally tally = { 0 };
+	struct json_object *s = NULL;
+	struct gosvc *b, *f = NULL;
+	char url[64], fm[8];
+
+	if (!ASSERT_OK(claimd_start(&h, extra), "claimd --no-go") ||
+	    !ASSERT_OK(trace_start(&t, &h), "trace"))
+		goto out;
+	snprintf(fm, sizeof(fm), "%d", FAIL_MOD);
+	b = go_start(&r, names[1], (const char *[]){ "-fail-mod", fm, NULL });
+	if (b)
+		f = go_start(&r, names[0],
+			     (const char *[]){ "-call", url_of(b, url, sizeof(url)), NULL });
+	if (!ASSERT_OK_PTR(f, "chain started") || !go_load(&r, f))
+		goto out;
+	{
+		const pid_t pids[2] = { f->pid, b->pid };
+
+		truth__chain(truth, 2, &shape, pids, names);
+		truth__tally_trace(&tally, &t, 0, truth, 2, 2 * FAILURES);
+		truth__expect(&tally, "no-go", -1, -1);
+	}
+	s = claimctl_json(&h, st);
+	ASSERT_EQ(j_int(s, "go_files"), 0, "no Go program probed");
+out:
+	json_object_put(s);
+	if (test__failed_now())
+		claimd_print_log(&h);
+	go_stop_all(&r);
+	trace_stop(&t);
+	claimd_stop(&h);
+	tmpdir_remove(h.dir);
+}
+
 void test_go(void)
 {
 	struct claimd_h h = { 0 };
@@ -488,6 +538,8 @@ void test_go(void)
 	}
 	if (test__start_subtest("started_before"))
 		started_before();
+	if (test__start_subtest("no_go"))
+		no_go();
 	if (!ASSERT_OK(claimd_start(&h, NULL), "claimd start") ||
 	    !ASSERT_OK(trace_start(&t, &h), "trace"))
 		goto out;
