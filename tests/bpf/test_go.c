@@ -363,21 +363,37 @@ out:
 	go_stop_all(&r);
 }
 
+/*
+ * Starts names[1], failing every FAIL_MOD-th id, then names[0] calling it
+ * (with one more option, flag value, when given). The caller, or NULL;
+ * the callee in *back.
+ */
+static struct gosvc *go_pair(struct gorun *r, const char *const names[2], const char *flag,
+			     const char *value, struct gosvc **back)
+{
+	char callee[64], fm[8];
+	struct gosvc *b;
+
+	snprintf(fm, sizeof(fm), "%d", FAIL_MOD);
+	b = *back = go_start(r, names[1], (const char *[]){ "-fail-mod", fm, NULL });
+	if (!b)
+		return NULL;
+	if (r->grpc)
+		snprintf(callee, sizeof(callee), "127.0.0.1:%d", b->port);
+	else
+		url_of(b, callee, sizeof(callee));
+	return go_start(r, names[0], (const char *[]){ "-call", callee, flag, value, NULL });
+}
+
 static void pool(struct claimd_h *h, struct trace_cap *t)
 {
 	struct gorun r = { .h = h, .exe = "goservice" };
 	const struct truth_svc shape = { .target = "/r/%d", .ids = REQUESTS, .mod = FAIL_MOD };
 	const char *const names[2] = { "gpool", "gpoolback" };
-	char url[64], fm[8];
-	struct gosvc *b, *f = NULL;
+	struct gosvc *b, *f;
 	size_t mark;
 
-	snprintf(fm, sizeof(fm), "%d", FAIL_MOD);
-	b = go_start(&r, names[1], (const char *[]){ "-fail-mod", fm, NULL });
-	if (b)
-		f = go_start(&r, names[0],
-			     (const char *[]){ "-pool", "2", "-call", url_of(b, url, sizeof(url)),
-					       NULL });
+	f = go_pair(&r, names, "-pool", "2", &b);
 	if (!ASSERT_OK_PTR(f, "pool started") || !go_probed(h, 1))
 		goto out;
 	mark = trace_mark(t);
@@ -402,18 +418,14 @@ static void grpc_chain(struct claimd_h *h, struct trace_cap *t, const char *exe,
 {
 	struct gorun r = { .h = h, .exe = exe, .grpc = true };
 	const struct truth_svc shape = { .target = NULL };
-	char front[32], back[32], addr[32], fm[8];
-	struct gosvc *b, *f = NULL;
+	char front[32], back[32];
+	const char *const names[2] = { front, back };
+	struct gosvc *b, *f;
 	size_t mark;
 
 	snprintf(front, sizeof(front), "%sfront", prefix);
 	snprintf(back, sizeof(back), "%sback", prefix);
-	snprintf(fm, sizeof(fm), "%d", FAIL_MOD);
-	b = go_start(&r, back, (const char *[]){ "-fail-mod", fm, NULL });
-	if (b) {
-		snprintf(addr, sizeof(addr), "127.0.0.1:%d", b->port);
-		f = go_start(&r, front, (const char *[]){ "-call", addr, NULL });
-	}
+	f = go_pair(&r, names, NULL, NULL, &b);
 	if (!ASSERT_OK_PTR(f, "gRPC chain started") || !go_probed(h, 1))
 		goto out;
 	mark = trace_mark(t);
@@ -422,13 +434,23 @@ static void grpc_chain(struct claimd_h *h, struct trace_cap *t, const char *exe,
 	check_edge(h, front, back, FAILURES, "fail-close");
 	{
 		const pid_t pids[2] = { f->pid, b->pid };
-		const char *const names[2] = { front, back };
 
 		check_chain_truth(t, mark, &shape, 2, pids, names, prefix, 2 * FAILURES, 0);
 	}
 	check_modes(h, &r);
 out:
 	go_stop_all(&r);
+}
+
+/* A claimd of the test's own ends: its log shown on failure, everything stopped. */
+static void own_claimd_end(struct claimd_h *h, struct trace_cap *t, struct gorun *r)
+{
+	if (test__failed_now())
+		claimd_print_log(h);
+	go_stop_all(r);
+	trace_stop(t);
+	claimd_stop(h);
+	tmpdir_remove(h->dir);
 }
 
 /*
@@ -443,16 +465,11 @@ static void started_before(void)
 	struct gorun r = { .h = &h, .exe = "goservice" };
 	const struct truth_svc shape = { .target = "/r/%d", .ids = REQUESTS, .mod = FAIL_MOD };
 	const char *const names[2] = { "gbfront", "gbback" };
-	struct gosvc *b, *f = NULL;
-	char url[64], fm[8];
+	struct gosvc *b, *f;
 
 	if (!ASSERT_OK(tmpdir_make(h.dir, sizeof(h.dir)), "directory"))
 		return;
-	snprintf(fm, sizeof(fm), "%d", FAIL_MOD);
-	b = go_start(&r, names[1], (const char *[]){ "-fail-mod", fm, NULL });
-	if (b)
-		f = go_start(&r, names[0],
-			     (const char *[]){ "-call", url_of(b, url, sizeof(url)), NULL });
+	f = go_pair(&r, names, NULL, NULL, &b);
 	/* Traffic first: the front's pooled connection to the backend stays open. */
 	if (!ASSERT_OK_PTR(f, "chain started") || !go_load(&r, f))
 		goto out;
@@ -467,12 +484,7 @@ static void started_before(void)
 	}
 	check_modes(&h, &r);
 out:
-	if (test__failed_now())
-		claimd_print_log(&h);
-	go_stop_all(&r);
-	trace_stop(&t);
-	claimd_stop(&h);
-	tmpdir_remove(h.dir);
+	own_claimd_end(&h, &t, &r);
 }
 
 /*
@@ -492,16 +504,11 @@ static void no_go(void)
 	struct truth_tally tally = { 0 };
 	struct json_object *s = NULL;
 	struct gosvc *b, *f = NULL;
-	char url[64], fm[8];
 
 	if (!ASSERT_OK(claimd_start(&h, extra), "claimd --no-go") ||
 	    !ASSERT_OK(trace_start(&t, &h), "trace"))
 		goto out;
-	snprintf(fm, sizeof(fm), "%d", FAIL_MOD);
-	b = go_start(&r, names[1], (const char *[]){ "-fail-mod", fm, NULL });
-	if (b)
-		f = go_start(&r, names[0],
-			     (const char *[]){ "-call", url_of(b, url, sizeof(url)), NULL });
+	f = go_pair(&r, names, NULL, NULL, &b);
 	if (!ASSERT_OK_PTR(f, "chain started") || !go_load(&r, f))
 		goto out;
 	{
@@ -515,12 +522,7 @@ static void no_go(void)
 	ASSERT_EQ(j_int(s, "go_files"), 0, "no Go program probed");
 out:
 	json_object_put(s);
-	if (test__failed_now())
-		claimd_print_log(&h);
-	go_stop_all(&r);
-	trace_stop(&t);
-	claimd_stop(&h);
-	tmpdir_remove(h.dir);
+	own_claimd_end(&h, &t, &r);
 }
 
 void test_go(void)
