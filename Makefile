@@ -52,6 +52,7 @@ endif
 CFLAGS ?=
 override CFLAGS := $(CFLAGS_BASE) $(CFLAGS)
 LDLIBS_BPF := -lbpf -lelf -lz
+LDLIBS_GO := -lcapstone
 LDLIBS_JSON := -ljson-c
 LDLIBS_CURL := -lcurl
 
@@ -65,6 +66,7 @@ DEPS_FUZZ := $(BUILD)/.deps-fuzz
 DEPS_TEST := $(BUILD)/.deps-test
 DEPS_DEMO := $(BUILD)/.deps-demo
 DEPS_BENCH := $(BUILD)/.deps-bench
+DEPS_GO := $(BUILD)/.deps-go
 
 BPF_MODS := observer parsebench
 BPF_OBJS := $(patsubst %,$(BUILD)/%.bpf.o,$(BPF_MODS))
@@ -85,7 +87,7 @@ TEST_LIB_SRCS := $(sort $(wildcard tests/lib/*.c))
 TEST_OBJS := $(patsubst tests/%.c,$(BUILD)/tests/%.o,$(TEST_SRCS) $(TEST_LIB_SRCS))
 # Objects of claimd the unit tests exercise directly.
 TEST_USER_OBJS := $(patsubst %,$(BUILD)/user/claimd/%.o,record names edges memory procnet \
-	trace_fmt sysprobe counters roots metrics metrics_text fleet_table) \
+	trace_fmt sysprobe counters roots metrics metrics_text fleet_table goexec grpc_codes) \
 	$(BUILD)/user/claimctl/storm.o $(COMMON_OBJS)
 
 # libclaim: the client shim, static and shared, position-independent.
@@ -167,7 +169,7 @@ $(BUILD)/.deps-%: scripts/install-deps.sh
 	$(Q)touch $@
 
 # One install at a time (make -j): build first, then fuzz before test.
-$(DEPS_FUZZ) $(DEPS_TEST) $(DEPS_DEMO) $(DEPS_BENCH): | $(DEPS_STAMP)
+$(DEPS_FUZZ) $(DEPS_TEST) $(DEPS_DEMO) $(DEPS_BENCH) $(DEPS_GO): | $(DEPS_STAMP)
 $(DEPS_TEST): | $(DEPS_FUZZ)
 
 # vmlinux.h from the running kernel's BTF, rewritten only when it changed.
@@ -233,7 +235,7 @@ $(BUILD)/claimlab: $(LAB_OBJS) $(patsubst %,$(BUILD)/user/common/%.o,argnum addr
 
 $(BUILD)/claimd: $(CLAIMD_OBJS) $(COMMON_OBJS)
 	$(call msg,LINK,$@)
-	$(Q)$(CC) $(LDFLAGS) $^ $(LDLIBS_BPF) $(LDLIBS_JSON) $(LDLIBS_HTTP) $(LDLIBS_CURL) -lm -o $@
+	$(Q)$(CC) $(LDFLAGS) $^ $(LDLIBS_BPF) $(LDLIBS_GO) $(LDLIBS_JSON) $(LDLIBS_HTTP) $(LDLIBS_CURL) -lm -o $@
 
 # The map page is embedded with .incbin: -MMD does not see it.
 $(BUILD)/user/claimd/webmap.o: user/claimd/webmap.html
@@ -282,10 +284,34 @@ $(BUILD)/tests/lib/test_progs.o: $(BUILD)/tests/tests.inc
 
 $(BUILD)/test_progs: $(TEST_OBJS) $(TEST_USER_OBJS) $(BUILD)/libclaim.a
 	$(call msg,LINK,$@)
-	$(Q)$(CC) $(LDFLAGS) $^ $(LDLIBS_BPF) $(LDLIBS_JSON) $(LDLIBS_CURL) -lm -lpthread -o $@
+	$(Q)$(CC) $(LDFLAGS) $^ $(LDLIBS_BPF) $(LDLIBS_GO) $(LDLIBS_JSON) $(LDLIBS_CURL) -lm -lpthread -o $@
+
+# Go peers (tests/peers/go/<name>/): Debian's Go and grpc-go, GOPATH mode, no
+# network. The services also built stripped (-ldflags=-s -w) as <name>.stripped.
+GO_SERVICES := goservice
+GO_PEER_BINS := $(foreach p,$(GO_SERVICES),$(BUILD)/tests/go/$(p) $(BUILD)/tests/go/$(p).stripped) \
+	$(BUILD)/tests/go/gooffsets
+GO_ENV := GO111MODULE=off GOPATH=/usr/share/gocode GOFLAGS= GOPROXY=off \
+	GOCACHE=$(abspath $(BUILD))/go-cache
+go_build = cd $(dir $<) && $(GO_ENV) go build $(1) -o $(abspath $@) .
+
+GO_PEER_SRCS := $(wildcard tests/peers/go/*/*.go)
+
+$(BUILD)/tests/go/%.stripped: tests/peers/go/%/main.go $(GO_PEER_SRCS) | $(DEPS_GO)
+	$(call msg,GO,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(call go_build,-ldflags='-s -w')
+
+$(BUILD)/tests/go/%: tests/peers/go/%/main.go $(GO_PEER_SRCS) | $(DEPS_GO)
+	$(call msg,GO,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(call go_build,)
+
+.PHONY: go-peers
+go-peers: $(GO_PEER_BINS)
 
 .PHONY: test
-test: all $(FUZZ_BINS) $(DEPS_TEST)
+test: all $(FUZZ_BINS) $(DEPS_TEST) $(GO_PEER_BINS)
 	$(Q)./scripts/run-tests.sh $(BUILD)
 
 .PHONY: demo
@@ -293,8 +319,9 @@ demo: all $(DEPS_DEMO)
 	$(Q)./scripts/demo.sh $(BUILD)
 
 .PHONY: bench
-bench: all $(DEPS_BENCH)
+bench: all $(DEPS_BENCH) $(GO_PEER_BINS)
 	$(Q)./scripts/bench.sh $(BUILD)
+	$(Q)./scripts/bench-go.sh $(BUILD)
 
 compile_commands.json: FORCE
 	$(Q)$(MAKE) clean >/dev/null

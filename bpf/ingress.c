@@ -418,6 +418,42 @@ static __always_inline void egress_emit_root(struct io *io, const struct claimd_
 }
 
 /*
+ * Would the call p to callee, next after entry n-1 of r's log, retry that
+ * entry? The same call again, right after it failed. A refused connect
+ * never sent its request: any call to the same callee next is its retry.
+ */
+static __always_inline __u8 egress_retry_flag(struct claimd_ingress *r, __u32 n,
+					      const struct claimd_pending *p,
+					      const struct claimd_addr *callee)
+{
+	struct claimd_egress *prev;
+
+	if (n == 0 || n > CLAIMD_EGRESS_MAX)
+		return 0;
+	prev = &r->egress[(n - 1) & EGRESS_MASK];
+	if ((prev->flags & CLAIMD_EG_DONE) && addr_eq(&prev->callee, callee) &&
+	    outcome_is_retry(egress_outcome(prev), prev->flags, prev->method, prev->target_hash,
+			     p->method, p->target_hash))
+		return CLAIMD_EG_RETRY;
+	return 0;
+}
+
+/* A log entry for the call p to callee, begun and not answered yet. */
+static __always_inline void egress_entry_init(struct claimd_egress *e,
+					      const struct claimd_pending *p,
+					      const struct claimd_addr *callee, __u8 flags)
+{
+	e->start_ns = p->start_ns;
+	e->end_ns = 0;
+	e->callee = *callee;
+	e->target_hash = p->target_hash;
+	e->status = 0;
+	e->method = p->method;
+	e->flags = flags;
+	e->claim = HTTP_CLAIM_NONE;
+}
+
+/*
  * A call begins on io's thread: logged in the ingress it serves, if any.
  * Fills p's link (ingress_seq, slot) so the answer finds its log entry.
  */
@@ -427,8 +463,6 @@ static __always_inline void egress_log(struct io *io, struct claimd_pending *p,
 	struct claimd_owner owner = current_owner(io);
 	struct claimd_thread *t = owner_ctx(&owner);
 	struct claimd_ingress *r;
-	struct claimd_egress *e;
-	__u8 retry = 0;
 	__u32 n;
 
 	p->ingress_seq = 0;
@@ -445,28 +479,8 @@ static __always_inline void egress_log(struct io *io, struct claimd_pending *p,
 		stat_inc(CLAIMD_ST_EGRESS_OVERFLOW);
 		return;
 	}
-	e = &r->egress[n & EGRESS_MASK];
-	/*
-	 * The same call again, right after it failed: a retry of it. A refused
-	 * connect never sent its request: any call to the same callee next is
-	 * its retry.
-	 */
-	if (n > 0) {
-		struct claimd_egress *prev = &r->egress[(n - 1) & EGRESS_MASK];
-
-		if ((prev->flags & CLAIMD_EG_DONE) && addr_eq(&prev->callee, callee) &&
-		    outcome_is_retry(egress_outcome(prev), prev->flags, prev->method,
-				     prev->target_hash, p->method, p->target_hash))
-			retry = CLAIMD_EG_RETRY;
-	}
-	e->start_ns = p->start_ns;
-	e->end_ns = 0;
-	e->callee = *callee;
-	e->target_hash = p->target_hash;
-	e->status = 0;
-	e->method = p->method;
-	e->flags = retry;
-	e->claim = HTTP_CLAIM_NONE;
+	egress_entry_init(&r->egress[n & EGRESS_MASK], p, callee,
+			  egress_retry_flag(r, n, p, callee));
 	p->slot = n;
 	r->n_egress = n + 1;
 }
@@ -506,6 +520,24 @@ static __always_inline void egress_end_outside(struct io *io, const struct claim
 				 want == ROOT_RECORD_NOW);
 }
 
+/* The call in slot of r's log ended as end says. */
+static __always_inline void egress_settle(struct claimd_ingress *r, __u32 slot,
+					  const struct egress_end *end)
+{
+	if (slot < CLAIMD_EGRESS_MAX) {
+		struct claimd_egress *e = &r->egress[slot & EGRESS_MASK];
+
+		e->status = end->status;
+		e->end_ns = end->end_ns;
+		e->flags |= end->flags | CLAIMD_EG_DONE;
+		e->claim = end->claim;
+	}
+	if ((end->flags & CLAIMD_EG_LOST) && !(r->flags & (CLAIMD_IN_BLIND | CLAIMD_IN_UNTIED))) {
+		r->flags |= CLAIMD_IN_BLIND;
+		stat_inc(CLAIMD_ST_BLIND);
+	}
+}
+
 /* A call ended: into its ingress's log if that is still open, else its own record. */
 static __noinline int egress_close(struct io *io, const struct claimd_pending *p,
 				   const struct claimd_addr *callee, const struct egress_end *end)
@@ -517,19 +549,7 @@ static __noinline int egress_close(struct io *io, const struct claimd_pending *p
 		struct claimd_thread *t = owner_ctx(&p->owner);
 
 		if (t && t->conn.tgid && t->rec.seq == p->ingress_seq) {
-			if (p->slot < CLAIMD_EGRESS_MAX) {
-				struct claimd_egress *e = &t->rec.egress[p->slot & EGRESS_MASK];
-
-				e->status = status;
-				e->end_ns = end_ns;
-				e->flags |= flags | CLAIMD_EG_DONE;
-				e->claim = claim;
-			}
-			if ((flags & CLAIMD_EG_LOST) &&
-			    !(t->rec.flags & (CLAIMD_IN_BLIND | CLAIMD_IN_UNTIED))) {
-				t->rec.flags |= CLAIMD_IN_BLIND;
-				stat_inc(CLAIMD_ST_BLIND);
-			}
+			egress_settle(&t->rec, p->slot, end);
 			slot_refresh(&t->rec);
 			return 0;
 		}

@@ -29,6 +29,7 @@
 #include "counts.h"
 #include "scan.bpf.h"
 #include "tls.bpf.h"
+#include "goprobe.h"
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
@@ -150,6 +151,8 @@ struct {
 
 /* A status at or above this is a failure (claimd --fail-status). */
 const volatile __u32 fail_status_min = 500;
+/* The gRPC codes that are failures, a bit each (claimd --grpc-fail-codes). */
+const volatile __u32 grpc_fail_codes = CLAIMD_GRPC_FAIL_DEFAULT;
 
 /* Edge classes, written by claimd (recent window, else memory). */
 struct {
@@ -287,3 +290,4 @@ struct {
 #include "tls.c"
 #include "context.c"
 #include "syscalls.c"
+#include "goprobe.c"

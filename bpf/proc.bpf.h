@@ -71,10 +71,13 @@ static __always_inline void submit_now(void *rec)
 	stat_inc(CLAIMD_ST_RECORDS);
 }
 
-/* traced[] bits: what we know of a process. */
-#define PROC_TRACED  0x1 /* it owns a socket we follow */
-#define PROC_CONTEXT 0x2 /* it names its requests (claim_context_enter) */
-#define PROC_MUX     0x4 /* it served two requests at once on a thread: no verdicts */
+/* traced[] bits (headers/observer.h): what we know of a process. */
+#define PROC_TRACED    CLAIMD_PROC_TRACED
+#define PROC_CONTEXT   CLAIMD_PROC_CONTEXT
+#define PROC_MUX       CLAIMD_PROC_MUX
+#define PROC_GO	       CLAIMD_PROC_GO
+#define PROC_GO_SERVES CLAIMD_PROC_GO_SERVES
+#define PROC_GO_UNTIED CLAIMD_PROC_GO_UNTIED
 /* Bits 16-31: its listening sockets (CLAIMD_PROC_LISTENER_ONE each): a
  * service, whose calls outside requests are no root calls. */
 #define PROC_LISTENER_ONE CLAIMD_PROC_LISTENER_ONE
@@ -107,6 +110,21 @@ static __always_inline int proc_may_be_traced(void)
 static __always_inline int is_traced(__u32 tgid)
 {
 	return proc_may_be_traced() && proc_flags(tgid) != 0;
+}
+
+/*
+ * Does the syscall path frame the bytes of the current process (tgid)? One
+ * it follows, unless the Go probes follow its requests: seen twice, they
+ * would count twice (and as multiplexed, goroutines sharing threads).
+ */
+static __always_inline int syscalls_frame(__u32 tgid)
+{
+	__u32 f;
+
+	if (!proc_may_be_traced())
+		return 0;
+	f = proc_flags(tgid);
+	return f && !(f & PROC_GO);
 }
 
 /* The current process is one traced[] names: its leader carries the mark. */

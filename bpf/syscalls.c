@@ -195,7 +195,7 @@ int tp_connect_x(struct trace_event_raw_sys_exit *ctx)
 	if (ret == 0 || ret == -EINPROGRESS) {
 		conn_add(tgid, a.a0, sk, CLAIMD_ROLE_OUTBOUND,
 			 ret == 0 ? CLAIMD_CONN_CONNECTED : 0);
-	} else {
+	} else if (!(proc_flags(tgid) & PROC_GO)) {
 		struct io io = { .now = bpf_ktime_get_ns(),
 				 .key = { .tgid = tgid, .fd = a.a0 },
 				 .tid = (__u32)id };
@@ -262,7 +262,7 @@ static __always_inline int on_io(struct trace_event_raw_sys_exit *ctx, __u32 dir
 	struct io io;
 	long ret;
 
-	if (!is_traced(tgid))
+	if (!syscalls_frame(tgid))
 		return 0;
 	sys_args(&a);
 	key.tgid = tgid;
@@ -367,7 +367,7 @@ int tp_sendfile_x(struct trace_event_raw_sys_exit *ctx)
 	struct sys_args a;
 	struct io io;
 
-	if (!is_traced(tgid) || ctx->ret <= 0)
+	if (!syscalls_frame(tgid) || ctx->ret <= 0)
 		return 0;
 	sys_args(&a);
 	key.tgid = tgid;
@@ -409,7 +409,8 @@ static __always_inline void conn_gone(struct claimd_conn *c, struct claimd_conn_
 		if (c->count || c->extra || c->answer_active) {
 			/* The caller gave up waiting. */
 			egress_fail_all(c, &io);
-		} else if (fd_open && !(c->flags & (CLAIMD_CONN_CONNECTED | CLAIMD_CONN_FAILED))) {
+		} else if (fd_open && !(c->flags & (CLAIMD_CONN_CONNECTED | CLAIMD_CONN_FAILED)) &&
+			   !(proc_flags(key.tgid) & PROC_GO)) {
 			/* Non-blocking connect never completed: refused or timed out. */
 			struct sock *sk = sock_of_fd(key.fd);
 			__u8 st = sk ? sock_state(sk) : 0;

@@ -36,6 +36,7 @@ struct claimd_service_counts {
 	__u64 unclaimed;   /* ... unclaimed */
 	__u64 unknown;	   /* failures without one */
 	__u64 multiplexed; /* requests whose thread juggled another meanwhile */
+	__u64 goroutine;   /* requests followed per goroutine (Go probes) */
 	__u64 unknown_by
 		[CLAIMD_RULE_SLOTS]; /* unknown failures by reason (CLAIM_RULE_NONE: other) */
 	__u64 epoch;		     /* no count: see struct claimd_dirty */
@@ -158,6 +159,8 @@ OUTCOME_INLINE void counts_add_request(struct claimd_service_counts *s, __u32 st
 	COUNTS_ADD(&s->requests, 1);
 	if (in_flags & CLAIMD_IN_MUX)
 		COUNTS_ADD(&s->multiplexed, 1);
+	if (in_flags & CLAIMD_IN_GO)
+		COUNTS_ADD(&s->goroutine, 1);
 	if (!failed)
 		return;
 	COUNTS_ADD(&s->failures, 1);

@@ -42,12 +42,6 @@ enum claimd_role {
 #define CLAIMD_CONN_TLS	      0x20 /* TLS: raw bytes skipped, plaintext from SSL_* probes */
 #define CLAIMD_CONN_HTTP      0x40 /* a message was framed on it: not TLS */
 
-/*
- * traced[] words (the PROC_* bits, bpf/proc.bpf.h), bits 16-31: how many
- * listening sockets the process has open. claimd seeds the older ones.
- */
-#define CLAIMD_PROC_LISTENER_ONE (1u << 16)
-
 /* claimd_conn.lost */
 #define CLAIMD_LOST_RX 0x01 /* what this process reads */
 #define CLAIMD_LOST_TX 0x02 /* what it writes */
@@ -70,7 +64,8 @@ enum claimd_role {
 #define CLAIMD_IN_UNTIED    0x20 /* it made a call claimd could not follow (TLS untied, log full) */
 #define CLAIMD_IN_LOST	    0x40 /* its own response's framing was lost: status unknown */
 #define CLAIMD_IN_UNCOUNTED \
-	0x80 /* the service counters were full: claimd counts it from the record */
+	0x80		   /* the service counters were full: claimd counts it from the record */
+#define CLAIMD_IN_GO 0x100 /* followed per goroutine by the Go probes (bpf/goprobe.c) */
 
 enum claimd_record_type {
 	CLAIMD_REC_INGRESS = 1, /* struct claimd_ingress, n_egress entries long */
@@ -112,6 +107,11 @@ enum claimd_stat {
 	CLAIMD_ST_ROOT_CALLS,	 /* calls outside any request counted in the kernel */
 	CLAIMD_ST_LATE_CALLS,	 /* calls that ended after their request was answered */
 	CLAIMD_ST_CALLS_OUTSIDE, /* calls of a listening process outside its requests */
+	CLAIMD_ST_GO_REQUESTS,	 /* Go requests followed per goroutine */
+	CLAIMD_ST_GO_CALLS,	 /* Go calls ((*Transport).roundTrip) followed */
+	CLAIMD_ST_GO_UNSEEN,	 /* Go requests on a connection not followed: not counted */
+	CLAIMD_ST_GO_OUTSIDE,	 /* Go calls on a goroutine tied to no request: root calls */
+	CLAIMD_ST_GO_NO_CALLEE,	 /* Go calls to a host that is no IP address: request unknown */
 	CLAIMD_ST__COUNT,
 };
 
@@ -246,6 +246,19 @@ struct claimd_thread {
 	struct claimd_conn_key conn; /* inbound connection of the ingress; tgid 0: idle */
 	struct claimd_ingress rec;   /* the record being built */
 };
+
+/* The traced map's word per process: what the programs know of it. */
+#define CLAIMD_PROC_TRACED    0x1  /* it owns a socket we follow */
+#define CLAIMD_PROC_CONTEXT   0x2  /* it names its requests (claim_context_enter) */
+#define CLAIMD_PROC_MUX	      0x4  /* it served two requests at once on a thread: no verdicts */
+#define CLAIMD_PROC_GO	      0x8  /* Go: its HTTP followed per goroutine, not by its syscalls */
+#define CLAIMD_PROC_GO_SERVES 0x10 /* Go: it serves requests */
+/* Go: while serving, it made a call on a goroutine tied to no request (a
+ * worker pool, a channel): its requests' logs may miss calls, no verdict. */
+#define CLAIMD_PROC_GO_UNTIED 0x20
+/* Bits 16-31: how many listening sockets it has open (a service: its calls
+ * outside requests are no root calls). claimd seeds the older ones. */
+#define CLAIMD_PROC_LISTENER_ONE (1u << 16)
 
 /* Filters set by claimd before the programs see traffic. */
 #define CLAIMD_FILTER_PID    0x01 /* only processes in the pid_filter map */

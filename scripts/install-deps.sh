@@ -8,7 +8,8 @@
 #
 #   build   compile claimd, claimctl, libclaim, claimlab, the tests (make)
 #   fuzz    the libFuzzer targets (make fuzz; make test runs them briefly)
-#   test    the real peers the end-to-end tests start (make test)
+#   test    the real peers the end-to-end tests start (make test), go included
+#   go      the Go peers (make go-peers)
 #   demo    make demo
 #   bench   make bench
 #
@@ -22,6 +23,7 @@ build_pkgs=(
 	libbpf-dev bpftool libelf-dev zlib1g-dev
 	libjson-c-dev libmicrohttpd-dev libcurl4-openssl-dev help2man
 	libssl-dev # tests/peers/pool_proxy: TLS through memory BIOs
+	libcapstone-dev # user/claimd/goexec: the RET instructions of Go functions
 )
 # Fuzzers: clang's libFuzzer and the sanitizers' runtimes (tests/fuzz).
 fuzz_pkgs=(libclang-rt-14-dev)
@@ -33,6 +35,9 @@ test_pkgs=(
 	chromium chromium-driver # the map in a headless browser
 	tmux # claimctl top in a real terminal
 )
+# Go: the Go peers of the tests and the benchmark (tests/peers/go), Go 1.19
+# and grpc-go built in GOPATH mode.
+go_pkgs=(golang-go golang-google-grpc-dev)
 # The demo: claimlab and claimd, python3 to put the tables together.
 demo_pkgs=(python3)
 # The benchmark: wrk for throughput, python3 for the figures, sysctl; nginx
@@ -40,7 +45,7 @@ demo_pkgs=(python3)
 bench_pkgs=(python3 wrk procps nginx)
 
 usage() {
-	echo "usage: $0 [build|fuzz|test|demo|bench]..." >&2
+	echo "usage: $0 [build|fuzz|test|go|demo|bench]..." >&2
 	exit 2
 }
 
@@ -50,9 +55,10 @@ for g in "$@"; do
 	case $g in
 	build) wanted+=("${build_pkgs[@]}") ;;
 	fuzz) wanted+=("${fuzz_pkgs[@]}") ;;
-	test) wanted+=("${test_pkgs[@]}") ;;
+	test) wanted+=("${test_pkgs[@]}" "${go_pkgs[@]}") ;;
+	go) wanted+=("${go_pkgs[@]}") ;;
 	demo) wanted+=("${demo_pkgs[@]}") ;;
-	bench) wanted+=("${bench_pkgs[@]}") ;;
+	bench) wanted+=("${bench_pkgs[@]}" "${go_pkgs[@]}") ;;
 	-h | --help) usage ;;
 	*)
 		echo "install-deps: no group '$g'" >&2

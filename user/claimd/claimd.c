@@ -44,6 +44,7 @@
 #include "seed.h"
 #include "snapshot.h"
 #include "sysprobe.h"
+#include "grpc_codes.h"
 #include "uprobes.h"
 #include "trace_fmt.h"
 #include "verdict_names.h"
@@ -77,6 +78,7 @@ struct options {
 	struct control_opts control;
 	bool no_seed;
 	bool no_tls;
+	bool no_go;
 	int verbose;
 	const char *metrics; /* HOST:PORT, or NULL for none */
 	bool metrics_given;
@@ -151,6 +153,8 @@ enum {
 	OPT_THREADS,
 	OPT_NO_SEED,
 	OPT_NO_TLS,
+	OPT_NO_GO,
+	OPT_GRPC_FAIL_CODES,
 	OPT_STATE_DIR,
 	OPT_WINDOW,
 	OPT_HALF_LIFE,
@@ -209,6 +213,12 @@ static const struct argp_option options[] = {
 	{ "no-seed", OPT_NO_SEED, NULL, 0,
 	  "Do not look for sockets that existed before claimd started", 3 },
 	{ "no-tls", OPT_NO_TLS, NULL, 0, "Do not probe OpenSSL (TLS traffic stays unseen)", 3 },
+	{ "grpc-fail-codes", OPT_GRPC_FAIL_CODES, "LIST", 0,
+	  "gRPC codes that are failures, by name or number (default UNKNOWN,DEADLINE_EXCEEDED,"
+	  "RESOURCE_EXHAUSTED,INTERNAL,UNAVAILABLE,DATA_LOSS)",
+	  3 },
+	{ "no-go", OPT_NO_GO, NULL, 0,
+	  "Do not probe Go programs (their HTTP is followed through syscalls: multiplexed)", 3 },
 	{ "state-dir", OPT_STATE_DIR, "DIR", 0,
 	  "Where the edge memory is kept (default " DEFAULT_STATE_DIR ")", 5 },
 	{ "window", OPT_WINDOW, "SECONDS", 0, "Recent window of edge ratios (default 300)", 5 },
@@ -332,6 +342,19 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 	case OPT_NO_TLS:
 		o->no_tls = true;
 		break;
+	case OPT_NO_GO:
+		o->no_go = true;
+		break;
+	case OPT_GRPC_FAIL_CODES: {
+		char err[128];
+		uint32_t mask;
+
+		if (grpc_codes__parse(arg, &mask, err, sizeof(err)))
+			argp_error(state, "--grpc-fail-codes: %s", err);
+		o->obs.grpc_fail_codes = mask;
+		o->obs.grpc_fail_codes_set = true;
+		break;
+	}
 	case OPT_STATE_DIR:
 		o->state_dir = arg;
 		break;
@@ -708,6 +731,11 @@ static struct json_object *status_json(struct claimd *d)
 	json_object_object_add(
 		o, "context_files",
 		json_object_new_int(d->uprobes ? uprobes__context_files(d->uprobes) : 0));
+	json_object_object_add(o, "go_files",
+			       json_object_new_int(d->uprobes ? uprobes__go_files(d->uprobes) : 0));
+	json_object_object_add(
+		o, "go_refused",
+		json_object_new_int(d->uprobes ? uprobes__go_refused(d->uprobes) : 0));
 	json_object_object_add(o, "programs", observer__programs_json(d->obs));
 	json_object_object_add(o, "trace_dropped",
 			       json_object_new_uint64(control__dropped(d->ctl)));
@@ -1090,13 +1118,16 @@ int main(int argc, char **argv)
 		goto out;
 	observer__set_alive(d.obs, true);
 	if (d.probe.uprobes)
-		d.uprobes = uprobes__new(d.obs, !opt.no_tls, true);
+		d.uprobes = uprobes__new(d.obs, !opt.no_tls, true, !opt.no_go);
 	if (d.uprobes)
 		uprobes__scan(d.uprobes);
 	if (!opt.no_seed) {
 		err = seed__existing(d.obs, &opt.obs, d.names, &d.seeded);
 		if (err)
 			pr_warn("could not look for existing sockets: %s", strerror(-err));
+		/* The processes seeded are followed now: their programs may be Go. */
+		if (d.uprobes)
+			uprobes__scan(d.uprobes);
 	}
 	pr_info("attached; followed from before start: %d listeners, %d inbound and %d outbound "
 		"connections in %d processes; control socket %s",

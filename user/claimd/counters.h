@@ -81,7 +81,19 @@
 	  "not root calls.")                                                                      \
 	X(CLAIMD_ST_CALLS_OUTSIDE, "calls_outside_requests",                                      \
 	  "Calls a listening process made outside its requests: no edge (a background job of "    \
-	  "a service is not one of its requests), only counted.")
+	  "a service is not one of its requests), only counted.")                                 \
+	X(CLAIMD_ST_GO_REQUESTS, "go_requests",                                                   \
+	  "Requests of Go services followed per goroutine by the Go probes.")                     \
+	X(CLAIMD_ST_GO_CALLS, "go_calls", "Calls of Go programs (net/http clients) followed.")    \
+	X(CLAIMD_ST_GO_UNSEEN, "go_requests_unseen",                                              \
+	  "Go requests on a connection claimd does not follow: not counted.")                     \
+	X(CLAIMD_ST_GO_OUTSIDE, "go_calls_outside_requests",                                      \
+	  "Go calls on a goroutine tied to no request (a caller that serves nothing, or a "       \
+	  "goroutine started before the request): recorded as calls of their own; in a process "  \
+	  "that serves, its requests get no confident verdict from then on.")                     \
+	X(CLAIMD_ST_GO_NO_CALLEE, "go_calls_callee_unknown",                                      \
+	  "Go calls to a host that is not an IP address: the request's verdict becomes "          \
+	  "unknown.")
 
 /* A kernel counter's name ("?" out of range), and the help text for a name (NULL if none). */
 const char *counters__kernel_name(int which);

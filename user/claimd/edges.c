@@ -303,6 +303,7 @@ void edges__count_requests(struct edges *e, struct service_stats *s,
 	s->unclaimed += d->unclaimed;
 	s->unknown += d->unknown;
 	s->multiplexed += d->multiplexed;
+	s->goroutine += d->goroutine;
 	for (rule = 0; rule < CLAIM_RULE__COUNT; rule++)
 		e->unknown[rule] += d->unknown_by[rule];
 	e->changes++;
@@ -550,6 +551,14 @@ struct json_object *edges__json(const struct edges *e, double now, time_t wall)
 	return j.arr;
 }
 
+/* How its requests are followed: per thread, per goroutine (Go), or not at all. */
+static const char *service_mode(const struct service_stats *s)
+{
+	if (s->multiplexed)
+		return "multiplexed";
+	return s->goroutine ? "goroutine" : "per-thread";
+}
+
 static void service_json(struct service_stats *s, void *arg)
 {
 	struct json_object *arr = arg, *o = json_object_new_object();
@@ -564,8 +573,8 @@ static void service_json(struct service_stats *s, void *arg)
 	json_object_object_add(o, verdict__name(CLAIM_UNKNOWN), json_object_new_uint64(s->unknown));
 	json_object_object_add(o, "multiplexed", json_object_new_uint64(s->multiplexed));
 	/* One thread juggling requests: counted, kept out of edges and verdicts. */
-	json_object_object_add(
-		o, "mode", json_object_new_string(s->multiplexed ? "multiplexed" : "per-thread"));
+	json_object_object_add(o, "goroutine", json_object_new_uint64(s->goroutine));
+	json_object_object_add(o, "mode", json_object_new_string(service_mode(s)));
 	json_object_array_add(arr, o);
 }
 

@@ -80,6 +80,7 @@ struct service_stats {
 	uint64_t unclaimed;
 	uint64_t unknown; /* failed, no confident verdict (counters.h: the reasons) */
 	uint64_t multiplexed;
+	uint64_t goroutine; /* requests followed per goroutine (Go) */
 };
 
 /* Where an edge's class comes from: this host's recent window, its memory,

@@ -13,6 +13,7 @@
 #include <bpf/libbpf.h>
 
 #include "counters.h"
+#include "goexec.h"
 #include "log.h"
 #include "observer_api.h"
 #include "observer.skel.h"
@@ -23,6 +24,8 @@
 #define TLS_PROBES     8
 #define CTX_FILES_MAX  64
 #define DETACH_THREADS 32
+#define GO_FILES_MAX   CLAIMD_GO_EXES_MAX
+#define GO_LINKS_MAX   (GOFN__COUNT + GOFN__COUNT * GOEXEC_RETS_MAX)
 
 struct observer {
 	struct observer_bpf *skel;
@@ -31,6 +34,8 @@ struct observer {
 	int tls_files;
 	struct bpf_link *ctx_links[CTX_FILES_MAX][2];
 	int ctx_files;
+	struct bpf_link *go_links[GO_FILES_MAX][GO_LINKS_MAX];
+	int go_files;
 	char verdicts_path[512];
 	unsigned long forgotten;
 	bool verdicts_reused;
@@ -205,6 +210,8 @@ struct observer *observer__load(const struct observer_config *cfg)
 	obs->skel->rodata->filter_flags = flags;
 	if (cfg->fail_status)
 		obs->skel->rodata->fail_status_min = cfg->fail_status;
+	if (cfg->grpc_fail_codes_set)
+		obs->skel->rodata->grpc_fail_codes = cfg->grpc_fail_codes;
 	snprintf(obs->verdicts_path, sizeof(obs->verdicts_path), "%s/%s",
 		 cfg->pin_dir ? cfg->pin_dir : "/sys/fs/bpf/claimd", CLAIM_PIN_NAME);
 	reuse_verdicts(obs);
@@ -323,6 +330,77 @@ int observer__attach_context(struct observer *obs, const char *path)
 	return 0;
 }
 
+/* One uprobe at a file offset of path, its cookie the executable's slot. */
+static struct bpf_link *attach_at(struct bpf_program *prog, const char *path, uint64_t off,
+				  __u32 slot)
+{
+	LIBBPF_OPTS(bpf_uprobe_opts, opts, .bpf_cookie = slot);
+
+	return bpf_program__attach_uprobe_opts(prog, -1, path, off, &opts);
+}
+
+int observer__attach_go(struct observer *obs, const char *path, const struct goexec *g)
+{
+	struct bpf_program *entry[GOFN__COUNT] = {
+		[GOFN_SERVE] = obs->skel->progs.go_serve,
+		[GOFN_ROUND_TRIP] = obs->skel->progs.go_round_trip,
+		[GOFN_NEWPROC] = obs->skel->progs.go_newproc,
+		[GOFN_GRPC_SERVE] = obs->skel->progs.go_grpc_serve,
+		[GOFN_GRPC_STATUS] = obs->skel->progs.go_grpc_status,
+		[GOFN_GRPC_INVOKE] = obs->skel->progs.go_grpc_invoke,
+	};
+	/* Functions whose return matters: a probe at each of their RETs. */
+	struct bpf_program *ret[GOFN__COUNT] = {
+		[GOFN_SERVE] = obs->skel->progs.go_serve_ret,
+		[GOFN_ROUND_TRIP] = obs->skel->progs.go_round_trip_ret,
+		[GOFN_NEWPROC] = obs->skel->progs.go_newproc_ret,
+		[GOFN_GRPC_SERVE] = obs->skel->progs.go_serve_ret,
+		[GOFN_GRPC_INVOKE] = obs->skel->progs.go_grpc_invoke_ret,
+	};
+	__u32 slot = obs->go_files;
+	struct bpf_link **links;
+	int f, n = 0, err = 0;
+	uint32_t i;
+
+	if (obs->go_files >= GO_FILES_MAX)
+		return -ENOSPC;
+	if (bpf_map_update_elem(bpf_map__fd(obs->skel->maps.go_exes), &slot, &g->offsets, 0))
+		return -errno;
+	links = obs->go_links[slot];
+	for (f = 0; f < GOFN__COUNT && !err; f++) {
+		const struct goexec_fn *fn = &g->fn[f];
+
+		if (!fn->entry || (ret[f] && !fn->n_rets))
+			continue; /* not in this program: its part stays out */
+		links[n] = attach_at(entry[f], path, fn->entry, slot);
+		if (!links[n++]) {
+			err = -errno;
+			break;
+		}
+		for (i = 0; ret[f] && i < fn->n_rets; i++) {
+			links[n] = attach_at(ret[f], path, fn->rets[i], slot);
+			if (!links[n++]) {
+				err = -errno;
+				break;
+			}
+		}
+	}
+	if (err) {
+		while (n--) {
+			bpf_link__destroy(links[n]);
+			links[n] = NULL;
+		}
+		return err;
+	}
+	obs->go_files++;
+	return 0;
+}
+
+int observer__go_files(const struct observer *obs)
+{
+	return obs->go_files;
+}
+
 struct detach_work {
 	struct bpf_link **links;
 	int n;
@@ -353,7 +431,9 @@ static void detach_all(struct observer *obs)
 	pthread_t th[DETACH_THREADS];
 	int f, i, started = 0;
 
-	w.links = calloc(n_skel + TLS_FILES_MAX * TLS_PROBES + CTX_FILES_MAX * 2, sizeof(*w.links));
+	w.links = calloc(n_skel + TLS_FILES_MAX * TLS_PROBES + CTX_FILES_MAX * 2 +
+				 GO_FILES_MAX * GO_LINKS_MAX,
+			 sizeof(*w.links));
 	if (!w.links)
 		return; /* observer_bpf__destroy detaches them one by one */
 	/* The skeleton's links struct holds nothing but link pointers. */
@@ -370,7 +450,11 @@ static void detach_all(struct observer *obs)
 		for (i = 0; i < 2; i++)
 			if (obs->ctx_links[f][i])
 				w.links[w.n++] = obs->ctx_links[f][i];
-	obs->tls_files = obs->ctx_files = 0;
+	for (f = 0; f < obs->go_files; f++)
+		for (i = 0; i < GO_LINKS_MAX; i++)
+			if (obs->go_links[f][i])
+				w.links[w.n++] = obs->go_links[f][i];
+	obs->tls_files = obs->ctx_files = obs->go_files = 0;
 	for (i = 0; i < DETACH_THREADS && i < w.n; i++)
 		if (!pthread_create(&th[started], NULL, detach_worker, &w))
 			started++;

@@ -26,13 +26,15 @@ struct observer_config {
 	__u64 netns_ino;    /* its inode, found by observer__load */
 	__u32 conns_max;
 	__u32 threads_max;
-	__u32 fail_status;   /* a status >= this is a failure (default 500) */
-	const char *pin_dir; /* where the verdict map is pinned */
-	__u32 ringbuf_size;  /* bytes, a power of two; 0: CLAIMD_RINGBUF_SZ */
-	__u32 classes_max;   /* edge classes in the kernel; 0: CLAIMD_CLASSES_MAX */
-	__u32 edges_max;     /* edge counters in the kernel; 0: CLAIMD_EDGES_MAX */
-	__u32 sample_every;  /* a request's record to claimd 1 in N (0: only while tracing) */
-	bool no_uprobes;     /* the kernel loads no uprobe programs: TLS and context off */
+	__u32 fail_status;	  /* a status >= this is a failure (default 500) */
+	const char *pin_dir;	  /* where the verdict map is pinned */
+	__u32 ringbuf_size;	  /* bytes, a power of two; 0: CLAIMD_RINGBUF_SZ */
+	__u32 classes_max;	  /* edge classes in the kernel; 0: CLAIMD_CLASSES_MAX */
+	__u32 edges_max;	  /* edge counters in the kernel; 0: CLAIMD_EDGES_MAX */
+	__u32 sample_every;	  /* a request's record to claimd 1 in N (0: only while tracing) */
+	bool no_uprobes;	  /* the kernel loads no uprobe programs: TLS and context off */
+	__u32 grpc_fail_codes;	  /* gRPC codes that are failures, a bit each */
+	bool grpc_fail_codes_set; /* else CLAIMD_GRPC_FAIL_DEFAULT */
 };
 
 struct observer;
@@ -84,6 +86,11 @@ int observer__tls_files(const struct observer *obs);
 /* Attaches the claim_context_enter/leave probes to a file holding libclaim
  * (libclaim.so, or a program linked with libclaim.a). 0, or -errno. */
 int observer__attach_context(struct observer *obs, const char *path);
+struct goexec;
+/* Attaches the Go probes to the Go executable at path, read into g
+ * (goexec.h). 0, or -errno (-ENOSPC: CLAIMD_GO_EXES_MAX executables). */
+int observer__attach_go(struct observer *obs, const char *path, const struct goexec *g);
+int observer__go_files(const struct observer *obs);
 
 /* Forgets the connections of processes that exited; returns how many. */
 int observer__forget_processes(struct observer *obs, const __u32 *tgids, int n);

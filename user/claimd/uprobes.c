@@ -14,6 +14,7 @@
 
 #include <bpf/bpf.h>
 
+#include "goprobes.h"
 #include "hashtab.h"
 #include "log.h"
 #include "observer_api.h"
@@ -41,9 +42,10 @@ struct uprobes {
 	bool tls, context;
 	int tls_files, context_files;
 	struct hashtab *seen; /* struct file_id -> (void *)1: looked at already */
+	struct goprobes *go;  /* Go executables of followed processes, or NULL */
 };
 
-struct uprobes *uprobes__new(struct observer *obs, bool tls, bool context)
+struct uprobes *uprobes__new(struct observer *obs, bool tls, bool context, bool go)
 {
 	struct uprobes *u = calloc(1, sizeof(*u));
 
@@ -53,7 +55,10 @@ struct uprobes *uprobes__new(struct observer *obs, bool tls, bool context)
 	u->tls = tls;
 	u->context = context;
 	u->seen = hashtab__new();
-	if (!u->seen) {
+	u->go = go ? goprobes__new(obs) : NULL;
+	if (!u->seen || (go && !u->go)) {
+		hashtab__free(u->seen);
+		goprobes__free(u->go);
 		free(u);
 		return NULL;
 	}
@@ -67,6 +72,7 @@ void uprobes__free(struct uprobes *u)
 	if (!u)
 		return;
 	hashtab__free(u->seen);
+	goprobes__free(u->go);
 	free(u);
 }
 
@@ -216,13 +222,24 @@ static bool followed(const struct uprobes *u, __u32 tgid)
 	return !bpf_map_lookup_elem(observer__traced_fd(u->obs), &tgid, &traced) && traced;
 }
 
-/* A process claimd follows may be linked with libclaim.a: look at its program. */
+/*
+ * A process claimd follows may be a Go program, or linked with libclaim.a:
+ * look at its program.
+ */
 static int scan_exe(struct uprobes *u, const char *pid)
 {
 	char path[64];
+	int n = 0;
 
-	snprintf(path, sizeof(path), "/proc/%.20s/exe", pid);
-	return consider(u, path, true);
+	if (!followed(u, strtoul(pid, NULL, 10)))
+		return 0;
+	if (u->go)
+		n += goprobes__process(u->go, strtoul(pid, NULL, 10));
+	if (u->context) {
+		snprintf(path, sizeof(path), "/proc/%.20s/exe", pid);
+		n += consider(u, path, true);
+	}
+	return n;
 }
 
 int uprobes__scan(struct uprobes *u)
@@ -244,8 +261,7 @@ int uprobes__scan(struct uprobes *u)
 		    !followed(u, strtoul(de->d_name, NULL, 10)))
 			continue;
 		n += scan_maps(u, de->d_name);
-		if (u->context)
-			n += scan_exe(u, de->d_name);
+		n += scan_exe(u, de->d_name);
 	}
 	closedir(d);
 	return n;
@@ -256,7 +272,7 @@ int uprobes__scan_pid(struct uprobes *u, unsigned int pid)
 	char p[16];
 
 	snprintf(p, sizeof(p), "%u", pid);
-	return scan_maps(u, p) + (u->context && followed(u, pid) ? scan_exe(u, p) : 0);
+	return scan_maps(u, p) + scan_exe(u, p);
 }
 
 int uprobes__tls_files(const struct uprobes *u)
@@ -267,4 +283,14 @@ int uprobes__tls_files(const struct uprobes *u)
 int uprobes__context_files(const struct uprobes *u)
 {
 	return u->context_files;
+}
+
+int uprobes__go_files(const struct uprobes *u)
+{
+	return u->go ? goprobes__files(u->go) : 0;
+}
+
+int uprobes__go_refused(const struct uprobes *u)
+{
+	return u->go ? goprobes__refused(u->go) : 0;
 }

@@ -1,0 +1,729 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * Fragment of observer.bpf.c. Go services, followed per goroutine: uprobes
+ * on the Go runtime and net/http (user/claimd/goprobes.c attaches them per
+ * executable, the executable's slot in go_exes as their cookie). A Go
+ * server runs many requests' goroutines on a few threads, and its client
+ * does its socket I/O on goroutines of the library's own, so the thread
+ * (the syscall path's key) tells nothing; the goroutine does.
+ *
+ *  - serverHandler.ServeHTTP, entry: a request begins on this goroutine
+ *    (its connection, from the response's net.Conn down to the socket's fd,
+ *    plain or under TLS, gives the addresses the syscall path knows); at
+ *    each RET it ends, with
+ *    the status the *response holds (what WriteHeader set, from whichever
+ *    goroutine; 200 when nothing was written, as finishRequest answers;
+ *    read there rather than probed in WriteHeader: each uprobe hit costs a
+ *    trap, docs/go.md), and gets its verdict, counts
+ *    and record exactly as any other ingress (ingress_emit).
+ *  - (*Transport).roundTrip, entry: a call of the request this goroutine
+ *    serves, or of the one its creator served (go_lineage); at each RET it
+ *    ends with the *Response's StatusCode, or a transport failure when the
+ *    error is not nil.
+ *  - runtime.newproc1: a goroutine inherits its creator's request, if that
+ *    request is still the one its goroutine serves (a goroutine outliving
+ *    its request ties nothing to the next one on the same goroutine).
+ *
+ * A call on a goroutine tied to no request is recorded as a call of its
+ * own. In a process that serves, it may have been made for a request
+ * (handed over through a channel to a worker started before it): from
+ * then on the process's requests get no confident verdict (untied-call),
+ * rather than a claim that ignores a call it could not see.
+ *
+ * Go's register ABI on amd64: arguments in RAX, RBX, RCX, RDI, RSI, ...;
+ * results in RAX, RBX, RCX; the running g in R14. Returns are probed at
+ * their RET instructions: a uretprobe rewrites the return address on a
+ * stack Go may move.
+ *
+ * No per-CPU scratch here: these programs can be preempted on this kernel;
+ * each works on its own goroutine's map entries and on the stack.
+ */
+
+/* Who holds a goroutine's request: the serving goroutine and its ingress. */
+struct go_owner {
+	__u64 g;
+	__u64 seq;
+};
+
+/* A request held by its serving goroutine. */
+struct go_req {
+	__u32 slots;  /* egress log slots taken (atomically: fan-out goroutines) */
+	__u32 status; /* gRPC: from WriteStatus */
+	__u64 resp;   /* net/http: the *response, whose status is read at the end */
+	struct claimd_thread t;
+};
+
+/* A call in progress on a goroutine. */
+struct go_call {
+	struct claimd_pending p; /* start, target, method; its ingress's seq and slot */
+	struct claimd_addr callee;
+	__u64 owner_g;
+};
+
+/* runtime.newproc1 in progress on a thread: the creator's request. */
+struct go_spawn {
+	struct go_owner owner;
+	__u32 tgid;
+	__u32 pad;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, CLAIMD_GO_EXES_MAX);
+	__type(key, __u32);
+	__type(value, struct go_offsets);
+} go_exes SEC(".maps");
+
+/* The request each serving goroutine holds (idle once answered: t.conn.tgid 0). */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, CLAIMD_THREADS_MAX);
+	__type(key, struct go_key);
+	__type(value, struct go_req);
+} go_reqs SEC(".maps");
+
+/* Goroutines started while their creator served a request: that request. */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, CLAIMD_GOROUTINES);
+	__type(key, struct go_key);
+	__type(value, struct go_owner);
+} go_lineage SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, CLAIMD_GOROUTINES);
+	__type(key, struct go_key);
+	__type(value, struct go_call);
+} go_calls SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, CLAIMD_THREADS_MAX);
+	__type(key, __u32); /* tid */
+	__type(value, struct go_spawn);
+} go_spawns SEC(".maps");
+
+static const struct go_req zero_go_req;
+
+#define GO_TARGET_MAX 64 /* bytes of a path hashed */
+#define GO_HOST_MAX   32 /* a power of two: "255.255.255.255:65535" fits */
+
+struct go_string {
+	__u64 ptr;
+	__u64 len;
+};
+
+static __always_inline const struct go_offsets *go_layout(struct pt_regs *ctx)
+{
+	__u32 i = (__u32)bpf_get_attach_cookie(ctx);
+
+	return bpf_map_lookup_elem(&go_exes, &i);
+}
+
+static __always_inline __u64 go_read_ptr(__u64 addr)
+{
+	__u64 v = 0;
+
+	if (!addr || bpf_probe_read_user(&v, sizeof(v), (const void *)addr))
+		return 0;
+	return v;
+}
+
+static __always_inline int go_read_str(struct go_string *s, __u64 addr)
+{
+	if (!addr || bpf_probe_read_user(s, sizeof(*s), (const void *)addr)) {
+		s->ptr = 0;
+		s->len = 0;
+		return -1;
+	}
+	return 0;
+}
+
+/* A method name into enum http_method, as the framer reads one. */
+static __always_inline __u8 go_method(__u64 addr)
+{
+	struct go_string s;
+	__u8 b[8] = {};
+	__u64 tok = 0;
+	__u32 i;
+
+	if (go_read_str(&s, addr) || !s.len || s.len > 7 ||
+	    bpf_probe_read_user(b, s.len & 7, (const void *)s.ptr))
+		return HTTP_M_NONE;
+	for (i = 0; i < 7; i++)
+		if (i < s.len)
+			tok = tok << 8 | b[i];
+	return http_method_of(tok, s.len);
+}
+
+/* FNV-1a of a Go string's bytes (the first GO_TARGET_MAX), as the framer hashes a target. */
+static __always_inline __u32 go_hash_bytes(const struct go_string *s)
+{
+	__u8 b[GO_TARGET_MAX] = {};
+	__u32 h = HTTP_FNV_OFFSET, i, n;
+
+	n = s->len < GO_TARGET_MAX ? s->len : GO_TARGET_MAX;
+	if (!n ||
+	    bpf_probe_read_user(b, n & (GO_TARGET_MAX - 1) ?: GO_TARGET_MAX, (const void *)s->ptr))
+		return h;
+	for (i = 0; i < GO_TARGET_MAX; i++) {
+		if (i >= n)
+			break;
+		h = (h ^ b[i]) * HTTP_FNV_PRIME;
+	}
+	return h;
+}
+
+/* FNV-1a of the string at addr (a path, a gRPC method). */
+static __always_inline __u32 go_target_hash(__u64 addr)
+{
+	struct go_string s;
+
+	if (go_read_str(&s, addr))
+		return HTTP_FNV_OFFSET;
+	return go_hash_bytes(&s);
+}
+
+/* Does the host start with "localhost:"? */
+static __always_inline int go_is_localhost(const char *b)
+{
+	static const char lh[] = "localhost:";
+	int i;
+
+	for (i = 0; i < 10; i++)
+		if (b[i] != lh[i])
+			return 0;
+	return 1;
+}
+
+/*
+ * The callee of a call from its URL's host: "a.b.c.d:port" or
+ * "localhost:port" (loopback). 0; -1 for a name or a host without a port,
+ * whose address the probes cannot know.
+ */
+static __always_inline int go_callee(struct claimd_addr *a, __u64 host_addr)
+{
+	struct go_string s;
+	char b[GO_HOST_MAX] = {};
+	__u32 octet = 0, part = 0, port = 0, i, n, digits = 0;
+	int in_port = 0;
+
+	__builtin_memset(a, 0, sizeof(*a));
+	if (go_read_str(&s, host_addr) || !s.len || s.len > GO_HOST_MAX)
+		return -1;
+	n = s.len;
+	if (bpf_probe_read_user(b, n & (GO_HOST_MAX - 1) ?: GO_HOST_MAX, (const void *)s.ptr))
+		return -1;
+	if (n > 10 && go_is_localhost(b)) {
+		a->addr[12] = 127;
+		a->addr[15] = 1;
+		part = 3;
+		in_port = 1;
+		i = 10;
+	} else {
+		i = 0;
+	}
+	for (; i < GO_HOST_MAX; i++) {
+		char c;
+
+		if (i >= n)
+			break;
+		c = b[i];
+		if (c >= '0' && c <= '9') {
+			if (in_port)
+				port = port * 10 + (c - '0');
+			else
+				octet = octet * 10 + (c - '0');
+			if (++digits > 5 || octet > 255 || port > 65535)
+				return -1;
+		} else if (c == '.' && !in_port && digits && part < 3) {
+			a->addr[12 + part++] = octet;
+			octet = 0;
+			digits = 0;
+		} else if (c == ':' && !in_port && digits && part == 3) {
+			a->addr[15] = octet;
+			in_port = 1;
+			digits = 0;
+		} else {
+			return -1;
+		}
+	}
+	if (!in_port || !digits || !port)
+		return -1;
+	a->addr[10] = 0xff;
+	a->addr[11] = 0xff;
+	a->port = port;
+	return 0;
+}
+
+/* The request goroutine g of tgid serves or was started for; its owner in *o. */
+static __always_inline struct go_req *go_owner_find(__u32 tgid, __u64 g, struct go_owner *o)
+{
+	struct go_key k = { .tgid = tgid, .g = g };
+	struct go_req *q = bpf_map_lookup_elem(&go_reqs, &k);
+	struct go_owner *l;
+
+	if (q && q->t.conn.tgid) {
+		o->g = g;
+		o->seq = q->t.rec.seq;
+		return q;
+	}
+	l = bpf_map_lookup_elem(&go_lineage, &k);
+	if (!l)
+		return NULL;
+	*o = *l;
+	k.g = o->g;
+	q = bpf_map_lookup_elem(&go_reqs, &k);
+	/* The request it was started for has ended: none. */
+	if (q && q->t.conn.tgid && q->t.rec.seq == o->seq)
+		return q;
+	return NULL;
+}
+
+/* The port at the end of an "ip:port" string; 0: none. */
+static __always_inline __u16 go_addr_port(__u64 addr)
+{
+	struct go_string s;
+	__u8 b[8] = {};
+	__u32 port = 0, mul = 1;
+	int i;
+
+	if (go_read_str(&s, addr) || s.len < 8 ||
+	    bpf_probe_read_user(b, sizeof(b), (const void *)(s.ptr + s.len - 8)))
+		return 0;
+	for (i = 7; i >= 0; i--) {
+		if (b[i] == ':')
+			return port <= 65535 ? port : 0;
+		if (b[i] < '0' || b[i] > '9' || mul > 10000)
+			return 0;
+		port += (b[i] - '0') * mul;
+		mul *= 10;
+	}
+	return 0;
+}
+
+/* The socket of a *net.TCPConn (net.conn -> netFD -> poll.FD.Sysfd); -1: none. */
+static __always_inline __s32 go_netconn_fd(const struct go_offsets *off, __u64 nc)
+{
+	__u64 fd = go_read_ptr(nc + off->netconn_fd);
+
+	return fd ? (__s32)go_read_ptr(fd + off->netfd_pfd + off->pfd_sysfd) : -1;
+}
+
+/*
+ * The connection a response goes out on, from the table (its fd in key):
+ * *response -> conn -> rwc, a *net.TCPConn, or a *tls.Conn holding one.
+ * Which of the two the interface holds is not read (its type word is not
+ * known without symbols): each is tried, and only the socket whose peer
+ * port is the one the connection names (conn.remoteAddr) is taken.
+ */
+static __always_inline struct claimd_conn *go_server_conn(const struct go_offsets *off, __u64 resp,
+							  struct claimd_conn_key *key)
+{
+	__u64 conn = go_read_ptr(resp + off->resp_conn);
+	__u64 nc = conn ? go_read_ptr(conn + off->conn_rwc + 8) : 0; /* the interface's data */
+	__u16 port = conn ? go_addr_port(conn + off->conn_remote_addr) : 0;
+	struct claimd_conn *c;
+	int i;
+
+	for (i = 0; i < 2 && nc && port; i++) {
+		key->fd = go_netconn_fd(off, nc);
+		c = key->fd >= 0 ? bpf_map_lookup_elem(&conns, key) : NULL;
+		if (c && c->role == CLAIMD_ROLE_INBOUND && c->remote.port == port)
+			return c;
+		nc = go_read_ptr(nc + off->tls_conn + 8);
+	}
+	return NULL;
+}
+
+static __always_inline __u32 go_tgid(void)
+{
+	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
+
+	proc_flag_set(tgid, PROC_GO);
+	return tgid;
+}
+
+/*
+ * A request begins on goroutine k.g, on connection c (NULL: one claimd does
+ * not follow, not counted), as p says (start, method, target).
+ */
+static __always_inline void go_req_open(struct go_key *k, struct io *io, struct claimd_conn *c,
+					const struct claimd_pending *p, __u64 resp)
+{
+	struct claimd_ingress *r;
+	struct go_req *q;
+
+	proc_flag_set(k->tgid, PROC_GO_SERVES);
+	if (!c) {
+		stat_inc(CLAIMD_ST_GO_UNSEEN);
+		bpf_map_delete_elem(&go_reqs, k);
+		return;
+	}
+	q = bpf_map_lookup_elem(&go_reqs, k);
+	if (!q) {
+		bpf_map_update_elem(&go_reqs, k, &zero_go_req, BPF_NOEXIST);
+		q = bpf_map_lookup_elem(&go_reqs, k);
+		if (!q) {
+			stat_inc(CLAIMD_ST_THREAD_FULL);
+			return;
+		}
+	} else if (q->t.conn.tgid) {
+		/* The last request on it never returned (a panic): not recorded. */
+		stat_inc(CLAIMD_ST_ABANDONED);
+	}
+	r = &q->t.rec;
+	ingress_fill(r, c, io, p);
+	r->seq = io->now > r->seq ? io->now : r->seq + 1;
+	r->end_ns = 0;
+	r->flags = CLAIMD_IN_GO;
+	r->status = 0;
+	r->verdict = CLAIM_NONE;
+	r->rule = CLAIM_RULE_NONE;
+	q->slots = 0;
+	q->status = 0;
+	q->resp = resp;
+	q->t.conn = io->key;
+	stat_inc(CLAIMD_ST_INGRESS);
+	stat_inc(CLAIMD_ST_GO_REQUESTS);
+}
+
+/* net/http.serverHandler.ServeHTTP(sh, rw ResponseWriter, req *Request): RCX rw's data, RDI req. */
+SEC("uprobe")
+int go_serve(struct pt_regs *ctx)
+{
+	const struct go_offsets *off = go_layout(ctx);
+	__u64 id = bpf_get_current_pid_tgid();
+	struct io io = { .now = bpf_ktime_get_ns(), .tid = (__u32)id };
+	struct go_key k = { .g = ctx->r14 };
+	struct claimd_pending p = { .start_ns = io.now };
+	__u64 req = ctx->di, url;
+
+	if (!off || !proc_wanted(id >> 32))
+		return 0;
+	k.tgid = go_tgid();
+	io.key.tgid = k.tgid;
+	url = go_read_ptr(req + off->req_url);
+	p.method = go_method(req + off->req_method);
+	p.target_hash = url ? go_target_hash(url + off->url_path) : HTTP_FNV_OFFSET;
+	go_req_open(&k, &io, go_server_conn(off, ctx->cx, &io.key), &p, ctx->cx);
+	return 0;
+}
+
+/*
+ * The status a net/http *response holds once its handler returned: what
+ * WriteHeader set (a final status: 1xx are written apart), else 200, which
+ * finishRequest answers for a handler that wrote nothing.
+ */
+static __always_inline __u32 go_response_status(const struct go_offsets *off, __u64 resp)
+{
+	__u8 wrote = 0;
+	__u64 status;
+
+	if (bpf_probe_read_user(&wrote, 1, (const void *)(resp + off->resp_wrote_header)) || !wrote)
+		return 200;
+	status = go_read_ptr(resp + off->resp_status);
+	return status >= 100 && status <= 999 ? status : 0;
+}
+
+/*
+ * At each RET of ServeHTTP and of gRPC's handleStream: the handler
+ * returned; its answer is what it wrote.
+ */
+SEC("uprobe")
+int go_serve_ret(struct pt_regs *ctx)
+{
+	const struct go_offsets *off = go_layout(ctx);
+	struct go_key k = { .tgid = bpf_get_current_pid_tgid() >> 32, .g = ctx->r14 };
+	struct go_req *q = bpf_map_lookup_elem(&go_reqs, &k);
+	__u32 packed = VERDICT(CLAIM_NONE, CLAIM_RULE_NONE, CLAIMD_NO_SLOT);
+	struct claimd_ingress *r;
+	__u32 status, slots;
+
+	if (!q || !q->t.conn.tgid || !off)
+		return 0;
+	r = &q->t.rec;
+	if ((proc_flags(k.tgid) & PROC_GO_UNTIED) &&
+	    !(r->flags & (CLAIMD_IN_BLIND | CLAIMD_IN_UNTIED))) {
+		r->flags |= CLAIMD_IN_UNTIED;
+		stat_inc(CLAIMD_ST_UNTIED);
+	}
+	status = q->resp ? go_response_status(off, q->resp) : q->status ?: 200;
+	slots = q->slots;
+	r->n_egress = slots < CLAIMD_EGRESS_MAX ? slots : CLAIMD_EGRESS_MAX;
+	r->egress_dropped = slots > CLAIMD_EGRESS_MAX ? slots - CLAIMD_EGRESS_MAX : 0;
+	if (request_judged(status, r->flags))
+		packed = verdict_of(r);
+	ingress_emit(&q->t, bpf_ktime_get_ns(), status, 0, packed, 1);
+	return 0;
+}
+
+/*
+ * A call begins now on goroutine k.g (call: its method and target; its
+ * callee when known): logged in the request the goroutine serves or was
+ * started for, if any, and remembered until it returns.
+ */
+static __always_inline void go_call_open(struct go_key *k, struct go_call *call, int known)
+{
+	struct go_owner o = {};
+	struct go_req *q;
+
+	call->p.start_ns = bpf_ktime_get_ns();
+	call->p.tid = (__u32)bpf_get_current_pid_tgid();
+	call->p.slot = CLAIMD_NO_SLOT;
+	stat_inc(CLAIMD_ST_EGRESS);
+	stat_inc(CLAIMD_ST_GO_CALLS);
+	q = go_owner_find(k->tgid, k->g, &o);
+	if (!known) {
+		stat_inc(CLAIMD_ST_GO_NO_CALLEE);
+		if (q && !(q->t.rec.flags & (CLAIMD_IN_BLIND | CLAIMD_IN_UNTIED))) {
+			q->t.rec.flags |= CLAIMD_IN_UNTIED;
+			stat_inc(CLAIMD_ST_UNTIED);
+		}
+		return;
+	}
+	if (q) {
+		struct claimd_ingress *r = &q->t.rec;
+		__u32 n = __sync_fetch_and_add(&q->slots, 1);
+
+		call->p.ingress_seq = o.seq;
+		call->owner_g = o.g;
+		if (n < CLAIMD_EGRESS_MAX) {
+			egress_entry_init(&r->egress[n & EGRESS_MASK], &call->p, &call->callee,
+					  egress_retry_flag(r, n, &call->p, &call->callee));
+			call->p.slot = n;
+		} else {
+			stat_inc(CLAIMD_ST_EGRESS_OVERFLOW);
+		}
+	} else {
+		stat_inc(CLAIMD_ST_GO_OUTSIDE);
+		if (proc_flags(k->tgid) & PROC_GO_SERVES)
+			proc_flag_set(k->tgid, PROC_GO_UNTIED);
+	}
+	bpf_map_update_elem(&go_calls, k, call, BPF_ANY);
+}
+
+/* The call goroutine k.g made returned as end says: into its request's log, or a record. */
+static __always_inline void go_call_close(struct go_key *k, struct go_call *call,
+					  struct egress_end *end)
+{
+	struct io io = { .now = end->end_ns, .key = { .tgid = k->tgid } };
+	struct go_req *q;
+
+	if (call->p.ingress_seq) {
+		struct go_key ok = { .tgid = k->tgid, .g = call->owner_g };
+
+		q = bpf_map_lookup_elem(&go_reqs, &ok);
+		if (q && q->t.conn.tgid && q->t.rec.seq == call->p.ingress_seq) {
+			egress_settle(&q->t.rec, call->p.slot, end);
+			goto out;
+		}
+		end->flags |= CLAIMD_EG_LATE;
+	}
+	egress_end_outside(&io, &call->p, &call->callee, end->status, end->flags, end->claim,
+			   end->end_ns);
+out:
+	bpf_map_delete_elem(&go_calls, k);
+}
+
+/* net/http.(*Transport).roundTrip(t, req *Request): RBX req. */
+SEC("uprobe")
+int go_round_trip(struct pt_regs *ctx)
+{
+	const struct go_offsets *off = go_layout(ctx);
+	__u64 id = bpf_get_current_pid_tgid();
+	struct go_key k = { .g = ctx->r14 };
+	struct go_call call = {};
+	__u64 req = ctx->bx, url;
+	int known;
+
+	if (!off || !proc_wanted(id >> 32))
+		return 0;
+	k.tgid = go_tgid();
+	url = go_read_ptr(req + off->req_url);
+	known = url && !go_callee(&call.callee, url + off->url_host);
+	call.p.method = go_method(req + off->req_method);
+	call.p.target_hash = url ? go_target_hash(url + off->url_path) : HTTP_FNV_OFFSET;
+	go_call_open(&k, &call, known);
+	return 0;
+}
+
+/* At each RET of roundTrip: RAX the *Response, RBX the error's type word (nil: none). */
+SEC("uprobe")
+int go_round_trip_ret(struct pt_regs *ctx)
+{
+	const struct go_offsets *off = go_layout(ctx);
+	struct go_key k = { .tgid = bpf_get_current_pid_tgid() >> 32, .g = ctx->r14 };
+	struct go_call *call = bpf_map_lookup_elem(&go_calls, &k);
+	struct egress_end end = { .end_ns = bpf_ktime_get_ns() };
+
+	if (!call || !off)
+		return 0;
+	if (ctx->bx || !ctx->ax)
+		end.flags = CLAIMD_EG_TRANSPORT;
+	else
+		end.status = (__u16)go_read_ptr(ctx->ax + off->response_status);
+	go_call_close(&k, call, &end);
+	return 0;
+}
+
+/* A gRPC status code as the records' status (headers/goprobe.h). */
+static __always_inline __u32 go_grpc_code_status(__u64 code)
+{
+	if (code == 0)
+		return CLAIMD_GRPC_STATUS_OK;
+	if (code >= CLAIMD_GRPC_CODES)
+		code = 2; /* UNKNOWN */
+	return ((grpc_fail_codes >> code) & 1 ? CLAIMD_GRPC_STATUS_FAILED
+					      : CLAIMD_GRPC_STATUS_OTHER) +
+	       code;
+}
+
+/* The code of a *spb.Status (genproto rpc/status): UNKNOWN when unreadable. */
+static __always_inline __u64 go_spb_code(const struct go_offsets *off, __u64 spb)
+{
+	__u32 code = 2;
+
+	if (spb &&
+	    bpf_probe_read_user(&code, sizeof(code), (const void *)(spb + off->grpc_spb_code)))
+		code = 2;
+	return code;
+}
+
+/*
+ * The connection of a gRPC server transport (*http2Server): its conn, a
+ * *net.TCPConn, whose peer port must be remoteAddr's (a *net.TCPAddr).
+ */
+static __always_inline struct claimd_conn *go_grpc_conn(const struct go_offsets *off, __u64 st,
+							struct claimd_conn_key *key)
+{
+	__u64 nc = st ? go_read_ptr(st + off->grpc_h2s_conn + 8) : 0;
+	__u64 ra = st ? go_read_ptr(st + off->grpc_h2s_remote + 8) : 0;
+	__u64 port = ra ? go_read_ptr(ra + off->tcpaddr_port) : 0;
+	struct claimd_conn *c;
+
+	if (!nc || !port)
+		return NULL;
+	key->fd = go_netconn_fd(off, nc);
+	c = key->fd >= 0 ? bpf_map_lookup_elem(&conns, key) : NULL;
+	if (c && c->role == CLAIMD_ROLE_INBOUND && c->remote.port == port)
+		return c;
+	return NULL;
+}
+
+/*
+ * grpc.(*Server).handleStream(s, t ServerTransport, stream *Stream, trInfo):
+ * RCX t's data, RDI stream. A request on its own goroutine; it ends at the
+ * RETs (go_serve_ret), its status from WriteStatus.
+ */
+SEC("uprobe")
+int go_grpc_serve(struct pt_regs *ctx)
+{
+	const struct go_offsets *off = go_layout(ctx);
+	__u64 id = bpf_get_current_pid_tgid();
+	struct io io = { .now = bpf_ktime_get_ns(), .tid = (__u32)id };
+	struct go_key k = { .g = ctx->r14 };
+	struct claimd_pending p = { .start_ns = io.now, .method = HTTP_M_POST };
+
+	if (!off || !proc_wanted(id >> 32))
+		return 0;
+	k.tgid = go_tgid();
+	io.key.tgid = k.tgid;
+	p.target_hash = go_target_hash(ctx->di + off->grpc_stream_method);
+	go_req_open(&k, &io, go_grpc_conn(off, ctx->cx, &io.key), &p, 0);
+	return 0;
+}
+
+/* transport.(*http2Server).WriteStatus(t, s *Stream, st *status.Status): RCX st. */
+SEC("uprobe")
+int go_grpc_status(struct pt_regs *ctx)
+{
+	const struct go_offsets *off = go_layout(ctx);
+	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
+	struct go_owner o;
+	struct go_req *q = go_owner_find(tgid, ctx->r14, &o);
+	__u64 spb;
+
+	if (!q || !off || q->status)
+		return 0;
+	spb = ctx->cx ? go_read_ptr(ctx->cx + off->grpc_status_s) : 0;
+	/* A nil *spb.Status is OK. */
+	q->status = spb ? go_grpc_code_status(go_spb_code(off, spb)) : CLAIMD_GRPC_STATUS_OK;
+	return 0;
+}
+
+/*
+ * grpc.(*ClientConn).Invoke(cc, ctx, method string, args, reply, opts...):
+ * RAX cc, RDI and RSI the method. A unary call; its callee from cc.target.
+ */
+SEC("uprobe")
+int go_grpc_invoke(struct pt_regs *ctx)
+{
+	const struct go_offsets *off = go_layout(ctx);
+	__u64 id = bpf_get_current_pid_tgid();
+	struct go_key k = { .g = ctx->r14 };
+	struct go_call call = { .p = { .method = HTTP_M_POST } };
+	struct go_string m = { .ptr = ctx->di, .len = ctx->si };
+	int known;
+
+	if (!off || !proc_wanted(id >> 32))
+		return 0;
+	k.tgid = go_tgid();
+	known = ctx->ax && !go_callee(&call.callee, ctx->ax + off->grpc_cc_target);
+	call.p.target_hash = go_hash_bytes(&m);
+	go_call_open(&k, &call, known);
+	return 0;
+}
+
+/* At each RET of Invoke: RAX and RBX the error (nil: OK; else a *status.Error). */
+SEC("uprobe")
+int go_grpc_invoke_ret(struct pt_regs *ctx)
+{
+	const struct go_offsets *off = go_layout(ctx);
+	struct go_key k = { .tgid = bpf_get_current_pid_tgid() >> 32, .g = ctx->r14 };
+	struct go_call *call = bpf_map_lookup_elem(&go_calls, &k);
+	struct egress_end end = { .end_ns = bpf_ktime_get_ns() };
+	__u64 code = 0;
+
+	if (!call || !off)
+		return 0;
+	if (ctx->ax)
+		code = go_spb_code(off, ctx->bx ? go_read_ptr(ctx->bx + off->grpc_error_e) : 0);
+	end.status = go_grpc_code_status(code);
+	go_call_close(&k, call, &end);
+	return 0;
+}
+
+/* runtime.newproc1(fn, callergp *g, callerpc): on the system stack, RBX the creator. */
+SEC("uprobe")
+int go_newproc(struct pt_regs *ctx)
+{
+	__u64 id = bpf_get_current_pid_tgid();
+	__u32 tid = (__u32)id;
+	struct go_spawn s = { .tgid = id >> 32 };
+
+	if (go_owner_find(s.tgid, ctx->bx, &s.owner))
+		bpf_map_update_elem(&go_spawns, &tid, &s, BPF_ANY);
+	else
+		bpf_map_delete_elem(&go_spawns, &tid);
+	return 0;
+}
+
+/* At newproc1's RET: RAX the new goroutine, which inherits (or loses, reused) a request. */
+SEC("uprobe")
+int go_newproc_ret(struct pt_regs *ctx)
+{
+	__u64 id = bpf_get_current_pid_tgid();
+	__u32 tid = (__u32)id;
+	struct go_key k = { .tgid = id >> 32, .g = ctx->ax };
+	struct go_spawn *s = bpf_map_lookup_elem(&go_spawns, &tid);
+
+	if (s && s->tgid == k.tgid) {
+		bpf_map_update_elem(&go_lineage, &k, &s->owner, BPF_ANY);
+		bpf_map_delete_elem(&go_spawns, &tid);
+	} else {
+		bpf_map_delete_elem(&go_lineage, &k);
+	}
+	return 0;
+}

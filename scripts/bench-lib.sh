@@ -1,0 +1,88 @@
+# SPDX-License-Identifier: GPL-2.0
+# Helpers of the benchmark scripts (bench.sh, bench-go.sh), sourced after
+# they set: build, tmp (a directory of their own), pin (claimd's pin
+# directory), claimd_metrics, ROUNDS, WRK_SECONDS, and port (the service
+# wrk and the paced client talk to by default). claimd_pid is set while a
+# claimd of theirs runs.
+
+say() { printf '%s\n' "$*" >&2; }
+json() { python3 -c "import json,sys; d=json.load(sys.stdin); print($1)"; }
+median() { python3 -c "import statistics,sys; print(statistics.median(float(x) for x in sys.argv[1:]))" "$@"; }
+ctl() { "$build/claimctl" --socket "$tmp/ctl.sock" "$@"; }
+
+claimd_start() {
+	"$build/claimd" --pin-dir "$pin" --control "$tmp/ctl.sock" --state-dir "$tmp/state" \
+		--metrics "$claimd_metrics" "$@" >"$tmp/claimd.log" 2>&1 &
+	claimd_pid=$!
+	for _ in $(seq 200); do
+		ctl status --json >/dev/null 2>&1 && return 0
+		kill -0 "$claimd_pid" 2>/dev/null || { cat "$tmp/claimd.log" >&2; exit 1; }
+		sleep 0.05
+	done
+	say "bench: claimd did not answer"; exit 1
+}
+
+claimd_stop() {
+	kill "$claimd_pid"; wait "$claimd_pid" || true; claimd_pid=
+}
+
+status() { ctl status --json; }
+
+# claimd's CPU time so far, in ns, over all its threads (the scheduler's own
+# count: clock ticks are 10 ms, as much as 0.1% of a core over 10 s).
+cpu_ns() { cat /proc/"$claimd_pid"/task/*/schedstat | awk '{s += $1} END {print s}'; }
+
+# Sum of run_time_ns and run_cnt over claimd's programs (optionally some of them).
+prog_totals() {
+	python3 -c '
+import json, sys
+names = sys.argv[1:]
+d = json.load(sys.stdin)
+t = c = 0
+for p in d["programs"]:
+    if not names or p["name"] in names:
+        t += p["run_time_ns"]; c += p["run_cnt"]
+print(t, c)' "$@"
+}
+
+wrk_rps() { # [port] -> requests per second; says so when answers were not 2xx
+	local out
+	out=$(wrk -t2 -c32 -d"${WRK_SECONDS}s" "http://127.0.0.1:${1:-$port}/r/1")
+	if grep -q 'Non-2xx' <<<"$out"; then
+		say "   warning: port ${1:-$port}: $(grep 'Non-2xx' <<<"$out")"
+	fi
+	awk '/Requests\/sec/ {print $2}' <<<"$out"
+}
+
+# Throughput at saturation on a port, without claimd and with it, alternating;
+# sets on_rps, off_rps (medians) and on_ratio. label: for the rounds' lines.
+throughput_off_on() { # port label
+	local off=() on=() r
+	for r in $(seq "$ROUNDS"); do
+		off+=("$(wrk_rps "$1")")
+		claimd_start
+		on+=("$(wrk_rps "$1")")
+		claimd_stop
+		say "   round $r, $2: ${off[-1]} req/s without claimd, ${on[-1]} with"
+	done
+	off_rps=$(median "${off[@]}") on_rps=$(median "${on[@]}")
+	on_ratio=$(python3 -c "print(round($on_rps / $off_rps, 4))")
+}
+
+free_port() {
+	python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
+}
+
+# Waits until a file is written (by a process that must stay alive), at most 5 s.
+wait_file() { # file pid what
+	for _ in $(seq 100); do
+		[ -s "$1" ] && return 0
+		kill -0 "$2" 2>/dev/null || break
+		sleep 0.05
+	done
+	say "bench: $3 did not start"; exit 1
+}
+
+pace() { # rate seconds -> json
+	"$build/tests/paced_client" -p "$port" -r "$1" -d "$2" -c 8
+}

@@ -1,0 +1,589 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Go services through the Go probes (bpf/goprobe.c), with real Go 1.19
+ * programs built here (tests/peers/go/goservice), plain and stripped:
+ *
+ *  - chain: a Go load driver (4 goroutines, 250 requests) -> Go front ->
+ *    Go middle -> Go backend failing every fifth id: the front -> middle and
+ *    middle -> backend edges exact (calls, callee failures, both failed),
+ *    fail-close, every verdict against the truth (backend claimed, the two
+ *    above unclaimed, each caused by the next) with none wrong or unknown,
+ *    the services in mode goroutine, the driver's root edge to the front
+ *    exact (it serves nothing: counted in the kernel as root calls), and the
+ *    answers the driver got exactly what the programs give without claimd
+ *    (every fifth id 502, others 200);
+ *  - stripped: the same chain with the binaries built -ldflags=-s -w (no
+ *    symbols, no DWARF: .gopclntab and the offset table are enough);
+ *  - tls: the same chain over TLS (Go's crypto/tls, HTTP/1.1): the
+ *    server's socket found under the *tls.Conn;
+ *  - fanout: a Go handler calling three backends each on a goroutine it
+ *    starts (WaitGroup), the second failing every fifth id: each request
+ *    with its three calls, inside its own lifetime, its failures unclaimed
+ *    and caused by the failing backend; each edge exact;
+ *  - pool: a handler handing its call to workers started before any request
+ *    (through a channel): the calls cannot be tied to their requests, so
+ *    the service's failures are unknown (untied-call), never claimed;
+ *  - started_before: a Go chain serving, its keep-alive connections open,
+ *    before claimd starts: followed as exactly from claimd's start on;
+ *  - no_go: claimd --no-go, the same chain followed by syscalls as before
+ *    the Go probes: no verdict wrong, the answers unchanged;
+ *  - grpc, grpc_stripped: grpc-go unary (goservice grpc-serve), a
+ *    driver -> front -> backend failing every fifth id with UNAVAILABLE:
+ *    the front -> backend edge exact and fail-close, the front's failures
+ *    unclaimed, the backend's claimed, none wrong or unknown.
+ * Every Go process must live until the test stops it.
+ */
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "harness.h"
+#include "test_progs.h"
+#include "truth.h"
+
+#define CLIENTS	 4
+#define REQUESTS 250
+#define FAIL_MOD 5
+#define FAILURES (REQUESTS / FAIL_MOD)
+#define GO_MAX	 4
+
+struct gosvc {
+	pid_t pid;
+	int port;
+	bool tls;
+	char name[32];
+};
+
+struct gorun {
+	struct claimd_h *h;
+	const char *exe; /* goservice or goservice.stripped */
+	bool tls;	 /* services serve over TLS */
+	bool grpc;	 /* gRPC (grpc-serve, grpc-load): addresses without a scheme */
+	struct gosvc svc[GO_MAX];
+	int n;
+};
+
+/* Starts a goservice named name ('serve' with args); its port once it listens. */
+static struct gosvc *go_start(struct gorun *r, const char *name, const char *const args[])
+{
+	char exe[H_PATH], ready[H_PATH], env[64], buf[32];
+	const char *argv[16] = { exe, r->grpc ? "grpc-serve" : "serve", "-ready", ready };
+	const char *envv[] = { env, NULL };
+	struct gosvc *s = &r->svc[r->n];
+	int i, a = 4;
+
+	if (r->n >= GO_MAX)
+		return NULL;
+	snprintf(exe, sizeof(exe), "%s/tests/go/%s", test__build_dir(), r->exe);
+	snprintf(ready, sizeof(ready), "%s/%s.ready", r->h->dir, name);
+	snprintf(env, sizeof(env), "CLAIMD_SERVICE=%s", name);
+	if (r->tls)
+		argv[a++] = "-tls";
+	for (i = 0; args && args[i] && a < 15; i++)
+		argv[a++] = args[i];
+	s->pid = proc_spawn(argv, envv, NULL);
+	if (s->pid <= 0 || wait_file(ready, 10000) || read_file(ready, buf, sizeof(buf)) <= 0) {
+		printf("%s did not start\n", name);
+		return NULL;
+	}
+	s->port = atoi(buf);
+	s->tls = r->tls;
+	snprintf(s->name, sizeof(s->name), "%s", name);
+	r->n++;
+	return s;
+}
+
+/* Stops them all; each must have lived until now: no Go process crashed under the probes. */
+static void go_stop_all(struct gorun *r)
+{
+	while (r->n > 0) {
+		const struct gosvc *s = &r->svc[--r->n];
+		int st = proc_stop(s->pid, 2000);
+
+		if (!ASSERT_TRUE(st != -1 && WIFSIGNALED(st) && WTERMSIG(st) == SIGTERM, s->name))
+			printf("%s: wait status %#x, not stopped by our SIGTERM\n", s->name, st);
+	}
+}
+
+static const char *url_of(const struct gosvc *s, char *buf, size_t len)
+{
+	snprintf(buf, len, "%s://127.0.0.1:%d", s->tls ? "https" : "http", s->port);
+	return buf;
+}
+
+/*
+ * The Go driver against s: REQUESTS ids from CLIENTS goroutines. Checks its
+ * answers are the programs' own: every fifth id failed (502; gRPC
+ * UNAVAILABLE), the rest succeeded (200; OK).
+ */
+static bool go_load(struct gorun *r, const struct gosvc *s)
+{
+	char exe[H_PATH], addr[64], out[H_PATH], n[16], c[16], buf[8192];
+	const char *argv[] = { exe,
+			       r->grpc ? "grpc-load" : "load",
+			       r->grpc ? "-addr" : "-url",
+			       addr,
+			       "-n",
+			       n,
+			       "-c",
+			       c,
+			       "-out",
+			       out,
+			       NULL };
+	const char *envv[] = { "CLAIMD_SERVICE=goload", NULL };
+	const char *key = r->grpc ? "codes" : "statuses";
+	struct json_object *o, *failed;
+	size_t i;
+	bool ok = true;
+	pid_t pid;
+
+	snprintf(exe, sizeof(exe), "%s/tests/go/%s", test__build_dir(), r->exe);
+	if (r->grpc)
+		snprintf(addr, sizeof(addr), "127.0.0.1:%d", s->port);
+	else
+		url_of(s, addr, sizeof(addr));
+	snprintf(out, sizeof(out), "%s/load-%s.json", r->h->dir, s->name);
+	snprintf(n, sizeof(n), "%d", REQUESTS);
+	snprintf(c, sizeof(c), "%d", CLIENTS);
+	pid = proc_spawn(argv, envv, NULL);
+	if (!ASSERT_EQ(proc_wait(pid, 120000), 0, "driver") ||
+	    !ASSERT_GT(read_file(out, buf, sizeof(buf)), 0, "driver summary"))
+		return false;
+	o = json_tokener_parse(buf);
+	failed = j_get(o, "failed");
+	ok &= ASSERT_EQ(j_int(j_get(o, key), r->grpc ? "OK" : "200"), REQUESTS - FAILURES,
+			"answers ok");
+	ok &= ASSERT_EQ(j_int(j_get(o, key), r->grpc ? "Unavailable" : "502"), FAILURES,
+			"answers failed");
+	for (i = 0; i < json_object_array_length(failed); i++)
+		ok &= ASSERT_EQ(json_object_get_int(json_object_array_get_idx(failed, i)) %
+					FAIL_MOD,
+				0, "only every fifth id failed");
+	json_object_put(o);
+	return ok;
+}
+
+/* Until claimd says it probes the Go program (the processes are marked as they listen). */
+static bool go_probed(struct claimd_h *h, int files)
+{
+	const char *args[] = { "status", NULL };
+	long long n = 0;
+	int i;
+
+	for (i = 0; i < 50 && n < files; i++) {
+		struct json_object *st = claimctl_json(h, args);
+
+		n = j_int(st, "go_files");
+		json_object_put(st);
+		if (n < files)
+			sleep_ms(200);
+	}
+	/* The listen records of the later processes reach claimd within its drain timer. */
+	sleep_ms(500);
+	return ASSERT_GE(n, files, "claimd probes the Go program");
+}
+
+static bool calls_done(struct json_object *e, void *arg)
+{
+	return j_int(e, "calls") >= *(int *)arg;
+}
+
+/* The edge caller -> callee: calls, callee failures and both failed exact. */
+static void check_edge(struct claimd_h *h, const char *caller, const char *callee, int failures,
+		       const char *cls)
+{
+	int want = REQUESTS;
+	struct json_object *e = claimd_wait_edge(h, caller, callee, calls_done, &want, 60000);
+
+	if (!ASSERT_OK_PTR(e, callee))
+		return;
+	printf("%s -> %s: calls %lld, callee failures %lld, both %lld, %s\n", caller, callee,
+	       j_int(e, "calls"), j_int(e, "callee_failures"), j_int(e, "both_failed"),
+	       j_str(e, "class"));
+	ASSERT_EQ(j_int(e, "calls"), REQUESTS, "calls");
+	ASSERT_EQ(j_int(e, "callee_failures"), failures, "callee failures");
+	ASSERT_EQ(j_int(e, "both_failed"), failures, "both failed");
+	if (cls)
+		ASSERT_STREQ(j_str(e, "class"), cls, "class");
+	json_object_put(e);
+}
+
+/*
+ * The driver serves nothing: its calls are root calls, counted in the
+ * kernel on the root edge goload -> callee, each failed one a callee failure.
+ */
+static void check_root_edge(struct claimd_h *h, const char *callee)
+{
+	int want = REQUESTS;
+	struct json_object *e = claimd_wait_edge(h, "goload", callee, calls_done, &want, 60000);
+
+	if (!ASSERT_OK_PTR(e, "the driver's root edge"))
+		return;
+	ASSERT_TRUE(j_bool(e, "root"), "a root edge");
+	ASSERT_EQ(j_int(e, "calls"), REQUESTS, "root edge: calls");
+	ASSERT_EQ(j_int(e, "callee_failures"), FAILURES, "root edge: callee failures");
+	ASSERT_EQ(j_int(e, "retries"), 0, "root edge: no retries (every id is new)");
+	json_object_put(e);
+}
+
+/* Each service's mode and requests in claimctl services. */
+static void check_modes(struct claimd_h *h, const struct gorun *r)
+{
+	const char *args[] = { "services", NULL };
+	struct json_object *arr = claimctl_json(h, args);
+	int i, found = 0;
+	size_t k;
+
+	for (k = 0; k < json_object_array_length(arr); k++) {
+		struct json_object *o = json_object_array_get_idx(arr, k);
+
+		for (i = 0; i < r->n; i++) {
+			if (strcmp(j_str(o, "service"), r->svc[i].name))
+				continue;
+			found++;
+			ASSERT_STREQ(j_str(o, "mode"), "goroutine", r->svc[i].name);
+			ASSERT_EQ(j_int(o, "multiplexed"), 0, "none multiplexed");
+			/* Seen by the Go probes only: the syscall path leaves them alone. */
+			ASSERT_EQ(j_int(o, "requests"), REQUESTS, "each request counted once");
+		}
+	}
+	ASSERT_EQ(found, r->n, "every Go service listed");
+	json_object_put(arr);
+}
+
+/*
+ * The verdicts of the chain of n services (the last failing on its own,
+ * the others passing it up) in the trace from mark on, against the truth:
+ * right and unknown as given, none wrong.
+ */
+static void check_chain_truth(const struct trace_cap *t, size_t mark, const struct truth_svc *shape,
+			      int n, const pid_t *pids, const char *const *names, const char *what,
+			      int right, int unknown)
+{
+	struct truth_tally tally = { 0 };
+	struct truth_svc truth[GO_MAX];
+
+	truth__chain(truth, n, shape, pids, names);
+	truth__tally_trace(&tally, t, mark, truth, n, right + unknown);
+	truth__expect(&tally, what, right, unknown);
+}
+
+static void chain(struct claimd_h *h, struct trace_cap *t, const char *exe, const char *prefix,
+		  bool tls)
+{
+	char front[32], mid[32], back[32], url[64], fm[8];
+	struct gorun r = { .h = h, .exe = exe, .tls = tls };
+	const struct truth_svc shape = { .target = "/r/%d", .ids = REQUESTS, .mod = FAIL_MOD };
+	struct gosvc *b, *m, *f;
+	size_t mark;
+
+	snprintf(front, sizeof(front), "%sfront", prefix);
+	snprintf(mid, sizeof(mid), "%smid", prefix);
+	snprintf(back, sizeof(back), "%sback", prefix);
+	snprintf(fm, sizeof(fm), "%d", FAIL_MOD);
+	b = go_start(&r, back, (const char *[]){ "-fail-mod", fm, NULL });
+	m = b ? go_start(&r, mid, (const char *[]){ "-call", url_of(b, url, sizeof(url)), NULL })
+	      : NULL;
+	f = m ? go_start(&r, front, (const char *[]){ "-call", url_of(m, url, sizeof(url)), NULL })
+	      : NULL;
+	if (!ASSERT_OK_PTR(f, "Go chain started") || !go_probed(h, 1))
+		goto out;
+	mark = trace_mark(t);
+	if (!go_load(&r, f))
+		goto out;
+	check_edge(h, front, mid, FAILURES, "fail-close");
+	check_edge(h, mid, back, FAILURES, "fail-close");
+	check_root_edge(h, front);
+	{
+		const pid_t pids[3] = { f->pid, m->pid, b->pid };
+		const char *const names[3] = { front, mid, back };
+
+		check_chain_truth(t, mark, &shape, 3, pids, names, prefix, 3 * FAILURES, 0);
+	}
+	check_modes(h, &r);
+out:
+	go_stop_all(&r);
+}
+
+static bool in_lifetime(struct json_object *in, struct json_object *e)
+{
+	return j_int(e, "start_ns") >= j_int(in, "start_ns") &&
+	       j_int(e, "end_ns") <= j_int(in, "end_ns") && j_int(e, "end_ns") > 0;
+}
+
+static bool match_fan(struct json_object *o, void *arg)
+{
+	return !strcmp(j_str(o, "type"), "ingress") && j_int(o, "pid") == *(pid_t *)arg;
+}
+
+static void fanout(struct claimd_h *h, struct trace_cap *t)
+{
+	struct gorun r = { .h = h, .exe = "goservice" };
+	char u[3][64], fm[8];
+	struct gosvc *b[3], *f = NULL;
+	struct json_object *all = NULL;
+	int i, seen = 0, three = 0, failed = 0, right = 0;
+	size_t k, mark;
+
+	snprintf(fm, sizeof(fm), "%d", FAIL_MOD);
+	b[0] = go_start(&r, "gfan1", NULL);
+	b[1] = b[0] ? go_start(&r, "gfan2", (const char *[]){ "-fail-mod", fm, NULL }) : NULL;
+	b[2] = b[1] ? go_start(&r, "gfan3", NULL) : NULL;
+	if (b[2])
+		f = go_start(&r, "gfan",
+			     (const char *[]){ "-fanout", "-call", url_of(b[0], u[0], 64), "-call",
+					       url_of(b[1], u[1], 64), "-call",
+					       url_of(b[2], u[2], 64), NULL });
+	if (!ASSERT_OK_PTR(f, "fan-out started") || !go_probed(h, 1))
+		goto out;
+	mark = trace_mark(t);
+	if (!go_load(&r, f))
+		goto out;
+	trace_wait(t, match_fan, &f->pid, REQUESTS, 20000);
+	all = trace_read_from(t, mark);
+	for (k = 0; k < json_object_array_length(all); k++) {
+		struct json_object *o = json_object_array_get_idx(all, k), *eg;
+		int mask = 0;
+		size_t j;
+
+		if (!match_fan(o, &f->pid))
+			continue;
+		seen++;
+		eg = j_get(o, "egress");
+		for (j = 0; j < json_object_array_length(eg); j++) {
+			struct json_object *e = json_object_array_get_idx(eg, j);
+			const char *callee = j_str(e, "callee");
+
+			for (i = 0; i < 3; i++)
+				if (!strcmp(callee, r.svc[i].name) && in_lifetime(o, e))
+					mask |= 1 << i;
+		}
+		three += json_object_array_length(eg) == 3 && mask == 7;
+		if (j_int(o, "status") >= 500) {
+			failed++;
+			right += !strcmp(j_str(o, "verdict"), "unclaimed") &&
+				 !strcmp(j_str(j_get(o, "cause"), "callee"), "gfan2");
+		}
+	}
+	printf("fan-out: %d requests, %d with their three calls, %d failed, %d unclaimed by "
+	       "gfan2\n",
+	       seen, three, failed, right);
+	ASSERT_EQ(seen, REQUESTS, "requests seen");
+	ASSERT_EQ(three, REQUESTS, "each with its three calls, inside its lifetime");
+	ASSERT_EQ(failed, FAILURES, "failures");
+	ASSERT_EQ(right, FAILURES, "each unclaimed, caused by gfan2");
+	check_edge(h, "gfan", "gfan2", FAILURES, "fail-close");
+	check_edge(h, "gfan", "gfan1", 0, NULL);
+	check_edge(h, "gfan", "gfan3", 0, NULL);
+	check_modes(h, &r);
+out:
+	json_object_put(all);
+	go_stop_all(&r);
+}
+
+/*
+ * Starts names[1], failing every FAIL_MOD-th id, then names[0] calling it
+ * (with one more option, flag value, when given). The caller, or NULL;
+ * the callee in *back.
+ */
+static struct gosvc *go_pair(struct gorun *r, const char *const names[2], const char *flag,
+			     const char *value, struct gosvc **back)
+{
+	char callee[64], fm[8];
+	struct gosvc *b;
+
+	snprintf(fm, sizeof(fm), "%d", FAIL_MOD);
+	b = *back = go_start(r, names[1], (const char *[]){ "-fail-mod", fm, NULL });
+	if (!b)
+		return NULL;
+	if (r->grpc)
+		snprintf(callee, sizeof(callee), "127.0.0.1:%d", b->port);
+	else
+		url_of(b, callee, sizeof(callee));
+	return go_start(r, names[0], (const char *[]){ "-call", callee, flag, value, NULL });
+}
+
+static void pool(struct claimd_h *h, struct trace_cap *t)
+{
+	struct gorun r = { .h = h, .exe = "goservice" };
+	const struct truth_svc shape = { .target = "/r/%d", .ids = REQUESTS, .mod = FAIL_MOD };
+	const char *const names[2] = { "gpool", "gpoolback" };
+	struct gosvc *b, *f;
+	size_t mark;
+
+	f = go_pair(&r, names, "-pool", "2", &b);
+	if (!ASSERT_OK_PTR(f, "pool started") || !go_probed(h, 1))
+		goto out;
+	mark = trace_mark(t);
+	if (!go_load(&r, f))
+		goto out;
+	{
+		const pid_t pids[2] = { f->pid, b->pid };
+
+		/* The backend's own failures claimed; the pool's unknown, none claimed. */
+		check_chain_truth(t, mark, &shape, 2, pids, names, "pool", FAILURES, FAILURES);
+	}
+out:
+	go_stop_all(&r);
+}
+
+/*
+ * grpc-go unary: driver -> front -> backend failing every fifth id with
+ * UNAVAILABLE: the front -> backend edge exact and fail-close, the front's
+ * failures unclaimed (caused by the backend), the backend's claimed.
+ */
+static void grpc_chain(struct claimd_h *h, struct trace_cap *t, const char *exe, const char *prefix)
+{
+	struct gorun r = { .h = h, .exe = exe, .grpc = true };
+	const struct truth_svc shape = { .target = NULL };
+	char front[32], back[32];
+	const char *const names[2] = { front, back };
+	struct gosvc *b, *f;
+	size_t mark;
+
+	snprintf(front, sizeof(front), "%sfront", prefix);
+	snprintf(back, sizeof(back), "%sback", prefix);
+	f = go_pair(&r, names, NULL, NULL, &b);
+	if (!ASSERT_OK_PTR(f, "gRPC chain started") || !go_probed(h, 1))
+		goto out;
+	mark = trace_mark(t);
+	if (!go_load(&r, f))
+		goto out;
+	check_edge(h, front, back, FAILURES, "fail-close");
+	{
+		const pid_t pids[2] = { f->pid, b->pid };
+
+		check_chain_truth(t, mark, &shape, 2, pids, names, prefix, 2 * FAILURES, 0);
+	}
+	check_modes(h, &r);
+out:
+	go_stop_all(&r);
+}
+
+/* A claimd of the test's own ends: its log shown on failure, everything stopped. */
+static void own_claimd_end(struct claimd_h *h, struct trace_cap *t, struct gorun *r)
+{
+	if (test__failed_now())
+		claimd_print_log(h);
+	go_stop_all(r);
+	trace_stop(t);
+	claimd_stop(h);
+	tmpdir_remove(h->dir);
+}
+
+/*
+ * A Go chain serving before claimd starts, its keep-alive connections open:
+ * claimd finds the processes by their sockets (seeded), probes their
+ * program, and follows the next requests on those connections as exactly.
+ */
+static void started_before(void)
+{
+	struct claimd_h h = { 0 };
+	struct trace_cap t = { 0 };
+	struct gorun r = { .h = &h, .exe = "goservice" };
+	const struct truth_svc shape = { .target = "/r/%d", .ids = REQUESTS, .mod = FAIL_MOD };
+	const char *const names[2] = { "gbfront", "gbback" };
+	struct gosvc *b, *f;
+
+	if (!ASSERT_OK(tmpdir_make(h.dir, sizeof(h.dir)), "directory"))
+		return;
+	f = go_pair(&r, names, NULL, NULL, &b);
+	/* Traffic first: the front's pooled connection to the backend stays open. */
+	if (!ASSERT_OK_PTR(f, "chain started") || !go_load(&r, f))
+		goto out;
+	if (!ASSERT_OK(claimd_start(&h, NULL), "claimd start") ||
+	    !ASSERT_OK(trace_start(&t, &h), "trace") || !go_probed(&h, 1) || !go_load(&r, f))
+		goto out;
+	check_edge(&h, names[0], names[1], FAILURES, "fail-close");
+	{
+		const pid_t pids[2] = { f->pid, b->pid };
+
+		check_chain_truth(&t, 0, &shape, 2, pids, names, "started before", 2 * FAILURES, 0);
+	}
+	check_modes(&h, &r);
+out:
+	own_claimd_end(&h, &t, &r);
+}
+
+/*
+ * claimd --no-go: the same Go chain followed by its syscalls, as before the
+ * Go probes: no confident verdict may be wrong (most are unknown,
+ * multiplexed), and the answers are the programs' own.
+ */
+static void no_go(void)
+{
+	struct claimd_h h = { 0 };
+	struct trace_cap t = { 0 };
+	struct gorun r = { .h = &h, .exe = "goservice" };
+	const struct truth_svc shape = { .target = "/r/%d", .ids = REQUESTS, .mod = FAIL_MOD };
+	const char *const names[2] = { "gnfront", "gnback" };
+	const char *extra[] = { "--no-go", NULL }, *st[] = { "status", NULL };
+	struct truth_svc truth[2];
+	struct truth_tally tally = { 0 };
+	struct json_object *s = NULL;
+	struct gosvc *b, *f = NULL;
+
+	if (!ASSERT_OK(claimd_start(&h, extra), "claimd --no-go") ||
+	    !ASSERT_OK(trace_start(&t, &h), "trace"))
+		goto out;
+	f = go_pair(&r, names, NULL, NULL, &b);
+	if (!ASSERT_OK_PTR(f, "chain started") || !go_load(&r, f))
+		goto out;
+	{
+		const pid_t pids[2] = { f->pid, b->pid };
+
+		truth__chain(truth, 2, &shape, pids, names);
+		truth__tally_trace(&tally, &t, 0, truth, 2, 2 * FAILURES);
+		truth__expect(&tally, "no-go", -1, -1);
+	}
+	s = claimctl_json(&h, st);
+	ASSERT_EQ(j_int(s, "go_files"), 0, "no Go program probed");
+out:
+	json_object_put(s);
+	own_claimd_end(&h, &t, &r);
+}
+
+void test_go(void)
+{
+	struct claimd_h h = { 0 };
+	struct trace_cap t = { 0 };
+	char exe[H_PATH];
+
+	if (!test__need_root())
+		return;
+	snprintf(exe, sizeof(exe), "%s/tests/go/goservice.stripped", test__build_dir());
+	if (access(exe, X_OK)) {
+		test__skip("%s not built (make go-peers; needs golang-go)", exe);
+		return;
+	}
+	if (test__start_subtest("started_before"))
+		started_before();
+	if (test__start_subtest("no_go"))
+		no_go();
+	if (!ASSERT_OK(claimd_start(&h, NULL), "claimd start") ||
+	    !ASSERT_OK(trace_start(&t, &h), "trace"))
+		goto out;
+	if (test__start_subtest("chain"))
+		chain(&h, &t, "goservice", "go", false);
+	if (test__start_subtest("stripped"))
+		chain(&h, &t, "goservice.stripped", "gs", false);
+	if (test__start_subtest("tls"))
+		chain(&h, &t, "goservice", "gt", true);
+	if (test__start_subtest("fanout"))
+		fanout(&h, &t);
+	if (test__start_subtest("pool"))
+		pool(&h, &t);
+	if (test__start_subtest("grpc"))
+		grpc_chain(&h, &t, "goservice", "gr");
+	if (test__start_subtest("grpc_stripped"))
+		grpc_chain(&h, &t, "goservice.stripped", "grs");
+out:
+	if (test__failed_now())
+		claimd_print_log(&h);
+	trace_stop(&t);
+	claimd_stop(&h);
+	tmpdir_remove(h.dir);
+}

@@ -1,0 +1,266 @@
+// SPDX-License-Identifier: GPL-2.0
+//
+// goservice: a Go net/http service, a grpc-go unary service (grpc.go), and
+// load drivers for them, for claimd's Go tests.
+//
+//	goservice serve -ready FILE [-fail-mod N] [-call URL]... [-fanout | -pool N] [-tls]
+//	goservice load -url URL -n N -c C [-out FILE]
+//	goservice grpc-serve -ready FILE [-fail-mod N] [-call HOST:PORT]
+//	goservice grpc-load -addr HOST:PORT -n N -c C [-out FILE]
+//
+// serve answers /r/<id>. With -fail-mod N it fails (500) every id that is a
+// multiple of N. With -call it calls each URL's /r/<id> first, one after the
+// other, or with -fanout each on a goroutine of its own (WaitGroup); it
+// fails (502) when any call failed (status >= 500 or a transport error).
+// With -pool N the calls are made by N worker goroutines started before any
+// request, handed over through a channel (the handler waits for them).
+// It listens on loopback; the chosen port goes to the -ready file. With -tls it
+// serves HTTP/1.1 over TLS with a certificate it makes itself; its calls
+// and the driver's accept any certificate.
+//
+// load sends /r/0 .. /r/N-1 from C goroutines and writes a JSON summary
+// (per status how many, and the ids that failed) to -out.
+package main
+
+import (
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/tls"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"io/ioutil"
+	"math/big"
+	"net"
+	"net/http"
+	"os"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+)
+
+type urls []string
+
+func (u *urls) String() string     { return strings.Join(*u, ",") }
+func (u *urls) Set(s string) error { *u = append(*u, s); return nil }
+
+var client = &http.Client{
+	Timeout: 10 * time.Second,
+	// HTTP/1.1 over TLS too: a Transport of its own does not try HTTP/2.
+	// Idle connections kept for every concurrent caller: no dial per call.
+	Transport: &http.Transport{
+		TLSClientConfig:     &tls.Config{InsecureSkipVerify: true},
+		MaxIdleConnsPerHost: 256,
+	},
+}
+
+// selfSigned makes a certificate for 127.0.0.1, valid for a day.
+func selfSigned() tls.Certificate {
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		panic(err)
+	}
+	tmpl := &x509.Certificate{
+		SerialNumber: big.NewInt(1),
+		Subject:      pkix.Name{CommonName: "goservice"},
+		IPAddresses:  []net.IP{net.IPv4(127, 0, 0, 1)},
+		NotBefore:    time.Now().Add(-time.Hour),
+		NotAfter:     time.Now().Add(24 * time.Hour),
+	}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
+	if err != nil {
+		panic(err)
+	}
+	return tls.Certificate{Certificate: [][]byte{der}, PrivateKey: key}
+}
+
+// call fetches base/r/id; true when it failed.
+func call(base, id string) bool {
+	resp, err := client.Get(base + "/r/" + id)
+	if err != nil {
+		return true
+	}
+	io.Copy(ioutil.Discard, resp.Body)
+	resp.Body.Close()
+	return resp.StatusCode >= 500
+}
+
+func serve(args []string) {
+	fs := flag.NewFlagSet("serve", flag.ExitOnError)
+	ready := fs.String("ready", "", "file to write the port to")
+	failMod := fs.Int("fail-mod", 0, "fail ids that are multiples of this")
+	fanout := fs.Bool("fanout", false, "make the calls on goroutines")
+	pool := fs.Int("pool", 0, "make the calls on this many workers started first")
+	useTLS := fs.Bool("tls", false, "serve over TLS")
+	var calls urls
+	fs.Var(&calls, "call", "callee base URL (repeatable)")
+	fs.Parse(args)
+
+	type job struct {
+		url, id string
+		failed  chan bool
+	}
+	jobs := make(chan job)
+	for i := 0; i < *pool; i++ {
+		go func() {
+			for j := range jobs {
+				j.failed <- call(j.url, j.id)
+			}
+		}()
+	}
+
+	http.HandleFunc("/r/", func(w http.ResponseWriter, r *http.Request) {
+		id := strings.TrimPrefix(r.URL.Path, "/r/")
+		n, _ := strconv.Atoi(id)
+		failed := false
+		if *fanout {
+			var wg sync.WaitGroup
+			var mu sync.Mutex
+			for _, u := range calls {
+				wg.Add(1)
+				go func(u string) {
+					defer wg.Done()
+					if call(u, id) {
+						mu.Lock()
+						failed = true
+						mu.Unlock()
+					}
+				}(u)
+			}
+			wg.Wait()
+		} else if *pool > 0 {
+			for _, u := range calls {
+				j := job{u, id, make(chan bool)}
+				jobs <- j
+				if <-j.failed {
+					failed = true
+				}
+			}
+		} else {
+			for _, u := range calls {
+				if call(u, id) {
+					failed = true
+				}
+			}
+		}
+		switch {
+		case failed:
+			w.WriteHeader(http.StatusBadGateway)
+			fmt.Fprintf(w, "callee failed\n")
+		case *failMod > 0 && n%*failMod == 0:
+			w.WriteHeader(http.StatusInternalServerError)
+			fmt.Fprintf(w, "failed\n")
+		default:
+			fmt.Fprintf(w, "ok %s\n", id)
+		}
+	})
+	var ln net.Listener
+	if *useTLS {
+		// The certificate first: the port is told once it can be served.
+		cert := selfSigned()
+		ln, _ = listenReady(*ready)
+		ln = tls.NewListener(ln, &tls.Config{Certificates: []tls.Certificate{cert}})
+	} else {
+		ln, _ = listenReady(*ready)
+	}
+	http.Serve(ln, nil)
+}
+
+// listenReady listens on loopback and writes the port to the ready file.
+func listenReady(ready string) (net.Listener, int) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	port := ln.Addr().(*net.TCPAddr).Port
+	if ready != "" {
+		ioutil.WriteFile(ready+".tmp", []byte(strconv.Itoa(port)), 0644)
+		os.Rename(ready+".tmp", ready)
+	}
+	return ln, port
+}
+
+// drive runs ids 0 .. n-1 through do from c goroutines and writes a JSON
+// summary: per outcome (do's label) how many, under key, and the ids that
+// failed.
+func drive(args []string, target string, key string, do func(t string, id int) (string, bool)) {
+	fs := flag.NewFlagSet("load", flag.ExitOnError)
+	t := fs.String(target, "", "where to send the requests")
+	n := fs.Int("n", 200, "requests")
+	c := fs.Int("c", 4, "concurrent clients")
+	out := fs.String("out", "", "JSON summary file")
+	fs.Parse(args)
+
+	ids := make(chan int)
+	var mu sync.Mutex
+	outcomes := map[string]int{}
+	var failed []int
+	var wg sync.WaitGroup
+	for i := 0; i < *c; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for id := range ids {
+				label, bad := do(*t, id)
+				mu.Lock()
+				outcomes[label]++
+				if bad {
+					failed = append(failed, id)
+				}
+				mu.Unlock()
+			}
+		}()
+	}
+	for i := 0; i < *n; i++ {
+		ids <- i
+	}
+	close(ids)
+	wg.Wait()
+	b, _ := json.Marshal(map[string]interface{}{key: outcomes, "failed": failed})
+	if *out != "" {
+		ioutil.WriteFile(*out, b, 0644)
+	} else {
+		fmt.Println(string(b))
+	}
+}
+
+func load(args []string) {
+	drive(args, "url", "statuses", func(url string, id int) (string, bool) {
+		resp, err := client.Get(fmt.Sprintf("%s/r/%d", url, id))
+		if err != nil {
+			return "error", true
+		}
+		io.Copy(ioutil.Discard, resp.Body)
+		resp.Body.Close()
+		return strconv.Itoa(resp.StatusCode), resp.StatusCode >= 500
+	})
+}
+
+func usage() {
+	fmt.Fprintln(os.Stderr, "usage: goservice serve|load|grpc-serve|grpc-load ...")
+	os.Exit(2)
+}
+
+func main() {
+	if len(os.Args) < 2 {
+		usage()
+	}
+	switch os.Args[1] {
+	case "serve":
+		serve(os.Args[2:])
+	case "load":
+		load(os.Args[2:])
+	case "grpc-serve":
+		grpcServe(os.Args[2:])
+	case "grpc-load":
+		grpcLoad(os.Args[2:])
+	default:
+		usage()
+	}
+}

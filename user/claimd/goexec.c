@@ -1,0 +1,434 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Reading a Go executable for the Go probes; see goexec.h. The formats, as
+ * the Go toolchain writes them (src/debug/buildinfo, src/runtime/symtab.go):
+ *
+ * .go.buildinfo: 14 bytes "\xff Go buildinf:", pointer size, flags. Flag 2
+ * (Go 1.18 on): the version follows at byte 32 as a varint-prefixed string;
+ * else two pointers at byte 16 to Go string headers (pointer, length).
+ *
+ * .gopclntab header: magic (0xfffffffa Go 1.16-1.17, 0xfffffff0 1.18-1.19,
+ * 0xfffffff1 1.20 on), two zero bytes, instruction quantum, pointer size,
+ * then words: nfunc, nfiles, [textStart (1.18 on)], funcnameOffset,
+ * cuOffset, filetabOffset, pctabOffset, pclnOffset. At pclnOffset the
+ * function table: nfunc+1 pairs (entry, funcoff), 32-bit offsets from
+ * textStart (1.18 on) or pointer-sized addresses (before); the last entry
+ * is the end of the text. At pclnOffset + funcoff each function's _func,
+ * whose second 32-bit word is its name's offset in the name table.
+ *
+ * Struct field offsets: the table below, by version, for binaries without
+ * DWARF and with it alike (tests/unit/test_goexec.c compares it with the
+ * DWARF of a binary built here, through tests/peers/go/gooffsets).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <libelf.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <capstone/capstone.h>
+
+#include "goexec.h"
+
+static const char *const fn_names[GOFN__COUNT] = {
+	[GOFN_SERVE] = "net/http.serverHandler.ServeHTTP",
+	[GOFN_ROUND_TRIP] = "net/http.(*Transport).roundTrip",
+	[GOFN_NEWPROC] = "runtime.newproc1",
+	[GOFN_GRPC_SERVE] = "google.golang.org/grpc.(*Server).handleStream",
+	[GOFN_GRPC_STATUS] = "google.golang.org/grpc/internal/transport.(*http2Server).WriteStatus",
+	[GOFN_GRPC_INVOKE] = "google.golang.org/grpc.(*ClientConn).Invoke",
+};
+
+/*
+ * Field offsets of amd64 Go 1.17 to 1.19 (net/http, net/url, net,
+ * internal/poll, runtime): unchanged across these versions; grpc-go's as in
+ * 1.33 (its stream and status layouts moved at 1.60, 1.69 and 1.77). A version
+ * outside the range gets them too, with a warning from goexec__probeable
+ * only when it is older (the register ABI is the gate).
+ */
+static const struct go_offsets offsets_1_17 = {
+	.req_method = 0,
+	.req_url = 16,
+	.url_host = 40,
+	.url_path = 56,
+	.resp_conn = 0,
+	.resp_wrote_header = 40,
+	.resp_status = 120,
+	.conn_rwc = 16,
+	.conn_remote_addr = 32,
+	.tls_conn = 0,
+	.netconn_fd = 0,
+	.netfd_pfd = 0,
+	.pfd_sysfd = 16,
+	.response_status = 16,
+	.tcpaddr_port = 24,
+	/* grpc-go 1.33 (Debian 12) */
+	.grpc_stream_method = 72,
+	.grpc_h2s_conn = 32,
+	.grpc_h2s_remote = 72,
+	.grpc_status_s = 0,
+	.grpc_error_e = 0,
+	.grpc_spb_code = 0,
+	.grpc_cc_target = 24,
+};
+
+const char *goexec__fn_name(enum goexec_fn_id id)
+{
+	return id < GOFN__COUNT ? fn_names[id] : "?";
+}
+
+struct elf_file {
+	int fd;
+	Elf *elf;
+};
+
+static Elf_Scn *find_section(Elf *elf, const char *name, GElf_Shdr *sh)
+{
+	Elf_Scn *scn = NULL;
+	size_t shstrndx;
+
+	if (elf_getshdrstrndx(elf, &shstrndx))
+		return NULL;
+	while ((scn = elf_nextscn(elf, scn))) {
+		const char *n;
+
+		if (!gelf_getshdr(scn, sh))
+			continue;
+		n = elf_strptr(elf, shstrndx, sh->sh_name);
+		if (n && !strcmp(n, name))
+			return scn;
+	}
+	return NULL;
+}
+
+/* The bytes of a section (NULL for SHT_NOBITS or on error). */
+static const uint8_t *section_bytes(Elf *elf, const char *name, size_t *size, GElf_Shdr *sh)
+{
+	Elf_Scn *scn = find_section(elf, name, sh);
+	Elf_Data *d;
+
+	if (!scn || sh->sh_type == SHT_NOBITS)
+		return NULL;
+	d = elf_getdata(scn, NULL);
+	if (!d || !d->d_buf)
+		return NULL;
+	*size = d->d_size;
+	return d->d_buf;
+}
+
+/* Virtual address -> file offset, through the loadable segments; 0: none. */
+static uint64_t vaddr_to_offset(Elf *elf, uint64_t vaddr)
+{
+	size_t i, n;
+
+	if (elf_getphdrnum(elf, &n))
+		return 0;
+	for (i = 0; i < n; i++) {
+		GElf_Phdr ph;
+
+		if (!gelf_getphdr(elf, i, &ph) || ph.p_type != PT_LOAD)
+			continue;
+		if (vaddr >= ph.p_vaddr && vaddr < ph.p_vaddr + ph.p_filesz)
+			return vaddr - ph.p_vaddr + ph.p_offset;
+	}
+	return 0;
+}
+
+static uint64_t read_word(const uint8_t *p, int ptr_size)
+{
+	uint64_t v = 0;
+
+	memcpy(&v, p, ptr_size == 4 ? 4 : 8);
+	return v;
+}
+
+/* n bytes at virtual address vaddr, from the file (pre-1.18 buildinfo). */
+static int read_vaddr(const struct elf_file *f, uint64_t vaddr, void *buf, size_t n)
+{
+	uint64_t off = vaddr_to_offset(f->elf, vaddr);
+
+	if (!off || pread(f->fd, buf, n, off) != (ssize_t)n)
+		return -1;
+	return 0;
+}
+
+static void parse_version(struct goexec *g)
+{
+	if (sscanf(g->version, "go%d.%d", &g->major, &g->minor) != 2) {
+		g->major = 0;
+		g->minor = 0;
+	}
+	/* amd64: the register ABI from Go 1.17 on (src/cmd/compile/abi-internal.md). */
+	g->regabi = g->major > 1 || (g->major == 1 && g->minor >= 17);
+}
+
+static int read_buildinfo(const struct elf_file *f, struct goexec *g)
+{
+	static const char magic[] = "\xff Go buildinf:";
+	GElf_Shdr sh;
+	size_t size = 0;
+	const uint8_t *b = section_bytes(f->elf, ".go.buildinfo", &size, &sh);
+	int ptr_size;
+	uint64_t len = 0;
+
+	if (!b || size < 32 || memcmp(b, magic, 14))
+		return -1;
+	ptr_size = b[14];
+	if (b[15] & 2) {
+		/* Inline: a uvarint length, then the bytes. */
+		size_t i = 32;
+		int shift = 0;
+
+		while (i < size && shift < 64) {
+			len |= (uint64_t)(b[i] & 0x7f) << shift;
+			shift += 7;
+			if (!(b[i++] & 0x80))
+				break;
+		}
+		if (len >= sizeof(g->version) || i + len > size)
+			return -1;
+		memcpy(g->version, b + i, len);
+	} else {
+		uint8_t hdr[16];
+		uint64_t str;
+
+		if (ptr_size != 8 && ptr_size != 4)
+			return -1;
+		str = read_word(b + 16, ptr_size);
+		if (read_vaddr(f, str, hdr, 2 * ptr_size))
+			return -1;
+		len = read_word(hdr + ptr_size, ptr_size);
+		if (len >= sizeof(g->version) ||
+		    read_vaddr(f, read_word(hdr, ptr_size), g->version, len))
+			return -1;
+	}
+	g->version[len] = 0;
+	parse_version(g);
+	return 0;
+}
+
+/* The layout of one pclntab: where its tables are. */
+struct pcln {
+	const uint8_t *tab;
+	size_t size;
+	int ptr_size;
+	bool off32; /* Go 1.18 on: 32-bit entries relative to text_start */
+	uint64_t nfunc;
+	uint64_t text_start;
+	const uint8_t *names;
+	const uint8_t *functab;
+};
+
+static int pcln_open(struct pcln *p, Elf *elf)
+{
+	GElf_Shdr sh, text;
+	const uint8_t *t;
+	uint32_t magic;
+	uint64_t name_off, pcln_off;
+	int w, nwords;
+
+	p->tab = t = section_bytes(elf, ".gopclntab", &p->size, &sh);
+	if (!t || p->size < 16)
+		return errno = ENOEXEC, -1;
+	memcpy(&magic, t, 4);
+	p->ptr_size = t[7];
+	if (t[4] || t[5] || (p->ptr_size != 8 && p->ptr_size != 4))
+		return errno = ENOTSUP, -1;
+	if (magic == 0xfffffff0 || magic == 0xfffffff1)
+		p->off32 = true;
+	else if (magic != 0xfffffffa)
+		return errno = ENOTSUP, -1;
+	w = p->ptr_size;
+	nwords = p->off32 ? 8 : 7;
+	if (p->size < (size_t)(8 + nwords * w))
+		return errno = ENOTSUP, -1;
+	p->nfunc = read_word(t + 8, w);
+	if (p->off32) {
+		p->text_start = read_word(t + 8 + 2 * w, w);
+		name_off = read_word(t + 8 + 3 * w, w);
+		pcln_off = read_word(t + 8 + 7 * w, w);
+		/* PIE: textStart is filled by a relocation, 0 in the file. */
+		if (!p->text_start && find_section(elf, ".text", &text))
+			p->text_start = text.sh_addr;
+	} else {
+		name_off = read_word(t + 8 + 2 * w, w);
+		pcln_off = read_word(t + 8 + 6 * w, w);
+	}
+	if (name_off >= p->size || pcln_off >= p->size)
+		return errno = ENOTSUP, -1;
+	p->names = t + name_off;
+	p->functab = t + pcln_off;
+	/* The function table: nfunc + 1 pairs. */
+	if ((uint64_t)(p->functab - t) + (p->nfunc + 1) * 2 * (p->off32 ? 4 : w) > p->size)
+		return errno = ENOTSUP, -1;
+	return 0;
+}
+
+/* Entry i of the function table: its address and its _func's offset. */
+static void pcln_entry(const struct pcln *p, uint64_t i, uint64_t *addr, uint64_t *funcoff)
+{
+	if (p->off32) {
+		uint32_t e[2];
+
+		memcpy(e, p->functab + i * 8, 8);
+		*addr = p->text_start + e[0];
+		*funcoff = e[1];
+		return;
+	}
+	*addr = read_word(p->functab + i * 2 * p->ptr_size, p->ptr_size);
+	*funcoff = read_word(p->functab + (i * 2 + 1) * p->ptr_size, p->ptr_size);
+}
+
+static const char *pcln_name(const struct pcln *p, uint64_t funcoff)
+{
+	const uint8_t *fn = p->functab + funcoff;
+	int32_t name_off;
+	int skip = p->off32 ? 4 : p->ptr_size; /* the entry field */
+
+	if (fn + skip + 4 > p->tab + p->size)
+		return NULL;
+	memcpy(&name_off, fn + skip, 4);
+	if (name_off < 0 || p->names + name_off >= p->tab + p->size)
+		return NULL;
+	return (const char *)p->names + name_off;
+}
+
+/* The RETs of the function at file offset off, size bytes long. */
+static int find_rets(int fd, struct goexec_fn *fn)
+{
+	uint8_t *code = malloc(fn->size);
+	const uint8_t *p = code;
+	size_t left = fn->size;
+	uint64_t addr = 0;
+	cs_insn *insn = NULL;
+	csh cs;
+	int err = 0;
+
+	if (!code)
+		return -1;
+	if (pread(fd, code, fn->size, fn->entry) != (ssize_t)fn->size) {
+		free(code);
+		return errno = EIO, -1;
+	}
+	if (cs_open(CS_ARCH_X86, CS_MODE_64, &cs) != CS_ERR_OK) {
+		free(code);
+		return errno = ENOTSUP, -1;
+	}
+	insn = cs_malloc(cs);
+	fn->n_rets = 0;
+	while (insn && left) {
+		if (!cs_disasm_iter(cs, &p, &left, &addr, insn)) {
+			/* Not an instruction (padding): skip a byte and go on. */
+			p++;
+			left--;
+			addr++;
+			continue;
+		}
+		if (insn->id != X86_INS_RET)
+			continue;
+		if (fn->n_rets == GOEXEC_RETS_MAX) {
+			err = -1;
+			errno = E2BIG;
+			break;
+		}
+		fn->rets[fn->n_rets++] = fn->entry + insn->address;
+	}
+	if (!insn)
+		err = -1, errno = ENOMEM;
+	cs_free(insn, 1);
+	cs_close(&cs);
+	free(code);
+	return err;
+}
+
+static int read_functions(const struct elf_file *f, struct goexec *g)
+{
+	struct pcln p;
+	uint64_t i;
+	int id;
+
+	if (pcln_open(&p, f->elf))
+		return -1;
+	g->nfunc = p.nfunc;
+	for (i = 0; i < p.nfunc; i++) {
+		uint64_t addr, funcoff, end, unused;
+		const char *name;
+
+		pcln_entry(&p, i, &addr, &funcoff);
+		name = pcln_name(&p, funcoff);
+		if (!name)
+			continue;
+		for (id = 0; id < GOFN__COUNT; id++) {
+			struct goexec_fn *fn = &g->fn[id];
+
+			if (fn->entry || strcmp(name, fn_names[id]))
+				continue;
+			pcln_entry(&p, i + 1, &end, &unused);
+			fn->entry = vaddr_to_offset(f->elf, addr);
+			fn->size = end > addr ? end - addr : 0;
+			if (fn->entry && fn->size && find_rets(f->fd, fn))
+				fn->n_rets = 0; /* too many, or unreadable: not probed */
+		}
+	}
+	return 0;
+}
+
+int goexec__open(const char *path, struct goexec *g)
+{
+	struct elf_file f = { .fd = -1 };
+	GElf_Shdr sh;
+	int err = -1, saved;
+
+	memset(g, 0, sizeof(*g));
+	if (elf_version(EV_CURRENT) == EV_NONE)
+		return errno = ENOTSUP, -1;
+	f.fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (f.fd < 0)
+		return -1;
+	f.elf = elf_begin(f.fd, ELF_C_READ_MMAP, NULL);
+	if (!f.elf || elf_kind(f.elf) != ELF_K_ELF) {
+		errno = ENOEXEC;
+		goto cleanup;
+	}
+	if (read_buildinfo(&f, g)) {
+		errno = ENOEXEC;
+		goto cleanup;
+	}
+	g->stripped = !find_section(f.elf, ".symtab", &sh);
+	g->has_dwarf =
+		find_section(f.elf, ".debug_info", &sh) || find_section(f.elf, ".zdebug_info", &sh);
+	g->offsets = offsets_1_17;
+	err = read_functions(&f, g);
+cleanup:
+	saved = errno;
+	if (f.elf)
+		elf_end(f.elf);
+	close(f.fd);
+	errno = saved;
+	return err;
+}
+
+static bool fn_ready(const struct goexec *g, enum goexec_fn_id id)
+{
+	return g->fn[id].entry && g->fn[id].n_rets;
+}
+
+bool goexec__probeable(const struct goexec *g, const char **why)
+{
+	const char *reason = NULL;
+
+	if (!g->regabi)
+		reason = "built before Go 1.17 (no register ABI): left to the syscall path";
+	else if (!fn_ready(g, GOFN_NEWPROC))
+		reason = "runtime.newproc1 or its RETs not found";
+	else if (!fn_ready(g, GOFN_SERVE) && !fn_ready(g, GOFN_ROUND_TRIP) &&
+		 !(fn_ready(g, GOFN_GRPC_SERVE) && g->fn[GOFN_GRPC_STATUS].entry) &&
+		 !fn_ready(g, GOFN_GRPC_INVOKE))
+		reason = "no net/http or grpc-go server or client in it";
+	if (why)
+		*why = reason;
+	return !reason;
+}
