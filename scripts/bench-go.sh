@@ -31,12 +31,8 @@ claimd_metrics=none
 stats_was=$(sysctl -n kernel.bpf_stats_enabled)
 
 cleanup() {
-	[ -n "$claimd_pid" ] && kill "$claimd_pid" 2>/dev/null && wait "$claimd_pid" 2>/dev/null || true
-	for p in "${go_pids[@]}"; do kill "$p" 2>/dev/null && wait "$p" 2>/dev/null || true; done
-	sysctl -qw kernel.bpf_stats_enabled="$stats_was" || true
-	rm -f "$pin/verdicts"
-	rmdir "$pin" 2>/dev/null || true
-	rm -rf "$tmp"
+	stop_pids "${go_pids[@]}"
+	bench_cleanup
 }
 trap cleanup EXIT INT TERM
 

@@ -6,6 +6,24 @@
 # claimd of theirs runs.
 
 say() { printf '%s\n' "$*" >&2; }
+
+# Ends the processes listed (pids; empty ones skipped), each waited for.
+stop_pids() {
+	local p
+	for p in "$@"; do
+		[ -n "$p" ] && kill "$p" 2>/dev/null && wait "$p" 2>/dev/null || true
+	done
+}
+
+# What every benchmark leaves behind: its claimd, the stats switch, its pin
+# directory and its own directory. stats_was: the switch as it found it.
+bench_cleanup() {
+	stop_pids "$claimd_pid"
+	sysctl -qw kernel.bpf_stats_enabled="$stats_was" || true
+	rm -f "$pin/verdicts"
+	rmdir "$pin" 2>/dev/null || true
+	rm -rf "$tmp"
+}
 json() { python3 -c "import json,sys; d=json.load(sys.stdin); print($1)"; }
 median() { python3 -c "import statistics,sys; print(statistics.median(float(x) for x in sys.argv[1:]))" "$@"; }
 ctl() { "$build/claimctl" --socket "$tmp/ctl.sock" "$@"; }

@@ -35,15 +35,8 @@ claimd_metrics=none
 stats_was=$(sysctl -n kernel.bpf_stats_enabled)
 
 cleanup() {
-	[ -n "$claimd_pid" ] && kill "$claimd_pid" 2>/dev/null && wait "$claimd_pid" 2>/dev/null || true
-	[ -n "$node_pid" ] && kill "$node_pid" 2>/dev/null && wait "$node_pid" 2>/dev/null || true
-	[ -n "$ngx_pid" ] && kill "$ngx_pid" 2>/dev/null && wait "$ngx_pid" 2>/dev/null || true
-	[ -n "$work_pid" ] && kill "$work_pid" 2>/dev/null && wait "$work_pid" 2>/dev/null || true
-	for p in "${fan_pids[@]}"; do kill "$p" 2>/dev/null && wait "$p" 2>/dev/null || true; done
-	sysctl -qw kernel.bpf_stats_enabled="$stats_was" || true
-	rm -f "$pin/verdicts"
-	rmdir "$pin" 2>/dev/null || true
-	rm -rf "$tmp"
+	stop_pids "$node_pid" "$ngx_pid" "$work_pid" "${fan_pids[@]}"
+	bench_cleanup
 }
 trap cleanup EXIT INT TERM
 
