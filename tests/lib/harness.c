@@ -234,8 +234,10 @@ int proc_run(const char *const argv[], char *out, size_t outlen, int timeout_ms)
 int wait_file(const char *path, int timeout_ms)
 {
 	long long end = now_ms() + timeout_ms;
+	struct stat st;
 
-	while (access(path, F_OK)) {
+	/* Written, not only made: a writer creates the file before it writes. */
+	while (stat(path, &st) || st.st_size == 0) {
 		if (now_ms() >= end)
 			return -1;
 		sleep_ms(10);

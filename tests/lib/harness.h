@@ -46,6 +46,7 @@ int proc_wait(pid_t pid, int timeout_ms);
  * wait status, or -1. */
 int proc_run(const char *const argv[], char *out, size_t outlen, int timeout_ms);
 
+/* Waits until path holds something (0), or timeout_ms passed (-1). */
 int wait_file(const char *path, int timeout_ms);
 /* Reads a small file into buf (NUL-terminated); returns bytes or -1. */
 ssize_t read_file(const char *path, char *buf, size_t len);
