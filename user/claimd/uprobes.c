@@ -231,8 +231,6 @@ static int scan_exe(struct uprobes *u, const char *pid)
 	char path[64];
 	int n = 0;
 
-	if (!followed(u, strtoul(pid, NULL, 10)))
-		return 0;
 	if (u->go)
 		n += goprobes__process(u->go, strtoul(pid, NULL, 10));
 	if (u->context) {
@@ -272,7 +270,7 @@ int uprobes__scan_pid(struct uprobes *u, unsigned int pid)
 	char p[16];
 
 	snprintf(p, sizeof(p), "%u", pid);
-	return scan_maps(u, p) + scan_exe(u, p);
+	return scan_maps(u, p) + (followed(u, pid) ? scan_exe(u, p) : 0);
 }
 
 int uprobes__tls_files(const struct uprobes *u)
