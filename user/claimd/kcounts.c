@@ -32,6 +32,16 @@ struct service_entry {
 	unsigned long names_gen;
 };
 
+struct poll_ctx;
+
+/* A kind of counter's dirty lists, and where their keys' values are. */
+struct dirty_kind {
+	int list_fd, fd;
+	size_t list_size, key_size;
+	void (*take)(struct poll_ctx *x, const void *key, const void *percpu);
+	__u32 *read; /* per CPU: keys of the list read last taken already */
+};
+
 /* Every counter is read at least this often, whatever the dirty lists say. */
 #define FULL_READ_S 30.0
 
@@ -47,9 +57,13 @@ struct kcounts {
 	uint64_t counted;	  /* the kernel's count at the last read */
 	unsigned long names_gen;  /* names at the last read */
 	bool read_once;
-	void *keys, *values;	  /* batch buffers */
-	void *dirty, *dirty_zero; /* one dirty list, all CPUs; zeroes of that size */
+	void *keys, *values;	    /* batch buffers */
+	void *dirty, *dirty_zero;   /* one dirty list, all CPUs; zeroes of that size */
+	struct dirty_kind kinds[2]; /* services, edges */
 };
+
+static void take_edge(struct poll_ctx *x, const void *key, const void *percpu);
+static void take_service(struct poll_ctx *x, const void *key, const void *percpu);
 
 struct kcounts *kcounts__new(const struct kcounts_maps *m)
 {
@@ -76,10 +90,23 @@ struct kcounts *kcounts__new(const struct kcounts_maps *m)
 	dsz = (dsz + 7) & ~(size_t)7;
 	k->dirty = calloc(k->ncpus, dsz);
 	k->dirty_zero = calloc(k->ncpus, dsz);
+	k->kinds[0] = (struct dirty_kind){ .list_fd = m->dirty_services_fd,
+					   .fd = m->service_fd,
+					   .list_size = sizeof(struct claimd_dirty_services),
+					   .key_size = sizeof(struct claimd_service_key),
+					   .take = take_service,
+					   .read = calloc(k->ncpus, sizeof(__u32)) };
+	k->kinds[1] = (struct dirty_kind){ .list_fd = m->dirty_edges_fd,
+					   .fd = m->edge_fd,
+					   .list_size = sizeof(struct claimd_dirty_edges),
+					   .key_size = sizeof(struct claimd_edge_key),
+					   .take = take_edge,
+					   .read = calloc(k->ncpus, sizeof(__u32)) };
 	/* Epoch 0 is the one no counter is noted in: a new counter's own. */
 	if (k->m.epoch && !*k->m.epoch)
 		__atomic_store_n(k->m.epoch, 1, __ATOMIC_RELEASE);
-	if (!k->edges || !k->services || !k->keys || !k->values || !k->dirty || !k->dirty_zero) {
+	if (!k->edges || !k->services || !k->keys || !k->values || !k->dirty || !k->dirty_zero ||
+	    !k->kinds[0].read || !k->kinds[1].read) {
 		kcounts__free(k);
 		return NULL;
 	}
@@ -107,6 +134,8 @@ void kcounts__free(struct kcounts *k)
 	free(k->values);
 	free(k->dirty);
 	free(k->dirty_zero);
+	free(k->kinds[0].read);
+	free(k->kinds[1].read);
 	free(k);
 }
 
@@ -284,18 +313,18 @@ static void read_key(struct poll_ctx *x, int fd, const void *key,
 }
 
 /*
- * The keys in one dirty list (all CPUs) handed to read_key; false when a
- * list overflowed (or cannot be read): every counter must be read.
+ * The keys in one dirty list (all CPUs) handed to read_key, beyond those
+ * already taken (again: the list read at the last read, whose new keys are
+ * only those noted since), and noted as taken; false when a list
+ * overflowed (or cannot be read): every counter must be read.
  */
-static bool read_dirty(struct poll_ctx *x, int list_fd, __u32 slot, int fd, size_t list_size,
-		       size_t key_size,
-		       void (*take)(struct poll_ctx *x, const void *key, const void *percpu))
+static bool read_dirty(struct poll_ctx *x, struct dirty_kind *dk, __u32 slot, bool again)
 {
-	size_t stride = (list_size + 7) & ~(size_t)7;
+	size_t stride = (dk->list_size + 7) & ~(size_t)7;
 	bool ok = true;
 	int cpu;
 
-	if (bpf_map_lookup_elem(list_fd, &slot, x->k->dirty))
+	if (bpf_map_lookup_elem(dk->list_fd, &slot, x->k->dirty))
 		return false;
 	for (cpu = 0; cpu < x->k->ncpus; cpu++) {
 		/* Both kinds of list begin with their head, then the keys. */
@@ -306,16 +335,17 @@ static bool read_dirty(struct poll_ctx *x, int list_fd, __u32 slot, int fd, size
 
 		if (d->overflow || d->n > CLAIMD_DIRTY_MAX)
 			ok = false;
-		for (i = 0; ok && i < n; i++)
-			read_key(x, fd, keys + i * key_size, take);
+		for (i = again ? dk->read[cpu] : 0; ok && i < n; i++)
+			read_key(x, dk->fd, keys + i * dk->key_size, dk->take);
+		dk->read[cpu] = ok ? n : 0;
 	}
 	return ok;
 }
 
 /* Empties dirty list slot on every CPU. */
-static void clear_dirty(struct kcounts *k, int list_fd, __u32 slot)
+static void clear_dirty(struct kcounts *k, const struct dirty_kind *dk, __u32 slot)
 {
-	bpf_map_update_elem(list_fd, &slot, k->dirty_zero, BPF_ANY);
+	bpf_map_update_elem(dk->list_fd, &slot, k->dirty_zero, BPF_ANY);
 }
 
 _Static_assert(offsetof(struct claimd_dirty_edges, keys) ==
@@ -324,10 +354,10 @@ _Static_assert(offsetof(struct claimd_dirty_edges, keys) ==
 
 /*
  * Reads what changed: the other parity's list again (a program that took
- * the epoch just before the last switch may have noted a key since), then
- * empties it; the epoch moves on, so that the programs note into the list
- * just emptied; then the list of the epoch that ended. Returns false when
- * every counter must be read instead.
+ * the epoch just before the last switch may have noted a key since: only
+ * those keys), then empties it; the epoch moves on, so that the programs
+ * note into the list just emptied; then the list of the epoch that ended.
+ * Returns false when every counter must be read instead.
  */
 static bool read_changed(struct poll_ctx *x)
 {
@@ -335,26 +365,19 @@ static bool read_changed(struct poll_ctx *x)
 	__u32 epoch = __atomic_load_n(k->m.epoch, __ATOMIC_ACQUIRE), next = epoch + 1;
 	__u32 ended = epoch & 1, other = next & 1;
 	bool ok = true;
+	int i;
 
 	if (!next)
 		next = 2; /* epoch 0 is a new counter's own; 2 has 0's parity */
-	ok &= read_dirty(x, k->m.dirty_services_fd, other, k->service_fd,
-			 sizeof(struct claimd_dirty_services), sizeof(struct claimd_service_key),
-			 take_service);
-	ok &= read_dirty(x, k->m.dirty_edges_fd, other, k->edge_fd,
-			 sizeof(struct claimd_dirty_edges), sizeof(struct claimd_edge_key),
-			 take_edge);
-	clear_dirty(k, k->m.dirty_services_fd, other);
-	clear_dirty(k, k->m.dirty_edges_fd, other);
+	for (i = 0; i < 2; i++)
+		ok &= read_dirty(x, &k->kinds[i], other, true);
+	for (i = 0; i < 2; i++)
+		clear_dirty(k, &k->kinds[i], other);
 	__atomic_store_n(k->m.epoch, next, __ATOMIC_RELEASE);
 	if (!ok)
 		return false;
-	ok &= read_dirty(x, k->m.dirty_services_fd, ended, k->service_fd,
-			 sizeof(struct claimd_dirty_services), sizeof(struct claimd_service_key),
-			 take_service);
-	ok &= read_dirty(x, k->m.dirty_edges_fd, ended, k->edge_fd,
-			 sizeof(struct claimd_dirty_edges), sizeof(struct claimd_edge_key),
-			 take_edge);
+	for (i = 0; i < 2; i++)
+		ok &= read_dirty(x, &k->kinds[i], ended, false);
 	return ok;
 }
 
