@@ -30,6 +30,7 @@
 #include "scan.bpf.h"
 #include "tls.bpf.h"
 #include "goprobe.h"
+#include "sysnr.bpf.h"
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
 

@@ -99,11 +99,14 @@ static __always_inline __u32 proc_flags(__u32 tgid)
  * any map, is asked traced[]: looking the mark itself up cost more than
  * that.)
  */
+static __always_inline int task_may_be_traced(struct task_struct *task)
+{
+	return task->group_leader->bpf_storage != NULL;
+}
+
 static __always_inline int proc_may_be_traced(void)
 {
-	struct task_struct *task = bpf_get_current_task_btf();
-
-	return task->group_leader->bpf_storage != NULL;
+	return task_may_be_traced(bpf_get_current_task_btf());
 }
 
 /* tgid: the current process's. */
@@ -113,17 +116,15 @@ static __always_inline int is_traced(__u32 tgid)
 }
 
 /*
- * Does the syscall path frame the bytes of the current process (tgid)? One
- * it follows, unless the Go probes follow its requests: seen twice, they
- * would count twice (and as multiplexed, goroutines sharing threads).
+ * Does the syscall path frame the bytes of process tgid, the current one
+ * (its leader known to carry the mark)? One it follows, unless the Go probes
+ * follow its requests: seen twice, they would count twice (and as
+ * multiplexed, goroutines sharing threads).
  */
 static __always_inline int syscalls_frame(__u32 tgid)
 {
-	__u32 f;
+	__u32 f = proc_flags(tgid);
 
-	if (!proc_may_be_traced())
-		return 0;
-	f = proc_flags(tgid);
 	return f && !(f & PROC_GO);
 }
 

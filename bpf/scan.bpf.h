@@ -7,6 +7,8 @@
 #ifndef CLAIMD_SCAN_BPF_H
 #define CLAIMD_SCAN_BPF_H
 
+#include "loop.bpf.h"
+
 #define SCAN_WINDOW 512 /* bytes copied from user memory at a time */
 
 /* Bytes copied out of user memory for the parser. */

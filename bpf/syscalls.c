@@ -23,19 +23,24 @@ struct sys_args {
 	__u64 a0, a1, a2, a3;
 };
 
-static __always_inline void sys_args(struct sys_args *a)
+static __always_inline void task_sys_args(struct task_struct *task, struct sys_args *a)
 {
 	/*
 	 * A trusted pointer: on x86 the macros are plain loads, no probe-read
 	 * helper call per field; on arm64 the first argument is orig_x0 (x0
 	 * holds the return value by now), read with CO-RE.
 	 */
-	struct pt_regs *regs = (struct pt_regs *)bpf_task_pt_regs(bpf_get_current_task_btf());
+	struct pt_regs *regs = (struct pt_regs *)bpf_task_pt_regs(task);
 
 	a->a0 = PT_REGS_PARM1_SYSCALL(regs);
 	a->a1 = PT_REGS_PARM2_SYSCALL(regs);
 	a->a2 = PT_REGS_PARM3_SYSCALL(regs);
 	a->a3 = PT_REGS_PARM4_SYSCALL(regs);
+}
+
+static __always_inline void sys_args(struct sys_args *a)
+{
+	task_sys_args(bpf_get_current_task_btf(), a);
 }
 
 /*
@@ -242,7 +247,7 @@ static __always_inline void io_failed(struct claimd_conn *c, struct io *io, long
 	}
 }
 
-enum io_kind { IO_BUF, IO_IOV, IO_MSG };
+enum io_kind { IO_BUF, IO_IOV, IO_MSG, IO_FILE };
 
 struct user_msghdr_head {
 	void *name;
@@ -251,36 +256,42 @@ struct user_msghdr_head {
 	__u64 iovlen;
 };
 
-static __always_inline int on_io(struct trace_event_raw_sys_exit *ctx, __u32 dir, enum io_kind kind,
-				 int has_flags)
+/*
+ * One syscall of the read and write families returned on a connection of
+ * process tgid (task the current one, its leader marked): its bytes go
+ * through the framer. peek: where its flags are (0: none, else the argument
+ * that holds them, 3 or 4), for MSG_PEEK.
+ */
+static __always_inline void on_io(struct task_struct *task, __u32 tgid, long ret, __u32 dir,
+				  __u32 kind, __u32 peek)
 {
-	__u64 id = bpf_get_current_pid_tgid();
-	__u32 tgid = id >> 32;
 	struct claimd_conn_key key;
 	struct claimd_conn *c;
 	struct sys_args a;
 	struct io io;
-	long ret;
 
 	if (!syscalls_frame(tgid))
-		return 0;
-	sys_args(&a);
+		return;
+	task_sys_args(task, &a);
 	key.tgid = tgid;
 	key.fd = a.a0;
 	c = bpf_map_lookup_elem(&conns, &key);
 	if (!c || c->role < CLAIMD_ROLE_INBOUND)
-		return 0;
-	/* recvfrom/sendto flags are the 4th argument, recvmsg/sendmsg the 3rd. */
-	if (has_flags && dir == DIR_RX && ((kind == IO_MSG ? a.a2 : a.a3) & MSG_PEEK))
-		return 0;
-	ret = ctx->ret;
+		return;
+	if (dir == DIR_RX && ((peek == 3 ? a.a2 : peek == 4 ? a.a3 : 0) & MSG_PEEK))
+		return;
 	io.key = key;
 	io.now = bpf_ktime_get_ns();
-	io.tid = (__u32)id;
+	io.tid = task->pid;
 	io.dir = dir;
+	if (kind == IO_FILE) {
+		/* sendfile moves body bytes we cannot see: they must be body, or we are lost. */
+		feed_unframed(c, &io, ret);
+		return;
+	}
 	if (ret <= 0) {
 		io_failed(c, &io, ret, a.a1, a.a2);
-		return 0;
+		return;
 	}
 	c->flags |= CLAIMD_CONN_CONNECTED;
 	/* TLS: the plaintext comes from the SSL_* probes; these bytes are ciphertext. */
@@ -289,7 +300,7 @@ static __always_inline int on_io(struct trace_event_raw_sys_exit *ctx, __u32 dir
 		tls_mark(c);
 	if (c->flags & CLAIMD_CONN_TLS) {
 		tls_note_fd(c, &io);
-		return 0;
+		return;
 	}
 	if (kind == IO_BUF) {
 		feed_buf(c, &io, a.a1, ret);
@@ -305,81 +316,68 @@ static __always_inline int on_io(struct trace_event_raw_sys_exit *ctx, __u32 dir
 	/* Bytes moved while this direction seeks a message start: whose, we cannot tell. */
 	if (c->lost & lost_bit(&io))
 		ingress_taint(&io, CLAIMD_IN_BLIND);
-	return 0;
 }
 
+/*
+ * The exit of every syscall that moves a connection's bytes: read, recvfrom,
+ * readv, recvmsg, write, sendto, writev, sendmsg and sendfile. One program
+ * attached to each of their tracepoints (the section names the first; claimd
+ * attaches the rest, user/claimd/io_attach.c), told apart by the syscall's
+ * number: one copy of the framer's code in the instruction cache for all of
+ * them, where a program per syscall made nine, and a request's read and its
+ * answer's write each ran their own. An untraced process leaves after one
+ * helper call and two loads.
+ */
 SEC("tracepoint/syscalls/sys_exit_read")
-int tp_read_x(struct trace_event_raw_sys_exit *ctx)
+int tp_io_x(struct trace_event_raw_sys_exit *ctx)
 {
-	return on_io(ctx, DIR_RX, IO_BUF, 0);
-}
+	struct task_struct *task = bpf_get_current_task_btf();
+	__u32 dir = DIR_RX, kind = IO_BUF, peek = 0;
+	long ret;
 
-SEC("tracepoint/syscalls/sys_exit_recvfrom")
-int tp_recvfrom_x(struct trace_event_raw_sys_exit *ctx)
-{
-	return on_io(ctx, DIR_RX, IO_BUF, 1);
-}
-
-SEC("tracepoint/syscalls/sys_exit_readv")
-int tp_readv_x(struct trace_event_raw_sys_exit *ctx)
-{
-	return on_io(ctx, DIR_RX, IO_IOV, 0);
-}
-
-SEC("tracepoint/syscalls/sys_exit_recvmsg")
-int tp_recvmsg_x(struct trace_event_raw_sys_exit *ctx)
-{
-	return on_io(ctx, DIR_RX, IO_MSG, 1);
-}
-
-SEC("tracepoint/syscalls/sys_exit_write")
-int tp_write_x(struct trace_event_raw_sys_exit *ctx)
-{
-	return on_io(ctx, DIR_TX, IO_BUF, 0);
-}
-
-SEC("tracepoint/syscalls/sys_exit_sendto")
-int tp_sendto_x(struct trace_event_raw_sys_exit *ctx)
-{
-	return on_io(ctx, DIR_TX, IO_BUF, 1);
-}
-
-SEC("tracepoint/syscalls/sys_exit_writev")
-int tp_writev_x(struct trace_event_raw_sys_exit *ctx)
-{
-	return on_io(ctx, DIR_TX, IO_IOV, 0);
-}
-
-SEC("tracepoint/syscalls/sys_exit_sendmsg")
-int tp_sendmsg_x(struct trace_event_raw_sys_exit *ctx)
-{
-	return on_io(ctx, DIR_TX, IO_MSG, 1);
-}
-
-/* sendfile moves body bytes we cannot see: they must be body, or we are lost. */
-SEC("tracepoint/syscalls/sys_exit_sendfile64")
-int tp_sendfile_x(struct trace_event_raw_sys_exit *ctx)
-{
-	__u64 id = bpf_get_current_pid_tgid();
-	__u32 tgid = id >> 32;
-	struct claimd_conn_key key;
-	struct claimd_conn *c;
-	struct sys_args a;
-	struct io io;
-
-	if (!syscalls_frame(tgid) || ctx->ret <= 0)
+	if (!task_may_be_traced(task))
 		return 0;
-	sys_args(&a);
-	key.tgid = tgid;
-	key.fd = a.a0;
-	c = bpf_map_lookup_elem(&conns, &key);
-	if (!c || c->role < CLAIMD_ROLE_INBOUND)
+	/* The kernel's record holds an int there (syscall_trace_exit.nr), padding above. */
+	switch ((int)ctx->id) {
+	case SYSNR_READ:
+		break;
+	case SYSNR_RECVFROM:
+		peek = 4;
+		break;
+	case SYSNR_READV:
+		kind = IO_IOV;
+		break;
+	case SYSNR_RECVMSG:
+		kind = IO_MSG;
+		peek = 3;
+		break;
+	case SYSNR_WRITE:
+	case SYSNR_SENDTO:
+		dir = DIR_TX;
+		break;
+	case SYSNR_WRITEV:
+		dir = DIR_TX;
+		kind = IO_IOV;
+		break;
+	case SYSNR_SENDMSG:
+		dir = DIR_TX;
+		kind = IO_MSG;
+		break;
+	case SYSNR_SENDFILE64:
+		dir = DIR_TX;
+		kind = IO_FILE;
+		break;
+	default:
 		return 0;
-	io.key = key;
-	io.now = bpf_ktime_get_ns();
-	io.tid = (__u32)id;
-	io.dir = DIR_TX;
-	feed_unframed(c, &io, ctx->ret);
+	}
+	ret = ctx->ret;
+	if (kind == IO_FILE && ret <= 0)
+		return 0;
+	/* One body for every syscall: no copy of on_io specialized per case. */
+	barrier_var(dir);
+	barrier_var(kind);
+	barrier_var(peek);
+	on_io(task, task->tgid, ret, dir, kind, peek);
 	return 0;
 }
 

@@ -118,6 +118,9 @@ bool kfix_open_netns(struct kfix *f, __u64 netns)
 	err = observer_bpf__attach(skel);
 	if (!ASSERT_OK(err, "observer_bpf__attach"))
 		goto fail;
+	err = io_attach(skel->progs.tp_io_x, f->io_links);
+	if (!ASSERT_OK(err, "io_attach"))
+		goto fail;
 	return true;
 fail:
 	kfix_close(f);
@@ -129,6 +132,7 @@ void kfix_close(struct kfix *f)
 	if (f->slots)
 		munmap((void *)f->slots, f->slots_len);
 	ring_buffer__free(f->rb);
+	io_detach(f->io_links);
 	observer_bpf__destroy(f->skel);
 	free(f->recs);
 	memset(f, 0, sizeof(*f));

@@ -16,6 +16,7 @@
 #include <sys/types.h>
 
 #include "counts.h"
+#include "io_attach.h"
 #include "observer.h"
 #include "test_progs.h"
 #include "verdict.h"
@@ -35,7 +36,8 @@ struct kfix_rec {
 struct kfix {
 	struct observer_bpf *skel;
 	struct ring_buffer *rb;
-	const struct claim_slot *slots; /* the verdict map, mmapped read-only */
+	struct bpf_link *io_links[IO_ATTACH_MAX]; /* tp_io_x beyond its own tracepoint */
+	const struct claim_slot *slots;		  /* the verdict map, mmapped read-only */
 	size_t slots_len;
 	__u32 tgid;
 	int ncpus;

@@ -3,9 +3,9 @@
  * Vectored writes for the benchmark: one keep-alive connection on loopback,
  * a client writing the same request head with one writev(2) of N iovec
  * entries (the head cut into N pieces), a server thread answering each
- * with an empty 200. With claimd following the process, the writev
- * tracepoint's program time per run, read by bench.sh, is the cost of
- * framing an N-piece head. Prints the wall time per request.
+ * with an empty 200. With claimd following the process, bench.sh reads the
+ * read/write program's time over the requests: against one piece, what
+ * framing an N-piece head costs. Prints the wall time per request.
  *
  *   iov_hammer SEGMENTS REQUESTS
  */

@@ -66,6 +66,7 @@ void test_sysprobe(void)
 		{ SYSPROBE_HELPER_TASK_PT_REGS, "task_pt_regs", "bpf_task_pt_regs" },
 		{ SYSPROBE_HELPER_READ_KERNEL, "read_kernel", "may not read kernel memory" },
 		{ SYSPROBE_HELPER_READ_USER, "read_user", "may not read user memory" },
+		{ SYSPROBE_INSN_MAY_GOTO, "may_goto", "may_goto instruction (Linux 6.9 or later" },
 	};
 	struct fake k = { .missing = -1 };
 	struct sysprobe_env env;
@@ -181,7 +182,8 @@ void test_sysprobe(void)
 			ASSERT_TRUE(p.has[SYSPROBE_PROG_TRACEPOINT] &&
 					    p.has[SYSPROBE_MAP_RINGBUF] &&
 					    p.has[SYSPROBE_HELPER_LOOP] &&
-					    p.has[SYSPROBE_HELPER_READ_KERNEL],
+					    p.has[SYSPROBE_HELPER_READ_KERNEL] &&
+					    p.has[SYSPROBE_INSN_MAY_GOTO],
 				    "this kernel has what claimd needs");
 		}
 	}

@@ -14,6 +14,7 @@
 
 #include "counters.h"
 #include "goexec.h"
+#include "io_attach.h"
 #include "log.h"
 #include "observer_api.h"
 #include "observer.skel.h"
@@ -30,6 +31,7 @@
 struct observer {
 	struct observer_bpf *skel;
 	int ncpus;
+	struct bpf_link *io_links[IO_ATTACH_MAX]; /* tp_io_x beyond its section's tracepoint */
 	struct bpf_link *tls_links[TLS_FILES_MAX][TLS_PROBES];
 	int tls_files;
 	struct bpf_link *ctx_links[CTX_FILES_MAX][2];
@@ -258,6 +260,8 @@ int observer__attach(struct observer *obs)
 {
 	int err = observer_bpf__attach(obs->skel);
 
+	if (!err)
+		err = io_attach(obs->skel->progs.tp_io_x, obs->io_links);
 	if (err)
 		pr_err("attaching the BPF programs failed: %s", sysprobe__explain(err));
 	return err;
@@ -431,7 +435,7 @@ static void detach_all(struct observer *obs)
 	pthread_t th[DETACH_THREADS];
 	int f, i, started = 0;
 
-	w.links = calloc(n_skel + TLS_FILES_MAX * TLS_PROBES + CTX_FILES_MAX * 2 +
+	w.links = calloc(n_skel + IO_ATTACH_MAX + TLS_FILES_MAX * TLS_PROBES + CTX_FILES_MAX * 2 +
 				 GO_FILES_MAX * GO_LINKS_MAX,
 			 sizeof(*w.links));
 	if (!w.links)
@@ -441,6 +445,11 @@ static void detach_all(struct observer *obs)
 		if (skel_links[i])
 			w.links[w.n++] = skel_links[i];
 		skel_links[i] = NULL;
+	}
+	for (i = 0; i < IO_ATTACH_MAX; i++) {
+		if (obs->io_links[i])
+			w.links[w.n++] = obs->io_links[i];
+		obs->io_links[i] = NULL;
 	}
 	for (f = 0; f < obs->tls_files; f++)
 		for (i = 0; i < TLS_PROBES; i++)
@@ -470,6 +479,7 @@ void observer__destroy(struct observer *obs)
 		return;
 	if (obs->skel)
 		detach_all(obs);
+	io_detach(obs->io_links); /* what detach_all could not take */
 	observer_bpf__destroy(obs->skel);
 	free(obs);
 }

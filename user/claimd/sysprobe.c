@@ -104,6 +104,7 @@ const char *sysprobe__feature_name(enum sysprobe_feature f)
 		[SYSPROBE_HELPER_TASK_PT_REGS] = "the bpf_task_pt_regs helper",
 		[SYSPROBE_HELPER_READ_KERNEL] = "the bpf_probe_read_kernel helper",
 		[SYSPROBE_HELPER_READ_USER] = "the bpf_probe_read_user helper",
+		[SYSPROBE_INSN_MAY_GOTO] = "the may_goto instruction",
 	};
 
 	return f < SYSPROBE__COUNT ? names[f] : "?";
@@ -120,6 +121,7 @@ const char *sysprobe__feature_key(enum sysprobe_feature f)
 		[SYSPROBE_HELPER_TASK_PT_REGS] = "task_pt_regs",
 		[SYSPROBE_HELPER_READ_KERNEL] = "read_kernel",
 		[SYSPROBE_HELPER_READ_USER] = "read_user",
+		[SYSPROBE_INSN_MAY_GOTO] = "may_goto",
 	};
 
 	return f < SYSPROBE__COUNT ? keys[f] : "?";
@@ -136,6 +138,23 @@ static bool pretend_missing(enum sysprobe_feature f)
 			return true;
 	}
 	return false;
+}
+
+/* Does a tracepoint program with a may_goto (BPF_JMP | BPF_JCOND) load? */
+static int may_goto_loads(void)
+{
+	const struct bpf_insn insns[] = {
+		{ .code = BPF_JMP | 0xe0 /* BPF_JCOND */ }, /* may_goto +0 */
+		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_0 },
+		{ .code = BPF_JMP | BPF_EXIT },
+	};
+	int fd = bpf_prog_load(BPF_PROG_TYPE_TRACEPOINT, NULL, "GPL", insns,
+			       sizeof(insns) / sizeof(insns[0]), NULL);
+
+	if (fd < 0)
+		return 0;
+	close(fd);
+	return 1;
 }
 
 /* The kernel's answer, through libbpf's probes (each loads a tiny program or map). */
@@ -164,6 +183,8 @@ static int kernel_feature(enum sysprobe_feature f, void *ctx)
 	case SYSPROBE_HELPER_READ_USER:
 		return libbpf_probe_bpf_helper(BPF_PROG_TYPE_TRACEPOINT, BPF_FUNC_probe_read_user,
 					       NULL) == 1;
+	case SYSPROBE_INSN_MAY_GOTO:
+		return may_goto_loads();
 	default:
 		return 0;
 	}
@@ -213,6 +234,11 @@ static void missing(struct sysprobe *p, enum sysprobe_feature f)
 		say(p, LOG_ERROR,
 		    "BPF programs may not read user memory here (bpf_probe_read_user is refused): "
 		    "claimd cannot see the bytes services send and receive");
+		break;
+	case SYSPROBE_INSN_MAY_GOTO:
+		say(p, LOG_ERROR,
+		    "the kernel's BPF verifier lacks the may_goto instruction (Linux 6.9 or later "
+		    "is needed): claimd's framing loops use it");
 		break;
 	default:
 		break;

@@ -30,6 +30,7 @@ enum sysprobe_feature {
 	SYSPROBE_HELPER_TASK_PT_REGS,
 	SYSPROBE_HELPER_READ_KERNEL, /* the socket behind an fd; lockdown may forbid it */
 	SYSPROBE_HELPER_READ_USER,   /* the bytes a syscall moved */
+	SYSPROBE_INSN_MAY_GOTO,	     /* loops without a call per step (bpf/loop.bpf.h) */
 	SYSPROBE__COUNT,
 };
 
