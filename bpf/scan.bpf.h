@@ -20,7 +20,28 @@ struct scan_buf {
 	 * stack, where every value it took made a state of its own.
 	 */
 	__u32 pos;
+	/* feed_segment's rounds: the bytes data holds, from this offset in the syscall's bytes */
+	__u32 wlen;
+	__u64 wbase;
+	__u64 off; /* bytes framed so far */
+	__u32 rounds;
 	__u32 pad;
 };
+
+/*
+ * The eight bytes at data[idx] (idx <= SCAN_WINDOW - 8), as one load. clang
+ * cannot tell the address is aligned and splits a plain load into eight byte
+ * loads and fourteen shifts and ors (clang 14): a fifth of a framing step.
+ * The kernel lets a program load unaligned from a map value where the CPU
+ * does that well (x86, arm64: no BPF_F_STRICT_ALIGNMENT here).
+ */
+static __always_inline __u64 scan_word_at(const struct scan_buf *b, __u32 idx)
+{
+	const __u8 *p = &b->data[idx];
+	__u64 w;
+
+	asm volatile("%0 = *(u64 *)(%1 + 0)" : "=r"(w) : "r"(p));
+	return w;
+}
 
 #endif /* CLAIMD_SCAN_BPF_H */

@@ -3,22 +3,21 @@
  * Fragment of observer.bpf.c. Feeding the bytes a syscall moved through the
  * connection's HTTP framer. Bytes are copied from user memory a window at a
  * time into per-CPU scratch and stepped through http_step()
- * (headers/http_parse.h) in a bpf_loop; bodies are skipped by count without
- * being read. Each framing event is handed to on_events(), which opens and
- * closes ingresses and egresses. Work per syscall is bounded: what does not
- * fit is counted, and the framing is lost rather than guessed: it heals at
- * the next message start (conn_lost).
+ * (headers/http_parse.h) by scan_window(); bodies are skipped by count
+ * without being read. Each framing event is handed to on_events(), which
+ * opens and closes ingresses and egresses. Work per syscall is bounded: what
+ * does not fit is counted, and the framing is lost rather than guessed: it
+ * heals at the next message start (conn_lost).
  *
- * The verifier: on_events, scan_window, read_window and feed_segment are
- * global functions, checked once each with opaque arguments. As static
- * functions inside nested bpf_loop callbacks they were re-verified for every
- * loop state ("BPF program is too large. Processed 1000001 insn", clang 14,
- * Linux 6.18); that would go with open-coded iterators and a newer clang.
- * The deepest chain of calls is eight frames, the kernel's limit
- * (MAX_CALL_FRAMES): a program, iov_step, feed_segment, feed_round,
- * on_events, ingress_close or ingress_taint, verdict_of, verdict_step; hence
- * conn_lost, ingress_lose and egress_lose_all are inlined where they are
- * used ("the call stack of 8 frames is too deep", clang 14, Linux 6.18).
+ * The verifier: on_events, scan_window and feed_segment are global
+ * functions, checked once each with opaque arguments; their loops are
+ * may_goto loops (loop.bpf.h), which it checks until their state repeats.
+ * The deepest chain of calls is seven frames of the kernel's eight
+ * (MAX_CALL_FRAMES): a program, iov_step, feed_segment, on_events,
+ * ingress_close or ingress_taint, verdict_of, verdict_step; conn_lost,
+ * ingress_lose and egress_lose_all are inlined where they are used ("the
+ * call stack of 8 frames is too deep", clang 14, Linux 6.18, when a frame
+ * more was in the chain).
  */
 
 #define FEED_ROUNDS 256 /* windows, skips and events per buffer */
@@ -151,85 +150,78 @@ __noinline int on_events(struct claimd_conn *c, struct io *io, __u32 ev)
 	return 0;
 }
 
-struct feed_state {
-	struct claimd_conn *c;
-	struct io *io;
-	struct http_framer *f;
-	struct scan_buf *buf;
-	__u64 ubuf;  /* user memory */
-	__u64 len;   /* bytes at ubuf */
-	__u64 off;   /* bytes consumed */
-	__u64 wbase; /* offset in ubuf of what buf holds */
-	__u32 wlen;  /* bytes buf holds */
-	__u32 pad;
-};
-
-/* One round: skip body bytes, or scan up to the next framing event. */
-static long feed_round(__u64 i, void *data)
-{
-	struct feed_state *s = data;
-	struct http_framer *f = s->f;
-	__u32 ev = 0;
-
-	if (s->off >= s->len)
-		return 1;
-	if (http_skipping(f)) {
-		s->off += http_skip(f, s->len - s->off, &ev);
-	} else if (http_swallowing(f)) {
-		s->off = s->len;
-		return 1;
-	} else {
-		__u32 r;
-
-		if (s->off < s->wbase || s->off >= s->wbase + s->wlen) {
-			__u64 w = s->len - s->off;
-
-			s->wlen = read_window(s->buf, s->ubuf + s->off,
-					      w > SCAN_WINDOW ? SCAN_WINDOW : w);
-			s->wbase = s->off;
-			if (!s->wlen)
-				return 1; /* fault: left to feed_unframed */
-		}
-		r = scan_window(f, s->buf, s->off - s->wbase, s->wlen);
-		s->off = s->wbase + (r & 0xffff);
-		ev = r >> 16;
-	}
-	if (ev) {
-		on_events(s->c, s->io, ev);
-		if (ev & (HTTP_EV_RESYNC | HTTP_EV_ERROR)) {
-			/* Seeking: try again at the next syscall's buffer. */
-			s->off = s->len;
-			return 1;
-		}
-	}
-	return 0;
-}
-
-/* Feed len bytes of user memory at ubuf; returns how many were framed. */
+/*
+ * Feed len bytes of user memory at ubuf; returns how many were framed. One
+ * may_goto loop (loop.bpf.h): each round skips body bytes by count, or
+ * copies the next window of user memory when the position left the one
+ * held, and scans it up to the next framing event, which goes to
+ * on_events(). The position and the window live in the map (scan_buf), as
+ * the scan's own position does, so the loop's state repeats for the
+ * verifier. FEED_ROUNDS bounds the rounds: a syscall's events, skips and
+ * windows.
+ */
 __noinline __u64 feed_segment(struct claimd_conn *c, struct io *io, __u64 ubuf, __u64 len)
 {
+	struct http_framer *f;
+	struct scan_buf *buf;
 	__u32 zero = 0;
-	struct feed_state s = {
-		.c = c,
-		.io = io,
-		.ubuf = ubuf,
-		.len = len,
-	};
 
 	if (!c || !io)
 		return 0;
-	s.f = io_framer(c, io);
-	s.buf = bpf_map_lookup_elem(&scratch, &zero);
-	if (!s.buf)
+	f = io_framer(c, io);
+	buf = bpf_map_lookup_elem(&scratch, &zero);
+	if (!buf)
 		return 0;
-	if (s.f->state == HS_START) {
+	if (f->state == HS_START) {
 		if (io->dir == DIR_RX)
 			c->rx_first_ns = io->now;
 		else
 			c->tx_first_ns = io->now;
 	}
-	bpf_loop(FEED_ROUNDS, feed_round, &s, 0);
-	return s.off;
+	buf->off = 0;
+	buf->wbase = 0;
+	buf->wlen = 0;
+	buf->rounds = 0;
+	while (can_loop) {
+		__u64 off = buf->off, wbase = buf->wbase;
+		__u32 wlen = buf->wlen, ev = 0;
+
+		if (off >= len || buf->rounds++ >= FEED_ROUNDS)
+			break;
+		if (http_skipping(f)) {
+			off += http_skip(f, len - off, &ev);
+		} else if (http_swallowing(f)) {
+			buf->off = len;
+			break;
+		} else {
+			__u32 r;
+
+			if (off < wbase || off >= wbase + wlen) {
+				__u64 w = len - off;
+
+				wlen = w > SCAN_WINDOW ? SCAN_WINDOW : w;
+				if (bpf_probe_read_user(buf->data, wlen,
+							(const void *)(ubuf + off)))
+					break; /* fault: left to feed_unframed */
+				wbase = off;
+				buf->wbase = wbase;
+				buf->wlen = wlen;
+			}
+			r = scan_window(f, buf, off - wbase, wlen);
+			off = wbase + (r & 0xffff);
+			ev = r >> 16;
+		}
+		buf->off = off;
+		if (ev) {
+			on_events(c, io, ev);
+			if (ev & (HTTP_EV_RESYNC | HTTP_EV_ERROR)) {
+				/* Seeking: try again at the next syscall's buffer. */
+				buf->off = len;
+				break;
+			}
+		}
+	}
+	return buf->off;
 }
 
 /* Bytes that could not be framed: the stream is lost unless they are all body. */
@@ -302,7 +294,7 @@ static __always_inline __u16 peek_status(__u64 ubuf, __u64 len)
 	struct http_framer f;
 	__u32 n = len < 16 ? len : 16;
 
-	if (!buf || !read_window(buf, ubuf, n))
+	if (!buf || !n || bpf_probe_read_user(buf->data, n, (const void *)ubuf))
 		return 0;
 	http_framer_init(&f, HTTP_KIND_RESPONSE, 0);
 	if (!((scan_window(&f, buf, 0, n) >> 16) & HTTP_EV_START))
