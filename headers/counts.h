@@ -28,8 +28,13 @@
 
 _Static_assert(CLAIM_RULE__COUNT <= CLAIMD_RULE_SLOTS, "a count for every rule");
 
-/* Per CPU, per service instance: struct claimd_service_key -> this. */
+/*
+ * Per CPU, per service instance: struct claimd_service_key -> this. The
+ * epoch first, by the counts every request adds: one cache line where a
+ * request that does not fail touches the struct.
+ */
 struct claimd_service_counts {
+	__u64 epoch; /* no count: see struct claimd_dirty */
 	__u64 requests;
 	__u64 failures;	   /* failed or lost (outcome_judged) */
 	__u64 claimed;	   /* failures with a confident verdict: claimed */
@@ -39,7 +44,6 @@ struct claimd_service_counts {
 	__u64 goroutine;   /* requests followed per goroutine (Go probes) */
 	__u64 unknown_by
 		[CLAIMD_RULE_SLOTS]; /* unknown failures by reason (CLAIM_RULE_NONE: other) */
-	__u64 epoch;		     /* no count: see struct claimd_dirty */
 };
 
 struct claimd_service_key {

@@ -180,6 +180,7 @@ static void service_resolve(struct poll_ctx *x, const struct claimd_service_key 
 /* The per-CPU values of one counter, summed. */
 _Static_assert(sizeof(struct claimd_edge_counts) % sizeof(__u64) == 0, "all __u64");
 _Static_assert(sizeof(struct claimd_service_counts) % sizeof(__u64) == 0, "all __u64");
+_Static_assert(offsetof(struct claimd_service_counts, epoch) == 0, "the epoch, then the counts");
 
 /* A counter's per-CPU values summed word by word (both kinds are all __u64). */
 static void sum_cpus(const struct kcounts *k, const void *percpu, void *out, size_t size)
@@ -257,7 +258,9 @@ static void service_take(struct poll_ctx *x, const struct claimd_service_key *ke
 	a = (const __u64 *)&now;
 	b = (const __u64 *)&en->last;
 	o = (__u64 *)&d;
-	for (i = 0; i < offsetof(struct claimd_service_counts, epoch) / sizeof(__u64); i++)
+	/* Every count: the words after the epoch, which counts nothing. */
+	o[0] = 0;
+	for (i = 1; i < sizeof(now) / sizeof(__u64); i++)
 		any |= o[i] = a[i] - b[i];
 	en->last = now;
 	if (!any)
