@@ -47,6 +47,9 @@ static __always_inline int fifo_pop(struct claimd_conn *c, struct claimd_pending
 		*p = c->fifo[c->head & FIFO_MASK];
 		c->head = (c->head + 1) & FIFO_MASK;
 		c->count--;
+		/* Empty: the next request goes to the first slot, the cache line at hand. */
+		if (!c->count)
+			c->head = 0;
 		return 1;
 	}
 	__builtin_memset(p, 0, sizeof(*p));

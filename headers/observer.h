@@ -149,25 +149,31 @@ struct claimd_pending {
 	__u8 pad[6];
 };
 
+/*
+ * What a request or its answer touches comes first: the framers, the
+ * queue's state, the owner and the first pending request (a connection
+ * without pipelining uses only the first slot): four cache lines of the
+ * table's entry, with its key.
+ */
 struct claimd_conn {
 	struct http_framer rx; /* bytes this process reads */
 	struct http_framer tx; /* bytes this process writes */
-	struct claimd_addr local;
-	struct claimd_addr remote;
-	__u64 rx_first_ns; /* when the message being read began */
-	__u64 tx_first_ns; /* when the message being written began */
-	/* inbound: the ingress being served and who holds its record */
-	__u64 owner_seq;
-	struct claimd_owner owner;
-	__u32 pad0;
-	__u8 role;  /* enum claimd_role */
-	__u8 flags; /* CLAIMD_CONN_* */
+	__u8 role;	       /* enum claimd_role */
+	__u8 flags;	       /* CLAIMD_CONN_* */
 	/* pending requests, oldest at head; 'extra' more beyond the ring */
 	__u8 head;
 	__u8 count;
 	__u32 extra;
 	__u8 lost; /* CLAIMD_LOST_*: a direction whose framing was lost, seeking a message start */
-	__u8 pad[3];
+	__u8 pad[7];
+	/* inbound: the ingress being served and who holds its record */
+	__u64 owner_seq;
+	struct claimd_owner owner;
+	__u64 rx_first_ns; /* when the message being read began */
+	__u64 tx_first_ns; /* when the message being written began */
+	struct claimd_pending fifo[CLAIMD_FIFO_MAX];
+	struct claimd_addr local;
+	struct claimd_addr remote;
 	__u64 ssl; /* TLS: the SSL pointer last tied to this socket (forgotten at close) */
 	/* outbound: the request whose response head is being read */
 	struct claimd_pending answering;
@@ -175,7 +181,6 @@ struct claimd_conn {
 	__u16 answer_status;
 	__u8 answer_active;
 	__u8 pad2[5];
-	struct claimd_pending fifo[CLAIMD_FIFO_MAX];
 };
 
 struct claimd_egress {
