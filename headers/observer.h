@@ -74,9 +74,19 @@ enum claimd_record_type {
 	CLAIMD_REC_EXIT = 4,	/* struct claimd_exit */
 };
 
-/* Counters in the stats map, one slot each (per CPU; claimd sums). */
+/*
+ * Counters in the stats map, one slot each (per CPU; claimd sums). Those
+ * that move with every request or call come first, in one cache line.
+ */
 enum claimd_stat {
 	CLAIMD_ST_RECORDS = 0,	    /* records submitted */
+	CLAIMD_ST_INGRESS,	    /* ingresses started */
+	CLAIMD_ST_EGRESS,	    /* egresses started */
+	CLAIMD_ST_COUNTED,	    /* requests counted in the kernel (headers/counts.h) */
+	CLAIMD_ST_ROOT_CALLS,	    /* calls outside any request counted in the kernel */
+	CLAIMD_ST_CONNS,	    /* connections tracked */
+	CLAIMD_ST_CONN_CLOSED,	    /* connections no longer followed: closed or fd replaced */
+	CLAIMD_ST_THREAD_CTXS,	    /* thread contexts created */
 	CLAIMD_ST_RB_DROPS,	    /* records lost: ring buffer full */
 	CLAIMD_ST_EGRESS_OVERFLOW,  /* egress beyond CLAIMD_EGRESS_MAX, not logged */
 	CLAIMD_ST_FIFO_OVERFLOW,    /* pipelined requests beyond CLAIMD_FIFO_MAX */
@@ -87,13 +97,8 @@ enum claimd_stat {
 	CLAIMD_ST_CONN_FULL,	    /* connections not tracked: table full */
 	CLAIMD_ST_THREAD_FULL,	    /* thread contexts not created: table full */
 	CLAIMD_ST_MUX,		    /* a thread began an ingress with another one open */
-	CLAIMD_ST_CONNS,	    /* connections tracked */
-	CLAIMD_ST_INGRESS,	    /* ingresses started */
-	CLAIMD_ST_EGRESS,	    /* egresses started */
 	CLAIMD_ST_TLS_CONNS,	    /* connections found to carry TLS */
 	CLAIMD_ST_TLS_UNBOUND,	    /* SSL calls whose socket could not be found */
-	CLAIMD_ST_CONN_CLOSED,	    /* connections no longer followed: closed or fd replaced */
-	CLAIMD_ST_THREAD_CTXS,	    /* thread contexts created */
 	CLAIMD_ST_CTX_LOST,	    /* answered requests whose thread context was evicted */
 	CLAIMD_ST_ABANDONED,	    /* requests whose connection was evicted before the answer */
 	CLAIMD_ST_FRAMING_LOST,	    /* a direction of a connection lost its framing */
@@ -102,9 +107,7 @@ enum claimd_stat {
 	CLAIMD_ST_UNTIED,	    /* ingresses made unknown: a call that could not be followed */
 	CLAIMD_ST_CALLS_LOST,	    /* calls whose answer was lost with the framing */
 	CLAIMD_ST_TLS_TIED_BY_READ, /* SSL calls tied to the socket the thread read last */
-	CLAIMD_ST_COUNTED,	    /* requests counted in the kernel (headers/counts.h) */
 	CLAIMD_ST_COUNTS_FULL,	 /* requests or calls the counter maps refused: sent as records */
-	CLAIMD_ST_ROOT_CALLS,	 /* calls outside any request counted in the kernel */
 	CLAIMD_ST_LATE_CALLS,	 /* calls that ended after their request was answered */
 	CLAIMD_ST_CALLS_OUTSIDE, /* calls of a listening process outside its requests */
 	CLAIMD_ST_GO_REQUESTS,	 /* Go requests followed per goroutine */
