@@ -1,14 +1,17 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
- * The observer: syscall tracepoints that follow TCP connections carrying
- * HTTP/1.x and hand claimd one record per finished ingress (with the egress
- * calls its thread made) and per call made outside any ingress.
+ * The observer: tracepoints that follow TCP connections carrying HTTP/1.x,
+ * count what their requests and calls add up to, and hand claimd records
+ * when it asks (one per finished ingress, with the egress calls its thread
+ * made, and per call made outside any ingress).
  *
- * Cost is paid by every process on the host, so reads and writes are
- * handled at syscall exit only (their arguments come from the task's saved
- * registers), and a process that owns no followed socket leaves after one
- * array load. Connections appear at accept, connect and listen (claimd seeds
- * the ones that already existed), and leave at close.
+ * Cost is paid by every process on the host, so a connection's bytes are
+ * taken where a socket's bytes move (the sock tracepoints: no program runs
+ * for a file's, a pipe's or a terminal's), their syscall's arguments from
+ * the task's saved registers, and a process that owns no followed socket
+ * leaves after one helper call and two loads. Connections appear at the
+ * exits of accept, connect and listen (claimd seeds the ones that already
+ * existed), and leave at close.
  */
 /*
  * One compile unit, one skeleton: this file owns the load-time

@@ -23,15 +23,13 @@ struct sys_args {
 	__u64 a0, a1, a2, a3;
 };
 
-static __always_inline void task_sys_args(struct task_struct *task, struct sys_args *a)
+static __always_inline void regs_sys_args(struct pt_regs *regs, struct sys_args *a)
 {
 	/*
 	 * A trusted pointer: on x86 the macros are plain loads, no probe-read
 	 * helper call per field; on arm64 the first argument is orig_x0 (x0
-	 * holds the return value by now), read with CO-RE.
+	 * holds the return value by the syscall's exit), read with CO-RE.
 	 */
-	struct pt_regs *regs = (struct pt_regs *)bpf_task_pt_regs(task);
-
 	a->a0 = PT_REGS_PARM1_SYSCALL(regs);
 	a->a1 = PT_REGS_PARM2_SYSCALL(regs);
 	a->a2 = PT_REGS_PARM3_SYSCALL(regs);
@@ -40,7 +38,7 @@ static __always_inline void task_sys_args(struct task_struct *task, struct sys_a
 
 static __always_inline void sys_args(struct sys_args *a)
 {
-	task_sys_args(bpf_get_current_task_btf(), a);
+	regs_sys_args((struct pt_regs *)bpf_task_pt_regs(bpf_get_current_task_btf()), a);
 }
 
 /*
@@ -247,7 +245,12 @@ static __always_inline void io_failed(struct claimd_conn *c, struct io *io, long
 	}
 }
 
-enum io_kind { IO_BUF, IO_IOV, IO_MSG, IO_FILE };
+/*
+ * How a syscall moved a socket's bytes: through one buffer, an iovec array,
+ * a msghdr, or in a way claimd cannot read (sendfile, splice, the mmsg
+ * calls: bytes it must take as body, or lose the framing).
+ */
+enum io_kind { IO_BUF, IO_IOV, IO_MSG, IO_UNFRAMED };
 
 struct user_msghdr_head {
 	void *name;
@@ -257,59 +260,54 @@ struct user_msghdr_head {
 };
 
 /*
- * One syscall of the read and write families returned on a connection of
- * process tgid (task the current one, its leader marked): its bytes go
- * through the framer. peek: where its flags are (0: none, else the argument
- * that holds them, 3 or 4), for MSG_PEEK.
+ * A socket of process tgid (task the current one, its leader marked) moved
+ * ret bytes (or failed) in the syscall whose arguments are a: through the
+ * framer. fd: the argument that names the socket; peek: the bytes stay to
+ * be read (MSG_PEEK).
  */
-static __always_inline void on_io(struct task_struct *task, __u32 tgid, long ret, __u32 dir,
-				  __u32 kind, __u32 peek)
+static __always_inline void on_io(struct task_struct *task, __u32 tgid, const struct sys_args *a,
+				  int fd, long ret, __u32 dir, __u32 kind, int peek)
 {
-	struct claimd_conn_key key;
+	struct claimd_conn_key key = { .tgid = tgid, .fd = fd };
 	struct claimd_conn *c;
-	struct sys_args a;
 	struct io io;
 
 	if (!syscalls_frame(tgid))
 		return;
-	task_sys_args(task, &a);
-	key.tgid = tgid;
-	key.fd = a.a0;
 	c = bpf_map_lookup_elem(&conns, &key);
-	if (!c || c->role < CLAIMD_ROLE_INBOUND)
-		return;
-	if (dir == DIR_RX && ((peek == 3 ? a.a2 : peek == 4 ? a.a3 : 0) & MSG_PEEK))
+	/* Peeked bytes are read again: the look only keeps the entry in use (its LRU mark). */
+	if (!c || c->role < CLAIMD_ROLE_INBOUND || peek)
 		return;
 	io.key = key;
 	io.now = bpf_ktime_get_ns();
 	io.tid = task->pid;
 	io.dir = dir;
-	if (kind == IO_FILE) {
-		/* sendfile moves body bytes we cannot see: they must be body, or we are lost. */
-		feed_unframed(c, &io, ret);
+	if (kind == IO_UNFRAMED) {
+		if (ret > 0)
+			feed_unframed(c, &io, ret);
 		return;
 	}
 	if (ret <= 0) {
-		io_failed(c, &io, ret, a.a1, a.a2);
+		io_failed(c, &io, ret, a->a1, a->a2);
 		return;
 	}
 	c->flags |= CLAIMD_CONN_CONNECTED;
 	/* TLS: the plaintext comes from the SSL_* probes; these bytes are ciphertext. */
 	if (!(c->flags & (CLAIMD_CONN_HTTP | CLAIMD_CONN_TLS)) && kind == IO_BUF &&
-	    tls_record(a.a1, ret))
+	    tls_record(a->a1, ret))
 		tls_mark(c);
 	if (c->flags & CLAIMD_CONN_TLS) {
 		tls_note_fd(c, &io);
 		return;
 	}
 	if (kind == IO_BUF) {
-		feed_buf(c, &io, a.a1, ret);
+		feed_buf(c, &io, a->a1, ret);
 	} else if (kind == IO_IOV) {
-		feed_iov(c, &io, a.a1, a.a2, ret);
+		feed_iov(c, &io, a->a1, a->a2, ret);
 	} else {
 		struct user_msghdr_head m;
 
-		if (bpf_probe_read_user(&m, sizeof(m), (const void *)a.a1))
+		if (bpf_probe_read_user(&m, sizeof(m), (const void *)a->a1))
 			__builtin_memset(&m, 0, sizeof(m));
 		feed_iov(c, &io, m.iov, m.iovlen, ret);
 	}
@@ -318,38 +316,50 @@ static __always_inline void on_io(struct task_struct *task, __u32 tgid, long ret
 		ingress_taint(&io, CLAIMD_IN_BLIND);
 }
 
-/*
- * The exit of every syscall that moves a connection's bytes: read, recvfrom,
- * readv, recvmsg, write, sendto, writev, sendmsg and sendfile. One program
- * attached to each of their tracepoints (the section names the first; claimd
- * attaches the rest, user/claimd/io_attach.c), told apart by the syscall's
- * number: one copy of the framer's code in the instruction cache for all of
- * them, where a program per syscall made nine, and a request's read and its
- * answer's write each ran their own. An untraced process leaves after one
- * helper call and two loads.
- */
-SEC("tracepoint/syscalls/sys_exit_read")
-int tp_io_x(struct trace_event_raw_sys_exit *ctx)
-{
-	struct task_struct *task = bpf_get_current_task_btf();
-	__u32 dir = DIR_RX, kind = IO_BUF, peek = 0;
-	long ret;
+#define MSG_ERRQUEUE 0x2000
 
+/*
+ * Every time a TCP socket's bytes move: at the end of sock_recvmsg and
+ * sock_sendmsg, whichever syscall called them (the section names the
+ * receiving side; claimd attaches the same program to sock_send_length,
+ * user/claimd/io_attach.c). These tracepoints fire only for sockets: a read
+ * or write of a file, a pipe or a terminal runs no program at all, where
+ * the syscalls' own tracepoints ran one for every read and write on the
+ * host. The tracepoint gives the socket's family, protocol and the flags;
+ * the syscall's number and arguments come from its saved registers. One
+ * program for all of them, told apart by that number: one copy of the
+ * framer's code in the instruction cache. An untraced process leaves after
+ * one helper call and two loads; a socket of another kind (UDP, Unix), or
+ * bytes from the error queue, before any.
+ */
+SEC("tracepoint/sock/sock_recv_length")
+int tp_io_x(struct trace_event_raw_sock_msg_length *ctx)
+{
+	__u32 dir = DIR_RX, kind = IO_BUF, fd_arg = 0;
+	struct task_struct *task;
+	struct pt_regs *regs;
+	struct sys_args a;
+	int fd;
+
+	if ((ctx->family != AF_INET && ctx->family != AF_INET6) || ctx->protocol != IPPROTO_TCP ||
+	    (ctx->flags & MSG_ERRQUEUE))
+		return 0;
+	task = bpf_get_current_task_btf();
 	if (!task_may_be_traced(task))
 		return 0;
-	/* The kernel's record holds an int there (syscall_trace_exit.nr), padding above. */
-	switch ((int)ctx->id) {
+	regs = (struct pt_regs *)bpf_task_pt_regs(task);
+	switch (SYSNR_OF(regs)) {
 	case SYSNR_READ:
-		break;
 	case SYSNR_RECVFROM:
-		peek = 4;
 		break;
 	case SYSNR_READV:
 		kind = IO_IOV;
 		break;
 	case SYSNR_RECVMSG:
 		kind = IO_MSG;
-		peek = 3;
+		break;
+	case SYSNR_RECVMMSG:
+		kind = IO_UNFRAMED;
 		break;
 	case SYSNR_WRITE:
 	case SYSNR_SENDTO:
@@ -364,20 +374,24 @@ int tp_io_x(struct trace_event_raw_sys_exit *ctx)
 		kind = IO_MSG;
 		break;
 	case SYSNR_SENDFILE64:
+	case SYSNR_SENDMMSG:
 		dir = DIR_TX;
-		kind = IO_FILE;
+		kind = IO_UNFRAMED;
+		break;
+	case SYSNR_SPLICE: /* splice(fd_in, off_in, fd_out, ...): the socket is fd_out */
+		dir = DIR_TX;
+		kind = IO_UNFRAMED;
+		fd_arg = 2;
 		break;
 	default:
-		return 0;
+		return 0; /* io_uring and kernel work: no syscall of the process's own */
 	}
-	ret = ctx->ret;
-	if (kind == IO_FILE && ret <= 0)
-		return 0;
+	regs_sys_args(regs, &a);
+	fd = fd_arg == 2 ? a.a2 : a.a0;
 	/* One body for every syscall: no copy of on_io specialized per case. */
 	barrier_var(dir);
 	barrier_var(kind);
-	barrier_var(peek);
-	on_io(task, task->tgid, ret, dir, kind, peek);
+	on_io(task, task->tgid, &a, fd, ctx->ret, dir, kind, ctx->flags & MSG_PEEK);
 	return 0;
 }
 

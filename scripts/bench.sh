@@ -72,13 +72,31 @@ p50o=$(median "${p50_off[@]}") p99o=$(median "${p99_off[@]}")
 p50n=$(median "${p50_on[@]}") p99n=$(median "${p99_on[@]}")
 p99_ratio=$(python3 -c "print(round($p99n / $p99o, 4))")
 
-# 3. Kernel time per program run.
-sysctl -qw kernel.bpf_stats_enabled=1
+# 3. What claimd costs a process it does not follow, and kernel time per
+#    program run. pipe_hammer (best of five rounds, wall time per syscall):
+#    one-byte writes and reads on a pipe (no program of claimd's runs: its
+#    bytes come from the socket tracepoints), on a loopback TCP connection
+#    (the program runs and leaves at its filter), and getppid() (no program:
+#    what any syscall tracepoint costs every syscall). Without claimd, then
+#    with it (--pid: the hammer is not followed), kernel.bpf_stats_enabled
+#    off; then with the stats on, the program's time per run over the TCP
+#    hammer's syscalls, and its runs during the pipe hammer's (others').
+hammer() { "$build/tests/pipe_hammer" "$1" "$2" | json 'd["ns_per_syscall"]'; }
+declare -A hn=([getppid]=500000 [pipe]=200000 [tcp]=30000) bare=() with=()
+for m in getppid pipe tcp; do bare[$m]=$(hammer "${hn[$m]}" "$m"); done
 claimd_start --pid "$node_pid"
+for m in getppid pipe tcp; do with[$m]=$(hammer "${hn[$m]}" "$m"); done
+say "   an untraced process's syscall (ns, without / with claimd): getppid ${bare[getppid]} /" \
+	"${with[getppid]}, pipe ${bare[pipe]} / ${with[pipe]}, TCP ${bare[tcp]} / ${with[tcp]}"
+sysctl -qw kernel.bpf_stats_enabled=1
 read -r t0 c0 < <(status | prog_totals tp_io_x)
-hammer=$("$build/tests/pipe_hammer" 1000000)
+hammer "${hn[tcp]}" tcp >/dev/null
 read -r t1 c1 < <(status | prog_totals tp_io_x)
 untraced=$(python3 -c "print(round(($t1 - $t0) / max(1, $c1 - $c0), 1))")
+read -r t0 c0 < <(status | prog_totals tp_io_x)
+hammer "${hn[pipe]}" pipe >/dev/null
+read -r t1 c1 < <(status | prog_totals tp_io_x)
+pipe_runs=$((c1 - c0))
 read -r t0 c0 < <(status | prog_totals)
 r0=$(status | json 'd["kernel"]["requests_counted"]')
 j=$(pace "$rate" "$PACE_SECONDS")
@@ -323,6 +341,10 @@ out = {
     "p99_latency_us_without": $p99o, "p99_latency_us_with": $p99n,
     "p99_latency_ratio": $p99_ratio,
     "untraced_ns_per_run": $untraced,
+    "untraced_pipe_syscalls": ${hn[pipe]} * 10, "program_runs_during_them": $pipe_runs,
+    "untraced_syscall_ns_without_with": {"getppid": [${bare[getppid]}, ${with[getppid]}],
+                                         "pipe": [${bare[pipe]}, ${with[pipe]}],
+                                         "tcp": [${bare[tcp]}, ${with[tcp]}]},
     "empty_program_ns_per_run": parse["empty_program_ns"],
     "traced_ns_per_request": $traced,
     "parse_response_head_ns": parse["response_head_ns"],
@@ -354,7 +376,9 @@ rows = [
     ("throughput ratio (with/without, medians)", "%.3f (%.0f / %.0f req/s)" % (out["throughput_ratio"], $rps_on, $rps_off), ">= 0.95"),
     ("p99 latency ratio at %d req/s" % $rate, "%.3f (%s / %s us)" % (out["p99_latency_ratio"], $p99n, $p99o), "<= 1.05"),
     ("p50 latency, without / with", "%s / %s us" % ($p50o, $p50n), ""),
-    ("program time per run, untraced process", "%s ns" % out["untraced_ns_per_run"], "<= the floor + 10 ns"),
+    ("program time per run, untraced process (TCP)", "%s ns" % out["untraced_ns_per_run"], "<= the floor + 10 ns"),
+    ("  program runs during its pipe syscalls", "%d of %d" % (out["program_runs_during_them"], out["untraced_pipe_syscalls"]), "0"),
+    ("  an untraced syscall, added: getppid / pipe / TCP", " / ".join("+%.0f" % (w - b) for b, w in (out["untraced_syscall_ns_without_with"][k] for k in ("getppid", "pipe", "tcp"))) + " ns", ""),
     ("  the same for an empty program (the floor)", "%s ns" % out["empty_program_ns_per_run"], ""),
     ("program time per traced request (all programs)", "%s ns" % out["traced_ns_per_request"], "<= 800 ns"),
     ("framing one head in the kernel (resp / req)", "%s / %s ns" % (out["parse_response_head_ns"], out["parse_request_head_ns"]), ""),

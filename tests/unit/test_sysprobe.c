@@ -126,6 +126,15 @@ void test_sysprobe(void)
 		if (p.tracefs)
 			says(&p, "CONFIG_FTRACE_SYSCALLS=y", "message");
 	}
+	if (test__start_subtest("no_sock_tracepoints")) {
+		env = host_env(&k);
+		snprintf(path, sizeof(path), "%s/events/sock", dir);
+		env.sock = path;
+		ASSERT_EQ(sysprobe__check(&env, &p), -1, "refused");
+		ASSERT_FALSE(p.sock_tracepoints, "no socket tracepoints");
+		if (p.tracefs)
+			says(&p, "Linux 6.3 or later", "message");
+	}
 	for (i = 0; i < sizeof(features) / sizeof(features[0]); i++) {
 		char name[64];
 

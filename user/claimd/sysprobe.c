@@ -248,7 +248,7 @@ static void missing(struct sysprobe *p, enum sysprobe_feature f)
 int sysprobe__check(const struct sysprobe_env *env, struct sysprobe *p)
 {
 	int (*feature)(enum sysprobe_feature, void *);
-	char dir[512], file[528];
+	char dir[512], file[560];
 	int ok = 1, i;
 
 	if (!env)
@@ -286,6 +286,22 @@ int sysprobe__check(const struct sysprobe_env *env, struct sysprobe *p)
 		say(p, LOG_ERROR,
 		    "the kernel has no syscall tracepoints (nothing in %s): it needs "
 		    "CONFIG_FTRACE_SYSCALLS=y",
+		    dir);
+		ok = 0;
+	}
+	if (env->sock)
+		snprintf(dir, sizeof(dir), "%s", env->sock);
+	else
+		snprintf(dir, sizeof(dir), "%s/events/sock", env->tracefs);
+	snprintf(file, sizeof(file), "%s/sock_send_length", dir);
+	p->sock_tracepoints = access(file, F_OK) == 0;
+	snprintf(file, sizeof(file), "%s/sock_recv_length", dir);
+	p->sock_tracepoints = p->sock_tracepoints && access(file, F_OK) == 0;
+	if (p->tracefs && !p->sock_tracepoints) {
+		say(p, LOG_ERROR,
+		    "the kernel has no socket tracepoints (sock_recv_length and sock_send_length "
+		    "in "
+		    "%s; Linux 6.3 or later): claimd cannot see the bytes connections carry",
 		    dir);
 		ok = 0;
 	}

@@ -39,6 +39,7 @@ struct sysprobe_env {
 	const char *bpffs;    /* default /sys/fs/bpf */
 	const char *tracefs;  /* default /sys/kernel/tracing */
 	const char *syscalls; /* default <tracefs>/events/syscalls */
+	const char *sock;     /* default <tracefs>/events/sock */
 	const char *lockdown; /* default /sys/kernel/security/lockdown */
 	bool no_mount;	      /* report a missing bpffs or tracefs, do not mount it */
 	int euid;	      /* -1: geteuid() */
@@ -53,6 +54,7 @@ struct sysprobe {
 	bool bpffs;
 	bool tracefs;
 	bool syscall_tracepoints;
+	bool sock_tracepoints; /* sock:sock_recv_length and sock_send_length: the bytes */
 	bool has[SYSPROBE__COUNT];
 	bool uprobes;	   /* TLS and explicit context can be followed */
 	bool degraded;	   /* runs, without something: see report */
