@@ -570,41 +570,70 @@ static bool writev_all(int fd, struct iovec *iov, int n)
 	return writev(fd, iov, n) == (ssize_t)total;
 }
 
+/* How a call's head is written where the kernel cannot frame it. */
+enum unframed_head {
+	HEAD_IOV_70, /* one writev of 70 entries: past the bound framed per syscall */
+	HEAD_MMSG,   /* one sendmmsg: bytes the framer is never handed */
+};
+
+/* Writes "GET /lost" that way on fd; true when every byte went. */
+static bool write_unframed(int fd, enum unframed_head how, struct iovec iov[70], char hdrs[70][16])
+{
+	int n = head_iov(iov, 70, "GET /lost HTTP/1.1\r\n", hdrs);
+	struct mmsghdr m = { .msg_hdr = { .msg_iov = iov, .msg_iovlen = n } };
+	size_t total = 0;
+	int i;
+
+	if (how == HEAD_IOV_70)
+		return writev_all(fd, iov, n);
+	for (i = 0; i < n; i++)
+		total += iov[i].iov_len;
+	return sendmmsg(fd, &m, 1, 0) == 1 && m.msg_len == total;
+}
+
 /*
- * A call's head in more iovec entries than the kernel frames per syscall:
- * the framing is lost (the ingress is blind: unknown), and heals at the
- * next request on the same connection, which is followed again.
+ * A call's head the kernel cannot frame (how), on a connection that carried
+ * HTTP before (one that never did is left alone: not ours): the framing is
+ * lost (the ingress is blind: unknown), and heals at the next request on
+ * the same connection, which is followed again. Of 70 entries, the first 64
+ * are framed: the call is logged; a sendmmsg's bytes are not seen at all.
  */
-static void subtest_framing_lost(struct kfix *f)
+static void subtest_framing_lost(struct kfix *f, enum unframed_head how)
 {
 	struct kcase c;
 	struct peer_step steps[] = { { PEER_ANSWER, RESP(200, "OK") },
+				     { PEER_ANSWER, RESP(200, "OK") },
 				     { PEER_ANSWER, RESP(503, "Busy") } };
+	int mmsg = how == HEAD_MMSG;
 	const struct claimd_ingress *in;
 	struct iovec iov[70];
 	char hdrs[70][16];
 	char buf[512];
 
-	if (!kcase_open(f, &c, steps, 2))
+	/* sendmmsg: a call first, framed, outside any request: the connection is HTTP. */
+	if (!kcase_open(f, &c, steps + !mmsg, 2 + mmsg))
 		goto out;
 	c.u = sock_connect(c.p.port);
 	if (!ASSERT_GE(c.u, 0, "connect"))
 		goto out;
 	sock_deadline(c.u);
+	if (mmsg && !ASSERT_TRUE(call_on(c.u, REQ_CALL), "a call framed first"))
+		goto out;
 	if (!ASSERT_TRUE(svc_request(&c.s, REQ_FRONT), "request 1") ||
-	    !ASSERT_TRUE(writev_all(c.u, iov, head_iov(iov, 70, "GET /lost HTTP/1.1\r\n", hdrs)),
-			 "a head in 70 entries") ||
+	    !ASSERT_TRUE(write_unframed(c.u, how, iov, hdrs), "a head not framed") ||
 	    !ASSERT_GT(sock_recv_until(c.u, buf, sizeof(buf), "\r\n\r\n", sizeof(buf)), 0, "200") ||
 	    !ASSERT_TRUE(svc_answer(&c.s, RESP(502, "Bad Gateway")), "answer 1"))
 		goto out;
 	ASSERT_EQ(kfix_stat(f, CLAIMD_ST_FRAMING_LOST), 1, "framing lost");
-	ASSERT_EQ(kfix_stat(f, CLAIMD_ST_PARSE_TRUNCATED), 1, "past the segment bound");
+	ASSERT_EQ(kfix_stat(f, CLAIMD_ST_PARSE_TRUNCATED), 1, "bytes past what was framed");
 	ASSERT_EQ(kfix_stat(f, CLAIMD_ST_BLIND), 1, "ingress made blind");
 	ASSERT_EQ(kfix_stat(f, CLAIMD_ST_FRAMING_HEALED), 0, "not healed yet");
 	in = kfix_ingress(f, c.s.port, 0);
-	if (CHECK_INGRESS(in, &c.s, REQ_FRONT, 502, 1)) {
+	if (CHECK_INGRESS(in, &c.s, REQ_FRONT, 502, !mmsg)) {
 		ASSERT_EQ(in->flags, CLAIMD_IN_BLIND, "blind");
-		CHECK_EGRESS(&in->egress[0], c.p.port, "GET /lost HTTP/1.1\r\n\r\n", 200, DONE);
+		if (!mmsg)
+			CHECK_EGRESS(&in->egress[0], c.p.port, "GET /lost HTTP/1.1\r\n\r\n", 200,
+				     DONE);
 		CHECK_VERDICT(in, CLAIM_UNKNOWN, CLAIM_RULE_FRAMING_LOST, CLAIMD_NO_SLOT);
 	}
 	/* The next call on the same connection starts a message: healed, followed. */
@@ -713,7 +742,9 @@ void test_kernel(void)
 	if (test__start_subtest("retry_after_refused"))
 		subtest_retry_after_refused(&f);
 	if (test__start_subtest("framing_lost_healed"))
-		subtest_framing_lost(&f);
+		subtest_framing_lost(&f, HEAD_IOV_70);
+	if (test__start_subtest("mmsg_framing_lost"))
+		subtest_framing_lost(&f, HEAD_MMSG);
 	if (test__start_subtest("vectored_head"))
 		subtest_vectored_head(&f);
 	kernel_verdict_subtests(&f);
