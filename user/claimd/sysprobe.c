@@ -245,10 +245,35 @@ static void missing(struct sysprobe *p, enum sysprobe_feature f)
 	}
 }
 
+/* The tracepoints claimd attaches to, by group: one each is enough to say. */
+static const char *const syscall_events[] = { "sys_exit_read", NULL };
+static const char *const sock_events[] = { "sock_recv_length", "sock_send_length", NULL };
+
+/*
+ * Are all of names in tracefs's events directory of group (or in 'given',
+ * a directory that stands for it)? dir gets the directory looked in.
+ */
+static bool events_exist(char *dir, size_t len, const char *given, const char *tracefs,
+			 const char *group, const char *const *names)
+{
+	char file[600];
+
+	if (given)
+		snprintf(dir, len, "%s", given);
+	else
+		snprintf(dir, len, "%s/events/%s", tracefs, group);
+	for (; *names; names++) {
+		snprintf(file, sizeof(file), "%s/%s", dir, *names);
+		if (access(file, F_OK))
+			return false;
+	}
+	return true;
+}
+
 int sysprobe__check(const struct sysprobe_env *env, struct sysprobe *p)
 {
 	int (*feature)(enum sysprobe_feature, void *);
-	char dir[512], file[560];
+	char dir[512];
 	int ok = 1, i;
 
 	if (!env)
@@ -276,12 +301,8 @@ int sysprobe__check(const struct sysprobe_env *env, struct sysprobe *p)
 	p->tracefs = ensure_mounted(p, env, env->tracefs, "tracefs", TRACEFS_MAGIC, NULL);
 	if (!p->tracefs)
 		ok = 0;
-	if (env->syscalls)
-		snprintf(dir, sizeof(dir), "%s", env->syscalls);
-	else
-		snprintf(dir, sizeof(dir), "%s/events/syscalls", env->tracefs);
-	snprintf(file, sizeof(file), "%s/sys_exit_read", dir);
-	p->syscall_tracepoints = access(file, F_OK) == 0;
+	p->syscall_tracepoints = events_exist(dir, sizeof(dir), env->syscalls, env->tracefs,
+					      "syscalls", syscall_events);
 	if (p->tracefs && !p->syscall_tracepoints) {
 		say(p, LOG_ERROR,
 		    "the kernel has no syscall tracepoints (nothing in %s): it needs "
@@ -289,19 +310,12 @@ int sysprobe__check(const struct sysprobe_env *env, struct sysprobe *p)
 		    dir);
 		ok = 0;
 	}
-	if (env->sock)
-		snprintf(dir, sizeof(dir), "%s", env->sock);
-	else
-		snprintf(dir, sizeof(dir), "%s/events/sock", env->tracefs);
-	snprintf(file, sizeof(file), "%s/sock_send_length", dir);
-	p->sock_tracepoints = access(file, F_OK) == 0;
-	snprintf(file, sizeof(file), "%s/sock_recv_length", dir);
-	p->sock_tracepoints = p->sock_tracepoints && access(file, F_OK) == 0;
+	p->sock_tracepoints =
+		events_exist(dir, sizeof(dir), env->sock, env->tracefs, "sock", sock_events);
 	if (p->tracefs && !p->sock_tracepoints) {
 		say(p, LOG_ERROR,
 		    "the kernel has no socket tracepoints (sock_recv_length and sock_send_length "
-		    "in "
-		    "%s; Linux 6.3 or later): claimd cannot see the bytes connections carry",
+		    "in %s; Linux 6.3 or later): claimd cannot see the bytes connections carry",
 		    dir);
 		ok = 0;
 	}
