@@ -248,7 +248,8 @@ static __always_inline void io_failed(struct claimd_conn *c, struct io *io, long
 /*
  * How a syscall moved a socket's bytes: through one buffer, an iovec array,
  * a msghdr, or in a way claimd cannot read (sendfile, splice, the mmsg
- * calls: bytes it must take as body, or lose the framing).
+ * calls, a read that drops them: bytes it must take as body, or lose the
+ * framing).
  */
 enum io_kind { IO_BUF, IO_IOV, IO_MSG, IO_UNFRAMED };
 
@@ -316,6 +317,7 @@ static __always_inline void on_io(struct task_struct *task, __u32 tgid, const st
 		ingress_taint(&io, CLAIMD_IN_BLIND);
 }
 
+#define MSG_TRUNC    0x20
 #define MSG_ERRQUEUE 0x2000
 
 /*
@@ -386,6 +388,9 @@ int tp_io_x(struct trace_event_raw_sock_msg_length *ctx)
 	default:
 		return 0; /* io_uring and kernel work: no syscall of the process's own */
 	}
+	/* A TCP read with MSG_TRUNC drops the bytes: none reached the buffer. */
+	if (dir == DIR_RX && (ctx->flags & MSG_TRUNC))
+		kind = IO_UNFRAMED;
 	regs_sys_args(regs, &a);
 	fd = fd_arg == 2 ? a.a2 : a.a0;
 	/* One body for every syscall: no copy of on_io specialized per case. */

@@ -653,6 +653,38 @@ out:
 	kcase_close(&c);
 }
 
+/*
+ * A request the service reads with MSG_TRUNC (TCP drops its bytes; the
+ * buffer keeps whatever it held, here the last request): nothing is framed
+ * from the buffer, the framing of what it reads is lost, and the next
+ * request heals it.
+ */
+static void subtest_trunc_read(struct kfix *f)
+{
+	struct kcase c;
+	char buf[256];
+
+	if (!kcase_open(f, &c, NULL, 0) || !ASSERT_TRUE(svc_request(&c.s, REQ_FRONT), "request") ||
+	    !ASSERT_TRUE(svc_answer(&c.s, RESP(200, "OK")), "answer"))
+		goto out;
+	memcpy(buf, REQ_FRONT, sizeof(REQ_FRONT)); /* a request the bytes might be taken for */
+	if (!ASSERT_OK(sock_send(c.s.cfd, REQ_OTHER), "another request") ||
+	    !ASSERT_EQ(recv(c.s.afd, buf, sizeof(REQ_OTHER) - 1, MSG_TRUNC | MSG_WAITALL),
+		       (ssize_t)sizeof(REQ_OTHER) - 1, "read, its bytes dropped"))
+		goto out;
+	ASSERT_EQ(kfix_stat(f, CLAIMD_ST_FRAMING_LOST), 1, "framing lost");
+	ASSERT_EQ(kfix_stat(f, CLAIMD_ST_PARSE_TRUNCATED), 1, "bytes not framed");
+	ASSERT_EQ(kfix_stat(f, CLAIMD_ST_INGRESS), 1, "no request taken from the buffer");
+	if (!ASSERT_TRUE(svc_request(&c.s, REQ_FRONT), "request 3") ||
+	    !ASSERT_TRUE(svc_answer(&c.s, RESP(503, "Busy")), "answer 3"))
+		goto out;
+	ASSERT_EQ(kfix_stat(f, CLAIMD_ST_FRAMING_HEALED), 1, "healed");
+	ASSERT_EQ(kfix_count_ingress(f, c.s.port), 2, "the first and the third");
+	CHECK_INGRESS(kfix_ingress(f, c.s.port, 1), &c.s, REQ_FRONT, 503, 0);
+out:
+	kcase_close(&c);
+}
+
 /* A call's head in 10 entries (writev) and an answer's in 10 (sendmsg): framed exactly. */
 static void subtest_vectored_head(struct kfix *f)
 {
@@ -745,6 +777,8 @@ void test_kernel(void)
 		subtest_framing_lost(&f, HEAD_IOV_70);
 	if (test__start_subtest("mmsg_framing_lost"))
 		subtest_framing_lost(&f, HEAD_MMSG);
+	if (test__start_subtest("trunc_read"))
+		subtest_trunc_read(&f);
 	if (test__start_subtest("vectored_head"))
 		subtest_vectored_head(&f);
 	kernel_verdict_subtests(&f);
