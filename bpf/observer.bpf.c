@@ -137,6 +137,19 @@ struct {
 	__type(value, __u8);
 } port_filter SEC(".maps");
 
+/*
+ * The connections followed whose socket's inode could not be read: while
+ * there is one, every TCP socket's bytes are looked at.
+ */
+volatile __u32 sock_unnumbered = 0;
+/* The sockets conns follows, counted by slot (headers/observer.h, claimd_sock_slot). */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, CLAIMD_SOCK_MARKS);
+	__type(key, __u32);
+	__type(value, __u32);
+} sock_marks SEC(".maps");
+
 /* Per-CPU room to build a connection entry: too big for the BPF stack. */
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);

@@ -45,6 +45,34 @@ static __always_inline struct sock *sock_of_fd(int fd)
 	return BPF_CORE_READ(sock, sk);
 }
 
+/* The socket's inode number (what /proc/PID/fd shows); 0 if it has none. */
+static __always_inline __u64 sock_ino(struct sock *sk)
+{
+	struct socket *so = BPF_CORE_READ(sk, sk_socket);
+
+	/* The inode follows the socket in one allocation (SOCK_INODE). */
+	return so ? BPF_CORE_READ((struct socket_alloc *)so, vfs_inode.i_ino) : 0;
+}
+
+/* n more (or fewer) followed connections on the socket numbered ino (0: unknown). */
+static __always_inline void sock_mark_add(__u64 ino, int n)
+{
+	__u32 slot = claimd_sock_slot(ino);
+	__u32 *m = ino ? bpf_map_lookup_elem(&sock_marks, &slot) : (__u32 *)&sock_unnumbered;
+
+	if (m)
+		__sync_fetch_and_add(m, n);
+}
+
+/* May the socket numbered ino be one conns follows? */
+static __always_inline int sock_marked(__u64 ino)
+{
+	__u32 slot = claimd_sock_slot(ino);
+	__u32 *m = bpf_map_lookup_elem(&sock_marks, &slot);
+
+	return (m && *m) || sock_unnumbered;
+}
+
 /* A TCP socket over IPv4 or IPv6: the only kind that carries HTTP/1.x here. */
 static __always_inline int sock_is_tcp(struct sock *sk)
 {

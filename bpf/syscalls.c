@@ -82,7 +82,7 @@ static __always_inline struct claimd_conn *conn_add(__u32 tgid, int fd, struct s
 {
 	struct claimd_conn_key key = { .tgid = tgid, .fd = fd };
 	__u32 zero = 0;
-	struct claimd_conn *c = bpf_map_lookup_elem(&conn_tmp, &zero);
+	struct claimd_conn *c = bpf_map_lookup_elem(&conn_tmp, &zero), *old;
 	__u16 port;
 
 	if (!c)
@@ -100,15 +100,38 @@ static __always_inline struct claimd_conn *conn_add(__u32 tgid, int fd, struct s
 	http_framer_init(&c->tx,
 			 role == CLAIMD_ROLE_OUTBOUND ? HTTP_KIND_REQUEST : HTTP_KIND_RESPONSE, 0);
 	/* An entry left for this fd (closed without close(2)) goes: counted as closed. */
-	if (bpf_map_lookup_elem(&conns, &key))
+	old = bpf_map_lookup_elem(&conns, &key);
+	if (old) {
+		__u64 ino = old->ino;
+
+		if (!bpf_map_delete_elem(&conns, &key))
+			sock_mark_add(ino, -1);
 		stat_inc(CLAIMD_ST_CONN_CLOSED);
+	}
+	/* Marked before it is in the table: never an entry its mark does not count. */
+	c->ino = sock_ino(sk);
+	sock_mark_add(c->ino, 1);
 	if (bpf_map_update_elem(&conns, &key, c, BPF_ANY)) {
+		sock_mark_add(c->ino, -1);
 		stat_inc(CLAIMD_ST_CONN_FULL);
 		return NULL;
 	}
 	mark_traced(tgid);
 	stat_inc(CLAIMD_ST_CONNS);
 	return c;
+}
+
+/*
+ * claimd's change to the count of followed connections on a socket (the
+ * ones it seeds from /proc, and forgets when their process is gone): run
+ * with BPF_PROG_TEST_RUN, args[0] the socket's inode number, args[1] the
+ * change. Never attached.
+ */
+SEC("raw_tp")
+int claimd_mark(struct bpf_raw_tracepoint_args *ctx)
+{
+	sock_mark_add(ctx->args[0], (int)ctx->args[1]);
+	return 0;
 }
 
 static __always_inline int on_accept(struct trace_event_raw_sys_exit *ctx)
@@ -317,6 +340,22 @@ static __always_inline void on_io(struct task_struct *task, __u32 tgid, const st
 		ingress_taint(&io, CLAIMD_IN_BLIND);
 }
 
+extern void *bpf_rdonly_cast(const void *obj, __u32 btf_id) __ksym;
+
+/*
+ * The inode number of the socket a tracepoint names (a plain address
+ * there): two loads through bpf_rdonly_cast, a kfunc the verifier turns
+ * into no call at all, where sock_ino's reads are a helper call each.
+ */
+static __always_inline __u64 tp_sock_ino(void *sk_addr)
+{
+	struct sock *sk = bpf_rdonly_cast(sk_addr, bpf_core_type_id_kernel(struct sock));
+	struct socket_alloc *sa =
+		bpf_rdonly_cast(sk->sk_socket, bpf_core_type_id_kernel(struct socket_alloc));
+
+	return sa->vfs_inode.i_ino;
+}
+
 #define MSG_TRUNC    0x20
 #define MSG_ERRQUEUE 0x2000
 
@@ -330,9 +369,11 @@ static __always_inline void on_io(struct task_struct *task, __u32 tgid, const st
  * host. The tracepoint gives the socket's family, protocol and the flags;
  * the syscall's number and arguments come from its saved registers. One
  * program for all of them, told apart by that number: one copy of the
- * framer's code in the instruction cache. An untraced process leaves after
- * one helper call and two loads; a socket of another kind (UDP, Unix), or
- * bytes from the error queue, before any.
+ * framer's code in the instruction cache. A socket no followed connection
+ * holds (sock_marks, headers/observer.h), one of another kind (UDP, Unix),
+ * or bytes from the error queue, leave before any helper call; a process
+ * not followed whose socket shares a slot with a followed one, after one
+ * helper call and two loads.
  */
 SEC("tracepoint/sock/sock_recv_length")
 int tp_io_x(struct trace_event_raw_sock_msg_length *ctx)
@@ -344,7 +385,7 @@ int tp_io_x(struct trace_event_raw_sock_msg_length *ctx)
 	int fd;
 
 	if ((ctx->family != AF_INET && ctx->family != AF_INET6) || ctx->protocol != IPPROTO_TCP ||
-	    (ctx->flags & MSG_ERRQUEUE))
+	    (ctx->flags & MSG_ERRQUEUE) || !sock_marked(tp_sock_ino(ctx->sk)))
 		return 0;
 	task = bpf_get_current_task_btf();
 	if (!task_may_be_traced(task))
@@ -408,6 +449,7 @@ static __always_inline void conn_gone(struct claimd_conn *c, struct claimd_conn_
 				      int fd_open)
 {
 	struct io io;
+	__u64 ino;
 	int i;
 
 	io.key = key;
@@ -456,8 +498,11 @@ static __always_inline void conn_gone(struct claimd_conn *c, struct claimd_conn_
 	if (c->role == CLAIMD_ROLE_INBOUND)
 		bpf_map_delete_elem(&conn_ctx, &key);
 	tls_forget(c, key.tgid);
-	if (!bpf_map_delete_elem(&conns, &key))
+	ino = c->ino;
+	if (!bpf_map_delete_elem(&conns, &key)) {
+		sock_mark_add(ino, -1); /* after it left the table */
 		stat_inc(CLAIMD_ST_CONN_CLOSED);
+	}
 }
 
 SEC("tracepoint/syscalls/sys_enter_close")

@@ -178,6 +178,7 @@ struct claimd_conn {
 	struct claimd_addr local;
 	struct claimd_addr remote;
 	__u64 ssl; /* TLS: the SSL pointer last tied to this socket (forgotten at close) */
+	__u64 ino; /* the socket's inode number: its slot in sock_marks */
 	/* outbound: the request whose response head is being read */
 	struct claimd_pending answering;
 	__u64 answer_end_ns; /* when its status line arrived */
@@ -267,6 +268,23 @@ struct claimd_thread {
 /* Bits 16-31: how many listening sockets it has open (a service: its calls
  * outside requests are no root calls). claimd seeds the older ones. */
 #define CLAIMD_PROC_LISTENER_ONE (1u << 16)
+
+/*
+ * The sockets the connection table follows, by a hash of each socket's
+ * inode number (what /proc/PID/fd shows, socket:[N]): a count per slot of
+ * the sock_marks map, raised before a connection enters the table (by the
+ * programs, or by claimd for the ones it seeds) and lowered after it
+ * leaves. A socket whose slot counts none belongs to no connection
+ * followed: its bytes leave the program before any helper call. Two
+ * sockets in one slot cost only that call; an entry the table evicts on
+ * its own leaves its count behind, with the same cost.
+ */
+#define CLAIMD_SOCK_MARKS 65536
+
+static inline __u32 claimd_sock_slot(__u64 ino)
+{
+	return (__u32)((ino * 0x9e3779b97f4a7c15ULL) >> 48); /* the top 16 bits */
+}
 
 /* Filters set by claimd before the programs see traffic. */
 #define CLAIMD_FILTER_PID    0x01 /* only processes in the pid_filter map */

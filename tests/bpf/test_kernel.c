@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/uio.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -685,6 +686,65 @@ out:
 	kcase_close(&c);
 }
 
+/* The slot in sock_marks of fd's socket (its inode number), or -1. */
+static long sock_slot_of(int fd)
+{
+	struct stat st;
+
+	return fstat(fd, &st) ? -1 : (long)claimd_sock_slot(st.st_ino);
+}
+
+/*
+ * The socket filter's marks follow the connections: a followed socket's
+ * slot counts it while it is open (its bytes reach the framer), and no
+ * longer once it is closed; claimd's own changes (for the connections it
+ * seeds) move the slot of the inode they name, or, for a socket whose
+ * inode is unknown, the count that opens the filter to every socket.
+ */
+static void subtest_sock_marks(struct kfix *f)
+{
+	const __u64 seeded = 987654321;
+	__u32 seeded_slot = claimd_sock_slot(seeded), before;
+	struct kcase c;
+	long slot[2];
+	__u32 open[2];
+	int i;
+
+	if (!kcase_open(f, &c, NULL, 0) || !ASSERT_TRUE(svc_request(&c.s, REQ_FRONT), "request") ||
+	    !ASSERT_TRUE(svc_answer(&c.s, RESP(200, "OK")), "answer"))
+		goto out;
+	slot[0] = sock_slot_of(c.s.afd);
+	slot[1] = sock_slot_of(c.s.cfd);
+	if (!ASSERT_GE(slot[0], 0, "accepted socket's inode") ||
+	    !ASSERT_GE(slot[1], 0, "client socket's inode"))
+		goto out;
+	for (i = 0; i < 2; i++)
+		open[i] = kfix_sock_marks(f, slot[i]);
+	ASSERT_GE(open[0], 1 + (slot[0] == slot[1]), "the accepted socket counted");
+	ASSERT_GE(open[1], 1 + (slot[0] == slot[1]), "the client's socket counted");
+	ASSERT_EQ(kfix_count_ingress(f, c.s.port), 1, "its request framed");
+	close(c.s.cfd);
+	close(c.s.afd);
+	c.s.cfd = c.s.afd = -1;
+	for (i = 0; i < 2; i++)
+		ASSERT_EQ(kfix_sock_marks(f, slot[i]), open[i] - 1 - (slot[0] == slot[1]),
+			  i ? "the client's count gone at close"
+			    : "the accepted count gone at close");
+
+	before = kfix_sock_marks(f, seeded_slot);
+	if (!ASSERT_OK(kfix_sock_mark(f, seeded, 1), "claimd marks a seeded socket"))
+		goto out;
+	ASSERT_EQ(kfix_sock_marks(f, seeded_slot), before + 1, "its slot counts it");
+	ASSERT_OK(kfix_sock_mark(f, seeded, -1), "claimd forgets it");
+	ASSERT_EQ(kfix_sock_marks(f, seeded_slot), before, "and the count is back");
+	ASSERT_OK(kfix_sock_mark(f, 0, 1), "a socket without an inode number");
+	ASSERT_EQ(kfix_sock_unnumbered(f), 1, "opens the filter to every socket");
+	ASSERT_OK(kfix_sock_mark(f, 0, -1), "forgotten");
+	ASSERT_EQ(kfix_sock_unnumbered(f), 0, "closes it again");
+out:
+	kcase_close(&c);
+}
+
 /* A call's head in 10 entries (writev) and an answer's in 10 (sendmsg): framed exactly. */
 static void subtest_vectored_head(struct kfix *f)
 {
@@ -781,6 +841,8 @@ void test_kernel(void)
 		subtest_trunc_read(&f);
 	if (test__start_subtest("vectored_head"))
 		subtest_vectored_head(&f);
+	if (test__start_subtest("sock_marks"))
+		subtest_sock_marks(&f);
 	kernel_verdict_subtests(&f);
 	kfix_close(&f);
 	clock_gettime(CLOCK_MONOTONIC, &t1);

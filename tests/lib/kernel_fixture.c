@@ -251,6 +251,27 @@ const struct claimd_listen *kfix_listen(struct kfix *f, int port, bool closed)
 	return NULL;
 }
 
+__u32 kfix_sock_marks(struct kfix *f, __u32 slot)
+{
+	__u32 n = 0;
+
+	bpf_map_lookup_elem(bpf_map__fd(f->skel->maps.sock_marks), &slot, &n);
+	return n;
+}
+
+int kfix_sock_mark(struct kfix *f, __u64 ino, int n)
+{
+	__u64 args[2] = { ino, (__u64)(__s64)n };
+	LIBBPF_OPTS(bpf_test_run_opts, o, .ctx_in = args, .ctx_size_in = sizeof(args));
+
+	return bpf_prog_test_run_opts(bpf_program__fd(f->skel->progs.claimd_mark), &o) ? -errno : 0;
+}
+
+__u32 kfix_sock_unnumbered(struct kfix *f)
+{
+	return f->skel->bss->sock_unnumbered;
+}
+
 __u64 kfix_stat(struct kfix *f, enum claimd_stat which)
 {
 	__u64 now[CLAIMD_ST__COUNT];

@@ -165,6 +165,16 @@ int observer__set_alive(struct observer *obs, bool alive)
 	return 0;
 }
 
+int observer__sock_mark(struct observer *obs, __u64 ino, int n)
+{
+	__u64 args[2] = { ino, (__u64)(__s64)n };
+	LIBBPF_OPTS(bpf_test_run_opts, opts, .ctx_in = args, .ctx_size_in = sizeof(args));
+
+	if (bpf_prog_test_run_opts(bpf_program__fd(obs->skel->progs.claimd_mark), &opts))
+		return -errno;
+	return 0;
+}
+
 /* The inode the kernel numbers a network namespace by (ns.inum). */
 int observer__netns_inode(const char *path, __u64 *ino)
 {
@@ -604,13 +614,22 @@ static int tgid_listed(__u32 tgid, const __u32 *tgids, int n)
 
 #define FORGET_BATCH 256
 
-/* The keys of the connections of the processes listed, into gone (at most max). */
-static int conns_of(int fd, const __u32 *tgids, int n, struct claimd_conn_key *gone, int max)
+/*
+ * The connections of the processes listed, into gone (at most max): their
+ * keys, and their sockets' inode numbers (their marks, to lower once gone).
+ */
+struct gone_conn {
+	struct claimd_conn_key key;
+	__u64 ino;
+};
+
+static int conns_of(int fd, const __u32 *tgids, int n, struct gone_conn *gone, int max)
 {
 	DECLARE_LIBBPF_OPTS(bpf_map_batch_opts, opts);
 	struct claimd_conn_key *keys = calloc(FORGET_BATCH, sizeof(*keys));
 	struct claimd_conn *vals = calloc(FORGET_BATCH, sizeof(*vals));
 	struct claimd_conn_key key, next, *prev = NULL;
+	struct claimd_conn one;
 	__u64 token[8];
 	void *in = NULL;
 	int found = 0, err;
@@ -629,7 +648,7 @@ static int conns_of(int fd, const __u32 *tgids, int n, struct claimd_conn_key *g
 		}
 		for (i = 0; i < count && found < max; i++)
 			if (tgid_listed(keys[i].tgid, tgids, n))
-				gone[found++] = keys[i];
+				gone[found++] = (struct gone_conn){ keys[i], vals[i].ino };
 		if (err)
 			break;
 		in = token;
@@ -641,8 +660,9 @@ one_by_one:
 	free(keys);
 	free(vals);
 	while (bpf_map_get_next_key(fd, prev, &next) == 0) {
-		if (tgid_listed(next.tgid, tgids, n) && found < max)
-			gone[found++] = next;
+		if (tgid_listed(next.tgid, tgids, n) && found < max &&
+		    !bpf_map_lookup_elem(fd, &next, &one))
+			gone[found++] = (struct gone_conn){ next, one.ino };
 		key = next;
 		prev = &key;
 	}
@@ -652,14 +672,17 @@ one_by_one:
 int observer__forget_processes(struct observer *obs, const __u32 *tgids, int n)
 {
 	int fd = observer__conns_fd(obs);
-	struct claimd_conn_key gone[512];
+	struct gone_conn gone[512];
 	int found, i;
 
 	/* One walk for all of them; collect first, since deleting restarts a walk. */
 	found = conns_of(fd, tgids, n, gone, (int)(sizeof(gone) / sizeof(gone[0])));
-	for (i = 0; i < found; i++)
-		if (!bpf_map_delete_elem(fd, &gone[i]))
-			obs->forgotten++;
+	for (i = 0; i < found; i++) {
+		if (bpf_map_delete_elem(fd, &gone[i].key))
+			continue; /* gone already: whoever removed it lowered its mark */
+		observer__sock_mark(obs, gone[i].ino, -1);
+		obs->forgotten++;
+	}
 	return found;
 }
 

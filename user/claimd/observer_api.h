@@ -70,6 +70,8 @@ const char *observer__verdicts_path(const struct observer *obs);
 bool observer__verdicts_reused(const struct observer *obs);
 /* Marks the verdict map alive (claimd running) or not, for libclaim. */
 int observer__set_alive(struct observer *obs, bool alive);
+/* n more (or fewer) followed connections on the socket numbered ino (sock_marks); 0 or -errno. */
+int observer__sock_mark(struct observer *obs, __u64 ino, int n);
 
 /* Each loaded program's name, id and, when kernel.bpf_stats_enabled is 1,
  * run count and run time (ns), as a JSON array. */

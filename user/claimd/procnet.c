@@ -189,6 +189,7 @@ static void scan_fds(__u32 pid, struct netns *ns,
 		if (!si)
 			continue; /* not TCP */
 		s.fd = atoi(de->d_name);
+		s.ino = ino;
 		s.local = si->local;
 		s.remote = si->remote;
 		if (si->state == TCP_STATE_LISTEN)

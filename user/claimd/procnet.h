@@ -12,6 +12,7 @@ struct procnet_sock {
 	__u32 tgid;
 	int fd;
 	__u64 netns; /* the process's network namespace inode */
+	__u64 ino;   /* the socket's inode number */
 	__u8 role;   /* enum claimd_role */
 	struct claimd_addr local;
 	struct claimd_addr remote;

@@ -15,6 +15,7 @@ struct seed_ctx {
 	const struct observer_config *cfg;
 	struct names *names;
 	struct seed_counts *counts;
+	struct observer *obs;
 	int conns_fd;
 	int traced_fd;
 	int mark_fd;
@@ -74,8 +75,15 @@ static void seed_one(const struct procnet_sock *s, void *arg)
 	/* Joined mid-stream: junk resyncs at the next buffer instead of losing the stream. */
 	http_framer_init(&c.rx, out ? HTTP_KIND_RESPONSE : HTTP_KIND_REQUEST, 1);
 	http_framer_init(&c.tx, out ? HTTP_KIND_REQUEST : HTTP_KIND_RESPONSE, 1);
+	c.ino = s->ino;
+	/* Marked first, as the programs mark theirs: never an entry its mark does not count. */
+	if (observer__sock_mark(ctx->obs, s->ino, 1)) {
+		ctx->counts->skipped++;
+		return;
+	}
 	/* NOEXIST: what the kernel saw since attaching is newer than /proc. */
 	if (bpf_map_update_elem(ctx->conns_fd, &key, &c, BPF_NOEXIST)) {
+		observer__sock_mark(ctx->obs, s->ino, -1);
 		ctx->counts->skipped++;
 		return;
 	}
@@ -107,6 +115,7 @@ int seed__existing(struct observer *obs, const struct observer_config *cfg, stru
 		.cfg = cfg,
 		.names = names,
 		.counts = out,
+		.obs = obs,
 		.conns_fd = observer__conns_fd(obs),
 		.traced_fd = observer__traced_fd(obs),
 		.mark_fd = observer__proc_mark_fd(obs),
