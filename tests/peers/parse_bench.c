@@ -3,12 +3,15 @@
  * The in-kernel framing cost per message head: loads bpf/parsebench.bpf.c
  * and runs its scan of a typical response head (nginx's) and request head
  * (Python urllib's) with BPF_PROG_TEST_RUN, many times; the kernel reports
- * the time per run. With kernel.bpf_stats_enabled=1 it also times an empty
- * program on the read tracepoint over a million reads: the floor of the
- * per-run figures make bench reports. Prints one JSON object.
+ * the time per run. With kernel.bpf_stats_enabled=1 and a command given
+ * (parse_bench [COMMAND ARG...]), it also times an empty program on the
+ * socket tracepoints claimd's read/write program uses, over the command's
+ * run: the floor of the per-run figures make bench reports (it runs the
+ * untraced process's hammer). Prints one JSON object.
  */
 #include <stdio.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <bpf/bpf.h>
@@ -42,31 +45,45 @@ static long run(struct parsebench_bpf *s, const char *msg, int kind)
 	return o.duration;
 }
 
-/* Average run time of an empty program over a million reads, or -1. */
-static double floor_ns(struct parsebench_bpf *s)
+/*
+ * Average run time of an empty program on sock_recv_length and
+ * sock_send_length while argv runs, or -1 (no command, or it failed).
+ */
+static double floor_ns(struct parsebench_bpf *s, char **argv)
 {
+	struct bpf_link *send;
 	struct bpf_prog_info info = { 0 };
 	__u32 len = sizeof(info);
-	char c = 'x';
-	int p[2], i;
+	int status = -1;
+	pid_t pid;
 
-	if (parsebench_bpf__attach(s) || pipe(p))
+	if (!argv[0] || parsebench_bpf__attach(s))
 		return -1;
-	for (i = 0; i < 1000000; i++)
-		if (write(p[1], &c, 1) != 1 || read(p[0], &c, 1) != 1)
-			return -1;
-	close(p[0]);
-	close(p[1]);
-	if (bpf_obj_get_info_by_fd(bpf_program__fd(s->progs.floor_read), &info, &len) ||
+	send = bpf_program__attach_tracepoint(s->progs.floor_sock, "sock", "sock_send_length");
+	if (!send)
+		return -1;
+	pid = fork();
+	if (pid == 0) {
+		/* Its JSON is not ours: stdout carries one object. */
+		dup2(STDERR_FILENO, STDOUT_FILENO);
+		execv(argv[0], argv);
+		_exit(127);
+	}
+	if (pid > 0)
+		waitpid(pid, &status, 0);
+	bpf_link__destroy(send);
+	if (!WIFEXITED(status) || WEXITSTATUS(status) ||
+	    bpf_obj_get_info_by_fd(bpf_program__fd(s->progs.floor_sock), &info, &len) ||
 	    !info.run_cnt)
 		return -1;
 	return (double)info.run_time_ns / info.run_cnt;
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
 	struct parsebench_bpf *s = parsebench_bpf__open_and_load();
 	long resp, req;
+	double floor;
 
 	if (!s) {
 		perror("loading bpf/parsebench.bpf.c");
@@ -74,9 +91,10 @@ int main(void)
 	}
 	resp = run(s, response, HTTP_KIND_RESPONSE);
 	req = run(s, request, HTTP_KIND_REQUEST);
+	floor = argc > 1 ? floor_ns(s, argv + 1) : -1;
 	printf("{\"response_head_bytes\":%zu,\"response_head_ns\":%ld,\"request_head_bytes\":%zu,"
 	       "\"request_head_ns\":%ld,\"empty_program_ns\":%.1f}\n",
-	       strlen(response), resp, strlen(request), req, floor_ns(s));
+	       strlen(response), resp, strlen(request), req, floor);
 	parsebench_bpf__destroy(s);
 	return resp < 0 || req < 0;
 }
