@@ -283,14 +283,16 @@ struct user_msghdr_head {
 	__u64 iovlen;
 };
 
+__noinline int conn_stale(struct claimd_conn *c, struct io *io);
+
 /*
  * A socket of process tgid (task the current one, its leader marked) moved
  * ret bytes (or failed) in the syscall whose arguments are a: through the
- * framer. fd: the argument that names the socket; peek: the bytes stay to
- * be read (MSG_PEEK).
+ * framer. fd: the argument that names the socket, ino the socket's inode
+ * number (0: unknown); peek: the bytes stay to be read (MSG_PEEK).
  */
 static __always_inline void on_io(struct task_struct *task, __u32 tgid, const struct sys_args *a,
-				  int fd, long ret, __u32 dir, __u32 kind, int peek)
+				  int fd, __u64 ino, long ret, __u32 dir, __u32 kind, int peek)
 {
 	struct claimd_conn_key key = { .tgid = tgid, .fd = fd };
 	struct claimd_conn *c;
@@ -299,13 +301,26 @@ static __always_inline void on_io(struct task_struct *task, __u32 tgid, const st
 	if (!syscalls_frame(tgid))
 		return;
 	c = bpf_map_lookup_elem(&conns, &key);
-	/* Peeked bytes are read again: the look only keeps the entry in use (its LRU mark). */
-	if (!c || c->role < CLAIMD_ROLE_INBOUND || peek)
+	if (!c)
 		return;
 	io.key = key;
-	io.now = bpf_ktime_get_ns();
+	io.now = 0;
 	io.tid = task->pid;
 	io.dir = dir;
+	/*
+	 * The fd names another socket than the one followed there: that one
+	 * went without a close claimd saw (close_range, an fd duplicated or
+	 * passed in over it). It is gone as at a close, never framed with
+	 * these bytes.
+	 */
+	if (ino && c->ino && c->ino != ino) {
+		conn_stale(c, &io);
+		return;
+	}
+	/* Peeked bytes are read again: the look only keeps the entry in use (its LRU mark). */
+	if (c->role < CLAIMD_ROLE_INBOUND || peek)
+		return;
+	io.now = bpf_ktime_get_ns();
 	if (kind == IO_UNFRAMED) {
 		if (ret > 0)
 			feed_unframed(c, &io, ret);
@@ -382,10 +397,14 @@ int tp_io_x(struct trace_event_raw_sock_msg_length *ctx)
 	struct task_struct *task;
 	struct pt_regs *regs;
 	struct sys_args a;
+	__u64 ino;
 	int fd;
 
 	if ((ctx->family != AF_INET && ctx->family != AF_INET6) || ctx->protocol != IPPROTO_TCP ||
-	    (ctx->flags & MSG_ERRQUEUE) || !sock_marked(tp_sock_ino(ctx->sk)))
+	    (ctx->flags & MSG_ERRQUEUE))
+		return 0;
+	ino = tp_sock_ino(ctx->sk);
+	if (!sock_marked(ino))
 		return 0;
 	task = bpf_get_current_task_btf();
 	if (!task_may_be_traced(task))
@@ -437,7 +456,7 @@ int tp_io_x(struct trace_event_raw_sock_msg_length *ctx)
 	/* One body for every syscall: no copy of on_io specialized per case. */
 	barrier_var(dir);
 	barrier_var(kind);
-	on_io(task, task->tgid, &a, fd, ctx->ret, dir, kind, ctx->flags & MSG_PEEK);
+	on_io(task, task->tgid, &a, fd, ino, ctx->ret, dir, kind, ctx->flags & MSG_PEEK);
 	return 0;
 }
 
@@ -503,6 +522,16 @@ static __always_inline void conn_gone(struct claimd_conn *c, struct claimd_conn_
 		sock_mark_add(ino, -1); /* after it left the table */
 		stat_inc(CLAIMD_ST_CONN_CLOSED);
 	}
+}
+
+/* on_io found c stale: gone as at a close (not inline: one copy, off the hot path). */
+__noinline int conn_stale(struct claimd_conn *c, struct io *io)
+{
+	if (!c || !io)
+		return 0;
+	stat_inc(CLAIMD_ST_CONN_STALE);
+	conn_gone(c, io->key, io->tid, 0);
+	return 0;
 }
 
 SEC("tracepoint/syscalls/sys_enter_close")

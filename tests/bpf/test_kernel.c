@@ -11,6 +11,7 @@
  */
 #include <arpa/inet.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <netinet/in.h>
 #include <poll.h>
 #include <sched.h>
@@ -19,6 +20,7 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/uio.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -745,6 +747,48 @@ out:
 	kcase_close(&c);
 }
 
+/*
+ * A followed connection's fd comes to name another socket with no close(2)
+ * or dup2 claimd sees: close_range(2) closes it, fcntl(F_DUPFD) puts a
+ * second connection's socket at its number. The answer the service then
+ * writes there goes to the second connection's client: the first request
+ * ends as one its service closed unanswered, never as answered by those
+ * bytes.
+ */
+static void subtest_stale_fd(struct kfix *f)
+{
+	struct svc s2 = { .lfd = -1, .cfd = -1, .afd = -1 }, via;
+	const struct claimd_ingress *in;
+	struct kcase c;
+	int fd;
+
+	if (!kcase_open(f, &c, NULL, 0) || !svc_connect(&c.s, &s2) ||
+	    !ASSERT_TRUE(svc_request(&c.s, REQ_FRONT), "request"))
+		goto out;
+	fd = c.s.afd;
+	if (!ASSERT_OK(syscall(SYS_close_range, fd, fd, 0), "close_range"))
+		goto out;
+	c.s.afd = fcntl(s2.afd, F_DUPFD, fd);
+	if (!ASSERT_EQ(c.s.afd, fd, "another socket at the same number"))
+		goto out;
+	via = s2;
+	via.afd = fd;
+	if (!ASSERT_TRUE(svc_answer(&via, RESP(200, "OK")), "answer written there"))
+		goto out;
+	ASSERT_EQ(kfix_stat(f, CLAIMD_ST_CONN_STALE), 1, "found stale");
+	ASSERT_EQ(kfix_count_ingress(f, c.s.port), 1, "one request");
+	in = kfix_ingress(f, c.s.port, 0);
+	if (CHECK_INGRESS(in, &c.s, REQ_FRONT, 0, 0))
+		ASSERT_EQ(in->flags, CLAIMD_IN_CLOSED, "closed unanswered");
+	/* The second connection, at its own fd, is followed as before. */
+	if (ASSERT_TRUE(svc_request(&s2, REQ_OTHER), "request on the second") &&
+	    ASSERT_TRUE(svc_answer(&s2, RESP(503, "Busy")), "its answer"))
+		CHECK_INGRESS(kfix_ingress(f, c.s.port, 1), &s2, REQ_OTHER, 503, 0);
+out:
+	svc_close(&s2);
+	kcase_close(&c);
+}
+
 /* A call's head in 10 entries (writev) and an answer's in 10 (sendmsg): framed exactly. */
 static void subtest_vectored_head(struct kfix *f)
 {
@@ -843,6 +887,8 @@ void test_kernel(void)
 		subtest_vectored_head(&f);
 	if (test__start_subtest("sock_marks"))
 		subtest_sock_marks(&f);
+	if (test__start_subtest("stale_fd"))
+		subtest_stale_fd(&f);
 	kernel_verdict_subtests(&f);
 	kfix_close(&f);
 	clock_gettime(CLOCK_MONOTONIC, &t1);

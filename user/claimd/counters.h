@@ -93,7 +93,11 @@
 	  "that serves, its requests get no confident verdict from then on.")                     \
 	X(CLAIMD_ST_GO_NO_CALLEE, "go_calls_callee_unknown",                                      \
 	  "Go calls to a host that is not an IP address: the request's verdict becomes "          \
-	  "unknown.")
+	  "unknown.")                                                                             \
+	X(CLAIMD_ST_CONN_STALE, "connections_stale",                                              \
+	  "Connections whose fd came to name another socket without a close claimd saw "          \
+	  "(close_range, an fd duplicated or passed in over it): gone as at a close, at the "     \
+	  "fd's next read or write.")
 
 /* A kernel counter's name ("?" out of range), and the help text for a name (NULL if none). */
 const char *counters__kernel_name(int which);
