@@ -50,6 +50,7 @@ struct go_req {
 	__u32 slots;  /* egress log slots taken (atomically: fan-out goroutines) */
 	__u32 status; /* gRPC: from WriteStatus */
 	__u64 resp;   /* net/http: the *response, whose status is read at the end */
+	__u64 entry;  /* what its entry probe saw (go_entry_of) */
 	struct claimd_thread t;
 };
 
@@ -58,6 +59,7 @@ struct go_call {
 	struct claimd_pending p; /* start, target, method; its ingress's seq and slot */
 	struct claimd_addr callee;
 	__u64 owner_g;
+	__u64 entry; /* what its entry probe saw (go_entry_of) */
 };
 
 /* runtime.newproc1 in progress on a thread: the creator's request. */
@@ -337,6 +339,21 @@ static __always_inline struct claimd_conn *go_server_conn(const struct go_offset
 	return NULL;
 }
 
+/*
+ * What an entry probe sees of one call: an argument that names it, and the
+ * return address. A function whose prologue finds its goroutine's stack
+ * too small grows it (runtime.morestack) and runs again from its entry, so
+ * its entry probe fires twice for one call, seeing the same both times
+ * (the frame is copied, the arguments kept).
+ */
+static __always_inline __u64 go_entry_of(struct pt_regs *ctx, __u64 arg)
+{
+	__u64 ret = 0;
+
+	bpf_probe_read_user(&ret, sizeof(ret), (const void *)ctx->sp);
+	return (arg * 0x9e3779b97f4a7c15ULL) ^ ret;
+}
+
 static __always_inline __u32 go_tgid(void)
 {
 	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
@@ -347,21 +364,26 @@ static __always_inline __u32 go_tgid(void)
 
 /*
  * A request begins on goroutine k.g, on connection c (NULL: one claimd does
- * not follow, not counted), as p says (start, method, target).
+ * not follow, not counted), as p says (start, method, target); entry: what
+ * the entry probe saw (go_entry_of). The same entry again, its request
+ * open, is the same request: its function ran its entry again.
  */
 static __always_inline void go_req_open(struct go_key *k, struct io *io, struct claimd_conn *c,
-					const struct claimd_pending *p, __u64 resp)
+					const struct claimd_pending *p, __u64 resp, __u64 entry)
 {
 	struct claimd_ingress *r;
-	struct go_req *q;
+	struct go_req *q = bpf_map_lookup_elem(&go_reqs, k);
 
+	if (q && q->t.conn.tgid && q->entry == entry) {
+		stat_inc(CLAIMD_ST_GO_REENTERED);
+		return;
+	}
 	proc_flag_set(k->tgid, PROC_GO_SERVES);
 	if (!c) {
 		stat_inc(CLAIMD_ST_GO_UNSEEN);
 		bpf_map_delete_elem(&go_reqs, k);
 		return;
 	}
-	q = bpf_map_lookup_elem(&go_reqs, k);
 	if (!q) {
 		bpf_map_update_elem(&go_reqs, k, &zero_go_req, BPF_NOEXIST);
 		q = bpf_map_lookup_elem(&go_reqs, k);
@@ -384,6 +406,7 @@ static __always_inline void go_req_open(struct go_key *k, struct io *io, struct 
 	q->slots = 0;
 	q->status = 0;
 	q->resp = resp;
+	q->entry = entry;
 	q->t.conn = io->key;
 	stat_inc(CLAIMD_ST_INGRESS);
 	stat_inc(CLAIMD_ST_GO_REQUESTS);
@@ -407,7 +430,8 @@ int go_serve(struct pt_regs *ctx)
 	url = go_read_ptr(req + off->req_url);
 	p.method = go_method(req + off->req_method);
 	p.target_hash = url ? go_target_hash(url + off->url_path) : HTTP_FNV_OFFSET;
-	go_req_open(&k, &io, go_server_conn(off, ctx->cx, &io.key), &p, ctx->cx);
+	go_req_open(&k, &io, go_server_conn(off, ctx->cx, &io.key), &p, ctx->cx,
+		    go_entry_of(ctx, ctx->cx));
 	return 0;
 }
 
@@ -466,9 +490,15 @@ int go_serve_ret(struct pt_regs *ctx)
  */
 static __always_inline void go_call_open(struct go_key *k, struct go_call *call, int known)
 {
+	struct go_call *open = bpf_map_lookup_elem(&go_calls, k);
 	struct go_owner o = {};
 	struct go_req *q;
 
+	/* The same entry again, its call open: the same call (go_entry_of). */
+	if (open && open->entry == call->entry) {
+		stat_inc(CLAIMD_ST_GO_REENTERED);
+		return;
+	}
 	call->p.start_ns = bpf_ktime_get_ns();
 	call->p.tid = (__u32)bpf_get_current_pid_tgid();
 	call->p.slot = CLAIMD_NO_SLOT;
@@ -541,6 +571,7 @@ int go_round_trip(struct pt_regs *ctx)
 	if (!off || !proc_wanted(id >> 32))
 		return 0;
 	k.tgid = go_tgid();
+	call.entry = go_entry_of(ctx, req);
 	url = go_read_ptr(req + off->req_url);
 	known = url && !go_callee(&call.callee, url + off->url_host);
 	call.p.method = go_method(req + off->req_method);
@@ -631,7 +662,7 @@ int go_grpc_serve(struct pt_regs *ctx)
 	k.tgid = go_tgid();
 	io.key.tgid = k.tgid;
 	p.target_hash = go_target_hash(ctx->di + off->grpc_stream_method);
-	go_req_open(&k, &io, go_grpc_conn(off, ctx->cx, &io.key), &p, 0);
+	go_req_open(&k, &io, go_grpc_conn(off, ctx->cx, &io.key), &p, 0, go_entry_of(ctx, ctx->di));
 	return 0;
 }
 
@@ -670,6 +701,7 @@ int go_grpc_invoke(struct pt_regs *ctx)
 	if (!off || !proc_wanted(id >> 32))
 		return 0;
 	k.tgid = go_tgid();
+	call.entry = go_entry_of(ctx, ctx->ax ^ ctx->di);
 	known = ctx->ax && !go_callee(&call.callee, ctx->ax + off->grpc_cc_target);
 	call.p.target_hash = go_hash_bytes(&m);
 	go_call_open(&k, &call, known);

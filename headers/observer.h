@@ -116,6 +116,7 @@ enum claimd_stat {
 	CLAIMD_ST_GO_OUTSIDE,	 /* Go calls on a goroutine tied to no request: root calls */
 	CLAIMD_ST_GO_NO_CALLEE,	 /* Go calls to a host that is no IP address: request unknown */
 	CLAIMD_ST_CONN_STALE,	 /* connections whose fd came to name another socket unseen */
+	CLAIMD_ST_GO_REENTERED,	 /* Go entry probes run again for one call (its stack grown) */
 	CLAIMD_ST__COUNT,
 };
 

@@ -3,7 +3,7 @@
 // goservice: a Go net/http service, a grpc-go unary service (grpc.go), and
 // load drivers for them, for claimd's Go tests.
 //
-//	goservice serve -ready FILE [-fail-mod N] [-call URL]... [-fanout | -pool N] [-tls]
+//	goservice serve -ready FILE [-fail-mod N] [-call URL]... [-fanout | -pool N] [-tls] [-gc]
 //	goservice load -url URL -n N -c C [-out FILE]
 //	goservice grpc-serve -ready FILE [-fail-mod N] [-call HOST:PORT]
 //	goservice grpc-load -addr HOST:PORT -n N -c C [-out FILE]
@@ -12,6 +12,9 @@
 // multiple of N. With -call it calls each URL's /r/<id> first, one after the
 // other, or with -fanout each on a goroutine of its own (WaitGroup); it
 // fails (502) when any call failed (status >= 500 or a transport error).
+// With -gc a goroutine collects garbage without pause: each collection asks
+// every goroutine to stop at its next function prologue, which then runs
+// again from its entry.
 // With -pool N the calls are made by N worker goroutines started before any
 // request, handed over through a channel (the handler waits for them).
 // It listens on loopback; the chosen port goes to the -ready file. With -tls it
@@ -38,6 +41,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -95,11 +99,19 @@ func serve(args []string) {
 	ready := fs.String("ready", "", "file to write the port to")
 	failMod := fs.Int("fail-mod", 0, "fail ids that are multiples of this")
 	fanout := fs.Bool("fanout", false, "make the calls on goroutines")
+	gc := fs.Bool("gc", false, "collect garbage without pause")
 	pool := fs.Int("pool", 0, "make the calls on this many workers started first")
 	useTLS := fs.Bool("tls", false, "serve over TLS")
 	var calls urls
 	fs.Var(&calls, "call", "callee base URL (repeatable)")
 	fs.Parse(args)
+	if *gc {
+		go func() {
+			for {
+				runtime.GC()
+			}
+		}()
+	}
 
 	type job struct {
 		url, id string
