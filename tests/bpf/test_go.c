@@ -62,6 +62,7 @@ struct gorun {
 	const char *exe; /* goservice or goservice.stripped */
 	bool tls;	 /* services serve over TLS */
 	bool grpc;	 /* gRPC (grpc-serve, grpc-load): addresses without a scheme */
+	bool gc;	 /* services collect garbage without pause (goservice -gc) */
 	struct gosvc svc[GO_MAX];
 	int n;
 };
@@ -82,6 +83,8 @@ static struct gosvc *go_start(struct gorun *r, const char *name, const char *con
 	snprintf(env, sizeof(env), "CLAIMD_SERVICE=%s", name);
 	if (r->tls)
 		argv[a++] = "-tls";
+	if (r->gc)
+		argv[a++] = "-gc";
 	for (i = 0; args && args[i] && a < 15; i++)
 		argv[a++] = args[i];
 	s->pid = proc_spawn(argv, envv, NULL);
@@ -271,11 +274,17 @@ static void check_chain_truth(const struct trace_cap *t, size_t mark, const stru
 	truth__expect(&tally, what, right, unknown);
 }
 
+/*
+ * A chain of three Go services (front -> mid -> back, the back failing
+ * every FAIL_MOD-th id) named from prefix, run from exe, over TLS if tls;
+ * gc: every service collects garbage without pause, so that its requests'
+ * and calls' functions run their entries twice now and then (fanout()).
+ */
 static void chain(struct claimd_h *h, struct trace_cap *t, const char *exe, const char *prefix,
-		  bool tls)
+		  bool tls, bool gc)
 {
 	char front[32], mid[32], back[32], url[64], fm[8];
-	struct gorun r = { .h = h, .exe = exe, .tls = tls };
+	struct gorun r = { .h = h, .exe = exe, .tls = tls, .gc = gc };
 	const struct truth_svc shape = { .target = "/r/%d", .ids = REQUESTS, .mod = FAIL_MOD };
 	struct gosvc *b, *m, *f;
 	size_t mark;
@@ -322,7 +331,7 @@ static bool match_fan(struct json_object *o, void *arg)
 /*
  * A request that fans out to three callees, each call on a goroutine of its
  * own; the services named fe, fe1, fe2 (failing every FAIL_MOD-th id) and
- * fe3. gc: the front collects garbage without pause. Each collection asks
+ * fe3. gc: the services collect garbage without pause. Each collection asks
  * every goroutine to stop at its next function prologue (the stack check
  * fails on purpose), and the function then runs again from its entry, its
  * entry probe with it: about one call in a hundred here, roundTrip's entry
@@ -330,7 +339,7 @@ static bool match_fan(struct json_object *o, void *arg)
  */
 static void fanout(struct claimd_h *h, struct trace_cap *t, const char *fe, bool gc)
 {
-	struct gorun r = { .h = h, .exe = "goservice" };
+	struct gorun r = { .h = h, .exe = "goservice", .gc = gc };
 	char u[3][64], fm[8], name[4][32];
 	struct gosvc *b[3] = { NULL }, *f = NULL;
 	struct json_object *all = NULL;
@@ -347,8 +356,7 @@ static void fanout(struct claimd_h *h, struct trace_cap *t, const char *fe, bool
 		f = go_start(&r, name[0],
 			     (const char *[]){ "-call", url_of(b[0], u[0], 64), "-call",
 					       url_of(b[1], u[1], 64), "-call",
-					       url_of(b[2], u[2], 64), "-fanout", gc ? "-gc" : NULL,
-					       NULL });
+					       url_of(b[2], u[2], 64), "-fanout", NULL });
 	if (!ASSERT_OK_PTR(f, "fan-out started") || !go_probed(h, 1))
 		goto out;
 	mark = trace_mark(t);
@@ -591,11 +599,13 @@ void test_go(void)
 	    !ASSERT_OK(trace_start(&t, &h), "trace"))
 		goto out;
 	if (test__start_subtest("chain"))
-		chain(&h, &t, "goservice", "go", false);
+		chain(&h, &t, "goservice", "go", false, false);
+	if (test__start_subtest("chain_gc"))
+		chain(&h, &t, "goservice", "gg", false, true);
 	if (test__start_subtest("stripped"))
-		chain(&h, &t, "goservice.stripped", "gs", false);
+		chain(&h, &t, "goservice.stripped", "gs", false, false);
 	if (test__start_subtest("tls"))
-		chain(&h, &t, "goservice", "gt", true);
+		chain(&h, &t, "goservice", "gt", true, false);
 	if (test__start_subtest("fanout"))
 		fanout(&h, &t, "gfan", false);
 	if (test__start_subtest("fanout_gc"))
