@@ -465,11 +465,13 @@ out:
 /*
  * grpc-go unary: driver -> front -> backend failing every fifth id with
  * UNAVAILABLE: the front -> backend edge exact and fail-close, the front's
- * failures unclaimed (caused by the backend), the backend's claimed.
+ * failures unclaimed (caused by the backend), the backend's claimed. gc:
+ * both collect garbage without pause (chain()).
  */
-static void grpc_chain(struct claimd_h *h, struct trace_cap *t, const char *exe, const char *prefix)
+static void grpc_chain(struct claimd_h *h, struct trace_cap *t, const char *exe, const char *prefix,
+		       bool gc)
 {
-	struct gorun r = { .h = h, .exe = exe, .grpc = true };
+	struct gorun r = { .h = h, .exe = exe, .grpc = true, .gc = gc };
 	const struct truth_svc shape = { .target = NULL };
 	char front[32], back[32];
 	const char *const names[2] = { front, back };
@@ -613,9 +615,11 @@ void test_go(void)
 	if (test__start_subtest("pool"))
 		pool(&h, &t);
 	if (test__start_subtest("grpc"))
-		grpc_chain(&h, &t, "goservice", "gr");
+		grpc_chain(&h, &t, "goservice", "gr", false);
+	if (test__start_subtest("grpc_gc"))
+		grpc_chain(&h, &t, "goservice", "grg", true);
 	if (test__start_subtest("grpc_stripped"))
-		grpc_chain(&h, &t, "goservice.stripped", "grs");
+		grpc_chain(&h, &t, "goservice.stripped", "grs", false);
 out:
 	if (test__failed_now())
 		claimd_print_log(&h);

@@ -6,7 +6,7 @@
 // grpc-serve answers Check for the service name "/r/<id>". With -fail-mod N
 // it fails every id that is a multiple of N with UNAVAILABLE. With -call it
 // first calls the same Check on that address and, when the call fails,
-// fails too (UNAVAILABLE, passed up). grpc-load calls Check for "/r/0" ..
+// fails too (UNAVAILABLE, passed up). With -gc, as serve's. grpc-load calls Check for "/r/0" ..
 // "/r/N-1" and counts the codes.
 package main
 
@@ -55,7 +55,11 @@ func grpcServe(args []string) {
 	ready := fs.String("ready", "", "file to write the port to")
 	failMod := fs.Int("fail-mod", 0, "fail ids that are multiples of this")
 	call := fs.String("call", "", "callee address")
+	gc := fs.Bool("gc", false, "collect garbage without pause")
 	fs.Parse(args)
+	if *gc {
+		go collectWithoutPause()
+	}
 
 	s := &server{failMod: *failMod}
 	if *call != "" {

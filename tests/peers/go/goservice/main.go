@@ -5,7 +5,7 @@
 //
 //	goservice serve -ready FILE [-fail-mod N] [-call URL]... [-fanout | -pool N] [-tls] [-gc]
 //	goservice load -url URL -n N -c C [-out FILE]
-//	goservice grpc-serve -ready FILE [-fail-mod N] [-call HOST:PORT]
+//	goservice grpc-serve -ready FILE [-fail-mod N] [-call HOST:PORT] [-gc]
 //	goservice grpc-load -addr HOST:PORT -n N -c C [-out FILE]
 //
 // serve answers /r/<id>. With -fail-mod N it fails (500) every id that is a
@@ -83,6 +83,13 @@ func selfSigned() tls.Certificate {
 	return tls.Certificate{Certificate: [][]byte{der}, PrivateKey: key}
 }
 
+// collectWithoutPause runs one garbage collection after another (-gc).
+func collectWithoutPause() {
+	for {
+		runtime.GC()
+	}
+}
+
 // call fetches base/r/id; true when it failed.
 func call(base, id string) bool {
 	resp, err := client.Get(base + "/r/" + id)
@@ -106,11 +113,7 @@ func serve(args []string) {
 	fs.Var(&calls, "call", "callee base URL (repeatable)")
 	fs.Parse(args)
 	if *gc {
-		go func() {
-			for {
-				runtime.GC()
-			}
-		}()
+		go collectWithoutPause()
 	}
 
 	type job struct {
