@@ -76,15 +76,28 @@ static __always_inline int port_wanted(__u16 port)
 	return !(filter_flags & CLAIMD_FILTER_PORT) || bpf_map_lookup_elem(&port_filter, &port);
 }
 
+__noinline int conn_stale(struct claimd_conn *c, struct io *io);
+
 /* Start following the socket behind fd. */
 static __always_inline struct claimd_conn *conn_add(__u32 tgid, int fd, struct sock *sk, __u8 role,
 						    __u8 flags)
 {
 	struct claimd_conn_key key = { .tgid = tgid, .fd = fd };
+	struct claimd_conn *c, *old = bpf_map_lookup_elem(&conns, &key);
 	__u32 zero = 0;
-	struct claimd_conn *c = bpf_map_lookup_elem(&conn_tmp, &zero), *old;
 	__u16 port;
 
+	/*
+	 * An entry left for this fd: its socket went without a close claimd
+	 * saw (close_range, exec closing it). Gone as at a close, what waited
+	 * on it ended, before the scratch below is filled.
+	 */
+	if (old) {
+		struct io io = { .key = key, .tid = (__u32)bpf_get_current_pid_tgid() };
+
+		conn_stale(old, &io);
+	}
+	c = bpf_map_lookup_elem(&conn_tmp, &zero);
 	if (!c)
 		return NULL;
 	__builtin_memset(c, 0, sizeof(*c));
@@ -99,15 +112,6 @@ static __always_inline struct claimd_conn *conn_add(__u32 tgid, int fd, struct s
 			 role == CLAIMD_ROLE_OUTBOUND ? HTTP_KIND_RESPONSE : HTTP_KIND_REQUEST, 0);
 	http_framer_init(&c->tx,
 			 role == CLAIMD_ROLE_OUTBOUND ? HTTP_KIND_REQUEST : HTTP_KIND_RESPONSE, 0);
-	/* An entry left for this fd (closed without close(2)) goes: counted as closed. */
-	old = bpf_map_lookup_elem(&conns, &key);
-	if (old) {
-		__u64 ino = old->ino;
-
-		if (!bpf_map_delete_elem(&conns, &key))
-			sock_mark_add(ino, -1);
-		stat_inc(CLAIMD_ST_CONN_CLOSED);
-	}
 	/* Marked before it is in the table: never an entry its mark does not count. */
 	c->ino = sock_ino(sk);
 	sock_mark_add(c->ino, 1);
@@ -282,8 +286,6 @@ struct user_msghdr_head {
 	__u64 iov;
 	__u64 iovlen;
 };
-
-__noinline int conn_stale(struct claimd_conn *c, struct io *io);
 
 /*
  * A socket of process tgid (task the current one, its leader marked) moved

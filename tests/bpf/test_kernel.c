@@ -789,6 +789,41 @@ out:
 	kcase_close(&c);
 }
 
+/*
+ * The same fd number taken by a new connection (connect or accept) after
+ * close_range(2) closed the followed one unseen: the request waiting on
+ * the old one ends closed unanswered when the new one is followed, not
+ * dropped without a record.
+ */
+static void subtest_stale_fd_reused(struct kfix *f)
+{
+	struct svc s2 = { .lfd = -1, .cfd = -1, .afd = -1 };
+	const struct claimd_ingress *in;
+	struct kcase c;
+	int fd;
+
+	if (!kcase_open(f, &c, NULL, 0) || !ASSERT_TRUE(svc_request(&c.s, REQ_FRONT), "request"))
+		goto out;
+	fd = c.s.afd;
+	if (!ASSERT_OK(syscall(SYS_close_range, fd, fd, 0), "close_range"))
+		goto out;
+	c.s.afd = -1;
+	if (!svc_connect(&c.s, &s2) ||
+	    !ASSERT_TRUE(s2.cfd == fd || s2.afd == fd, "a new connection at the same number"))
+		goto out;
+	ASSERT_EQ(kfix_stat(f, CLAIMD_ST_CONN_STALE), 1, "found stale");
+	ASSERT_EQ(kfix_count_ingress(f, c.s.port), 1, "the request recorded");
+	in = kfix_ingress(f, c.s.port, 0);
+	if (CHECK_INGRESS(in, &c.s, REQ_FRONT, 0, 0))
+		ASSERT_EQ(in->flags, CLAIMD_IN_CLOSED, "closed unanswered");
+	if (ASSERT_TRUE(svc_request(&s2, REQ_OTHER), "request on the new connection") &&
+	    ASSERT_TRUE(svc_answer(&s2, RESP(200, "OK")), "its answer"))
+		CHECK_INGRESS(kfix_ingress(f, c.s.port, 1), &s2, REQ_OTHER, 200, 0);
+out:
+	svc_close(&s2);
+	kcase_close(&c);
+}
+
 /* A call's head in 10 entries (writev) and an answer's in 10 (sendmsg): framed exactly. */
 static void subtest_vectored_head(struct kfix *f)
 {
@@ -889,6 +924,8 @@ void test_kernel(void)
 		subtest_sock_marks(&f);
 	if (test__start_subtest("stale_fd"))
 		subtest_stale_fd(&f);
+	if (test__start_subtest("stale_fd_reused"))
+		subtest_stale_fd_reused(&f);
 	kernel_verdict_subtests(&f);
 	kfix_close(&f);
 	clock_gettime(CLOCK_MONOTONIC, &t1);

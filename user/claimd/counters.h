@@ -97,7 +97,7 @@
 	X(CLAIMD_ST_CONN_STALE, "connections_stale",                                              \
 	  "Connections whose fd came to name another socket without a close claimd saw "          \
 	  "(close_range, an fd duplicated or passed in over it): gone as at a close, at the "     \
-	  "fd's next read or write.")                                                             \
+	  "fd's next read or write, or when a new connection takes its number.")                  \
 	X(CLAIMD_ST_GO_REENTERED, "go_entries_repeated",                                          \
 	  "Go requests and calls whose function ran its entry twice (its goroutine's stack "      \
 	  "grown in its prologue): taken once.")
