@@ -748,6 +748,25 @@ out:
 }
 
 /*
+ * After the connection of first went unseen: found stale once, its request
+ * (REQ_FRONT) ended closed unanswered, and the connection of second
+ * followed as any other.
+ */
+static void check_after_stale(struct kfix *f, struct svc *first, struct svc *second)
+{
+	const struct claimd_ingress *in;
+
+	ASSERT_EQ(kfix_stat(f, CLAIMD_ST_CONN_STALE), 1, "found stale");
+	ASSERT_EQ(kfix_count_ingress(f, first->port), 1, "the first request recorded");
+	in = kfix_ingress(f, first->port, 0);
+	if (CHECK_INGRESS(in, first, REQ_FRONT, 0, 0))
+		ASSERT_EQ(in->flags, CLAIMD_IN_CLOSED, "closed unanswered");
+	if (ASSERT_TRUE(svc_request(second, REQ_OTHER), "a request on the second connection") &&
+	    ASSERT_TRUE(svc_answer(second, RESP(503, "Busy")), "its answer"))
+		CHECK_INGRESS(kfix_ingress(f, first->port, 1), second, REQ_OTHER, 503, 0);
+}
+
+/*
  * A followed connection's fd comes to name another socket with no close(2)
  * or dup2 claimd sees: close_range(2) closes it, fcntl(F_DUPFD) puts a
  * second connection's socket at its number. The answer the service then
@@ -758,7 +777,6 @@ out:
 static void subtest_stale_fd(struct kfix *f)
 {
 	struct svc s2 = { .lfd = -1, .cfd = -1, .afd = -1 }, via;
-	const struct claimd_ingress *in;
 	struct kcase c;
 	int fd;
 
@@ -773,17 +791,8 @@ static void subtest_stale_fd(struct kfix *f)
 		goto out;
 	via = s2;
 	via.afd = fd;
-	if (!ASSERT_TRUE(svc_answer(&via, RESP(200, "OK")), "answer written there"))
-		goto out;
-	ASSERT_EQ(kfix_stat(f, CLAIMD_ST_CONN_STALE), 1, "found stale");
-	ASSERT_EQ(kfix_count_ingress(f, c.s.port), 1, "one request");
-	in = kfix_ingress(f, c.s.port, 0);
-	if (CHECK_INGRESS(in, &c.s, REQ_FRONT, 0, 0))
-		ASSERT_EQ(in->flags, CLAIMD_IN_CLOSED, "closed unanswered");
-	/* The second connection, at its own fd, is followed as before. */
-	if (ASSERT_TRUE(svc_request(&s2, REQ_OTHER), "request on the second") &&
-	    ASSERT_TRUE(svc_answer(&s2, RESP(503, "Busy")), "its answer"))
-		CHECK_INGRESS(kfix_ingress(f, c.s.port, 1), &s2, REQ_OTHER, 503, 0);
+	if (ASSERT_TRUE(svc_answer(&via, RESP(200, "OK")), "answer written there"))
+		check_after_stale(f, &c.s, &s2);
 out:
 	svc_close(&s2);
 	kcase_close(&c);
@@ -798,7 +807,6 @@ out:
 static void subtest_stale_fd_reused(struct kfix *f)
 {
 	struct svc s2 = { .lfd = -1, .cfd = -1, .afd = -1 };
-	const struct claimd_ingress *in;
 	struct kcase c;
 	int fd;
 
@@ -808,17 +816,9 @@ static void subtest_stale_fd_reused(struct kfix *f)
 	if (!ASSERT_OK(syscall(SYS_close_range, fd, fd, 0), "close_range"))
 		goto out;
 	c.s.afd = -1;
-	if (!svc_connect(&c.s, &s2) ||
-	    !ASSERT_TRUE(s2.cfd == fd || s2.afd == fd, "a new connection at the same number"))
-		goto out;
-	ASSERT_EQ(kfix_stat(f, CLAIMD_ST_CONN_STALE), 1, "found stale");
-	ASSERT_EQ(kfix_count_ingress(f, c.s.port), 1, "the request recorded");
-	in = kfix_ingress(f, c.s.port, 0);
-	if (CHECK_INGRESS(in, &c.s, REQ_FRONT, 0, 0))
-		ASSERT_EQ(in->flags, CLAIMD_IN_CLOSED, "closed unanswered");
-	if (ASSERT_TRUE(svc_request(&s2, REQ_OTHER), "request on the new connection") &&
-	    ASSERT_TRUE(svc_answer(&s2, RESP(200, "OK")), "its answer"))
-		CHECK_INGRESS(kfix_ingress(f, c.s.port, 1), &s2, REQ_OTHER, 200, 0);
+	if (svc_connect(&c.s, &s2) &&
+	    ASSERT_TRUE(s2.cfd == fd || s2.afd == fd, "a new connection at the same number"))
+		check_after_stale(f, &c.s, &s2);
 out:
 	svc_close(&s2);
 	kcase_close(&c);
