@@ -8,8 +8,8 @@
  * Cost is paid by every process on the host, so a connection's bytes are
  * taken where a socket's bytes move (the sock tracepoints: no program runs
  * for a file's, a pipe's or a terminal's), their syscall's arguments from
- * the task's saved registers, and a process that owns no followed socket
- * leaves after one helper call and two loads. Connections appear at the
+ * the task's saved registers, and a socket no followed connection holds
+ * leaves before any helper call (sock_marks). Connections appear at the
  * exits of accept, connect and listen (claimd seeds the ones that already
  * existed), and leave at close.
  */

@@ -45,13 +45,22 @@ static __always_inline struct sock *sock_of_fd(int fd)
 	return BPF_CORE_READ(sock, sk);
 }
 
-/* The socket's inode number (what /proc/PID/fd shows); 0 if it has none. */
-static __always_inline __u64 sock_ino(struct sock *sk)
-{
-	struct socket *so = BPF_CORE_READ(sk, sk_socket);
+extern void *bpf_rdonly_cast(const void *obj, __u32 btf_id) __ksym;
 
-	/* The inode follows the socket in one allocation (SOCK_INODE). */
-	return so ? BPF_CORE_READ((struct socket_alloc *)so, vfs_inode.i_ino) : 0;
+/*
+ * The inode number of the socket at sk (what /proc/PID/fd shows), 0 if it
+ * has none. The inode follows the socket in one allocation (SOCK_INODE).
+ * Two loads through bpf_rdonly_cast, a kfunc the verifier turns into no
+ * call (a load that faults reads 0), where BPF_CORE_READ makes a helper
+ * call of each: the socket filter's first step (tp_io_x).
+ */
+static __always_inline __u64 sock_ino(const void *sk)
+{
+	struct sock *s = bpf_rdonly_cast(sk, bpf_core_type_id_kernel(struct sock));
+	struct socket_alloc *sa =
+		bpf_rdonly_cast(s->sk_socket, bpf_core_type_id_kernel(struct socket_alloc));
+
+	return sa->vfs_inode.i_ino;
 }
 
 /* n more (or fewer) followed connections on the socket numbered ino (0: unknown). */

@@ -76,7 +76,7 @@ static __always_inline int port_wanted(__u16 port)
 	return !(filter_flags & CLAIMD_FILTER_PORT) || bpf_map_lookup_elem(&port_filter, &port);
 }
 
-__noinline int conn_stale(struct claimd_conn *c, struct io *io);
+__noinline int conn_stale(struct claimd_conn *c, struct claimd_conn_key *key, __u32 tid);
 
 /* Start following the socket behind fd. */
 static __always_inline struct claimd_conn *conn_add(__u32 tgid, int fd, struct sock *sk, __u8 role,
@@ -92,11 +92,8 @@ static __always_inline struct claimd_conn *conn_add(__u32 tgid, int fd, struct s
 	 * saw (close_range, exec closing it). Gone as at a close, what waited
 	 * on it ended, before the scratch below is filled.
 	 */
-	if (old) {
-		struct io io = { .key = key, .tid = (__u32)bpf_get_current_pid_tgid() };
-
-		conn_stale(old, &io);
-	}
+	if (old)
+		conn_stale(old, &key, (__u32)bpf_get_current_pid_tgid());
 	c = bpf_map_lookup_elem(&conn_tmp, &zero);
 	if (!c)
 		return NULL;
@@ -305,10 +302,6 @@ static __always_inline void on_io(struct task_struct *task, __u32 tgid, const st
 	c = bpf_map_lookup_elem(&conns, &key);
 	if (!c)
 		return;
-	io.key = key;
-	io.now = 0;
-	io.tid = task->pid;
-	io.dir = dir;
 	/*
 	 * The fd names another socket than the one followed there: that one
 	 * went without a close claimd saw (close_range, an fd duplicated or
@@ -316,13 +309,16 @@ static __always_inline void on_io(struct task_struct *task, __u32 tgid, const st
 	 * these bytes.
 	 */
 	if (ino && c->ino && c->ino != ino) {
-		conn_stale(c, &io);
+		conn_stale(c, &key, task->pid);
 		return;
 	}
 	/* Peeked bytes are read again: the look only keeps the entry in use (its LRU mark). */
 	if (c->role < CLAIMD_ROLE_INBOUND || peek)
 		return;
+	io.key = key;
 	io.now = bpf_ktime_get_ns();
+	io.tid = task->pid;
+	io.dir = dir;
 	if (kind == IO_UNFRAMED) {
 		if (ret > 0)
 			feed_unframed(c, &io, ret);
@@ -357,22 +353,6 @@ static __always_inline void on_io(struct task_struct *task, __u32 tgid, const st
 		ingress_taint(&io, CLAIMD_IN_BLIND);
 }
 
-extern void *bpf_rdonly_cast(const void *obj, __u32 btf_id) __ksym;
-
-/*
- * The inode number of the socket a tracepoint names (a plain address
- * there): two loads through bpf_rdonly_cast, a kfunc the verifier turns
- * into no call at all, where sock_ino's reads are a helper call each.
- */
-static __always_inline __u64 tp_sock_ino(void *sk_addr)
-{
-	struct sock *sk = bpf_rdonly_cast(sk_addr, bpf_core_type_id_kernel(struct sock));
-	struct socket_alloc *sa =
-		bpf_rdonly_cast(sk->sk_socket, bpf_core_type_id_kernel(struct socket_alloc));
-
-	return sa->vfs_inode.i_ino;
-}
-
 #define MSG_TRUNC    0x20
 #define MSG_ERRQUEUE 0x2000
 
@@ -405,7 +385,7 @@ int tp_io_x(struct trace_event_raw_sock_msg_length *ctx)
 	if ((ctx->family != AF_INET && ctx->family != AF_INET6) || ctx->protocol != IPPROTO_TCP ||
 	    (ctx->flags & MSG_ERRQUEUE))
 		return 0;
-	ino = tp_sock_ino(ctx->sk);
+	ino = sock_ino(ctx->sk);
 	if (!sock_marked(ino))
 		return 0;
 	task = bpf_get_current_task_btf();
@@ -526,13 +506,18 @@ static __always_inline void conn_gone(struct claimd_conn *c, struct claimd_conn_
 	}
 }
 
-/* on_io found c stale: gone as at a close (not inline: one copy, off the hot path). */
-__noinline int conn_stale(struct claimd_conn *c, struct io *io)
+/*
+ * The connection c at key went without a close claimd saw: its fd now
+ * names another socket (on_io), or a new connection takes it (conn_add).
+ * Gone as at a close, for thread tid. Not inline: one copy, off the hot
+ * path.
+ */
+__noinline int conn_stale(struct claimd_conn *c, struct claimd_conn_key *key, __u32 tid)
 {
-	if (!c || !io)
+	if (!c || !key)
 		return 0;
 	stat_inc(CLAIMD_ST_CONN_STALE);
-	conn_gone(c, io->key, io->tid, 0);
+	conn_gone(c, *key, tid, 0);
 	return 0;
 }
 

@@ -116,7 +116,7 @@ enum claimd_stat {
 	CLAIMD_ST_GO_OUTSIDE,	 /* Go calls on a goroutine tied to no request: root calls */
 	CLAIMD_ST_GO_NO_CALLEE,	 /* Go calls to a host that is no IP address: request unknown */
 	CLAIMD_ST_CONN_STALE,	 /* connections whose fd came to name another socket unseen */
-	CLAIMD_ST_GO_REENTERED,	 /* Go entry probes run again for one call (its stack grown) */
+	CLAIMD_ST_GO_REENTERED,	 /* Go entry probes run again for one call (stack check failed) */
 	CLAIMD_ST__COUNT,
 };
 
@@ -281,11 +281,13 @@ struct claimd_thread {
  * sockets in one slot cost only that call; an entry the table evicts on
  * its own leaves its count behind, with the same cost.
  */
-#define CLAIMD_SOCK_MARKS 65536
+#define CLAIMD_SOCK_MARKS_BITS 16
+#define CLAIMD_SOCK_MARKS      (1u << CLAIMD_SOCK_MARKS_BITS)
 
+/* A Fibonacci hash: the top bits of the product, spread over every slot. */
 static inline __u32 claimd_sock_slot(__u64 ino)
 {
-	return (__u32)((ino * 0x9e3779b97f4a7c15ULL) >> 48); /* the top 16 bits */
+	return (__u32)((ino * 0x9e3779b97f4a7c15ULL) >> (64 - CLAIMD_SOCK_MARKS_BITS));
 }
 
 /* Filters set by claimd before the programs see traffic. */

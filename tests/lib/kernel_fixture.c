@@ -24,6 +24,7 @@
 #include "harness.h"
 #include "kernel_fixture.h"
 #include "observer.skel.h"
+#include "sock_marks.h"
 #include "sockets.h"
 #include "test_progs.h"
 
@@ -261,10 +262,7 @@ __u32 kfix_sock_marks(struct kfix *f, __u32 slot)
 
 int kfix_sock_mark(struct kfix *f, __u64 ino, int n)
 {
-	__u64 args[2] = { ino, (__u64)(__s64)n };
-	LIBBPF_OPTS(bpf_test_run_opts, o, .ctx_in = args, .ctx_size_in = sizeof(args));
-
-	return bpf_prog_test_run_opts(bpf_program__fd(f->skel->progs.claimd_mark), &o) ? -errno : 0;
+	return sock_marks_change(f->skel->progs.claimd_mark, ino, n);
 }
 
 __u32 kfix_sock_unnumbered(struct kfix *f)

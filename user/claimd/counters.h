@@ -99,8 +99,8 @@
 	  "(close_range, an fd duplicated or passed in over it): gone as at a close, at the "     \
 	  "fd's next read or write, or when a new connection takes its number.")                  \
 	X(CLAIMD_ST_GO_REENTERED, "go_entries_repeated",                                          \
-	  "Go requests and calls whose function ran its entry twice (its goroutine's stack "      \
-	  "grown in its prologue): taken once.")
+	  "Go requests and calls whose function ran its entry twice (its stack check failed: "    \
+	  "the stack grew, or the runtime asked the goroutine to stop): taken once.")
 
 /* A kernel counter's name ("?" out of range), and the help text for a name (NULL if none). */
 const char *counters__kernel_name(int which);

@@ -18,6 +18,7 @@
 #include "log.h"
 #include "observer_api.h"
 #include "observer.skel.h"
+#include "sock_marks.h"
 #include "sysprobe.h"
 #include "verdict.h"
 
@@ -167,12 +168,7 @@ int observer__set_alive(struct observer *obs, bool alive)
 
 int observer__sock_mark(struct observer *obs, __u64 ino, int n)
 {
-	__u64 args[2] = { ino, (__u64)(__s64)n };
-	LIBBPF_OPTS(bpf_test_run_opts, opts, .ctx_in = args, .ctx_size_in = sizeof(args));
-
-	if (bpf_prog_test_run_opts(bpf_program__fd(obs->skel->progs.claimd_mark), &opts))
-		return -errno;
-	return 0;
+	return sock_marks_change(obs->skel->progs.claimd_mark, ino, n);
 }
 
 /* The inode the kernel numbers a network namespace by (ns.inum). */

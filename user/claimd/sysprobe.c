@@ -245,27 +245,46 @@ static void missing(struct sysprobe *p, enum sysprobe_feature f)
 	}
 }
 
-/* The tracepoints claimd attaches to, by group: one each is enough to say. */
-static const char *const syscall_events[] = { "sys_exit_read", NULL };
-static const char *const sock_events[] = { "sock_recv_length", "sock_send_length", NULL };
+/* A group of the tracepoints claimd attaches to. */
+struct event_group {
+	const char *group;	  /* its directory under <tracefs>/events */
+	const char *const *names; /* its events claimd looks for: one each is enough to say */
+	const char *what;	  /* its kind, as said */
+	const char *needs;	  /* what it takes, said when missing */
+};
+
+static const struct event_group syscall_group = { "syscalls",
+						  (const char *const[]){ "sys_exit_read", NULL },
+						  "syscall", "it needs CONFIG_FTRACE_SYSCALLS=y" };
+static const struct event_group sock_group = {
+	"sock", (const char *const[]){ "sock_recv_length", "sock_send_length", NULL }, "socket",
+	"claimd takes the bytes connections carry from them (Linux 6.3 or later)"
+};
 
 /*
- * Are all of names in tracefs's events directory of group (or in 'given',
- * a directory that stands for it)? dir gets the directory looked in.
+ * Are all of g's events in tracefs's events directory of its group (or in
+ * 'given', a directory that stands for it)? If not, and tracefs is there,
+ * says which is missing and what it takes.
  */
-static bool events_exist(char *dir, size_t len, const char *given, const char *tracefs,
-			 const char *group, const char *const *names)
+static bool events_exist(struct sysprobe *p, const char *given, const char *tracefs,
+			 const struct event_group *g)
 {
-	char file[600];
+	char dir[512], file[600];
+	const char *const *n;
 
 	if (given)
-		snprintf(dir, len, "%s", given);
+		snprintf(dir, sizeof(dir), "%s", given);
 	else
-		snprintf(dir, len, "%s/events/%s", tracefs, group);
-	for (; *names; names++) {
-		snprintf(file, sizeof(file), "%s/%s", dir, *names);
-		if (access(file, F_OK))
+		snprintf(dir, sizeof(dir), "%s/events/%s", tracefs, g->group);
+	for (n = g->names; *n; n++) {
+		snprintf(file, sizeof(file), "%s/%s", dir, *n);
+		if (access(file, F_OK)) {
+			if (p->tracefs)
+				say(p, LOG_ERROR,
+				    "the kernel has no %s tracepoints (no %s in %s): %s", g->what,
+				    *n, dir, g->needs);
 			return false;
+		}
 	}
 	return true;
 }
@@ -273,7 +292,6 @@ static bool events_exist(char *dir, size_t len, const char *given, const char *t
 int sysprobe__check(const struct sysprobe_env *env, struct sysprobe *p)
 {
 	int (*feature)(enum sysprobe_feature, void *);
-	char dir[512];
 	int ok = 1, i;
 
 	if (!env)
@@ -301,24 +319,10 @@ int sysprobe__check(const struct sysprobe_env *env, struct sysprobe *p)
 	p->tracefs = ensure_mounted(p, env, env->tracefs, "tracefs", TRACEFS_MAGIC, NULL);
 	if (!p->tracefs)
 		ok = 0;
-	p->syscall_tracepoints = events_exist(dir, sizeof(dir), env->syscalls, env->tracefs,
-					      "syscalls", syscall_events);
-	if (p->tracefs && !p->syscall_tracepoints) {
-		say(p, LOG_ERROR,
-		    "the kernel has no syscall tracepoints (nothing in %s): it needs "
-		    "CONFIG_FTRACE_SYSCALLS=y",
-		    dir);
+	p->syscall_tracepoints = events_exist(p, env->syscalls, env->tracefs, &syscall_group);
+	p->sock_tracepoints = events_exist(p, env->sock, env->tracefs, &sock_group);
+	if (!p->syscall_tracepoints || !p->sock_tracepoints)
 		ok = 0;
-	}
-	p->sock_tracepoints =
-		events_exist(dir, sizeof(dir), env->sock, env->tracefs, "sock", sock_events);
-	if (p->tracefs && !p->sock_tracepoints) {
-		say(p, LOG_ERROR,
-		    "the kernel has no socket tracepoints (sock_recv_length and sock_send_length "
-		    "in %s; Linux 6.3 or later): claimd cannot see the bytes connections carry",
-		    dir);
-		ok = 0;
-	}
 	read_lockdown(p, env->lockdown);
 
 	if (getenv(SYSPROBE_TEST_ENV) && !env->feature)

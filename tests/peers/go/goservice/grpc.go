@@ -6,8 +6,8 @@
 // grpc-serve answers Check for the service name "/r/<id>". With -fail-mod N
 // it fails every id that is a multiple of N with UNAVAILABLE. With -call it
 // first calls the same Check on that address and, when the call fails,
-// fails too (UNAVAILABLE, passed up). With -gc, as serve's. grpc-load calls Check for "/r/0" ..
-// "/r/N-1" and counts the codes.
+// fails too (UNAVAILABLE, passed up). With -gc, as serve's. grpc-load
+// calls Check for "/r/0" .. "/r/N-1" and counts the codes.
 package main
 
 import (
