@@ -77,18 +77,47 @@ static __always_inline int owner_none(const struct claimd_owner *o)
 	return !o->tgid && !o->id;
 }
 
+/* The slot thread tid's id names (observer.bpf.c, thread_slots), held or not. */
+static __always_inline struct claimd_thread_slot *thread_slot_of(__u32 tid)
+{
+	__u32 idx = tid & (CLAIMD_THREADS_MAX - 1);
+
+	return bpf_map_lookup_elem(&thread_slots, &idx);
+}
+
 /* The record holder of an ingress: a thread's context, or a connection's. */
 static __always_inline struct claimd_thread *owner_ctx(const struct claimd_owner *o)
 {
+	struct claimd_thread_slot *s;
+
 	if (o->tgid) {
 		struct claimd_conn_key k = { .tgid = o->tgid, .fd = o->id };
 
 		return bpf_map_lookup_elem(&conn_ctx, &k);
 	}
+	s = thread_slot_of(o->id);
+	if (s && s->tid == (__u32)o->id && o->id)
+		return &s->t;
 	return bpf_map_lookup_elem(&threads, &o->id);
 }
 
-/* Looks up, or makes, the context of owner o. */
+/*
+ * The current thread tid takes its slot, if free: only a thread takes a
+ * slot, for itself, and only its exit gives it back (thread_slot_free), so
+ * a slot's holder cannot change under a request it serves.
+ */
+static __always_inline struct claimd_thread *thread_slot_take(__u32 tid)
+{
+	struct claimd_thread_slot *s = thread_slot_of(tid);
+
+	if (!s || !tid || s->tid || __sync_val_compare_and_swap(&s->tid, 0, tid))
+		return NULL;
+	__builtin_memset(&s->t, 0, sizeof(s->t));
+	stat_inc(CLAIMD_ST_THREAD_SLOTS);
+	return &s->t;
+}
+
+/* Looks up, or makes, the context of owner o (a thread: the current one). */
 static __always_inline struct claimd_thread *owner_ctx_get(const struct claimd_owner *o)
 {
 	struct claimd_thread *t = owner_ctx(o);
@@ -99,8 +128,12 @@ static __always_inline struct claimd_thread *owner_ctx_get(const struct claimd_o
 		struct claimd_conn_key k = { .tgid = o->tgid, .fd = o->id };
 
 		bpf_map_update_elem(&conn_ctx, &k, &zero_thread, BPF_NOEXIST);
-	} else if (!bpf_map_update_elem(&threads, &o->id, &zero_thread, BPF_NOEXIST)) {
-		stat_inc(CLAIMD_ST_THREAD_CTXS);
+	} else {
+		t = thread_slot_take(o->id);
+		if (t)
+			return t;
+		if (!bpf_map_update_elem(&threads, &o->id, &zero_thread, BPF_NOEXIST))
+			stat_inc(CLAIMD_ST_THREAD_CTXS);
 	}
 	t = owner_ctx(o);
 	if (!t)

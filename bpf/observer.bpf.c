@@ -95,7 +95,21 @@ struct {
 	__type(value, struct claimd_thread);
 } conn_ctx SEC(".maps");
 
-/* The ingress each thread is serving, with its egress log. */
+/*
+ * The ingress each thread is serving, with its egress log: in the slot its
+ * thread id names (tid % CLAIMD_THREADS_MAX), which a thread takes for
+ * itself the first time it serves a request and gives back when it exits;
+ * one inlined load, where a hash lookup cost a bucket and a hash, twice a
+ * request. A thread whose slot another one holds has its context in
+ * threads, oldest first out when that is full.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, CLAIMD_THREADS_MAX);
+	__type(key, __u32);
+	__type(value, struct claimd_thread_slot);
+} thread_slots SEC(".maps");
+
 struct {
 	__uint(type, BPF_MAP_TYPE_LRU_HASH);
 	__uint(max_entries, CLAIMD_THREADS_MAX);

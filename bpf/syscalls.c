@@ -591,6 +591,23 @@ int tp_proc_exec(void *ctx)
 	return 0;
 }
 
+/*
+ * The exiting thread tid gives its context's slot back, if it holds it.
+ * Whatever it was serving can no longer be logged: its answer, if one
+ * comes, is recorded without the calls (requests_context_lost).
+ */
+static __always_inline void thread_slot_free(__u32 tid)
+{
+	struct claimd_thread_slot *s = thread_slot_of(tid);
+
+	if (!s || !tid || s->tid != tid)
+		return;
+	s->t.conn.tgid = 0;
+	s->t.conn.fd = 0;
+	if (__sync_val_compare_and_swap(&s->tid, tid, 0) == tid)
+		stat_inc(CLAIMD_ST_THREAD_SLOTS_FREED);
+}
+
 SEC("tracepoint/sched/sched_process_exit")
 int tp_proc_exit(void *ctx)
 {
@@ -599,6 +616,8 @@ int tp_proc_exit(void *ctx)
 	__u32 *t = bpf_map_lookup_elem(&traced, &tgid);
 	struct claimd_exit *rec;
 
+	/* Every thread, followed or not: its process's word may be gone before it. */
+	thread_slot_free((__u32)id);
 	/* Only the whole process leaving, and only one we followed. */
 	if ((__u32)id != tgid || !t || !*t)
 		return 0;

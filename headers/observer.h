@@ -86,7 +86,7 @@ enum claimd_stat {
 	CLAIMD_ST_ROOT_CALLS,	    /* calls outside any request counted in the kernel */
 	CLAIMD_ST_CONNS,	    /* connections tracked */
 	CLAIMD_ST_CONN_CLOSED,	    /* connections no longer followed: closed or fd replaced */
-	CLAIMD_ST_THREAD_CTXS,	    /* thread contexts created */
+	CLAIMD_ST_THREAD_CTXS,	    /* thread contexts made in threads (their slot held) */
 	CLAIMD_ST_RB_DROPS,	    /* records lost: ring buffer full */
 	CLAIMD_ST_EGRESS_OVERFLOW,  /* egress beyond CLAIMD_EGRESS_MAX, not logged */
 	CLAIMD_ST_FIFO_OVERFLOW,    /* pipelined requests beyond CLAIMD_FIFO_MAX */
@@ -117,6 +117,8 @@ enum claimd_stat {
 	CLAIMD_ST_GO_NO_CALLEE,	 /* Go calls to a host that is no IP address: request unknown */
 	CLAIMD_ST_CONN_STALE,	 /* connections whose fd came to name another socket unseen */
 	CLAIMD_ST_GO_REENTERED,	 /* Go entry probes run again for one call (stack check failed) */
+	CLAIMD_ST_THREAD_SLOTS,	 /* thread contexts made in their thread's slot */
+	CLAIMD_ST_THREAD_SLOTS_FREED, /* ... and slots given back at the thread's exit */
 	CLAIMD_ST__COUNT,
 };
 
@@ -256,6 +258,13 @@ struct claimd_exit {
 struct claimd_thread {
 	struct claimd_conn_key conn; /* inbound connection of the ingress; tgid 0: idle */
 	struct claimd_ingress rec;   /* the record being built */
+};
+
+/* A thread's context in the slot its id names (tid % CLAIMD_THREADS_MAX). */
+struct claimd_thread_slot {
+	__u32 tid; /* the thread holding the slot; 0: free */
+	__u32 pad;
+	struct claimd_thread t;
 };
 
 /* The traced map's word per process: what the programs know of it. */

@@ -824,6 +824,110 @@ out:
 	kcase_close(&c);
 }
 
+/* A thread that reads a request and makes its call, then waits to exit. */
+/* A thread that reads a request and makes its call, then waits to exit. */
+struct slot_server {
+	struct svc *s;
+	int u; /* the kept-alive connection to the peer, shared */
+	pthread_barrier_t served, go;
+	__u32 tid;
+	bool ok;
+};
+
+static void *slot_server_main(void *arg)
+{
+	struct slot_server *t = arg;
+
+	t->tid = self_tid();
+	t->ok = svc_request(t->s, REQ_FRONT) && call_on(t->u, REQ_CALL);
+	pthread_barrier_wait(&t->served);
+	pthread_barrier_wait(&t->go);
+	return NULL;
+}
+
+/* A request read, its call made and its answer written by this thread. */
+static bool serve_with_call(struct kcase *c, const char *what)
+{
+	return ASSERT_TRUE(svc_request(&c->s, REQ_FRONT) && call_on(c->u, REQ_CALL) &&
+				   svc_answer(&c->s, RESP(502, "Bad Gateway")),
+			   what);
+}
+
+/*
+ * Thread contexts live in the slot their thread id names: the thread takes
+ * it when it first serves, another thread answering finds the log there,
+ * and the thread's exit gives it back. A thread whose slot another holds
+ * keeps its context in the thread table, and its requests are followed
+ * the same.
+ */
+static void subtest_thread_slots(struct kfix *f)
+{
+	struct svc s2 = { .lfd = -1, .cfd = -1, .afd = -1 };
+	const __u32 tid = self_tid(), other = tid + CLAIMD_THREADS_MAX;
+	const struct claimd_ingress *in;
+	struct slot_server t = { .s = &s2 };
+	struct kcase c;
+	pthread_t th;
+	int i;
+
+	if (!kcase_answers(f, &c, RESP(503, "Busy"), 4) ||
+	    !ASSERT_EQ(kfix_thread_slot(f, tid), 0, "the slot free at the start") ||
+	    !ASSERT_TRUE(call_once(c.p.port, &c.u, REQ_CALL), "a connection to the peer") ||
+	    !serve_with_call(&c, "served in the thread's slot"))
+		goto out;
+	ASSERT_EQ(kfix_thread_slot(f, tid), tid, "the slot taken by the thread that served");
+	ASSERT_EQ(kfix_stat(f, CLAIMD_ST_THREAD_CTXS), 0, "no context in the thread table");
+
+	/* Another thread holds the slot: the context goes to the thread table. */
+	if (!ASSERT_OK(kfix_thread_slot_set(f, tid, other), "the slot held by another") ||
+	    !serve_with_call(&c, "served from the thread table"))
+		goto out;
+	ASSERT_EQ(kfix_stat(f, CLAIMD_ST_THREAD_CTXS), 1, "a context in the thread table");
+	ASSERT_EQ(kfix_thread_slot(f, tid), other, "the other's slot left as it was");
+	kfix_thread_slot_set(f, tid, 0);
+
+	/* Read and called on another thread, answered on this one; then it exits. */
+	t.u = c.u;
+	if (!svc_connect(&c.s, &s2) || pthread_barrier_init(&t.served, NULL, 2) ||
+	    pthread_barrier_init(&t.go, NULL, 2) ||
+	    !ASSERT_OK(pthread_create(&th, NULL, slot_server_main, &t), "serving thread"))
+		goto out;
+	pthread_barrier_wait(&t.served);
+	ASSERT_TRUE(t.ok, "the thread read the request and made its call");
+	ASSERT_EQ(kfix_thread_slot(f, t.tid), t.tid, "in its own slot");
+	ASSERT_TRUE(svc_answer(&s2, RESP(502, "Bad Gateway")), "answered by this thread");
+	pthread_barrier_wait(&t.go);
+	pthread_join(th, NULL);
+	pthread_barrier_destroy(&t.served);
+	pthread_barrier_destroy(&t.go);
+	/* Its exit's tracepoint may run after the join returned: wait for it. */
+	for (i = 0; i < 200 && kfix_thread_slot(f, t.tid) == t.tid; i++)
+		usleep(5000);
+	ASSERT_EQ(kfix_thread_slot(f, t.tid), 0, "the slot given back at its exit");
+	ASSERT_GE(kfix_stat(f, CLAIMD_ST_THREAD_SLOTS_FREED), 1, "counted");
+
+	kfix_drain(f);
+	ASSERT_EQ(kfix_count_ingress(f, c.s.port), 3, "three requests");
+	for (i = 0; i < 3; i++) {
+		const struct svc *by = i < 2 ? &c.s : &s2;
+
+		in = kfix_ingress(f, c.s.port, i);
+		if (!ASSERT_OK_PTR(in, "ingress record"))
+			continue;
+		/* kfix_check_ingress's fields, for the thread that read it. */
+		ASSERT_EQ(in->tid, i < 2 ? tid : t.tid, "served by the thread that read it");
+		ASSERT_TRUE(addr_is(&in->peer, by->client_port), "its client");
+		ASSERT_EQ(in->target_hash, req_hash(REQ_FRONT), "target hash");
+		ASSERT_EQ(in->status, 502, "status");
+		if (ASSERT_EQ(in->n_egress, 1, "its call logged"))
+			CHECK_EGRESS(&in->egress[0], c.p.port, REQ_CALL, 503, DONE);
+		CHECK_VERDICT(in, CLAIM_UNCLAIMED, CLAIM_RULE_UNKNOWN_EDGE, 0);
+	}
+out:
+	svc_close(&s2);
+	kcase_close(&c);
+}
+
 /* A call's head in 10 entries (writev) and an answer's in 10 (sendmsg): framed exactly. */
 static void subtest_vectored_head(struct kfix *f)
 {
@@ -926,6 +1030,8 @@ void test_kernel(void)
 		subtest_stale_fd(&f);
 	if (test__start_subtest("stale_fd_reused"))
 		subtest_stale_fd_reused(&f);
+	if (test__start_subtest("thread_slots"))
+		subtest_thread_slots(&f);
 	kernel_verdict_subtests(&f);
 	kfix_close(&f);
 	clock_gettime(CLOCK_MONOTONIC, &t1);

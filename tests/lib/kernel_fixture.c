@@ -172,6 +172,8 @@ void kfix_begin(struct kfix *f)
 	bpf_map_update_elem(bpf_map__fd(f->skel->maps.traced), &f->tgid, &flags, BPF_ANY);
 	fixture_mark(f);
 	bpf_map_delete_elem(bpf_map__fd(f->skel->maps.threads), &tid);
+	if (kfix_thread_slot(f, tid) == tid)
+		kfix_thread_slot_set(f, tid, 0);
 	stats_read(f, f->stats0);
 }
 
@@ -268,6 +270,25 @@ int kfix_sock_mark(struct kfix *f, __u64 ino, int n)
 __u32 kfix_sock_unnumbered(struct kfix *f)
 {
 	return f->skel->bss->sock_unnumbered;
+}
+
+__u32 kfix_thread_slot(struct kfix *f, __u32 tid)
+{
+	struct claimd_thread_slot s = { .tid = (__u32)-1 };
+	__u32 idx = tid & (CLAIMD_THREADS_MAX - 1);
+
+	bpf_map_lookup_elem(bpf_map__fd(f->skel->maps.thread_slots), &idx, &s);
+	return s.tid;
+}
+
+int kfix_thread_slot_set(struct kfix *f, __u32 tid, __u32 holder)
+{
+	static const struct claimd_thread_slot zero;
+	struct claimd_thread_slot s = zero;
+	__u32 idx = tid & (CLAIMD_THREADS_MAX - 1);
+
+	s.tid = holder;
+	return bpf_map_update_elem(bpf_map__fd(f->skel->maps.thread_slots), &idx, &s, BPF_ANY);
 }
 
 __u64 kfix_stat(struct kfix *f, enum claimd_stat which)

@@ -63,6 +63,10 @@ int kfix_count_ingress(struct kfix *f, int port);
 /* The nth root egress (a call outside any ingress) to callee port 'port'. */
 const struct claimd_egress *kfix_root(struct kfix *f, int port, int nth);
 const struct claimd_listen *kfix_listen(struct kfix *f, int port, bool closed);
+/* Who holds the thread context slot tid's id names (0: free; -1 unreadable),
+ * and the slot written with a fresh context held by holder (0: freed). */
+__u32 kfix_thread_slot(struct kfix *f, __u32 tid);
+int kfix_thread_slot_set(struct kfix *f, __u32 tid, __u32 holder);
 /* A counter's growth since kfix_begin, summed over CPUs. */
 __u64 kfix_stat(struct kfix *f, enum claimd_stat which);
 /* The socket filter: the count of followed connections in sock_marks' slot;

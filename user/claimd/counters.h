@@ -46,7 +46,8 @@
 	  "SSL calls whose socket could not be found.")                                           \
 	X(CLAIMD_ST_CONN_CLOSED, "connections_closed",                                            \
 	  "Connections no longer followed: closed, or their fd replaced.")                        \
-	X(CLAIMD_ST_THREAD_CTXS, "thread_contexts", "Request-serving thread contexts created.")   \
+	X(CLAIMD_ST_THREAD_CTXS, "thread_contexts",                                               \
+	  "Request-serving thread contexts made in the thread table: their slot was held.")       \
 	X(CLAIMD_ST_CTX_LOST, "requests_context_lost",                                            \
 	  "Requests answered after their thread context was evicted: recorded without their "     \
 	  "calls.")                                                                               \
@@ -100,7 +101,11 @@
 	  "fd's next read or write, or when a new connection takes its number.")                  \
 	X(CLAIMD_ST_GO_REENTERED, "go_entries_repeated",                                          \
 	  "Go requests and calls whose function ran its entry twice (its stack check failed: "    \
-	  "the stack grew, or the runtime asked the goroutine to stop): taken once.")
+	  "the stack grew, or the runtime asked the goroutine to stop): taken once.")             \
+	X(CLAIMD_ST_THREAD_SLOTS, "thread_slots_taken",                                           \
+	  "Request-serving thread contexts made in the slot their thread id names.")              \
+	X(CLAIMD_ST_THREAD_SLOTS_FREED, "thread_slots_freed",                                     \
+	  "Thread context slots given back when their thread exited.")
 
 /* A kernel counter's name ("?" out of range), and the help text for a name (NULL if none). */
 const char *counters__kernel_name(int which);
