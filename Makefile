@@ -207,11 +207,13 @@ $(BUILD)/libclaim.so: $(LIBCLAIM_OBJS)
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(LDFLAGS) -shared -Wl,-soname,libclaim.so.0 $^ -lpthread -o $@
 
-# The parser microbenchmark loads a BPF object of its own.
-$(BUILD)/tests/parse_bench: tests/peers/parse_bench.c $(BUILD)/parsebench.skel.h
+# The parser microbenchmark loads a BPF object of its own, its floor
+# attached where claimd attaches tp_io_x (io_attach).
+$(BUILD)/tests/parse_bench: tests/peers/parse_bench.c $(BUILD)/parsebench.skel.h \
+		$(BUILD)/user/claimd/io_attach.o
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(@D)
-	$(Q)$(CC) $(CFLAGS) $< $(LDLIBS_BPF) -o $@
+	$(Q)$(CC) $(CFLAGS) $< $(BUILD)/user/claimd/io_attach.o $(LDLIBS_BPF) -o $@
 
 $(BUILD)/tests/%: tests/peers/%.c $(BUILD)/libclaim.a
 	$(call msg,CC,$@)

@@ -64,12 +64,13 @@ int parse_bench(struct __sk_buff *skb)
 }
 
 /*
- * The floor of the measurement: an empty program on the tracepoint claimd's
- * read/write program runs on (tests/peers/parse_bench.c attaches it to
- * sock_send_length too), timed by kernel.bpf_stats_enabled like claimd's
- * own. What claimd's programs cost above this is theirs.
+ * The floor of the measurement: an empty program on the raw tracepoint
+ * claimd's read/write program runs on (tests/peers/parse_bench.c attaches
+ * it to sock_send_length too, as claimd does), timed by
+ * kernel.bpf_stats_enabled like claimd's own. What claimd's programs cost
+ * above this is theirs.
  */
-SEC("tracepoint/sock/sock_recv_length")
+SEC("raw_tp/sock_recv_length")
 int floor_sock(void *ctx)
 {
 	return 0;

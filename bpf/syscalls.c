@@ -363,29 +363,41 @@ static __always_inline void on_io(struct task_struct *task, __u32 tgid, const st
  * user/claimd/io_attach.c). These tracepoints fire only for sockets: a read
  * or write of a file, a pipe or a terminal runs no program at all, where
  * the syscalls' own tracepoints ran one for every read and write on the
- * host. The tracepoint gives the socket's family, protocol and the flags;
- * the syscall's number and arguments come from its saved registers. One
- * program for all of them, told apart by that number: one copy of the
- * framer's code in the instruction cache. A socket no followed connection
- * holds (sock_marks, headers/observer.h), one of another kind (UDP, Unix),
- * or bytes from the error queue, leave before any helper call; a process
- * not followed whose socket shares a slot with a followed one, after one
- * helper call and two loads.
+ * host. Attached raw: the program gets the tracepoint's arguments (the
+ * socket, the bytes moved or the error, the flags) as they are, where the
+ * perf event behind a plain tracepoint program first builds its record in
+ * a per-CPU buffer (an empty program costs a TCP syscall about 85 ns less
+ * so, on every process of the host: docs/performance.md). The socket's
+ * family and protocol are two loads from it; the syscall's number and
+ * arguments come from its saved registers. One program for all of them,
+ * told apart by that number: one copy of the framer's code in the
+ * instruction cache. A socket no followed connection holds (sock_marks,
+ * headers/observer.h), one of another kind (UDP, Unix), or bytes from the
+ * error queue, leave before any helper call; a process not followed whose
+ * socket shares a slot with a followed one, after one helper call and two
+ * loads.
  */
-SEC("tracepoint/sock/sock_recv_length")
-int tp_io_x(struct trace_event_raw_sock_msg_length *ctx)
+SEC("raw_tp/sock_recv_length")
+int tp_io_x(struct bpf_raw_tracepoint_args *ctx)
 {
+	/* TP_PROTO(struct sock *sk, int ret, int flags) */
+	struct sock *sk =
+		bpf_rdonly_cast((void *)ctx->args[0], bpf_core_type_id_kernel(struct sock));
+	long ret = (int)ctx->args[1];
+	int flags = (int)ctx->args[2];
 	__u32 dir = DIR_RX, kind = IO_BUF, fd_arg = 0;
 	struct task_struct *task;
 	struct pt_regs *regs;
 	struct sys_args a;
+	__u16 family;
 	__u64 ino;
 	int fd;
 
-	if ((ctx->family != AF_INET && ctx->family != AF_INET6) || ctx->protocol != IPPROTO_TCP ||
-	    (ctx->flags & MSG_ERRQUEUE))
+	family = sk->__sk_common.skc_family;
+	if ((family != AF_INET && family != AF_INET6) || sk->sk_protocol != IPPROTO_TCP ||
+	    (flags & MSG_ERRQUEUE))
 		return 0;
-	ino = sock_ino(ctx->sk);
+	ino = sock_ino(sk);
 	if (!sock_marked(ino))
 		return 0;
 	task = bpf_get_current_task_btf();
@@ -431,14 +443,14 @@ int tp_io_x(struct trace_event_raw_sock_msg_length *ctx)
 		return 0; /* io_uring and kernel work: no syscall of the process's own */
 	}
 	/* A TCP read with MSG_TRUNC drops the bytes: none reached the buffer. */
-	if (dir == DIR_RX && (ctx->flags & MSG_TRUNC))
+	if (dir == DIR_RX && (flags & MSG_TRUNC))
 		kind = IO_UNFRAMED;
 	regs_sys_args(regs, &a);
 	fd = fd_arg == 2 ? a.a2 : a.a0;
 	/* One body for every syscall: no copy of on_io specialized per case. */
 	barrier_var(dir);
 	barrier_var(kind);
-	on_io(task, task->tgid, &a, fd, ino, ctx->ret, dir, kind, ctx->flags & MSG_PEEK);
+	on_io(task, task->tgid, &a, fd, ino, ret, dir, kind, flags & MSG_PEEK);
 	return 0;
 }
 

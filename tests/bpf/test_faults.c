@@ -119,6 +119,22 @@ static bool uses_map(struct json_object *prog, long long map_id)
 	return false;
 }
 
+/* A link of program id, in bpftool's list of links. */
+static bool has_link(struct json_object *links, long long id)
+{
+	size_t i;
+
+	for (i = 0; links && i < json_object_array_length(links); i++)
+		if (j_int(json_object_array_get_idx(links, i), "prog_id") == id)
+			return true;
+	return false;
+}
+
+/*
+ * The programs of one claimd at tracepoints: of the tracepoint type, and of
+ * the raw tracepoint type those attached (tp_io_x; not the two claimd runs
+ * itself and never attaches), that use the map map_id; and their links.
+ */
 static bool progs_of(long long map_id, struct progs *p)
 {
 	const char *pargs[] = { "prog", "show", NULL }, *largs[] = { "link", "show", NULL };
@@ -129,9 +145,11 @@ static bool progs_of(long long map_id, struct progs *p)
 	memset(p, 0, sizeof(*p));
 	for (i = 0; progs && i < json_object_array_length(progs); i++) {
 		struct json_object *o = json_object_array_get_idx(progs, i);
+		const char *type = j_str(o, "type");
 
-		if (!strcmp(j_str(o, "type"), "tracepoint") && uses_map(o, map_id) &&
-		    p->n < MAX_IDS)
+		if ((!strcmp(type, "tracepoint") ||
+		     (!strcmp(type, "raw_tracepoint") && has_link(links, j_int(o, "id")))) &&
+		    uses_map(o, map_id) && p->n < MAX_IDS)
 			p->ids[p->n++] = j_int(o, "id");
 	}
 	for (i = 0; links && i < json_object_array_length(links); i++) {
@@ -263,7 +281,7 @@ static void kill_restart(void)
 	printf("instance 1: verdict map id %lld, %d tracepoint programs, %d links\n", map_id,
 	       first.n, first.links);
 	ASSERT_GT(first.n, 3, "its tracepoint programs");
-	/* tp_io_x follows nine syscalls, a link each; every other program one. */
+	/* tp_io_x is attached at two raw tracepoints, a link each; every other program at one. */
 	ASSERT_EQ(first.links, first.n + IO_ATTACH_MAX, "each attached by its links");
 
 	for (i = 0; i < RESTARTS; i++) {

@@ -18,6 +18,7 @@
 #include <bpf/libbpf.h>
 
 #include "http_parse.h"
+#include "io_attach.h"
 #include "parsebench.skel.h"
 
 static const char response[] = "HTTP/1.1 200 OK\r\nServer: nginx/1.22.1\r\n"
@@ -46,12 +47,13 @@ static long run(struct parsebench_bpf *s, const char *msg, int kind)
 }
 
 /*
- * Average run time of an empty program on sock_recv_length and
- * sock_send_length while argv runs, or -1 (no command, or it failed).
+ * Average run time of an empty program on the raw tracepoints
+ * sock_recv_length and sock_send_length (attached as claimd attaches
+ * tp_io_x) while argv runs, or -1 (no command, or it failed).
  */
 static double floor_ns(struct parsebench_bpf *s, char **argv)
 {
-	struct bpf_link *send;
+	struct bpf_link *links[IO_ATTACH_MAX] = { 0 };
 	struct bpf_prog_info info = { 0 };
 	__u32 len = sizeof(info);
 	int status = -1;
@@ -59,8 +61,7 @@ static double floor_ns(struct parsebench_bpf *s, char **argv)
 
 	if (!argv[0] || parsebench_bpf__attach(s))
 		return -1;
-	send = bpf_program__attach_tracepoint(s->progs.floor_sock, "sock", "sock_send_length");
-	if (!send)
+	if (io_attach(s->progs.floor_sock, links))
 		return -1;
 	pid = fork();
 	if (pid == 0) {
@@ -71,7 +72,7 @@ static double floor_ns(struct parsebench_bpf *s, char **argv)
 	}
 	if (pid > 0)
 		waitpid(pid, &status, 0);
-	bpf_link__destroy(send);
+	io_detach(links);
 	if (!WIFEXITED(status) || WEXITSTATUS(status) ||
 	    bpf_obj_get_info_by_fd(bpf_program__fd(s->progs.floor_sock), &info, &len) ||
 	    !info.run_cnt)

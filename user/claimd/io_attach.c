@@ -12,7 +12,7 @@ int io_attach(struct bpf_program *prog, struct bpf_link *links[IO_ATTACH_MAX])
 	int i, err;
 
 	for (i = 0; i < IO_ATTACH_MAX; i++) {
-		links[i] = bpf_program__attach_tracepoint(prog, "sock", io_tracepoints[i]);
+		links[i] = bpf_program__attach_raw_tracepoint(prog, io_tracepoints[i]);
 		if (!links[i]) {
 			err = -errno;
 			io_detach(links);

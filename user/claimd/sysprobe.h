@@ -24,7 +24,7 @@
 enum sysprobe_feature {
 	SYSPROBE_PROG_TRACEPOINT = 0, /* syscall tracepoints: everything */
 	SYSPROBE_PROG_UPROBE,	      /* uprobes: TLS plaintext and libclaim's context */
-	SYSPROBE_PROG_RAW_TP,	      /* raw_tp: the verdict map's header (test run) */
+	SYSPROBE_PROG_RAW_TP,	      /* raw_tp: a connection's bytes, the verdict map's header */
 	SYSPROBE_MAP_RINGBUF,
 	SYSPROBE_HELPER_LOOP,
 	SYSPROBE_HELPER_TASK_PT_REGS,
