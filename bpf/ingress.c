@@ -80,7 +80,7 @@ static __always_inline int owner_none(const struct claimd_owner *o)
 /* The slot thread tid's id names (observer.bpf.c, thread_slots), held or not. */
 static __always_inline struct claimd_thread_slot *thread_slot_of(__u32 tid)
 {
-	__u32 idx = tid & (CLAIMD_THREADS_MAX - 1);
+	__u32 idx = tid & thread_slots_mask;
 
 	return bpf_map_lookup_elem(&thread_slots, &idx);
 }

@@ -97,22 +97,25 @@ struct {
 
 /*
  * The ingress each thread is serving, with its egress log: in the slot its
- * thread id names (tid % CLAIMD_THREADS_MAX), which a thread takes for
+ * thread id names (tid & thread_slots_mask), which a thread takes for
  * itself the first time it serves a request and gives back when it exits;
  * one inlined load, where a hash lookup cost a bucket and a hash, twice a
  * request. A thread whose slot another one holds has its context in
- * threads, oldest first out when that is full.
+ * threads, oldest first out when that is full. claimd sizes both
+ * (claimd_thread_slots, headers/observer.h).
  */
+const volatile __u32 thread_slots_mask = CLAIMD_THREADS_MAX / 2 - 1;
+
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, CLAIMD_THREADS_MAX);
+	__uint(max_entries, CLAIMD_THREADS_MAX / 2);
 	__type(key, __u32);
 	__type(value, struct claimd_thread_slot);
 } thread_slots SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_LRU_HASH);
-	__uint(max_entries, CLAIMD_THREADS_MAX);
+	__uint(max_entries, CLAIMD_THREADS_MAX / 2);
 	__type(key, __u32);
 	__type(value, struct claimd_thread);
 } threads SEC(".maps");

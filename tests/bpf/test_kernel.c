@@ -863,7 +863,7 @@ static bool serve_with_call(struct kcase *c, const char *what)
 static void subtest_thread_slots(struct kfix *f)
 {
 	struct svc s2 = { .lfd = -1, .cfd = -1, .afd = -1 };
-	const __u32 tid = self_tid(), other = tid + CLAIMD_THREADS_MAX;
+	const __u32 tid = self_tid(), other = tid + kfix_thread_slots(f);
 	const struct claimd_ingress *in;
 	struct slot_server t = { .s = &s2 };
 	struct kcase c;

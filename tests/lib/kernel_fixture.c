@@ -89,7 +89,10 @@ bool kfix_open_netns(struct kfix *f, __u64 netns)
 	/* One word per tgid: only this process's matters. */
 	bpf_map__set_max_entries(skel->maps.traced, f->tgid + 1);
 	bpf_map__set_max_entries(skel->maps.conns, 1024);
-	bpf_map__set_max_entries(skel->maps.threads, 256);
+	/* 256 thread contexts, as claimd --threads 256 sizes them. */
+	bpf_map__set_max_entries(skel->maps.thread_slots, claimd_thread_slots(256));
+	bpf_map__set_max_entries(skel->maps.threads, 256 - claimd_thread_slots(256));
+	skel->rodata->thread_slots_mask = claimd_thread_slots(256) - 1;
 	bpf_map__set_max_entries(skel->maps.conn_ctx, 256);
 	bpf_map__set_max_entries(skel->maps.thread_cur, 64);
 	bpf_map__set_max_entries(skel->maps.events, 1u << 20);
@@ -272,10 +275,15 @@ __u32 kfix_sock_unnumbered(struct kfix *f)
 	return f->skel->bss->sock_unnumbered;
 }
 
+__u32 kfix_thread_slots(struct kfix *f)
+{
+	return f->skel->rodata->thread_slots_mask + 1;
+}
+
 __u32 kfix_thread_slot(struct kfix *f, __u32 tid)
 {
 	struct claimd_thread_slot s = { .tid = (__u32)-1 };
-	__u32 idx = tid & (CLAIMD_THREADS_MAX - 1);
+	__u32 idx = tid & f->skel->rodata->thread_slots_mask;
 
 	bpf_map_lookup_elem(bpf_map__fd(f->skel->maps.thread_slots), &idx, &s);
 	return s.tid;
@@ -285,7 +293,7 @@ int kfix_thread_slot_set(struct kfix *f, __u32 tid, __u32 holder)
 {
 	static const struct claimd_thread_slot zero;
 	struct claimd_thread_slot s = zero;
-	__u32 idx = tid & (CLAIMD_THREADS_MAX - 1);
+	__u32 idx = tid & f->skel->rodata->thread_slots_mask;
 
 	s.tid = holder;
 	return bpf_map_update_elem(bpf_map__fd(f->skel->maps.thread_slots), &idx, &s, BPF_ANY);

@@ -63,8 +63,10 @@ int kfix_count_ingress(struct kfix *f, int port);
 /* The nth root egress (a call outside any ingress) to callee port 'port'. */
 const struct claimd_egress *kfix_root(struct kfix *f, int port, int nth);
 const struct claimd_listen *kfix_listen(struct kfix *f, int port, bool closed);
-/* Who holds the thread context slot tid's id names (0: free; -1 unreadable),
- * and the slot written with a fresh context held by holder (0: freed). */
+/* How many thread context slots there are; who holds the one tid's id
+ * names (0: free; -1 unreadable); that slot written with a fresh context
+ * held by holder (0: freed). */
+__u32 kfix_thread_slots(struct kfix *f);
 __u32 kfix_thread_slot(struct kfix *f, __u32 tid);
 int kfix_thread_slot_set(struct kfix *f, __u32 tid, __u32 holder);
 /* A counter's growth since kfix_begin, summed over CPUs. */

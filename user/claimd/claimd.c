@@ -195,7 +195,10 @@ static const struct argp_option options[] = {
 	  "'none' to serve nothing)",
 	  2 },
 	{ "conns", OPT_CONNS, "N", 0, "Connections followed at once (default 32768)", 3 },
-	{ "threads", OPT_THREADS, "N", 0, "Threads serving requests at once (default 8192)", 3 },
+	{ "threads", OPT_THREADS, "N", 0,
+	  "Threads serving requests at once (default 8192): half in slots their ids name, the rest "
+	  "in a table",
+	  3 },
 	{ "ringbuf-size", OPT_RINGBUF, "BYTES", 0,
 	  "Ring buffer for records from the kernel: a power of two, 4096 to 1073741824, k or m "
 	  "suffix allowed (default 8m)",
@@ -643,6 +646,8 @@ static void map_fill_update(struct claimd *d)
 	if (!d->fill[1].err && ev > (long long)d->fill[1].evicted)
 		d->fill[1].evicted = ev;
 	d->fill[1].has_evicted = true;
+	/* With the contexts in slots: evictions are the table's only. */
+	d->fill[1].entries += st[CLAIMD_ST_THREAD_SLOTS] - st[CLAIMD_ST_THREAD_SLOTS_FREED];
 	d->fill[2].refused = classes__refused(d->classes);
 	d->fill[2].refused_total = classes__refusals(d->classes);
 	d->fill[2].has_refused = true;
@@ -1108,6 +1113,7 @@ int main(int argc, char **argv)
 	}
 	map_fill__init(&d.fill[0], "conns", observer__conns_fd(d.obs));
 	map_fill__init(&d.fill[1], "threads", observer__threads_fd(d.obs));
+	d.fill[1].max_entries += observer__thread_slots(d.obs);
 	map_fill__init(&d.fill[2], "edge_class", observer__classes_fd(d.obs));
 	map_fill_update(&d);
 	if (start_metrics(&d))

@@ -43,6 +43,7 @@ struct observer {
 	unsigned long forgotten;
 	bool verdicts_reused;
 	__u32 generation;
+	__u32 thread_slots; /* thread contexts in slots, beside the threads table */
 };
 
 static __u32 pid_max(void)
@@ -227,8 +228,11 @@ struct observer *observer__load(const struct observer_config *cfg)
 	bpf_map__set_max_entries(obs->skel->maps.traced, pid_max());
 	if (cfg->conns_max)
 		bpf_map__set_max_entries(obs->skel->maps.conns, cfg->conns_max);
-	if (cfg->threads_max)
-		bpf_map__set_max_entries(obs->skel->maps.threads, cfg->threads_max);
+	obs->thread_slots = claimd_thread_slots(cfg->threads_max ?: CLAIMD_THREADS_MAX);
+	bpf_map__set_max_entries(obs->skel->maps.thread_slots, obs->thread_slots);
+	bpf_map__set_max_entries(obs->skel->maps.threads,
+				 (cfg->threads_max ?: CLAIMD_THREADS_MAX) - obs->thread_slots);
+	obs->skel->rodata->thread_slots_mask = obs->thread_slots - 1;
 	if (cfg->ringbuf_size)
 		bpf_map__set_max_entries(obs->skel->maps.events, cfg->ringbuf_size);
 	if (cfg->classes_max)
@@ -721,4 +725,9 @@ void observer__want_records(struct observer *obs, bool on)
 int observer__threads_fd(const struct observer *obs)
 {
 	return bpf_map__fd(obs->skel->maps.threads);
+}
+
+__u32 observer__thread_slots(const struct observer *obs)
+{
+	return obs->thread_slots;
 }

@@ -98,6 +98,9 @@ int observer__go_files(const struct observer *obs);
 int observer__forget_processes(struct observer *obs, const __u32 *tgids, int n);
 /* Connections forgotten that way since load. */
 unsigned long observer__forgotten(const struct observer *obs);
+/* The threads table (the contexts whose slot another thread holds), and
+ * how many thread contexts are in slots (headers/observer.h). */
 int observer__threads_fd(const struct observer *obs);
+__u32 observer__thread_slots(const struct observer *obs);
 
 #endif
