@@ -88,7 +88,7 @@ TEST_OBJS := $(patsubst tests/%.c,$(BUILD)/tests/%.o,$(TEST_SRCS) $(TEST_LIB_SRC
 # Objects of claimd the unit tests exercise directly.
 TEST_USER_OBJS := $(patsubst %,$(BUILD)/user/claimd/%.o,record names edges memory procnet \
 	trace_fmt sysprobe counters roots metrics metrics_text fleet_table goexec grpc_codes \
-	io_attach sock_marks) \
+	io_attach sock_marks thread_slots) \
 	$(BUILD)/user/claimctl/storm.o $(COMMON_OBJS)
 
 # libclaim: the client shim, static and shared, position-independent.

@@ -102,7 +102,7 @@ struct {
  * one inlined load, where a hash lookup cost a bucket and a hash, twice a
  * request. A thread whose slot another one holds has its context in
  * threads, oldest first out when that is full. claimd sizes both
- * (claimd_thread_slots, headers/observer.h).
+ * (user/claimd/thread_slots.c).
  */
 const volatile __u32 thread_slots_mask = CLAIMD_THREADS_MAX / 2 - 1;
 

@@ -260,21 +260,6 @@ struct claimd_thread {
 	struct claimd_ingress rec;   /* the record being built */
 };
 
-/*
- * Of N thread contexts at once (claimd --threads), those in slots their
- * thread ids name (tid modulo the slots, a power of two): the largest power
- * of two no more than half of N. The rest are in the threads table, for
- * the threads whose slot another holds.
- */
-static inline __u32 claimd_thread_slots(__u32 n)
-{
-	__u32 s = 1;
-
-	while (s * 4 <= n)
-		s *= 2;
-	return s;
-}
-
 /* A thread's context in the slot its id names (observer.bpf.c, thread_slots). */
 struct claimd_thread_slot {
 	__u32 tid; /* the thread holding the slot; 0: free */

@@ -27,6 +27,7 @@
 #include "sock_marks.h"
 #include "sockets.h"
 #include "test_progs.h"
+#include "thread_slots.h"
 
 /* proc.bpf.h's traced[] bit for "owns a socket we follow". */
 #define PROC_TRACED 0x1
@@ -90,9 +91,8 @@ bool kfix_open_netns(struct kfix *f, __u64 netns)
 	bpf_map__set_max_entries(skel->maps.traced, f->tgid + 1);
 	bpf_map__set_max_entries(skel->maps.conns, 1024);
 	/* 256 thread contexts, as claimd --threads 256 sizes them. */
-	bpf_map__set_max_entries(skel->maps.thread_slots, claimd_thread_slots(256));
-	bpf_map__set_max_entries(skel->maps.threads, 256 - claimd_thread_slots(256));
-	skel->rodata->thread_slots_mask = claimd_thread_slots(256) - 1;
+	thread_slots_size(skel->maps.thread_slots, skel->maps.threads,
+			  &skel->rodata->thread_slots_mask, 256);
 	bpf_map__set_max_entries(skel->maps.conn_ctx, 256);
 	bpf_map__set_max_entries(skel->maps.thread_cur, 64);
 	bpf_map__set_max_entries(skel->maps.events, 1u << 20);

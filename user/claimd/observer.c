@@ -19,6 +19,7 @@
 #include "observer_api.h"
 #include "observer.skel.h"
 #include "sock_marks.h"
+#include "thread_slots.h"
 #include "sysprobe.h"
 #include "verdict.h"
 
@@ -228,11 +229,9 @@ struct observer *observer__load(const struct observer_config *cfg)
 	bpf_map__set_max_entries(obs->skel->maps.traced, pid_max());
 	if (cfg->conns_max)
 		bpf_map__set_max_entries(obs->skel->maps.conns, cfg->conns_max);
-	obs->thread_slots = claimd_thread_slots(cfg->threads_max ?: CLAIMD_THREADS_MAX);
-	bpf_map__set_max_entries(obs->skel->maps.thread_slots, obs->thread_slots);
-	bpf_map__set_max_entries(obs->skel->maps.threads,
-				 (cfg->threads_max ?: CLAIMD_THREADS_MAX) - obs->thread_slots);
-	obs->skel->rodata->thread_slots_mask = obs->thread_slots - 1;
+	obs->thread_slots = thread_slots_size(obs->skel->maps.thread_slots, obs->skel->maps.threads,
+					      &obs->skel->rodata->thread_slots_mask,
+					      cfg->threads_max ?: CLAIMD_THREADS_MAX);
 	if (cfg->ringbuf_size)
 		bpf_map__set_max_entries(obs->skel->maps.events, cfg->ringbuf_size);
 	if (cfg->classes_max)
