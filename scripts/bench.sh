@@ -7,7 +7,8 @@
 #  2. p50/p99 latency at a fixed rate below saturation (paced client);
 #  3. kernel time per program run (kernel.bpf_stats_enabled=1): for an
 #     untraced process hammering a pipe, and per request of the traced
-#     service (claimd following only that service);
+#     service (claimd following only that service), paced and at
+#     saturation, beside the floor any framing observer pays there;
 #  4. the in-kernel framing of one message head (BPF_PROG_TEST_RUN);
 #  5. libclaim's claim_current() per call;
 #  6. claimd's CPU share and peak RSS at a fixed request rate;
@@ -104,7 +105,25 @@ sleep 0.2
 read -r t1 c1 < <(status | prog_totals)
 r1=$(status | json 'd["kernel"]["requests_counted"]')
 traced=$(python3 -c "print(round(($t1 - $t0) / max(1, $r1 - $r0), 1))")
+# The same at saturation (wrk, as for throughput): no idle CPU between requests.
+read -r t0 c0 < <(status | prog_totals)
+r0=$(status | json 'd["kernel"]["requests_counted"]')
+wrk_rps >/dev/null
+read -r t1 c1 < <(status | prog_totals)
+r1=$(status | json 'd["kernel"]["requests_counted"]')
+traced_sat=$(python3 -c "print(round(($t1 - $t0) / max(1, $r1 - $r0), 1))")
 claimd_stop
+# 3b. The floor of a traced request: floor_traced (bpf/parsebench.bpf.c),
+#     alone, over the same paced requests: on each of the node's socket
+#     reads and writes the task, its registers, one copy of the first bytes
+#     and one clock read, what any observer that frames them must do; the
+#     client's syscalls leave after the task is compared.
+floor=$("$build/tests/parse_bench" --traced "$node_pid" /bin/sh -c \
+	"\"$build/tests/paced_client\" -p $port -r $rate -d $PACE_SECONDS -c 8 >$tmp/floor_pace.json")
+floor_ok=$(json 'd["ok"]' <"$tmp/floor_pace.json")
+traced_floor=$(echo "$floor" | json "round(d['traced_floor_run_time_ns'] / max(1, $floor_ok), 1)")
+say "   a traced request: $traced ns of program time paced, $traced_sat at saturation;" \
+	"the floor $traced_floor ns"
 sysctl -qw kernel.bpf_stats_enabled="$stats_was"
 
 # 4. Framing of one head in the kernel, and the floor: an empty program on
@@ -348,6 +367,8 @@ out = {
                                          "tcp": [${bare[tcp]}, ${with[tcp]}]},
     "empty_program_ns_per_run": parse["empty_program_ns"],
     "traced_ns_per_request": $traced,
+    "traced_ns_per_request_saturated": $traced_sat,
+    "traced_floor_ns_per_request": $traced_floor,
     "parse_response_head_ns": parse["response_head_ns"],
     "parse_request_head_ns": parse["request_head_ns"],
     "writev_head_ns_1_8_64_segments": [${iov_ns[0]}, ${iov_ns[1]}, ${iov_ns[2]}],
@@ -382,6 +403,8 @@ rows = [
     ("  an untraced syscall, added: getppid / pipe / TCP", " / ".join("+%.0f" % (w - b) for b, w in (out["untraced_syscall_ns_without_with"][k] for k in ("getppid", "pipe", "tcp"))) + " ns", ""),
     ("  an empty program on its tracepoints, the same hammer (the floor)", "%s ns" % out["empty_program_ns_per_run"], ""),
     ("program time per traced request (all programs)", "%s ns" % out["traced_ns_per_request"], "<= 800 ns"),
+    ("  the same at saturation (wrk)", "%s ns" % out["traced_ns_per_request_saturated"], ""),
+    ("  the floor: task, registers, one copy, one clock", "%s ns" % out["traced_floor_ns_per_request"], ""),
     ("framing one head in the kernel (resp / req)", "%s / %s ns" % (out["parse_response_head_ns"], out["parse_request_head_ns"]), ""),
     ("a request whose head is one writev of 1 / 8 / 64 pieces", "%s / %s / %s ns" % tuple(out["writev_head_ns_1_8_64_segments"]), ""),
     ("claim_current()", "%.1f ns" % out["claim_current_ns"], "<= 50 ns"),

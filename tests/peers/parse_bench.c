@@ -7,9 +7,14 @@
  * (parse_bench [COMMAND ARG...]), it also times an empty program on the
  * socket tracepoints claimd's read/write program uses, over the command's
  * run: the floor of the per-run figures make bench reports (it runs the
- * untraced process's hammer). Prints one JSON object.
+ * untraced process's hammer). With --traced PID COMMAND [ARG...], it
+ * times instead the floor of a traced syscall (floor_traced: what any
+ * observer that frames PID's socket bytes must do) over the command's run,
+ * alone: make bench runs its paced client there, as for claimd's traced
+ * figure. Prints one JSON object.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -29,40 +34,58 @@ static const char request[] = "GET /r/123 HTTP/1.1\r\nAccept-Encoding: identity\
 			      "Host: 127.0.0.1:8001\r\nUser-Agent: Python-urllib/3.11\r\n"
 			      "Connection: close\r\n\r\n";
 
-/* ns per run, or -1; checks the framer reached the end of the head. */
-static long run(struct parsebench_bpf *s, const char *msg, int kind)
+/* ns per repeat of prog under BPF_PROG_TEST_RUN, or -1 (it failed). */
+static long test_run(const struct bpf_program *prog)
 {
 	char pkt[64] = { 0 };
 	LIBBPF_OPTS(bpf_test_run_opts, o, .repeat = 100000, .data_in = pkt,
 		    .data_size_in = sizeof(pkt));
 
-	memset(s->bss->sample, 0, sizeof(s->bss->sample));
-	memcpy(s->bss->sample, msg, strlen(msg));
-	s->bss->sample_len = strlen(msg);
-	s->bss->sample_kind = kind;
-	if (bpf_prog_test_run_opts(bpf_program__fd(s->progs.parse_bench), &o) || o.retval ||
-	    !(s->bss->out_events & HTTP_EV_HEAD_END))
+	if (bpf_prog_test_run_opts(bpf_program__fd(prog), &o) || o.retval)
 		return -1;
 	return o.duration;
 }
 
 /*
- * Average run time of an empty program on the raw tracepoints
- * sock_recv_length and sock_send_length (attached as claimd attaches
- * tp_io_x) while argv runs, or -1 (no command, or it failed).
+ * ns of framing msg, net of the harness (an empty program's test run), or
+ * -1; checks the framer reached the end of the head.
  */
-static double floor_ns(struct parsebench_bpf *s, char **argv)
+static long run(struct parsebench_bpf *s, const char *msg, int kind)
 {
-	struct bpf_link *links[IO_ATTACH_MAX] = { 0 };
-	struct bpf_prog_info info = { 0 };
-	__u32 len = sizeof(info);
+	long framed, harness;
+
+	memset(s->bss->sample, 0, sizeof(s->bss->sample));
+	memcpy(s->bss->sample, msg, strlen(msg));
+	s->bss->sample_len = strlen(msg);
+	s->bss->sample_kind = kind;
+	s->bss->sample_gen++;
+	framed = test_run(s->progs.parse_bench);
+	harness = test_run(s->progs.parse_empty);
+	if (framed < 0 || harness < 0 || !(s->bss->out_events & HTTP_EV_HEAD_END))
+		return -1;
+	return framed > harness ? framed - harness : 0;
+}
+
+/*
+ * prog on the raw tracepoints sock_recv_length and sock_send_length
+ * (attached as claimd attaches tp_io_x) while argv runs: its run count and
+ * time in *info. 0, or -1 (no command, it failed, or prog never ran).
+ */
+static int timed_run(struct bpf_program *prog, char **argv, struct bpf_prog_info *info)
+{
+	struct bpf_link *links[IO_ATTACH_MAX] = { 0 }, *own;
+	__u32 len = sizeof(*info);
 	int status = -1;
 	pid_t pid;
 
-	if (!argv[0] || parsebench_bpf__attach(s))
+	memset(info, 0, sizeof(*info));
+	/* Its section's tracepoint (sock_recv_length), and the others as claimd attaches them. */
+	if (!argv[0] || !(own = bpf_program__attach(prog)))
 		return -1;
-	if (io_attach(s->progs.floor_sock, links))
+	if (io_attach(prog, links)) {
+		bpf_link__destroy(own);
 		return -1;
+	}
 	pid = fork();
 	if (pid == 0) {
 		/* Its JSON is not ours: stdout carries one object. */
@@ -73,11 +96,47 @@ static double floor_ns(struct parsebench_bpf *s, char **argv)
 	if (pid > 0)
 		waitpid(pid, &status, 0);
 	io_detach(links);
+	bpf_link__destroy(own);
 	if (!WIFEXITED(status) || WEXITSTATUS(status) ||
-	    bpf_obj_get_info_by_fd(bpf_program__fd(s->progs.floor_sock), &info, &len) ||
-	    !info.run_cnt)
+	    bpf_obj_get_info_by_fd(bpf_program__fd(prog), info, &len) || !info->run_cnt)
+		return -1;
+	return 0;
+}
+
+/* Average run time of the empty program while argv runs, or -1. */
+static double floor_ns(struct parsebench_bpf *s, char **argv)
+{
+	struct bpf_prog_info info;
+
+	if (timed_run(s->progs.floor_sock, argv, &info))
 		return -1;
 	return (double)info.run_time_ns / info.run_cnt;
+}
+
+/* --traced PID COMMAND...: floor_traced's runs and time over the command. */
+static int traced_floor(struct parsebench_bpf *s, char **argv)
+{
+	struct bpf_prog_info info;
+	char *end;
+	long pid;
+
+	if (!argv[0] || !argv[1]) {
+		fprintf(stderr, "parse_bench: --traced PID COMMAND [ARG...]\n");
+		return 1;
+	}
+	pid = strtol(argv[0], &end, 10);
+	if (*end || pid <= 0) {
+		fprintf(stderr, "parse_bench: --traced: not a process id: %s\n", argv[0]);
+		return 1;
+	}
+	s->bss->floor_tgid = (__u32)pid;
+	if (timed_run(s->progs.floor_traced, argv + 1, &info)) {
+		fprintf(stderr, "parse_bench: --traced: the command failed, or nothing ran\n");
+		return 1;
+	}
+	printf("{\"traced_floor_runs\":%llu,\"traced_floor_run_time_ns\":%llu}\n",
+	       (unsigned long long)info.run_cnt, (unsigned long long)info.run_time_ns);
+	return 0;
 }
 
 int main(int argc, char **argv)
@@ -89,6 +148,12 @@ int main(int argc, char **argv)
 	if (!s) {
 		perror("loading bpf/parsebench.bpf.c");
 		return 1;
+	}
+	if (argc > 1 && !strcmp(argv[1], "--traced")) {
+		int err = traced_floor(s, argv + 2);
+
+		parsebench_bpf__destroy(s);
+		return err;
 	}
 	resp = run(s, response, HTTP_KIND_RESPONSE);
 	req = run(s, request, HTTP_KIND_REQUEST);
