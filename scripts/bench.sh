@@ -3,7 +3,8 @@
 # make bench: what claimd costs the host, all measured in this run.
 #
 #  1. throughput of a thread-per-request service (a claimlab node) under wrk
-#     at saturation, with claimd attached and not, alternating; medians;
+#     at saturation, with claimd attached and not, alternating; medians; and
+#     with only the floor of a traced request attached (see 3b);
 #  2. p50/p99 latency at a fixed rate below saturation (paced client);
 #  3. kernel time per program run (kernel.bpf_stats_enabled=1): for an
 #     untraced process hammering a pipe, and per request of the traced
@@ -56,6 +57,19 @@ say "== claimd benchmark: service benchsvc (claimlab node, pid $node_pid) on 127
 # 1. Throughput at saturation, off and on alternating.
 throughput_off_on "$port" "the node"
 rps_off=$off_rps rps_on=$on_rps ratio=$on_ratio
+
+# 1b. The throughput the floor of a traced request leaves (floor_traced
+#     alone on the node's reads and writes, no claimd; see 3b), alternating
+#     with none, as in 1.
+floor_off=() floor_on=()
+for r in $(seq "$ROUNDS"); do
+	floor_off+=("$(wrk_rps)")
+	"$build/tests/parse_bench" --traced "$node_pid" /bin/sh -c \
+		"wrk -t2 -c32 -d${WRK_SECONDS}s http://127.0.0.1:$port/r/1 >$tmp/floor_wrk.out" >/dev/null
+	floor_on+=("$(awk '/Requests\/sec/ {print $2}' "$tmp/floor_wrk.out")")
+	say "   round $r, the floor alone: ${floor_off[-1]} req/s without it, ${floor_on[-1]} with"
+done
+floor_ratio=$(python3 -c "print(round($(median "${floor_on[@]}") / $(median "${floor_off[@]}"), 4))")
 
 # 2. Latency at a fixed rate below saturation (40% of it, at most 10000/s).
 rate=$(python3 -c "print(int(min(10000, 0.4 * $rps_off)))")
@@ -356,6 +370,7 @@ out = {
     "service": "claimlab node (thread per connection), 127.0.0.1",
     "throughput_rps_without": $rps_off, "throughput_rps_with": $rps_on,
     "throughput_ratio": $ratio,
+    "floor_throughput_ratio": $floor_ratio,
     "fixed_rate_rps": $rate,
     "p50_latency_us_without": $p50o, "p50_latency_us_with": $p50n,
     "p99_latency_us_without": $p99o, "p99_latency_us_with": $p99n,
@@ -396,6 +411,7 @@ out = {
 json.dump(out, open(sys.argv[1], "w"), indent=2)
 rows = [
     ("throughput ratio (with/without, medians)", "%.3f (%.0f / %.0f req/s)" % (out["throughput_ratio"], $rps_on, $rps_off), ">= 0.95"),
+    ("  the same, the floor of a traced request alone", "%.3f" % out["floor_throughput_ratio"], ""),
     ("p99 latency ratio at %d req/s" % $rate, "%.3f (%s / %s us)" % (out["p99_latency_ratio"], $p99n, $p99o), "<= 1.05"),
     ("p50 latency, without / with", "%s / %s us" % ($p50o, $p50n), ""),
     ("program time per run, untraced process (TCP)", "%s ns" % out["untraced_ns_per_run"], "<= the floor + 10 ns"),
