@@ -11,6 +11,39 @@
 #define SCAN_SKIP_WORDS 8
 
 /*
+ * A header line at pos (the framer at HS_HDR_LINE) whose name is none we
+ * read, taken whole (http_line_skip): its line end sought a word at a time
+ * after its first eight bytes, up to SCAN_SKIP_WORDS words. Returns its
+ * length, or 0 (a name we may read, a line end past the words or the
+ * window: the steps below take it).
+ */
+static __always_inline __u32 scan_line(struct http_framer *f, struct scan_buf *buf, __u32 pos,
+				       __u32 len)
+{
+	__u32 idx = pos & (SCAN_WINDOW - 1), k;
+	__u64 w;
+
+	barrier_var(idx);
+	if (pos + 8 > len || idx > SCAN_WINDOW - 8)
+		return 0;
+	w = scan_word_at(buf, idx);
+	if (http_line_kind(w) != HTTP_LINE_OTHER)
+		return 0;
+	for (k = 1; k <= SCAN_SKIP_WORDS; k++) {
+		__u32 at = pos + 8 * k, i = at & (SCAN_WINDOW - 1);
+		__u64 m;
+
+		barrier_var(i);
+		if (at + 8 > len || i > SCAN_WINDOW - 8)
+			return 0;
+		m = http_word_eq(scan_word_at(buf, i), '\n');
+		if (m)
+			return http_line_skip(f, w, 8 * k + http_word_first(m) + 1);
+	}
+	return 0;
+}
+
+/*
  * Step the framer over buf[start, len) until a framing event or a change to
  * skipping. Returns the position reached, with the events in bits 16 and up.
  *
@@ -62,6 +95,14 @@ __noinline __u32 scan_window(struct http_framer *f, struct scan_buf *buf, __u32 
 			 * masked value.
 			 */
 			barrier_var(idx);
+			if (f->state == HS_HDR_LINE) {
+				__u32 n = scan_line(f, buf, pos, len);
+
+				if (n) {
+					buf->pos = pos + n;
+					continue;
+				}
+			}
 			if (pos + 8 <= len && idx <= SCAN_WINDOW - 8 && http_wants_word(f)) {
 				__u32 n = http_word(f, scan_word_at(buf, idx));
 

@@ -857,35 +857,73 @@ HTTP_INLINE __u32 http_name_start(struct http_framer *f, __u32 h8)
  * and the caller steps byte by byte (a name we may want, a short line, the
  * end of the head).
  */
-HTTP_INLINE __u32 http_line_word(struct http_framer *f, __u64 w)
+/*
+ * What the first eight bytes w of a header line (at HS_HDR_LINE) make of it:
+ * HTTP_LINE_STEP, left to http_step() (a line end among them, a CR first:
+ * the end of the head or an error, a name only alike one we read: a CR or
+ * a control byte for a dash); HTTP_LINE_OTHER, a line whose name is none we
+ * read, skipped to its end (one starting with blanks or ':' is skipped by
+ * http_step() too); or the HTTP_HDR_* of the name it begins, exactly
+ * (letters in any case, the dashes dashes): "content-", "transfer",
+ * "x-error-", little-endian; OR 0x20 lowers letters.
+ */
+#define HTTP_LINE_STEP	HTTP_HDR_COUNT
+#define HTTP_LINE_OTHER (HTTP_HDR_COUNT + 1)
+HTTP_INLINE __u32 http_line_kind(__u64 w)
 {
 	const __u64 ones = 0x0101010101010101ULL, highs = 0x8080808080808080ULL;
 	__u64 x = w ^ (ones * '\n'), lw = w | (ones * 0x20);
 
-	/* A CR first is the end of the head (or an error): http_step() decides. */
-	if (f->state != HS_HDR_LINE || ((x - ones) & ~x & highs) || (w & 0xff) == '\r')
-		return 0;
-	if (f->head + 8 > HTTP_MAX_HEAD)
-		return 0;
-	/*
-	 * "content-", "transfer", "x-error-", little-endian; OR 0x20 lowers
-	 * letters. Exactly (letters in any case, the dashes dashes): the name
-	 * goes on with its first eight bytes hashed, as http_step() would have.
-	 */
+	if (((x - ones) & ~x & highs) || (w & 0xff) == '\r')
+		return HTTP_LINE_STEP;
 	if ((w | 0x0020202020202020ULL) == 0x2d746e65746e6f63ULL)
-		return http_name_start(f, HTTP_HASH8_CONTENT);
+		return HTTP_HDR_CONTENT_LENGTH;
 	if ((w | 0x2020202020202020ULL) == 0x726566736e617274ULL)
-		return http_name_start(f, HTTP_HASH8_TRANSFER);
+		return HTTP_HDR_TRANSFER_ENCODING;
 	if ((w | 0x0020202020200020ULL) == 0x2d726f7272652d78ULL)
-		return http_name_start(f, HTTP_HASH8_X_ERROR);
-	/* Only alike (a CR or a control byte for a dash): http_step() decides. */
+		return HTTP_HDR_ERROR_CLAIM;
 	if (lw == 0x2d746e65746e6f63ULL || lw == 0x726566736e617274ULL ||
 	    lw == 0x2d726f7272652d78ULL)
+		return HTTP_LINE_STEP;
+	return HTTP_LINE_OTHER;
+}
+
+HTTP_INLINE __u32 http_line_word(struct http_framer *f, __u64 w)
+{
+	__u32 kind;
+
+	if (f->state != HS_HDR_LINE || f->head + 8 > HTTP_MAX_HEAD)
 		return 0;
-	/* A line starting with blanks or ':' is skipped by http_step() too. */
+	kind = http_line_kind(w);
+	/* A name we read goes on with its first eight bytes hashed, as http_step() would have. */
+	if (kind == HTTP_HDR_CONTENT_LENGTH)
+		return http_name_start(f, HTTP_HASH8_CONTENT);
+	if (kind == HTTP_HDR_TRANSFER_ENCODING)
+		return http_name_start(f, HTTP_HASH8_TRANSFER);
+	if (kind == HTTP_HDR_ERROR_CLAIM)
+		return http_name_start(f, HTTP_HASH8_X_ERROR);
+	if (kind == HTTP_LINE_STEP)
+		return 0;
 	f->head += 8;
 	http_skip_header_line(f);
 	return 8;
+}
+
+/*
+ * A whole header line at once, from HS_HDR_LINE: w its first eight bytes,
+ * n its length with its LF (n > 8). Takes the line where its name is none
+ * we read, exactly as http_line_word(), http_skip_word() and http_step()
+ * would have, one after the other: returns n, or 0 (they decide).
+ */
+HTTP_INLINE __u32 http_line_skip(struct http_framer *f, __u64 w, __u32 n)
+{
+	if (f->state != HS_HDR_LINE || n <= 8 || f->head + n > HTTP_MAX_HEAD ||
+	    http_line_kind(w) != HTTP_LINE_OTHER)
+		return 0;
+	http_skip_header_line(f);
+	f->state = HS_HDR_LINE;
+	f->head += n;
+	return n;
 }
 
 /*
@@ -1013,7 +1051,14 @@ static inline __u64 http_feed(struct http_framer *f, const __u8 *buf, __u64 len,
 
 		if (len - off >= 8 && http_wants_word(f)) {
 			__builtin_memcpy(&w, buf + off, 8);
-			n = http_word(f, w);
+			if (f->state == HS_HDR_LINE) {
+				const __u8 *lf = __builtin_memchr(buf + off, '\n', len - off);
+
+				if (lf)
+					n = http_line_skip(f, w, (__u32)(lf - (buf + off)) + 1);
+			}
+			if (!n)
+				n = http_word(f, w);
 		}
 		if (n) {
 			off += n;

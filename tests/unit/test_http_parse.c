@@ -1385,6 +1385,14 @@ void test_http_parse_fast_paths(void)
 		{ MSG("HTTP/1.1 200\r\nContent-Length: 1\r\n\r\nx") },
 		{ MSG("HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 200 "
 		      "OK\r\ncontent-length:1\r\n\r\n!") },
+		/* Whole lines at once (http_line_skip): lengths around the words, bare LFs. */
+		{ MSG("GET / HTTP/1.1\r\nAbcdefg\r\nAbcdefgh\nAbcdefghi\r\nA: 1234567\r\n\r\n") },
+		{ MSG("GET / HTTP/1.1\r\nUser-Agent: Mozilla/5.0 (X11; Linux x86_64) "
+		      "AppleWebKit/537.36 "
+		      "(KHTML, like Gecko) Chrome/120.0 Safari/537.36\r\nHost: x\r\n\r\n") },
+		{ MSG("GET / HTTP/1.1\r\nX-Odd: a\rb\r\r\nX-Nul: \0\0\r\n :folded\r\n\r\n") },
+		{ MSG("HTTP/1.1 200 OK\r\nServer: nginx/1.22.1\r\nDate: Sun, 29 Nov 2026 22:08:37 "
+		      "GMT\r\nContent-Length: 0\r\nConnection: keep-alive\r\n\r\n") },
 	};
 	static __u8 buf[RAND_MAX_LEN];
 	struct http_framer fast, slow;
@@ -1406,6 +1414,24 @@ void test_http_parse_fast_paths(void)
 			ASSERT_TRUE(same_trace(&tf, &ts) && !memcmp(&fast, &slow, sizeof(fast)),
 				    cases[i].s);
 		}
+	}
+	/* A skipped line that would pass the head's limit: both paths fail it the same. */
+	for (i = 0; i < 3; i++) {
+		static const char line[] = "Accept: text/html\r\n";
+
+		memset(&tf, 0, sizeof(tf));
+		memset(&ts, 0, sizeof(ts));
+		http_framer_init(&fast, REQ, 0);
+		http_framer_init(&slow, REQ, 0);
+		http_feed(&fast, (const __u8 *)"GET / HTTP/1.1\r\n", 16, on_event, &tf);
+		feed_bytes(&slow, (const __u8 *)"GET / HTTP/1.1\r\n", 16, &ts);
+		/* The line's 19 bytes end one before, at, and one past the limit. */
+		fast.head = slow.head = HTTP_MAX_HEAD - 20 + (__u32)i;
+		http_feed(&fast, (const __u8 *)line, sizeof(line) - 1, on_event, &tf);
+		feed_bytes(&slow, (const __u8 *)line, sizeof(line) - 1, &ts);
+		ASSERT_TRUE(same_trace(&tf, &ts) && !memcmp(&fast, &slow, sizeof(fast)),
+			    "a line at the head's limit");
+		ASSERT_EQ(fast.state, i < 2 ? HS_HDR_LINE : HS_LOST, "the limit, exactly");
 	}
 	rng = 0x243f6a8885a308d3ULL;
 	for (iter = 0; iter < 20000; iter++) {
