@@ -47,7 +47,8 @@ static __always_inline __u32 scan_line(struct http_framer *f, struct scan_buf *b
  * Step the framer over buf[start, len) until a framing event or a change to
  * skipping. Returns the position reached, with the events in bits 16 and up.
  *
- * Each step is a fast path of http_word() (a method, a request target, a
+ * Each step is a whole header line whose name is none we read
+ * (scan_line), a fast path of http_word() (a method, a request target, a
  * version, a status, the name of a header we read) over the eight bytes at
  * the position, or, on a line being skipped, http_skip_word() over up to
  * SCAN_SKIP_WORDS words until the line's end; else one byte through
