@@ -103,7 +103,7 @@ __u64 floor_sink;
 /*
  * The floor of a traced syscall: what any observer that frames a followed
  * process's bytes must do on each of its socket reads and writes before it
- * keeps any state of its own. The socket's family (as tp_io_x), the current
+ * keeps any state of its own. The socket's kind (as tp_io_x), the current
  * task and its process, its saved registers (the syscall's number and
  * buffer), one copy of the first bytes moved (up to 64, the start of a
  * message) and one clock read. Any other process's syscall leaves after the
@@ -121,7 +121,8 @@ int floor_traced(struct bpf_raw_tracepoint_args *ctx)
 	__u8 head[64];
 	__u64 n;
 
-	if (sk->__sk_common.skc_family != 2 && sk->__sk_common.skc_family != 10)
+	if ((sk->__sk_common.skc_family != 2 && sk->__sk_common.skc_family != 10) ||
+	    sk->sk_protocol != 6) /* AF_INET, AF_INET6, IPPROTO_TCP */
 		return 0;
 	task = bpf_get_current_task_btf();
 	if (task->tgid != floor_tgid || ret <= 0)

@@ -851,13 +851,6 @@ HTTP_INLINE __u32 http_name_start(struct http_framer *f, __u32 h8)
 }
 
 /*
- * The first eight bytes of a header line at once: a line whose name cannot
- * be one we read (its first eight bytes, lower-cased, start none of our
- * names) is skipped without hashing it. Returns 8 when it took them, else 0
- * and the caller steps byte by byte (a name we may want, a short line, the
- * end of the head).
- */
-/*
  * What the first eight bytes w of a header line (at HS_HDR_LINE) make of it:
  * HTTP_LINE_STEP, left to http_step() (a line end among them, a CR first:
  * the end of the head or an error, a name only alike one we read: a CR or
@@ -888,6 +881,13 @@ HTTP_INLINE __u32 http_line_kind(__u64 w)
 	return HTTP_LINE_OTHER;
 }
 
+/*
+ * The first eight bytes of a header line at once: a line whose name cannot
+ * be one we read (its first eight bytes, lower-cased, start none of our
+ * names) is skipped without hashing it. Returns 8 when it took them, else 0
+ * and the caller steps byte by byte (a name we may want, a short line, the
+ * end of the head).
+ */
 HTTP_INLINE __u32 http_line_word(struct http_framer *f, __u64 w)
 {
 	__u32 kind;
