@@ -63,11 +63,14 @@ for p in d["programs"]:
 print(t, c)' "$@"
 }
 
-wrk_rps() { # [port] -> requests per second; says so when answers were not 2xx
-	local out
-	out=$(wrk -t2 -c32 -d"${WRK_SECONDS}s" "http://127.0.0.1:${1:-$port}/r/1")
+# [port [command...]] -> requests per second; says so when answers were not
+# 2xx. With a command, wrk runs under it (its arguments follow the command's).
+wrk_rps() {
+	local p=${1:-$port} out
+	shift || true
+	out=$("$@" wrk -t2 -c32 -d"${WRK_SECONDS}s" "http://127.0.0.1:$p/r/1" 2>&1)
 	if grep -q 'Non-2xx' <<<"$out"; then
-		say "   warning: port ${1:-$port}: $(grep 'Non-2xx' <<<"$out")"
+		say "   warning: port $p: $(grep 'Non-2xx' <<<"$out")"
 	fi
 	awk '/Requests\/sec/ {print $2}' <<<"$out"
 }

@@ -64,9 +64,7 @@ rps_off=$off_rps rps_on=$on_rps ratio=$on_ratio
 floor_off=() floor_on=()
 for r in $(seq "$ROUNDS"); do
 	floor_off+=("$(wrk_rps)")
-	"$build/tests/parse_bench" --traced "$node_pid" /bin/sh -c \
-		"wrk -t2 -c32 -d${WRK_SECONDS}s http://127.0.0.1:$port/r/1 >$tmp/floor_wrk.out" >/dev/null
-	floor_on+=("$(awk '/Requests\/sec/ {print $2}' "$tmp/floor_wrk.out")")
+	floor_on+=("$(wrk_rps "$port" "$build/tests/parse_bench" --traced "$node_pid")")
 	say "   round $r, the floor alone: ${floor_off[-1]} req/s without it, ${floor_on[-1]} with"
 done
 floor_ratio=$(python3 -c "print(round($(median "${floor_on[@]}") / $(median "${floor_off[@]}"), 4))")

@@ -92,7 +92,7 @@ static int timed_run(struct bpf_program *prog, char **argv, struct bpf_prog_info
 	if (pid == 0) {
 		/* Its JSON is not ours: stdout carries one object. */
 		dup2(STDERR_FILENO, STDOUT_FILENO);
-		execv(argv[0], argv);
+		execvp(argv[0], argv);
 		_exit(127);
 	}
 	if (pid > 0)
