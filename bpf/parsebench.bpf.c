@@ -34,11 +34,14 @@ struct {
 __u8 sample[SCAN_WINDOW];
 __u32 sample_len;
 __u32 sample_kind;
+__u32 sample_seek;
 __u32 sample_gen;
-/* Results of the last run, for checking. */
+/* Results of the last run, for checking: the framer whole, and where it stopped. */
 __u32 out_events;
 __u32 out_status;
 __u32 out_state;
+__u32 out_pos;
+struct http_framer out_framer;
 
 SEC("tc")
 int parse_bench(struct __sk_buff *skb)
@@ -60,7 +63,7 @@ int parse_bench(struct __sk_buff *skb)
 		__builtin_memcpy(buf->data, sample, sizeof(buf->data));
 		buf->rounds = sample_gen;
 	}
-	http_framer_init(&f, sample_kind, 0);
+	http_framer_init(&f, sample_kind, sample_seek);
 	for (i = 0; i < 16 && pos < len; i++) {
 		r = scan_window(&f, buf, pos, len);
 		pos = r & 0xffff;
@@ -71,6 +74,8 @@ int parse_bench(struct __sk_buff *skb)
 	out_events = ev;
 	out_status = f.status;
 	out_state = f.state;
+	out_pos = pos;
+	out_framer = f;
 	return 0;
 }
 

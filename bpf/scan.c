@@ -11,23 +11,52 @@
 #define SCAN_SKIP_WORDS 8
 
 /*
+ * A Content-Length line at pos whose first eight bytes are w, taken whole
+ * (http_length_line): the two words after them, the second loaded to end at
+ * len where the window ends sooner (a head's last line, written apart from
+ * its body). Returns its length, or 0.
+ */
+static __always_inline __u32 scan_length_line(struct http_framer *f, struct scan_buf *buf,
+					      __u32 pos, __u32 len, __u64 w)
+{
+	__u32 i2 = (pos + 8) & (SCAN_WINDOW - 1), it, drop = 0;
+	__u64 tail;
+
+	if (len - pos < 19)
+		return 0;
+	if (pos + 24 > len)
+		drop = pos + 24 - len;
+	it = (pos + 16 - drop) & (SCAN_WINDOW - 1);
+	barrier_var(i2);
+	barrier_var(it);
+	if (i2 > SCAN_WINDOW - 8 || it > SCAN_WINDOW - 8)
+		return 0;
+	tail = scan_word_at(buf, it) >> (8 * (drop & 7));
+	return http_length_line(f, w, scan_word_at(buf, i2), tail);
+}
+
+/*
  * A header line at pos (the framer at HS_HDR_LINE) whose name is none we
  * read, taken whole (http_line_skip): its line end sought a word at a time
- * after its first eight bytes, up to SCAN_SKIP_WORDS words. Returns its
- * length, or 0 (a name we may read, a line end past the words or the
- * window: the steps below take it).
+ * after its first eight bytes, up to SCAN_SKIP_WORDS words; or a
+ * Content-Length line (scan_length_line). Returns its length, or 0 (another
+ * name we read, a line end past the words or the window: the steps below
+ * take it).
  */
 static __always_inline __u32 scan_line(struct http_framer *f, struct scan_buf *buf, __u32 pos,
 				       __u32 len)
 {
-	__u32 idx = pos & (SCAN_WINDOW - 1), k;
+	__u32 idx = pos & (SCAN_WINDOW - 1), k, kind;
 	__u64 w;
 
 	barrier_var(idx);
 	if (pos + 8 > len || idx > SCAN_WINDOW - 8)
 		return 0;
 	w = scan_word_at(buf, idx);
-	if (http_line_kind(w) != HTTP_LINE_OTHER)
+	kind = http_line_kind(w);
+	if (kind == HTTP_HDR_CONTENT_LENGTH)
+		return scan_length_line(f, buf, pos, len, w);
+	if (kind != HTTP_LINE_OTHER)
 		return 0;
 	for (k = 1; k <= SCAN_SKIP_WORDS; k++) {
 		__u32 at = pos + 8 * k, i = at & (SCAN_WINDOW - 1);
@@ -47,13 +76,14 @@ static __always_inline __u32 scan_line(struct http_framer *f, struct scan_buf *b
  * Step the framer over buf[start, len) until a framing event or a change to
  * skipping. Returns the position reached, with the events in bits 16 and up.
  *
- * Each step is a whole header line whose name is none we read
- * (scan_line), a fast path of http_word() (a method, a request target, a
- * version, a status, the name of a header we read) over the eight bytes at
- * the position, or, on a line being skipped, http_skip_word() over up to
- * SCAN_SKIP_WORDS words until the line's end; else one byte through
- * http_step(). At least one byte a step, so len steps reach the end. A
- * may_goto loop (loop.bpf.h), not bpf_loop(): no call per step. The position
+ * Each step is a whole header line whose name is none we read, or a whole
+ * Content-Length line (scan_line), a fast path of http_word() (a method, a
+ * request target, a version, a status, the name of a header we read) over
+ * the eight bytes at the position, or, on a line being skipped,
+ * http_skip_word() over up to SCAN_SKIP_WORDS words until the line's end;
+ * else one byte through http_step(). At least one byte a step, so len steps
+ * reach the end. A may_goto loop (loop.bpf.h), not bpf_loop(): no call per
+ * step. The position
  * lives in the map (scan_buf.pos), so that the verifier sees an unknown
  * value at every step and the loop's state repeats; its index is masked.
  */

@@ -927,6 +927,55 @@ HTTP_INLINE __u32 http_line_skip(struct http_framer *f, __u64 w, __u32 n)
 }
 
 /*
+ * The value of up to eight decimal digits in w (in memory order, the first
+ * one most significant) whose first n (1..8) bytes are digits: shifted up so
+ * that missing leading digits read as zeros, then pairs, quads and the two
+ * halves combined by three multiplies.
+ */
+HTTP_INLINE __u64 http_word_digits(__u64 w, __u32 n)
+{
+	__u64 d = (w - 0x3030303030303030ULL) & (~0ULL >> (64 - 8 * n));
+
+	d <<= 8 * (8 - n);
+	d = ((d & 0x0f0f0f0f0f0f0f0fULL) * 2561) >> 8;
+	d = ((d & 0x00ff00ff00ff00ffULL) * 6553601) >> 16;
+	return ((d & 0x0000ffff0000ffffULL) * 42949672960001ULL) >> 32;
+}
+
+/*
+ * A whole "Content-Length: N\r\n" line at once, from HS_HDR_LINE: w the
+ * line's first eight bytes, w2 the next eight, tail the eight after them
+ * (zeros past the bytes at hand). The name in any case, one space, one to
+ * six digits, CRLF; any other form (more spaces, a bare LF, a longer value)
+ * is left to the steps. Leaves the framer exactly as the steps would have:
+ * returns the line's length, or 0.
+ */
+HTTP_INLINE __u32 http_length_line(struct http_framer *f, __u64 w, __u64 w2, __u64 tail)
+{
+	const __u64 lows = 0x7f7f7f7f7f7f7f7fULL, highs = 0x8080808080808080ULL;
+	/* High bits: bytes below '0', at or above ':', or at or above 0x80. */
+	__u64 other = (~((tail & lows) + 0x5050505050505050ULL) |
+		       ((tail & lows) + 0x4646464646464646ULL) | tail) &
+		      highs;
+	__u32 n = http_word_first(other), len = 16 + n + 2;
+	__u64 v;
+
+	if (f->state != HS_HDR_LINE || http_line_kind(w) != HTTP_HDR_CONTENT_LENGTH ||
+	    (w2 | 0x0000202020202020ULL) != 0x203a6874676e656cULL /* "length: " */ || !n || n > 6 ||
+	    ((tail >> (8 * n)) & 0xffff) != 0x0a0d || f->head + len > HTTP_MAX_HEAD)
+		return 0;
+	v = http_word_digits(tail, n);
+	f->acc = v;
+	f->remaining = v;
+	f->flags |= HTTP_F_HAVE_LEN;
+	f->hdr = HTTP_HDR_CONTENT_LENGTH;
+	f->sub = 1;
+	f->pos = 1;
+	f->head += len;
+	return len;
+}
+
+/*
  * A name past the eight bytes that start one we read: its next bytes up to
  * the first that ends a name (':', a line end, NUL), hashed.
  */
@@ -1051,7 +1100,14 @@ static inline __u64 http_feed(struct http_framer *f, const __u8 *buf, __u64 len,
 
 		if (len - off >= 8 && http_wants_word(f)) {
 			__builtin_memcpy(&w, buf + off, 8);
-			if (f->state == HS_HDR_LINE) {
+			if (f->state == HS_HDR_LINE && len - off >= 19) {
+				__u64 w2, tail = 0, rest = len - off - 16;
+
+				__builtin_memcpy(&w2, buf + off + 8, 8);
+				__builtin_memcpy(&tail, buf + off + 16, rest < 8 ? rest : 8);
+				n = http_length_line(f, w, w2, tail);
+			}
+			if (!n && f->state == HS_HDR_LINE) {
 				const __u8 *lf = __builtin_memchr(buf + off, '\n', len - off);
 
 				if (lf)

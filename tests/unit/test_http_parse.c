@@ -1346,8 +1346,9 @@ static void feed_bytes(struct http_framer *f, const __u8 *buf, size_t len, struc
 
 /*
  * The eight-byte fast paths (methods, targets, versions, status codes, the
- * names of the headers we read, skipped lines) give exactly what stepping
- * byte by byte gives: the same events, the same framer after them. Near
+ * names of the headers we read, skipped lines, Content-Length lines) give
+ * exactly what stepping byte by byte gives: the same events, the same
+ * framer after them. Near
  * misses first (a CR or a control byte where a dash is, long methods, DEL
  * in a target, a version or a status that is not one), then random streams.
  */
@@ -1393,6 +1394,15 @@ void test_http_parse_fast_paths(void)
 		{ MSG("GET / HTTP/1.1\r\nX-Odd: a\rb\r\r\nX-Nul: \0\0\r\n :folded\r\n\r\n") },
 		{ MSG("HTTP/1.1 200 OK\r\nServer: nginx/1.22.1\r\nDate: Sun, 29 Nov 2026 22:08:37 "
 		      "GMT\r\nContent-Length: 0\r\nConnection: keep-alive\r\n\r\n") },
+		/* A Content-Length line at once (http_length_line), its near misses, a head's end. */
+		{ MSG("HTTP/1.0 200 OK\r\nContent-type: text/html\r\nContent-Length: "
+		      "123\r\n\r\n") },
+		{ MSG("POST /p HTTP/1.1\r\ncontent-length: 999999\r\nCONTENT-LENGTH: "
+		      "1234567\r\n\r\n") },
+		{ MSG("HTTP/1.1 200 OK\r\nContent-Length:  5\r\n"
+		      "Content-Length: 5\nContent-Length: 5 \r\n"
+		      "Content-Length: \r\nContent-Length: 0a\r\n"
+		      "Content-Length:5\r\n\r\nhello") },
 	};
 	static __u8 buf[RAND_MAX_LEN];
 	struct http_framer fast, slow;
