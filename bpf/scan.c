@@ -11,28 +11,52 @@
 #define SCAN_SKIP_WORDS 8
 
 /*
+ * The eight bytes at at (< len, where 8 <= len), zeros past len: loaded to
+ * end at len where the window ends sooner (a head's last line, written
+ * apart from its body), and shifted down.
+ */
+static __always_inline __u64 scan_word_upto(const struct scan_buf *buf, __u32 at, __u32 len)
+{
+	__u32 drop = at + 8 > len ? at + 8 - len : 0, i = (at - drop) & (SCAN_WINDOW - 1);
+
+	barrier_var(i);
+	if (i > SCAN_WINDOW - 8)
+		return 0;
+	return scan_word_at(buf, i) >> (8 * (drop & 7));
+}
+
+/*
  * A Content-Length line at pos whose first eight bytes are w, taken whole
- * (http_length_line): the two words after them, the second loaded to end at
- * len where the window ends sooner (a head's last line, written apart from
- * its body). Returns its length, or 0.
+ * (http_length_line) with the two words after them. Returns its length, or
+ * 0.
  */
 static __always_inline __u32 scan_length_line(struct http_framer *f, struct scan_buf *buf,
 					      __u32 pos, __u32 len, __u64 w)
 {
-	__u32 i2 = (pos + 8) & (SCAN_WINDOW - 1), it, drop = 0;
-	__u64 tail;
-
 	if (len - pos < 19)
 		return 0;
-	if (pos + 24 > len)
-		drop = pos + 24 - len;
-	it = (pos + 16 - drop) & (SCAN_WINDOW - 1);
-	barrier_var(i2);
-	barrier_var(it);
-	if (i2 > SCAN_WINDOW - 8 || it > SCAN_WINDOW - 8)
+	return http_length_line(f, w, scan_word_upto(buf, pos + 8, len),
+				scan_word_upto(buf, pos + 16, len));
+}
+
+/*
+ * The rest of a request line after its target, or a status line through
+ * its code, at pos in one step (http_request_end, http_status_start).
+ * Returns the bytes taken with the line's event in bits 16 and up, or 0.
+ */
+static __always_inline __u32 scan_start_line(struct http_framer *f, struct scan_buf *buf, __u32 pos,
+					     __u32 len)
+{
+	__u32 idx = pos & (SCAN_WINDOW - 1), r;
+	__u64 w, w2;
+
+	barrier_var(idx);
+	if (pos + 11 > len || idx > SCAN_WINDOW - 8)
 		return 0;
-	tail = scan_word_at(buf, it) >> (8 * (drop & 7));
-	return http_length_line(f, w, scan_word_at(buf, i2), tail);
+	w = scan_word_at(buf, idx);
+	w2 = scan_word_upto(buf, pos + 8, len);
+	r = http_request_end(f, w, w2);
+	return r ? r : http_status_start(f, w, w2);
 }
 
 /*
@@ -96,11 +120,12 @@ __noinline __u32 scan_window(struct http_framer *f, struct scan_buf *buf, __u32 
 	buf->pos = start;
 	while (can_loop) {
 		__u32 pos = buf->pos, idx, k;
+		__u8 c;
 
 		if (pos >= len)
 			break;
 		if (http_skipping_line(f)) {
-			/* The words before the line's end: the same calls, fewer steps. */
+			/* The words up to the line's end: the same calls, fewer steps. */
 			for (k = 0; k < SCAN_SKIP_WORDS; k++) {
 				__u32 n;
 
@@ -116,6 +141,11 @@ __noinline __u32 scan_window(struct http_framer *f, struct scan_buf *buf, __u32 
 			if (pos >= len) {
 				buf->pos = pos;
 				break;
+			}
+			/* A head's line ended with its LF: the next one's fast paths. */
+			if (!http_skipping_line(f)) {
+				buf->pos = pos;
+				continue;
 			}
 		} else {
 			idx = pos & (SCAN_WINDOW - 1);
@@ -134,6 +164,16 @@ __noinline __u32 scan_window(struct http_framer *f, struct scan_buf *buf, __u32 
 					continue;
 				}
 			}
+			if ((f->state == HS_START && f->kind == HTTP_KIND_RESPONSE) ||
+			    (f->state == HS_REQ_TARGET && f->pos)) {
+				__u32 r = scan_start_line(f, buf, pos, len);
+
+				if (r) {
+					buf->pos = pos + (r & 0xffff);
+					ev = r >> 16;
+					break;
+				}
+			}
 			if (pos + 8 <= len && idx <= SCAN_WINDOW - 8 && http_wants_word(f)) {
 				__u32 n = http_word(f, scan_word_at(buf, idx));
 
@@ -145,7 +185,21 @@ __noinline __u32 scan_window(struct http_framer *f, struct scan_buf *buf, __u32 
 		}
 		idx = pos & (SCAN_WINDOW - 1);
 		barrier_var(idx);
-		ev = http_step(f, buf->data[idx]);
+		c = buf->data[idx];
+		/* The CRLF that ends a head, at once. */
+		if (c == '\r' && f->state == HS_HDR_LINE && pos + 1 < len) {
+			__u32 i1 = (pos + 1) & (SCAN_WINDOW - 1);
+
+			barrier_var(i1);
+			if (buf->data[i1] == '\n') {
+				ev = http_head_crlf(f);
+				if (ev) {
+					buf->pos = pos + 2;
+					break;
+				}
+			}
+		}
+		ev = http_step(f, c);
 		buf->pos = pos + 1;
 		if (ev || http_skipping(f) || http_swallowing(f))
 			break;

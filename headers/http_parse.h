@@ -729,8 +729,10 @@ HTTP_INLINE __u32 http_word_find(__u64 w, __u8 c)
 
 /*
  * Up to eight bytes at once where only a line end matters: w holds the next
- * eight bytes, in memory order. Returns how many bytes it took (those before
- * the first LF, so the LF itself is left to http_step()), or 0.
+ * eight bytes, in memory order. Returns how many bytes it took, or 0: in a
+ * head (a header line skipped, a status line's reason) those up to its LF
+ * and the LF too, which begins the next line as in http_step(); in a body's
+ * chunk lines those before the LF, which http_step() takes.
  */
 HTTP_INLINE __u32 http_skip_word(struct http_framer *f, __u64 w)
 {
@@ -739,11 +741,16 @@ HTTP_INLINE __u32 http_skip_word(struct http_framer *f, __u64 w)
 	if (!http_skipping_line(f))
 		return 0;
 	n = http_word_find(w, '\n');
-	/* Head bytes count against the limit, as in http_step(). */
-	if (n && (f->state == HS_HDR_SKIP || f->state == HS_RESP_REASON)) {
-		if (f->head + n > HTTP_MAX_HEAD)
+	if (f->state == HS_HDR_SKIP || f->state == HS_RESP_REASON) {
+		__u32 take = n < 8 ? n + 1 : 8;
+
+		/* Head bytes count against the limit, as in http_step(). */
+		if (f->head + take > HTTP_MAX_HEAD)
 			return 0;
-		f->head += n;
+		f->head += take;
+		if (n < 8)
+			f->state = HS_HDR_LINE;
+		return take;
 	}
 	return n;
 }
@@ -763,6 +770,62 @@ HTTP_INLINE __u32 http_start_word(struct http_framer *f, __u64 w)
 	f->pos = 8;
 	f->head = 8;
 	return 8;
+}
+
+/*
+ * The rest of a request line after its target at once, " HTTP/1.x\r\n"
+ * (HS_REQ_TARGET, the target begun): w the next eight bytes, w2 the eight
+ * after them (zeros past the bytes at hand). Returns the bytes taken with
+ * the line's event (HTTP_EV_START) in bits 16 and up, or 0.
+ */
+HTTP_INLINE __u32 http_request_end(struct http_framer *f, __u64 w, __u64 w2)
+{
+	__u32 v = w2 & 0xffffff;
+
+	if (f->state != HS_REQ_TARGET || !f->pos || w != 0x2e312f5054544820ULL /* " HTTP/1." */ ||
+	    (v != 0x0a0d31 && v != 0x0a0d30) || f->head + 11 > HTTP_MAX_HEAD)
+		return 0;
+	f->state = HS_HDR_LINE;
+	f->pos = 8;
+	f->head += 11;
+	f->flags &= ~HTTP_F_SEEK;
+	return 11 | (HTTP_EV_START << 16);
+}
+
+/*
+ * A status line through its code at once, "HTTP/1.x NNN " (HS_START, a
+ * response; a code from 100): w the first eight bytes, w2 the eight after
+ * them (zeros past the bytes at hand). The reason is left to the skip.
+ * Returns the bytes taken with the line's event (HTTP_EV_START) in bits 16
+ * and up, or 0.
+ */
+HTTP_INLINE __u32 http_status_start(struct http_framer *f, __u64 w, __u64 w2)
+{
+	__u32 d1 = (__u8)(w2 >> 8) - '0', d2 = (__u8)(w2 >> 16) - '0', d3 = (__u8)(w2 >> 24) - '0';
+
+	if (f->state != HS_START || f->kind != HTTP_KIND_RESPONSE || !http_version_word(w) ||
+	    (__u8)w2 != ' ' || d1 - 1 > 8 || d2 > 9 || d3 > 9 || (__u8)(w2 >> 32) != ' ')
+		return 0;
+	http_start_message(f, 'H');
+	f->status = d1 * 100 + d2 * 10 + d3;
+	f->state = HS_RESP_REASON;
+	f->pos = 3;
+	f->head = 13;
+	f->flags &= ~HTTP_F_SEEK;
+	return 13 | (HTTP_EV_START << 16);
+}
+
+/*
+ * The CRLF that ends a head, both bytes at once (HS_HDR_LINE, the caller
+ * saw them): returns its events (HTTP_EV_HEAD_END and what follows), or 0
+ * (the head's limit: the steps fail it).
+ */
+HTTP_INLINE __u32 http_head_crlf(struct http_framer *f)
+{
+	if (f->state != HS_HDR_LINE || f->head + 2 > HTTP_MAX_HEAD)
+		return 0;
+	f->head += 2;
+	return http_head_end(f);
 }
 
 /*
@@ -1089,6 +1152,16 @@ HTTP_INLINE int http_in_message(const struct http_framer *f)
  */
 typedef void (*http_event_fn)(void *ctx, struct http_framer *f, __u32 ev);
 
+/* The eight bytes of buf at off, in memory order, zeros past len. */
+static inline __u64 http_bytes_upto(const __u8 *buf, __u64 off, __u64 len)
+{
+	__u64 w = 0;
+
+	if (off < len)
+		__builtin_memcpy(&w, buf + off, len - off < 8 ? len - off : 8);
+	return w;
+}
+
 static inline __u64 http_feed(struct http_framer *f, const __u8 *buf, __u64 len, http_event_fn fn,
 			      void *ctx)
 {
@@ -1099,19 +1172,24 @@ static inline __u64 http_feed(struct http_framer *f, const __u8 *buf, __u64 len,
 		__u64 w;
 
 		if (len - off >= 8 && http_wants_word(f)) {
-			__builtin_memcpy(&w, buf + off, 8);
-			if (f->state == HS_HDR_LINE && len - off >= 19) {
-				__u64 w2, tail = 0, rest = len - off - 16;
+			__u64 w2 = http_bytes_upto(buf, off + 8, len);
+			__u32 r = 0;
 
-				__builtin_memcpy(&w2, buf + off + 8, 8);
-				__builtin_memcpy(&tail, buf + off + 16, rest < 8 ? rest : 8);
-				n = http_length_line(f, w, w2, tail);
-			}
+			__builtin_memcpy(&w, buf + off, 8);
+			if (f->state == HS_HDR_LINE && len - off >= 19)
+				n = http_length_line(f, w, w2, http_bytes_upto(buf, off + 16, len));
 			if (!n && f->state == HS_HDR_LINE) {
 				const __u8 *lf = __builtin_memchr(buf + off, '\n', len - off);
 
 				if (lf)
 					n = http_line_skip(f, w, (__u32)(lf - (buf + off)) + 1);
+			}
+			if (!n) {
+				r = http_request_end(f, w, w2);
+				if (!r)
+					r = http_status_start(f, w, w2);
+				n = r & 0xffff;
+				ev = r >> 16;
 			}
 			if (!n)
 				n = http_word(f, w);
@@ -1122,6 +1200,9 @@ static inline __u64 http_feed(struct http_framer *f, const __u8 *buf, __u64 len,
 			off += http_skip(f, len - off, &ev);
 		} else if (http_swallowing(f)) {
 			return len;
+		} else if (f->state == HS_HDR_LINE && buf[off] == '\r' && off + 1 < len &&
+			   buf[off + 1] == '\n' && (ev = http_head_crlf(f))) {
+			off += 2;
 		} else {
 			ev = http_step(f, buf[off++]);
 		}
