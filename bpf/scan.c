@@ -61,27 +61,41 @@ static __always_inline __u32 scan_start_line(struct http_framer *f, struct scan_
 
 /*
  * A header line at pos (the framer at HS_HDR_LINE) whose name is none we
- * read, taken whole (http_line_skip): its line end sought a word at a time
- * after its first eight bytes, up to SCAN_SKIP_WORDS words; or a
- * Content-Length line (scan_length_line). Returns its length, or 0 (another
- * name we read, a line end past the words or the window: the steps below
- * take it).
+ * read, taken whole (http_line_skip): its name ruled out by its first
+ * eight bytes, or by the sixteen after them where those begin one of ours
+ * (Content-Type); its line end sought a word at a time after its first
+ * eight bytes, up to SCAN_SKIP_WORDS words (a line end in the window's
+ * last seven bytes is left to the steps: loading that word back from the
+ * window's end in the loop took the verifier past its limit). Or a
+ * Content-Length line (scan_length_line). Returns
+ * its length, or 0 (a name we read, a line end past the words or the
+ * window: the steps below take it).
  */
 static __always_inline __u32 scan_line(struct http_framer *f, struct scan_buf *buf, __u32 pos,
 				       __u32 len)
 {
-	__u32 idx = pos & (SCAN_WINDOW - 1), k, kind;
-	__u64 w;
+	__u32 idx = pos & (SCAN_WINDOW - 1), k, kind, n;
+	__u64 w, w2 = 0, w3 = 0;
 
 	barrier_var(idx);
-	if (pos + 8 > len || idx > SCAN_WINDOW - 8)
+	if (pos + 8 >= len || idx > SCAN_WINDOW - 8)
 		return 0;
 	w = scan_word_at(buf, idx);
 	kind = http_line_kind(w);
-	if (kind == HTTP_HDR_CONTENT_LENGTH)
-		return scan_length_line(f, buf, pos, len, w);
-	if (kind != HTTP_LINE_OTHER)
+	if (kind == HTTP_HDR_CONTENT_LENGTH) {
+		n = scan_length_line(f, buf, pos, len, w);
+		if (n)
+			return n;
+	}
+	if (kind == HTTP_LINE_STEP)
 		return 0;
+	if (kind != HTTP_LINE_OTHER) {
+		w2 = scan_word_upto(buf, pos + 8, len);
+		if (pos + 16 < len)
+			w3 = scan_word_upto(buf, pos + 16, len);
+		if (!http_line_not_ours(w, w2, w3))
+			return 0;
+	}
 	for (k = 1; k <= SCAN_SKIP_WORDS; k++) {
 		__u32 at = pos + 8 * k, i = at & (SCAN_WINDOW - 1);
 		__u64 m;
@@ -91,7 +105,7 @@ static __always_inline __u32 scan_line(struct http_framer *f, struct scan_buf *b
 			return 0;
 		m = http_word_eq(scan_word_at(buf, i), '\n');
 		if (m)
-			return http_line_skip(f, w, 8 * k + http_word_first(m) + 1);
+			return http_line_skip(f, 8 * k + http_word_first(m) + 1);
 	}
 	return 0;
 }

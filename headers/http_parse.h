@@ -972,16 +972,60 @@ HTTP_INLINE __u32 http_line_word(struct http_framer *f, __u64 w)
 	return 8;
 }
 
-/*
- * A whole header line at once, from HS_HDR_LINE: w its first eight bytes,
- * n its length with its LF (n > 8). Takes the line where its name is none
- * we read, exactly as http_line_word(), http_skip_word() and http_step()
- * would have, one after the other: returns n, or 0 (they decide).
- */
-HTTP_INLINE __u32 http_line_skip(struct http_framer *f, __u64 w, __u32 n)
+/* High bit of each byte of w that ends a header name: ':', a line end, NUL. */
+HTTP_INLINE __u64 http_name_ends(__u64 w)
 {
-	if (f->state != HS_HDR_LINE || n <= 8 || f->head + n > HTTP_MAX_HEAD ||
-	    http_line_kind(w) != HTTP_LINE_OTHER)
+	return http_word_eq(w, ':') | http_word_eq(w, '\n') | http_word_eq(w, '\r') |
+	       http_word_eq(w, 0);
+}
+
+/*
+ * A header line whose first eight bytes begin one of the names we read
+ * ("content-", "transfer", "x-error-"): is its name none of them all the
+ * same, as the steps decide it? w2 and w3 are its next sixteen bytes (zeros
+ * past the bytes at hand, which its LF comes before). Its name ends at a
+ * ':' where none of ours does (length 13, 14, 17), or runs on past the
+ * longest, HTTP_HDR_NAME_MAX, where the steps skip the line (unless the
+ * byte there is its LF: a line without a colon, which they leave apart).
+ */
+HTTP_INLINE int http_name_ruled_out(__u64 w2, __u64 w3)
+{
+	__u32 i = http_word_first(http_name_ends(w2)), p = 8 + i;
+	__u8 c = w2 >> (8 * (i & 7));
+
+	if (i == 8) {
+		i = http_word_first(http_name_ends(w3));
+		p = 16 + i;
+		c = w3 >> (8 * (i & 7));
+	}
+	if (p < HTTP_HDR_NAME_MAX)
+		return c == ':' && p != sizeof("x-error-claim") - 1 &&
+		       p != sizeof("content-length") - 1 && p != sizeof("transfer-encoding") - 1;
+	return (__u8)(w3 >> (8 * (HTTP_HDR_NAME_MAX - 16))) != '\n';
+}
+
+/*
+ * Is the header line whose first eight bytes are w, and w2 and w3 the next
+ * sixteen (zeros past the bytes at hand; read only when w begins a name we
+ * read), one whose name is none we read?
+ */
+HTTP_INLINE int http_line_not_ours(__u64 w, __u64 w2, __u64 w3)
+{
+	__u32 kind = http_line_kind(w);
+
+	return kind == HTTP_LINE_OTHER || (kind != HTTP_LINE_STEP && http_name_ruled_out(w2, w3));
+}
+
+/*
+ * A whole header line at once, from HS_HDR_LINE, n its length with its LF
+ * (n > 8), whose name is none we read (http_line_not_ours, the caller's
+ * to ask): the framer left as the steps would have left it
+ * (http_line_word(), http_name_word(), http_skip_word(), http_step()).
+ * Returns n, or 0 (they decide).
+ */
+HTTP_INLINE __u32 http_line_skip(struct http_framer *f, __u32 n)
+{
+	if (f->state != HS_HDR_LINE || n <= 8 || f->head + n > HTTP_MAX_HEAD)
 		return 0;
 	http_skip_header_line(f);
 	f->state = HS_HDR_LINE;
@@ -1044,9 +1088,7 @@ HTTP_INLINE __u32 http_length_line(struct http_framer *f, __u64 w, __u64 w2, __u
  */
 HTTP_INLINE __u32 http_name_word(struct http_framer *f, __u64 w)
 {
-	__u64 m = http_word_eq(w, ':') | http_word_eq(w, '\n') | http_word_eq(w, '\r') |
-		  http_word_eq(w, 0);
-	__u32 n = http_word_first(m), i;
+	__u32 n = http_word_first(http_name_ends(w)), i;
 	__u32 h = (__u32)f->acc;
 
 	if (f->pos != 8 || !n || f->head + n > HTTP_MAX_HEAD)
@@ -1178,11 +1220,12 @@ static inline __u64 http_feed(struct http_framer *f, const __u8 *buf, __u64 len,
 			__builtin_memcpy(&w, buf + off, 8);
 			if (f->state == HS_HDR_LINE && len - off >= 19)
 				n = http_length_line(f, w, w2, http_bytes_upto(buf, off + 16, len));
-			if (!n && f->state == HS_HDR_LINE) {
+			if (!n && f->state == HS_HDR_LINE &&
+			    http_line_not_ours(w, w2, http_bytes_upto(buf, off + 16, len))) {
 				const __u8 *lf = __builtin_memchr(buf + off, '\n', len - off);
 
 				if (lf)
-					n = http_line_skip(f, w, (__u32)(lf - (buf + off)) + 1);
+					n = http_line_skip(f, (__u32)(lf - (buf + off)) + 1);
 			}
 			if (!n) {
 				r = http_request_end(f, w, w2);

@@ -164,6 +164,15 @@ void test_scan_window(void)
 		"HTTP/1.1 200 A reason phrase longer than sixty-four bytes, far longer than a word"
 		"\r\nServer: x\r\n\r\n",
 		"HTTP/1.1 200 OK\r\nX: y\r\n\r\r\n",
+		/* Names that begin as ours do, and are not, or are. */
+		"HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nContent-Range: x\r\n"
+		"Content-Encoding: gzip\r\nContent-Lengt: 5\r\nContent-Lengthxyz: 5\r\n\r\n",
+		"HTTP/1.1 503 x\r\nX-Error-Code: 1\r\nX-Error-Claimx: claimed\r\nx-error-claim:"
+		"claimed\r\nTransfer-Foo: x\r\nTransfer-Encodings: chunked\r\n\r\n",
+		"HTTP/1.1 200 OK\r\nContent-Abcdefghij\nContent-Abcdefghijk\r\nContent-Abcdefghi:"
+		"\r\nContent-Ty\rpe: x\r\nContent-Ty\0pe: x\r\nContent-\r\n\r\n",
+		"POST / HTTP/1.1\r\nContent-Type: application/json\r\nTransfer-Encoding: "
+		"chunked\r\n\r\n0\r\n\r\n",
 	};
 	struct parsebench_bpf *s;
 	char msg[400], line[64], what[160];
@@ -190,8 +199,17 @@ void test_scan_window(void)
 		};
 
 		n += sprintf(msg, "%s", starts[rnd_below(4) + (resp ? 0 : 4)]);
+		static const char *const others[] = {
+			"Server: x\r\n",
+			"Content-Type: text/html; charset=utf-8\r\n",
+			"Content-Encoding: gzip\r\n",
+			"X-Error-Code: 7\r\n",
+			"Content-Abcdefghij\n",
+			"Transfer-Encoding: chunked\r\n",
+		};
+
 		if (rnd_below(2))
-			n += sprintf(msg + n, "Server: x\r\n");
+			n += sprintf(msg + n, "%s", others[rnd_below(6)]);
 		rnd_length_line(line);
 		n += sprintf(msg + n, "%s", line);
 		if (rnd_below(2))

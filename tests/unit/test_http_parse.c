@@ -1399,6 +1399,12 @@ void test_http_parse_fast_paths(void)
 		      "123\r\n\r\n") },
 		{ MSG("POST /p HTTP/1.1\r\ncontent-length: 999999\r\nCONTENT-LENGTH: "
 		      "1234567\r\n\r\n") },
+		/* Lines whose names begin as ours do (http_name_ruled_out). */
+		{ MSG("HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nContent-Range: x\r\n"
+		      "Content-Encoding: gzip\r\nContent-Lengthxyz: 5\r\nX-Error-Code: 1\r\n"
+		      "X-Error-Claimx: u\r\nTransfer-Foo: x\r\nContent-Abcdefghij\n"
+		      "Content-Abcdefghijk\r\nContent-Ty\0pe: x\r\nContent-Length: 2\r\n\r\nok") },
+		{ MSG("HTTP/1.1 200 OK\r\nContent-Abcdefghij\n") },
 		{ MSG("HTTP/1.1 200 OK\r\nContent-Length:  5\r\n"
 		      "Content-Length: 5\nContent-Length: 5 \r\n"
 		      "Content-Length: \r\nContent-Length: 0a\r\n"
