@@ -1215,13 +1215,13 @@ static inline __u64 http_feed(struct http_framer *f, const __u8 *buf, __u64 len,
 
 		if (len - off >= 8 && http_wants_word(f)) {
 			__u64 w2 = http_bytes_upto(buf, off + 8, len);
-			__u32 r = 0;
+			__u64 w3 = http_bytes_upto(buf, off + 16, len);
+			__u32 r;
 
 			__builtin_memcpy(&w, buf + off, 8);
 			if (f->state == HS_HDR_LINE && len - off >= 19)
-				n = http_length_line(f, w, w2, http_bytes_upto(buf, off + 16, len));
-			if (!n && f->state == HS_HDR_LINE &&
-			    http_line_not_ours(w, w2, http_bytes_upto(buf, off + 16, len))) {
+				n = http_length_line(f, w, w2, w3);
+			if (!n && f->state == HS_HDR_LINE && http_line_not_ours(w, w2, w3)) {
 				const __u8 *lf = __builtin_memchr(buf + off, '\n', len - off);
 
 				if (lf)
