@@ -60,16 +60,17 @@ static __always_inline __u32 scan_start_line(struct http_framer *f, struct scan_
 }
 
 /*
- * A header line at pos (the framer at HS_HDR_LINE) whose name is none we
- * read, taken whole (http_line_skip): its name ruled out by its first
- * eight bytes, or by the sixteen after them where those begin one of ours
- * (Content-Type); its line end sought a word at a time after its first
- * eight bytes, up to SCAN_SKIP_WORDS words (a line end in the window's
- * last seven bytes is left to the steps: loading that word back from the
- * window's end in the loop took the verifier past its limit). Or a
- * Content-Length line (scan_length_line). Returns
- * its length, or 0 (a name we read, a line end past the words or the
- * window: the steps below take it).
+ * A header line at pos (the framer at HS_HDR_LINE) taken whole: a
+ * Content-Length line (scan_length_line), or one whose name is none we
+ * read (http_line_skip), ruled out by its first eight bytes or by the
+ * sixteen after them where those begin one of ours (Content-Type). Its
+ * line end is sought a word at a time after its first eight bytes, up to
+ * SCAN_SKIP_WORDS words; one in the window's last seven bytes is left to
+ * the steps. Returns the line's length, or 0 (a name we read, a line end
+ * past the words or the window: the steps take it). The verifier bounds
+ * this shape: loading the loop's last word back from the window's end, or
+ * the Content-Length words loaded once for both questions, took tp_io_x
+ * past its limit of 1,000,000 instructions.
  */
 static __always_inline __u32 scan_line(struct http_framer *f, struct scan_buf *buf, __u32 pos,
 				       __u32 len)
@@ -114,16 +115,17 @@ static __always_inline __u32 scan_line(struct http_framer *f, struct scan_buf *b
  * Step the framer over buf[start, len) until a framing event or a change to
  * skipping. Returns the position reached, with the events in bits 16 and up.
  *
- * Each step is a whole header line whose name is none we read, or a whole
- * Content-Length line (scan_line), a fast path of http_word() (a method, a
- * request target, a version, a status, the name of a header we read) over
- * the eight bytes at the position, or, on a line being skipped,
- * http_skip_word() over up to SCAN_SKIP_WORDS words until the line's end;
- * else one byte through http_step(). At least one byte a step, so len steps
- * reach the end. A may_goto loop (loop.bpf.h), not bpf_loop(): no call per
- * step. The position
- * lives in the map (scan_buf.pos), so that the verifier sees an unknown
- * value at every step and the loop's state repeats; its index is masked.
+ * Each step is a whole header line (scan_line); the rest of a request line
+ * after its target or a status line through its code (scan_start_line); a
+ * fast path of http_word() (a method, a request target, a version, a
+ * status, the name of a header we read) over the eight bytes at the
+ * position; on a line being skipped, http_skip_word() over up to
+ * SCAN_SKIP_WORDS words until the line's end and its LF; the CRLF that ends
+ * a head; else one byte through http_step(). At least one byte a step, so
+ * len steps reach the end. A may_goto loop (loop.bpf.h), not bpf_loop(): no
+ * call per step. The position lives in the map (scan_buf.pos), so that the
+ * verifier sees an unknown value at every step and the loop's state
+ * repeats; its index is masked.
  */
 __noinline __u32 scan_window(struct http_framer *f, struct scan_buf *buf, __u32 start, __u32 len)
 {
