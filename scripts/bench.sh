@@ -110,20 +110,21 @@ read -r t0 c0 < <(status | prog_totals tp_io_x)
 hammer "${hn[pipe]}" pipe >/dev/null
 read -r t1 c1 < <(status | prog_totals tp_io_x)
 pipe_runs=$((c1 - c0))
-read -r t0 c0 < <(status | prog_totals)
-r0=$(status | json 'd["kernel"]["requests_counted"]')
-j=$(pace "$rate" "$PACE_SECONDS")
-sleep 0.2
-read -r t1 c1 < <(status | prog_totals)
-r1=$(status | json 'd["kernel"]["requests_counted"]')
-traced=$(python3 -c "print(round(($t1 - $t0) / max(1, $r1 - $r0), 1))")
+# Program time of all claimd's programs per request it counted while a
+# command runs (its output dropped).
+ns_per_request() {
+	local t0 c0 t1 c1 r0 r1
+	read -r t0 c0 < <(status | prog_totals)
+	r0=$(status | json 'd["kernel"]["requests_counted"]')
+	"$@" >/dev/null
+	sleep 0.2
+	read -r t1 c1 < <(status | prog_totals)
+	r1=$(status | json 'd["kernel"]["requests_counted"]')
+	python3 -c "print(round(($t1 - $t0) / max(1, $r1 - $r0), 1))"
+}
+traced=$(ns_per_request pace "$rate" "$PACE_SECONDS")
 # The same at saturation (wrk, as for throughput): no idle CPU between requests.
-read -r t0 c0 < <(status | prog_totals)
-r0=$(status | json 'd["kernel"]["requests_counted"]')
-wrk_rps >/dev/null
-read -r t1 c1 < <(status | prog_totals)
-r1=$(status | json 'd["kernel"]["requests_counted"]')
-traced_sat=$(python3 -c "print(round(($t1 - $t0) / max(1, $r1 - $r0), 1))")
+traced_sat=$(ns_per_request wrk_rps)
 claimd_stop
 # 3b. The floor of a traced request: floor_traced (bpf/parsebench.bpf.c),
 #     alone, over the same paced requests: on each of the node's socket
