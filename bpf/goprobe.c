@@ -551,8 +551,7 @@ static __always_inline void go_call_close(struct go_key *k, struct go_call *call
 		}
 		end->flags |= CLAIMD_EG_LATE;
 	}
-	egress_end_outside(&io, &call->p, &call->callee, end->status, end->flags, end->claim,
-			   end->end_ns);
+	egress_end_outside(&io, &call->p, &call->callee, end);
 out:
 	bpf_map_delete_elem(&go_calls, k);
 }

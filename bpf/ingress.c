@@ -378,15 +378,13 @@ static __always_inline void ingress_emit_bare(struct claimd_conn *c, struct io *
 
 /*
  * The oldest request on io's connection got its answer (status 0: none will
- * come). Sends its record; with open_next, the next pipelined request starts
- * being served by this thread.
+ * come). Sends its record. The next pipelined request, if any, is the
+ * caller's to open (ingress_open): a frame beside this one, not under it.
  */
-static __noinline int ingress_close(struct claimd_conn *c, struct io *io, __u32 status, __u32 flags,
-				    int open_next)
+static __noinline int ingress_close(struct claimd_conn *c, struct io *io, __u32 status, __u32 flags)
 {
 	struct claimd_thread *t = NULL;
 	struct claimd_pending p;
-	struct claimd_pending *next;
 	struct claimd_owner owner = c->owner;
 	int got;
 
@@ -414,9 +412,6 @@ static __noinline int ingress_close(struct claimd_conn *c, struct io *io, __u32 
 	c->owner.tgid = 0;
 	c->owner.id = 0;
 	c->flags &= ~CLAIMD_CONN_MUXED;
-	next = fifo_peek(c);
-	if (open_next && next)
-		ingress_open(c, io, next);
 	return 0;
 }
 
@@ -531,22 +526,28 @@ struct egress_end {
 };
 
 /*
- * A call that no open request's log takes ended: late (CLAIMD_EG_LATE in
- * flags: its request was answered), counted apart; else a call outside any
- * request, counted (count_root_call). Its record goes to claimd when asked
- * for.
+ * A call that no open request's log takes ended as end says: late
+ * (CLAIMD_EG_LATE in its flags: its request was answered), counted apart;
+ * else a call outside any request, counted (count_root_call). Its record
+ * goes to claimd when asked for. A function of its own: the counting's
+ * keys and the record's reservation take a frame that calls nothing, off
+ * the stack of the deepest chains (egress_close, verdict_of).
  */
-static __always_inline void egress_end_outside(struct io *io, const struct claimd_pending *p,
-					       const struct claimd_addr *callee, __u32 status,
-					       __u32 flags, __u32 claim, __u64 end_ns)
+static __noinline int egress_end_outside(struct io *io, const struct claimd_pending *p,
+					 const struct claimd_addr *callee,
+					 const struct egress_end *end)
 {
+	__u32 status = end->status, flags = end->flags, claim = end->claim;
+	__u64 end_ns = end->end_ns;
 	enum root_record want;
 
+	if (!io || !p || !callee || !end)
+		return 0;
 	if (flags & CLAIMD_EG_LATE) {
 		stat_inc(CLAIMD_ST_LATE_CALLS);
 		if (records_wanted(count_next_id()))
 			egress_emit_root(io, p, callee, status, flags, claim, end_ns, 0);
-		return;
+		return 0;
 	}
 	flags |= CLAIMD_EG_DONE;
 	want = count_root_call(io->key.tgid, callee, p->start_ns, end_ns, p->method, p->target_hash,
@@ -554,6 +555,7 @@ static __always_inline void egress_end_outside(struct io *io, const struct claim
 	if (want != ROOT_RECORD_NONE)
 		egress_emit_root(io, p, callee, status, flags, claim, end_ns,
 				 want == ROOT_RECORD_NOW);
+	return 0;
 }
 
 /* The call in slot of r's log ended as end says. */
@@ -578,8 +580,7 @@ static __always_inline void egress_settle(struct claimd_ingress *r, __u32 slot,
 static __noinline int egress_close(struct io *io, const struct claimd_pending *p,
 				   const struct claimd_addr *callee, const struct egress_end *end)
 {
-	__u32 status = end->status, flags = end->flags, claim = end->claim;
-	__u64 end_ns = end->end_ns;
+	struct egress_end late;
 
 	if (p->ingress_seq) {
 		struct claimd_thread *t = owner_ctx(&p->owner);
@@ -589,9 +590,11 @@ static __noinline int egress_close(struct io *io, const struct claimd_pending *p
 			slot_refresh(&t->rec);
 			return 0;
 		}
-		flags |= CLAIMD_EG_LATE;
+		late = *end;
+		late.flags |= CLAIMD_EG_LATE;
+		end = &late;
 	}
-	egress_end_outside(io, p, callee, status, flags, claim, end_ns);
+	egress_end_outside(io, p, callee, end);
 	return 0;
 }
 
@@ -694,7 +697,7 @@ static __always_inline void ingress_lose_all(struct claimd_conn *c, struct io *i
 	for (i = 0; i <= CLAIMD_FIFO_MAX; i++) {
 		if (!c->count && !c->extra)
 			break;
-		ingress_close(c, io, 0, CLAIMD_IN_LOST, 0);
+		ingress_close(c, io, 0, CLAIMD_IN_LOST);
 	}
 }
 

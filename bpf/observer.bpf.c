@@ -132,12 +132,25 @@ struct {
 	__type(value, __u64);
 } stats SEC(".maps");
 
+/* Where the syscall programs copy the bytes they frame (stream.c). */
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
 	__uint(max_entries, 1);
 	__type(key, __u32);
 	__type(value, struct scan_buf);
 } scratch SEC(".maps");
+
+/*
+ * The same for the TLS probes, per thread: a uprobe's program can be
+ * preempted (since Linux 6.0), and the program that runs next on its CPU
+ * would overwrite a per-CPU window it was framing.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
+	__type(value, struct scan_buf);
+} tls_scratch SEC(".maps");
 
 /* Filters: processes and service ports to follow (when enabled). */
 struct {

@@ -7,12 +7,17 @@
 #ifndef CLAIMD_PROC_BPF_H
 #define CLAIMD_PROC_BPF_H
 
+/*
+ * Atomic though per CPU: a uprobe's program can be preempted between the
+ * load and the store, and a plain add would then put back an older value
+ * over the counts of the programs that ran meanwhile.
+ */
 static __always_inline void stat_add(__u32 which, __u64 n)
 {
 	__u64 *v = bpf_map_lookup_elem(&stats, &which);
 
 	if (v)
-		*v += n;
+		__sync_fetch_and_add(v, n);
 }
 
 static __always_inline void stat_inc(__u32 which)

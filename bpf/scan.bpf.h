@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
  * The window of user memory the framer scans: bytes are copied SCAN_WINDOW
- * at a time into per-CPU scratch (a map of its includer's) and stepped
- * through headers/http_parse.h by scan.c.
+ * at a time into scratch (a map of its includer's) and stepped through
+ * headers/http_parse.h by scan.c.
  */
 #ifndef CLAIMD_SCAN_BPF_H
 #define CLAIMD_SCAN_BPF_H
@@ -26,6 +26,9 @@ struct scan_buf {
 	__u64 off; /* bytes framed so far */
 	__u32 rounds;
 	__u32 pad;
+	/* The segment feed_segment frames: its user memory and length, set by its caller. */
+	__u64 ubuf;
+	__u64 len;
 };
 
 /*

@@ -2,22 +2,30 @@
 /*
  * Fragment of observer.bpf.c. Feeding the bytes a syscall moved through the
  * connection's HTTP framer. Bytes are copied from user memory a window at a
- * time into per-CPU scratch and stepped through http_step()
+ * time into scratch (per CPU; per thread for the TLS probes, which can be
+ * preempted) and stepped through http_step()
  * (headers/http_parse.h) by scan_window(); bodies are skipped by count
  * without being read. Each framing event is handed to on_events(), which
  * opens and closes ingresses and egresses. Work per syscall is bounded: what
  * does not fit is counted, and the framing is lost rather than guessed: it
  * heals at the next message start (conn_lost).
  *
- * The verifier: on_events, scan_window and feed_segment are global
- * functions, checked once each with opaque arguments; their loops are
- * may_goto loops (loop.bpf.h), which it checks until their state repeats.
- * The deepest chain of calls is seven frames of the kernel's eight
- * (MAX_CALL_FRAMES): a program, iov_step, feed_segment, on_events,
- * ingress_close or ingress_taint, verdict_of, verdict_step; conn_lost,
- * ingress_lose and egress_lose_all are inlined where they are used ("the
- * call stack of 8 frames is too deep", clang 14, Linux 6.18, when a frame
- * more was in the chain).
+ * The verifier: on_events, conn_lost, scan_window and feed_segment are
+ * global functions, checked once each with opaque arguments; their loops
+ * are may_goto loops (loop.bpf.h), which it checks until their state
+ * repeats. Two bounds shape the frames. The deepest chain of calls is seven
+ * frames of the kernel's eight (MAX_CALL_FRAMES): a program, iov_step,
+ * feed_segment, on_events or conn_lost, egress_close, verdict_of,
+ * verdict_step ("the call stack of 8 frames is too deep", clang 14, Linux
+ * 6.18, when a frame more was in the chain). And a chain's frames share 512
+ * bytes of stack: the kernel gives tracepoint programs a stack of their own
+ * where they need more, but not uprobes (Linux 6.18.44), so the TLS
+ * programs' deepest chain (the program, feed_segment, on_events,
+ * ingress_close, count_edges, count_step) must fit in it: 488 bytes now.
+ * Hence the next pipelined request is opened by on_events beside
+ * ingress_close, not under it; a framing error goes to conn_lost beside
+ * on_events; and a call that ends outside any request is counted in
+ * egress_end_outside, a frame beside verdict_of.
  */
 
 #define FEED_ROUNDS 256 /* windows, skips and events per buffer */
@@ -68,10 +76,13 @@ static __always_inline __u8 lost_bit(const struct io *io)
  * Pipelined requests written inside one lost stretch stay a risk: their
  * answers would be paired with later requests (docs/architectures.md).
  */
-static __always_inline void conn_lost(struct claimd_conn *c, struct io *io)
+__noinline int conn_lost(struct claimd_conn *c, struct io *io)
 {
-	struct http_framer *f = io_framer(c, io);
+	struct http_framer *f;
 
+	if (!c || !io)
+		return 0;
+	f = io_framer(c, io);
 	if (!(c->flags & CLAIMD_CONN_HTTP)) {
 		if (f->flags & HTTP_F_SEEK) {
 			f->state = HS_START;
@@ -79,7 +90,7 @@ static __always_inline void conn_lost(struct claimd_conn *c, struct io *io)
 		} else {
 			f->state = HS_LOST;
 		}
-		return;
+		return 0;
 	}
 	http_framer_init(f, f->kind, 1);
 	if (!(c->lost & lost_bit(io)))
@@ -90,8 +101,13 @@ static __always_inline void conn_lost(struct claimd_conn *c, struct io *io)
 		egress_lose_all(c, io);
 	else if (c->role == CLAIMD_ROLE_INBOUND && io->dir == DIR_TX)
 		ingress_lose_all(c, io);
+	return 0;
 }
 
+/*
+ * The framing events ev of io's direction of c, but for an error, which
+ * framing_events() takes.
+ */
 __noinline int on_events(struct claimd_conn *c, struct io *io, __u32 ev)
 {
 	struct http_framer *f;
@@ -101,11 +117,6 @@ __noinline int on_events(struct claimd_conn *c, struct io *io, __u32 ev)
 		return 0;
 	f = io_framer(c, io);
 	inbound = c->role == CLAIMD_ROLE_INBOUND;
-	if (ev & HTTP_EV_ERROR) {
-		stat_inc(CLAIMD_ST_PARSE_ERRORS);
-		conn_lost(c, io);
-		return 0;
-	}
 	/* Seeking after a loss: already counted as lost. */
 	if ((ev & HTTP_EV_RESYNC) && !(c->lost & lost_bit(io)))
 		stat_inc(CLAIMD_ST_PARSE_RESYNC);
@@ -126,9 +137,13 @@ __noinline int on_events(struct claimd_conn *c, struct io *io, __u32 ev)
 			/* A response to HEAD has no body, whatever its headers say. */
 			if (head)
 				f->method = head->method;
-			if (inbound)
-				ingress_close(c, io, f->status, 0, 1);
-			else
+			if (inbound) {
+				ingress_close(c, io, f->status, 0);
+				/* The next pipelined request is served by this thread now. */
+				head = fifo_peek(c);
+				if (head)
+					ingress_open(c, io, head);
+			} else
 				egress_answered(c, io, f->status);
 		}
 	}
@@ -151,27 +166,43 @@ __noinline int on_events(struct claimd_conn *c, struct io *io, __u32 ev)
 }
 
 /*
- * Feed len bytes of user memory at ubuf; returns how many were framed. One
- * may_goto loop (loop.bpf.h): each round skips body bytes by count, or
- * copies the next window of user memory when the position left the one
- * held, and scans it up to the next framing event, which goes to
- * on_events(). The position and the window live in the map (scan_buf), as
- * the scan's own position does, so the loop's state repeats for the
- * verifier. FEED_ROUNDS bounds the rounds: a syscall's events, skips and
- * windows.
+ * Framing events, as the framer returned them. An error loses the framing
+ * here, beside on_events() rather than under it: conn_lost() settles the
+ * calls waiting on the connection, a chain of frames as deep as an
+ * answer's, and the two together would pass the kernel's 512 bytes of stack.
  */
-__noinline __u64 feed_segment(struct claimd_conn *c, struct io *io, __u64 ubuf, __u64 len)
+static __always_inline void framing_events(struct claimd_conn *c, struct io *io, __u32 ev)
+{
+	if (ev & HTTP_EV_ERROR) {
+		stat_inc(CLAIMD_ST_PARSE_ERRORS);
+		conn_lost(c, io);
+		return;
+	}
+	on_events(c, io, ev);
+}
+
+/*
+ * Feed buf->len bytes of user memory at buf->ubuf; returns how many were
+ * framed. One may_goto loop (loop.bpf.h): each round skips body bytes by
+ * count, or copies the next window of user memory when the position left
+ * the one held, and scans it up to the next framing event, which goes to
+ * framing_events(). The segment, the position and the window live in the
+ * map (scan_buf), as the scan's own position does, so the loop's state
+ * repeats for the verifier (and a fifth argument, the segment's length
+ * passed apart, met "verifier bug: backtracking call unexpected regs" on
+ * Linux 6.18). FEED_ROUNDS bounds the rounds: a syscall's events, skips
+ * and windows.
+ */
+__noinline __u64 feed_segment(struct claimd_conn *c, struct io *io, struct scan_buf *buf)
 {
 	struct http_framer *f;
-	struct scan_buf *buf;
-	__u32 zero = 0;
+	__u64 ubuf, len;
 
-	if (!c || !io)
+	if (!c || !io || !buf)
 		return 0;
+	ubuf = buf->ubuf;
+	len = buf->len;
 	f = io_framer(c, io);
-	buf = bpf_map_lookup_elem(&scratch, &zero);
-	if (!buf)
-		return 0;
 	if (f->state == HS_START) {
 		if (io->dir == DIR_RX)
 			c->rx_first_ns = io->now;
@@ -213,7 +244,7 @@ __noinline __u64 feed_segment(struct claimd_conn *c, struct io *io, __u64 ubuf, 
 		}
 		buf->off = off;
 		if (ev) {
-			on_events(c, io, ev);
+			framing_events(c, io, ev);
 			if (ev & (HTTP_EV_RESYNC | HTTP_EV_ERROR)) {
 				/* Seeking: try again at the next syscall's buffer. */
 				buf->off = len;
@@ -235,16 +266,19 @@ static __always_inline void feed_unframed(struct claimd_conn *c, struct io *io, 
 	if (http_skipping(f) && f->remaining >= n) {
 		http_skip(f, n, &ev);
 		if (ev)
-			on_events(c, io, ev);
+			framing_events(c, io, ev);
 		return;
 	}
 	stat_inc(CLAIMD_ST_PARSE_TRUNCATED);
 	conn_lost(c, io);
 }
 
-static __always_inline void feed_buf(struct claimd_conn *c, struct io *io, __u64 ubuf, __u64 len)
+static __always_inline void feed_buf(struct claimd_conn *c, struct io *io, struct scan_buf *buf,
+				     __u64 ubuf, __u64 len)
 {
-	feed_unframed(c, io, len - feed_segment(c, io, ubuf, len));
+	buf->ubuf = ubuf;
+	buf->len = len;
+	feed_unframed(c, io, len - feed_segment(c, io, buf));
 }
 
 struct uiovec {
@@ -255,6 +289,7 @@ struct uiovec {
 struct iov_state {
 	struct claimd_conn *c;
 	struct io *io;
+	struct scan_buf *buf;
 	__u64 uiov;  /* the iovec array in user memory */
 	__u64 cnt;   /* its entries */
 	__u64 total; /* bytes the syscall moved, not framed yet */
@@ -272,15 +307,19 @@ static long iov_step(__u64 i, void *data)
 	if (bpf_probe_read_user(&v, sizeof(v), (const void *)(s->uiov + i * sizeof(v))))
 		return 1;
 	n = v.len < s->total ? v.len : s->total;
-	done = feed_segment(s->c, s->io, v.base, n);
+	s->buf->ubuf = v.base;
+	s->buf->len = n;
+	done = feed_segment(s->c, s->io, s->buf);
 	s->total -= done;
 	return done < n;
 }
 
-static __always_inline void feed_iov(struct claimd_conn *c, struct io *io, __u64 uiov, __u64 cnt,
-				     __u64 total)
+static __always_inline void feed_iov(struct claimd_conn *c, struct io *io, struct scan_buf *buf,
+				     __u64 uiov, __u64 cnt, __u64 total)
 {
-	struct iov_state s = { .c = c, .io = io, .uiov = uiov, .cnt = cnt, .total = total };
+	struct iov_state s = {
+		.c = c, .io = io, .buf = buf, .uiov = uiov, .cnt = cnt, .total = total
+	};
 
 	bpf_loop(FEED_SEGMENTS, iov_step, &s, 0);
 	feed_unframed(c, io, s.total);

@@ -265,7 +265,7 @@ static __always_inline void io_failed(struct claimd_conn *c, struct io *io, long
 	if (c->role == CLAIMD_ROLE_INBOUND && io->dir == DIR_TX && c->count &&
 	    (ret == -EPIPE || ret == -ECONNRESET)) {
 		/* The client left: record what the service tried to answer. */
-		ingress_close(c, io, peek_status(ubuf, len), CLAIMD_IN_PEER_GONE, 0);
+		ingress_close(c, io, peek_status(ubuf, len), CLAIMD_IN_PEER_GONE);
 	}
 }
 
@@ -295,7 +295,9 @@ static __always_inline void on_io(struct task_struct *task, __u32 tgid, const st
 {
 	struct claimd_conn_key key = { .tgid = tgid, .fd = fd };
 	struct claimd_conn *c;
+	struct scan_buf *buf;
 	struct io io;
+	__u32 zero = 0;
 
 	if (!syscalls_frame(tgid))
 		return;
@@ -337,16 +339,20 @@ static __always_inline void on_io(struct task_struct *task, __u32 tgid, const st
 		tls_note_fd(c, &io);
 		return;
 	}
+	/* Per CPU: a tracepoint's program is not preempted (a uprobe's is: tls.c). */
+	buf = bpf_map_lookup_elem(&scratch, &zero);
+	if (!buf)
+		return;
 	if (kind == IO_BUF) {
-		feed_buf(c, &io, a->a1, ret);
+		feed_buf(c, &io, buf, a->a1, ret);
 	} else if (kind == IO_IOV) {
-		feed_iov(c, &io, a->a1, a->a2, ret);
+		feed_iov(c, &io, buf, a->a1, a->a2, ret);
 	} else {
 		struct user_msghdr_head m;
 
 		if (bpf_probe_read_user(&m, sizeof(m), (const void *)a->a1))
 			__builtin_memset(&m, 0, sizeof(m));
-		feed_iov(c, &io, m.iov, m.iovlen, ret);
+		feed_iov(c, &io, buf, m.iov, m.iovlen, ret);
 	}
 	/* Bytes moved while this direction seeks a message start: whose, we cannot tell. */
 	if (c->lost & lost_bit(&io))
@@ -474,7 +480,7 @@ static __always_inline void conn_gone(struct claimd_conn *c, struct claimd_conn_
 		for (i = 0; i <= CLAIMD_FIFO_MAX; i++) {
 			if (!c->count && !c->extra)
 				break;
-			ingress_close(c, &io, 0, CLAIMD_IN_CLOSED, 0);
+			ingress_close(c, &io, 0, CLAIMD_IN_CLOSED);
 		}
 	} else if (c->role == CLAIMD_ROLE_OUTBOUND) {
 		http_close(&c->rx);

@@ -147,6 +147,7 @@ static __always_inline int ssl_exit(long n, int ex)
 	struct ssl_call *call = bpf_map_lookup_elem(&ssl_calls, &tid);
 	struct claimd_conn_key key;
 	struct claimd_conn *c;
+	struct scan_buf *buf;
 	struct io io;
 	__u64 count = 0;
 
@@ -179,7 +180,15 @@ static __always_inline int ssl_exit(long n, int ex)
 	if (!c || c->role < CLAIMD_ROLE_INBOUND)
 		goto out;
 	tls_mark(c);
-	feed_buf(c, &io, call->buf, n);
+	buf = bpf_task_storage_get(&tls_scratch, bpf_get_current_task_btf(), 0,
+				   BPF_LOCAL_STORAGE_GET_F_CREATE);
+	if (!buf) {
+		/* No memory for the window: these bytes cannot be framed. */
+		stat_inc(CLAIMD_ST_PARSE_TRUNCATED);
+		conn_lost(c, &io);
+		goto out;
+	}
+	feed_buf(c, &io, buf, call->buf, n);
 out:
 	bpf_map_delete_elem(&ssl_calls, &tid);
 	bpf_map_delete_elem(&tls_recent, &tid);

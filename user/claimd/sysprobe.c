@@ -354,10 +354,13 @@ const char *sysprobe__explain(int err)
 		err = -err;
 	switch (err) {
 	case EPERM:
-	case EACCES:
 		return "the kernel refused (permission): check that claimd runs as root, that "
 		       "kernel lockdown is not 'confidentiality', and that no security module "
 		       "denies bpf()";
+	case EACCES:
+		return "the verifier rejected a program: its log above says why (its limits, "
+		       "such as 512 bytes of stack for a chain of calls, differ between "
+		       "kernels), or a security module denied bpf()";
 	case E2BIG:
 	case ENOSPC:
 		return "the verifier rejected a program as too complex for this kernel";
