@@ -40,11 +40,21 @@ static __always_inline void fifo_push(struct claimd_conn *c, const struct claimd
 	c->count++;
 }
 
-/* 1: *p holds the oldest request; 2: an overflowed one, no details; 0: none. */
-static __always_inline int fifo_pop(struct claimd_conn *c, struct claimd_pending *p)
+static __always_inline struct claimd_pending *fifo_peek(struct claimd_conn *c)
+{
+	return c->count ? &c->fifo[c->head & FIFO_MASK] : NULL;
+}
+
+/* What is known of a request that overflowed the FIFO: nothing. */
+static const struct claimd_pending no_details = { .slot = CLAIMD_NO_SLOT };
+
+/*
+ * Removes the oldest request: 1 one with details (still readable where
+ * fifo_peek found it until the next push), 2 an overflowed one, 0 none.
+ */
+static __always_inline int fifo_drop(struct claimd_conn *c)
 {
 	if (c->count) {
-		*p = c->fifo[c->head & FIFO_MASK];
 		c->head = (c->head + 1) & FIFO_MASK;
 		c->count--;
 		/* Empty: the next request goes to the first slot, the cache line at hand. */
@@ -52,8 +62,6 @@ static __always_inline int fifo_pop(struct claimd_conn *c, struct claimd_pending
 			c->head = 0;
 		return 1;
 	}
-	__builtin_memset(p, 0, sizeof(*p));
-	p->slot = CLAIMD_NO_SLOT;
 	if (c->extra) {
 		c->extra--;
 		return 2;
@@ -61,9 +69,13 @@ static __always_inline int fifo_pop(struct claimd_conn *c, struct claimd_pending
 	return 0;
 }
 
-static __always_inline struct claimd_pending *fifo_peek(struct claimd_conn *c)
+/* 1: *p holds the oldest request; 2: an overflowed one, no details; 0: none. */
+static __always_inline int fifo_pop(struct claimd_conn *c, struct claimd_pending *p)
 {
-	return c->count ? &c->fifo[c->head & FIFO_MASK] : NULL;
+	const struct claimd_pending *head = fifo_peek(c);
+
+	*p = head ? *head : no_details;
+	return fifo_drop(c);
 }
 
 static __always_inline int same_conn(const struct claimd_conn_key *a,
@@ -383,16 +395,18 @@ static __always_inline void ingress_emit_bare(struct claimd_conn *c, struct io *
  */
 static __noinline int ingress_close(struct claimd_conn *c, struct io *io, __u32 status, __u32 flags)
 {
+	/* Read in place, not copied: this frame is on the deepest chain (stream.c). */
+	const struct claimd_pending *p = fifo_peek(c);
 	struct claimd_thread *t = NULL;
-	struct claimd_pending p;
 	struct claimd_owner owner = c->owner;
-	int got;
+	int got = fifo_drop(c);
 
-	got = fifo_pop(c, &p);
 	if (!got) {
 		stat_inc(CLAIMD_ST_UNMATCHED);
 		return 0;
 	}
+	if (!p)
+		p = &no_details;
 	if (got == 1 && !owner_none(&owner))
 		t = owner_ctx(&owner);
 	if (t && same_conn(&t->conn, &io->key) && t->rec.seq == c->owner_seq) {
@@ -407,7 +421,7 @@ static __noinline int ingress_close(struct claimd_conn *c, struct io *io, __u32 
 			flags |= CLAIMD_IN_MUX;
 		else if (got == 1 && !owner_none(&owner))
 			stat_inc(CLAIMD_ST_CTX_LOST); /* its context was evicted */
-		ingress_emit_bare(c, io, &p, status, flags | CLAIMD_IN_NOCTX);
+		ingress_emit_bare(c, io, p, status, flags | CLAIMD_IN_NOCTX);
 	}
 	c->owner.tgid = 0;
 	c->owner.id = 0;
@@ -598,8 +612,12 @@ static __noinline int egress_close(struct io *io, const struct claimd_pending *p
 	return 0;
 }
 
-/* A request written on an outbound connection. */
-static __always_inline void egress_open(struct claimd_conn *c, struct io *io)
+/*
+ * A request written on an outbound connection. A frame of its own: logging
+ * the call takes more registers than BPF has, and its spills kept in
+ * on_events's frame would lengthen the deepest chain (stream.c).
+ */
+static __noinline int egress_open(struct claimd_conn *c, struct io *io)
 {
 	struct claimd_pending p = {
 		.start_ns = c->tx_first_ns,
@@ -611,6 +629,7 @@ static __always_inline void egress_open(struct claimd_conn *c, struct io *io)
 	egress_log(io, &p, &c->remote);
 	fifo_push(c, &p);
 	c->flags |= CLAIMD_CONN_SENT;
+	return 0;
 }
 
 /* The status line of a response arrived; it completes at the end of its head. */

@@ -18,14 +18,16 @@
  * feed_segment, on_events or conn_lost, egress_close, verdict_of,
  * verdict_step ("the call stack of 8 frames is too deep", clang 14, Linux
  * 6.18, when a frame more was in the chain). And a chain's frames share 512
- * bytes of stack: the kernel gives tracepoint programs a stack of their own
- * where they need more, but not uprobes (Linux 6.18.44), so the TLS
- * programs' deepest chain (the program, feed_segment, on_events,
- * ingress_close, count_edges, count_step) must fit in it: 488 bytes now.
- * Hence the next pipelined request is opened by on_events beside
- * ingress_close, not under it; a framing error goes to conn_lost beside
- * on_events; and a call that ends outside any request is counted in
- * egress_end_outside, a frame beside verdict_of.
+ * bytes of stack: the kernel gives a tracepoint's program a stack of its
+ * own where it needs more, but not a uprobe's, which can be preempted
+ * (Linux 6.18.44). The TLS probes' deepest chain (the program,
+ * feed_segment, conn_lost or on_events, ingress_close, count_edges,
+ * count_step) takes about 410 bytes now, 100 to spare; tp_io_x's, about
+ * 512. Hence frames beside each other rather than under: on_events opens
+ * the next pipelined request after ingress_close returns; a framing error
+ * goes to conn_lost beside on_events; egress_open, whose call log spills
+ * registers, is a frame of its own; a call that ends outside any request
+ * is counted in egress_end_outside, beside verdict_of.
  */
 
 #define FEED_ROUNDS 256 /* windows, skips and events per buffer */
