@@ -321,6 +321,8 @@ void test_storm_live(void)
 	snprintf(sr_a, sizeof(sr_a), "%sA", sr);
 	snprintf(sc_a, sizeof(sc_a), "%sA", sc);
 	rep = claimctl_json(&h, args);
+	/* Printed where a check fails: what it judged. */
+	printf("storm --json: %s\n", json_object_to_json_string_ext(rep, JSON_C_TO_STRING_PLAIN));
 	r = root_of(rep, sr_a);
 	if (ASSERT_OK_PTR(r, "root srA")) {
 		p = json_object_array_get_idx(j_get(r, "paths"), 0);
