@@ -555,8 +555,6 @@ static __noinline int egress_end_outside(struct io *io, const struct claimd_pend
 	__u64 end_ns = end->end_ns;
 	enum root_record want;
 
-	if (!io || !p || !callee || !end)
-		return 0;
 	if (flags & CLAIMD_EG_LATE) {
 		stat_inc(CLAIMD_ST_LATE_CALLS);
 		if (records_wanted(count_next_id()))
