@@ -182,13 +182,10 @@ static __always_inline int ssl_exit(long n, int ex)
 	tls_mark(c);
 	buf = bpf_task_storage_get(&tls_scratch, bpf_get_current_task_btf(), 0,
 				   BPF_LOCAL_STORAGE_GET_F_CREATE);
-	if (!buf) {
-		/* No memory for the window: these bytes cannot be framed. */
-		stat_inc(CLAIMD_ST_PARSE_TRUNCATED);
-		conn_lost(c, &io);
-		goto out;
-	}
-	feed_buf(c, &io, buf, call->buf, n);
+	if (buf)
+		feed_buf(c, &io, buf, call->buf, n);
+	else
+		feed_unframed(c, &io, n); /* no memory for a window: body skipped, else lost */
 out:
 	bpf_map_delete_elem(&ssl_calls, &tid);
 	bpf_map_delete_elem(&tls_recent, &tid);
