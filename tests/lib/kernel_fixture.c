@@ -25,6 +25,7 @@
 #include "kernel_fixture.h"
 #include "observer.skel.h"
 #include "sock_marks.h"
+#include "sysprobe.h"
 #include "sockets.h"
 #include "test_progs.h"
 #include "thread_slots.h"
@@ -71,10 +72,14 @@ bool kfix_open_netns(struct kfix *f, __u64 netns)
 {
 	struct observer_bpf *skel;
 	struct bpf_program *prog;
+	struct sysprobe probe;
 	__u8 one = 1;
 	int err;
 
 	memset(f, 0, sizeof(*f));
+	/* What claimd checks first: tracefs, where the tracepoints attach, is mounted if it is not. */
+	if (!ASSERT_OK(sysprobe__run(&probe), "sysprobe: the host can run the observer"))
+		return false;
 	f->tgid = getpid();
 	f->ncpus = libbpf_num_possible_cpus();
 	f->recs = calloc(KFIX_RECS_MAX, sizeof(*f->recs));
