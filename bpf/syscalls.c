@@ -348,11 +348,12 @@ static __always_inline void on_io(struct task_struct *task, __u32 tgid, const st
 	} else if (kind == IO_IOV) {
 		feed_iov(c, &io, buf, a->a1, a->a2, ret);
 	} else {
-		struct user_msghdr_head m;
+		/* Read into the window, not onto the stack: tp_io_x's frame is on its deepest chain. */
+		struct user_msghdr_head *m = (struct user_msghdr_head *)buf->data;
 
-		if (bpf_probe_read_user(&m, sizeof(m), (const void *)a->a1))
-			__builtin_memset(&m, 0, sizeof(m));
-		feed_iov(c, &io, buf, m.iov, m.iovlen, ret);
+		if (bpf_probe_read_user(m, sizeof(*m), (const void *)a->a1))
+			__builtin_memset(m, 0, sizeof(*m));
+		feed_iov(c, &io, buf, m->iov, m->iovlen, ret);
 	}
 	/* Bytes moved while this direction seeks a message start: whose, we cannot tell. */
 	if (c->lost & lost_bit(&io))
