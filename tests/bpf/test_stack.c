@@ -132,7 +132,13 @@ void test_stack_bound(void)
 		ASSERT_FALSE(too_large, bpf_program__name(prog));
 		i++;
 	}
-	ASSERT_OK(err, "every program loads as kprobe type, its stack checked");
+	if (!ASSERT_OK(err, "every program loads as kprobe type, its stack checked")) {
+		/* libbpf stops at the program refused: the last log written is its. */
+		for (i = n - 1; i > 0 && !logs[i][0]; i--)
+			;
+		printf("the verifier's last words:\n%s\n",
+		       logs[i] + (strlen(logs[i]) > 800 ? strlen(logs[i]) - 800 : 0));
+	}
 out:
 	observer_bpf__destroy(skel);
 	for (i = 0; i < n; i++)

@@ -25,8 +25,8 @@
 #include "kernel_fixture.h"
 #include "observer.skel.h"
 #include "sock_marks.h"
-#include "sysprobe.h"
 #include "sockets.h"
+#include "sysprobe.h"
 #include "test_progs.h"
 #include "thread_slots.h"
 
