@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
-# scripts/bench-ab.sh CLAIMD_A CLAIMD_B [ROUNDS]: the program time one
-# build of claimd costs per request against another, both attached at once
-# to the same requests: a claimlab node under wrk at saturation, each
-# claimd following only the node (--pid). This host's phases move a single
-# build's figure by more than most changes are worth; two builds timed over
-# the same syscalls see the same phase.
+# scripts/bench-ab.sh [--untraced] CLAIMD_A CLAIMD_B [ROUNDS]: the program
+# time one build of claimd costs per request against another, both attached
+# at once to the same requests: a claimlab node under wrk at saturation,
+# each claimd following only the node (--pid). This host's phases move a
+# single build's figure by more than most changes are worth; two builds
+# timed over the same syscalls see the same phase. --untraced: per run of
+# the read/write program (tp_io_x) instead, over the one-byte TCP syscalls
+# of a process neither follows (pipe_hammer): what the socket filter costs.
 #
 # Whichever build is attached first pays for the cold lines both touch
 # (the task, its registers, the user buffer: several hundred ns a request
@@ -17,7 +19,9 @@
 # Needs root, wrk and a built tree (make).
 set -euo pipefail
 
-[ $# -ge 2 ] || { echo "usage: $0 CLAIMD_A CLAIMD_B [ROUNDS]" >&2; exit 64; }
+untraced=0
+[ "${1:-}" = --untraced ] && { untraced=1; shift; }
+[ $# -ge 2 ] || { echo "usage: $0 [--untraced] CLAIMD_A CLAIMD_B [ROUNDS]" >&2; exit 64; }
 [ "$(id -u)" -eq 0 ] || { echo "bench-ab: needs root (claimd loads BPF programs)" >&2; exit 1; }
 bin_a=$(realpath "$1") bin_b=$(realpath "$2")
 rounds=${3:-3}
@@ -67,15 +71,30 @@ start_one() {
 	exit 1
 }
 
-# "run_time_ns requests_counted" of build $1 so far.
+# "run_time_ns requests_counted" of build $1 so far; --untraced: "run_time_ns
+# run_cnt" of tp_io_x.
 totals_of() {
 	ctl_of "$1" status --json | python3 -c '
 import json, sys
 d = json.load(sys.stdin)
-print(sum(p["run_time_ns"] for p in d["programs"]), d["kernel"]["requests_counted"])'
+if sys.argv[1] == "1":
+    io = [p for p in d["programs"] if p["name"] == "tp_io_x"]
+    print(sum(p["run_time_ns"] for p in io), sum(p["run_cnt"] for p in io))
+else:
+    print(sum(p["run_time_ns"] for p in d["programs"]), d["kernel"]["requests_counted"])' "$untraced"
 }
 
-# One run with $1 attached first: prints "ns_a ns_b" per request.
+# The load of one run.
+load() {
+	if [ "$untraced" = 1 ]; then
+		"$build/tests/pipe_hammer" 300000 tcp >"$tmp/load.log"
+	else
+		wrk -t2 -c32 -d"${WRK_SECONDS}s" "http://127.0.0.1:$port/r/1" >"$tmp/load.log" 2>&1
+	fi
+}
+
+# One run with $1 attached first: prints "ns_a ns_b n_a n_b", ns per request
+# (per run of tp_io_x, --untraced) over n of them.
 one_run() {
 	local first=$1 second a0 b0 a1 b1
 	second=$([ "$first" = a ] && echo b || echo a)
@@ -83,7 +102,7 @@ one_run() {
 	start_one "$second" "$([ "$second" = a ] && echo "$bin_a" || echo "$bin_b")"
 	sysctl -qw kernel.bpf_stats_enabled=1
 	a0=$(totals_of a) b0=$(totals_of b)
-	wrk -t2 -c32 -d"${WRK_SECONDS}s" "http://127.0.0.1:$port/r/1" >"$tmp/wrk.log" 2>&1
+	load
 	a1=$(totals_of a) b1=$(totals_of b)
 	sysctl -qw kernel.bpf_stats_enabled="$stats_was"
 	stop_pids "$pid_a" "$pid_b"
@@ -92,7 +111,7 @@ one_run() {
 import sys
 (ta0, ra0), (ta1, ra1), (tb0, rb0), (tb1, rb1) = (map(int, s.split()) for s in sys.argv[1:])
 if ra1 == ra0 or rb1 == rb0:
-    sys.exit("bench-ab: a claimd counted no request of the node")
+    sys.exit("bench-ab: a claimd counted nothing during the run")
 print(round((ta1 - ta0) / (ra1 - ra0), 1), round((tb1 - tb0) / (rb1 - rb0), 1),
       ra1 - ra0, rb1 - rb0)
 EOF
@@ -104,7 +123,13 @@ wait_file "$tmp/ready" "$node_pid" "the claimlab node"
 port=$(cat "$tmp/ready")
 say "== A: $bin_a"
 say "== B: $bin_b"
-say "== node pid $node_pid on 127.0.0.1:$port; wrk -t2 -c32 for ${WRK_SECONDS}s a run, $rounds rounds"
+unit=request
+if [ "$untraced" = 1 ]; then
+	unit="run of tp_io_x"
+	say "== node pid $node_pid followed; pipe_hammer's 300,000 TCP syscalls a run, not followed; $rounds rounds"
+else
+	say "== node pid $node_pid on 127.0.0.1:$port; wrk -t2 -c32 for ${WRK_SECONDS}s a run, $rounds rounds"
+fi
 
 diffs_a_first=() diffs_b_first=()
 for r in $(seq "$rounds"); do
@@ -112,16 +137,16 @@ for r in $(seq "$rounds"); do
 		one_run "$first" >"$tmp/run"
 		read -r ns_a ns_b n_a n_b <"$tmp/run"
 		d=$(python3 -c "print(round($ns_a - $ns_b, 1))")
-		say "   round $r, $first attached first: A $ns_a ns, B $ns_b ns per request (A - B $d; $n_a / $n_b requests counted)"
+		say "   round $r, $first attached first: A $ns_a ns, B $ns_b ns per $unit (A - B $d; over $n_a / $n_b)"
 		if [ "$first" = a ]; then diffs_a_first+=("$d"); else diffs_b_first+=("$d"); fi
 	done
 done
-python3 - "${#diffs_a_first[@]}" "${diffs_a_first[@]}" "${diffs_b_first[@]}" <<'EOF'
+python3 - "$unit" "${#diffs_a_first[@]}" "${diffs_a_first[@]}" "${diffs_b_first[@]}" <<'EOF'
 import statistics, sys
-n = int(sys.argv[1])
-va = [float(x) for x in sys.argv[2:2 + n]]
-vb = [float(x) for x in sys.argv[2 + n:]]
+unit, n = sys.argv[1], int(sys.argv[2])
+va = [float(x) for x in sys.argv[3:3 + n]]
+vb = [float(x) for x in sys.argv[3 + n:]]
 ma, mb = statistics.mean(va), statistics.mean(vb)
-print(f"A - B per request: {ma:.1f} ns with A first, {mb:.1f} with B first; "
+print(f"A - B per {unit}: {ma:.1f} ns with A first, {mb:.1f} with B first; "
       f"mean over both orders {(ma + mb) / 2:.1f} ns (order effect {(ma - mb) / 2:.1f} ns)")
 EOF
