@@ -27,7 +27,7 @@ bin_a=$(realpath "$1") bin_b=$(realpath "$2")
 rounds=${3:-3}
 build=${BENCH_BUILD:-build}
 WRK_SECONDS=${BENCH_WRK_SECONDS:-8}
-for b in "$bin_a" "$bin_b" "$build/claimlab" "$build/claimctl"; do
+for b in "$bin_a" "$bin_b" "$build/claimlab" "$build/claimctl" "$build/tests/pipe_hammer"; do
 	[ -x "$b" ] || { echo "bench-ab: $b is not an executable (make first?)" >&2; exit 1; }
 done
 command -v wrk >/dev/null || { echo "bench-ab: wrk is missing (scripts/install-deps.sh bench)" >&2; exit 1; }
