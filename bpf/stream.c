@@ -22,12 +22,13 @@
  * own where it needs more, but not a uprobe's, which can be preempted
  * (Linux 6.18.44). The TLS probes' deepest chain (the program,
  * feed_segment, conn_lost or on_events, ingress_close, count_edges,
- * count_step) takes about 410 bytes now, 100 to spare; tp_io_x's, about
- * 512. Hence frames beside each other rather than under: on_events opens
- * the next pipelined request after ingress_close returns; a framing error
- * goes to conn_lost beside on_events; egress_open, whose call log spills
- * registers, is a frame of its own; a call that ends outside any request
- * is counted in egress_end_outside, beside verdict_of.
+ * count_step) takes about 410 bytes now, 100 to spare. Kernels before 6.13
+ * hold tp_io_x's to 512 too: 40 bytes to spare (tests/bpf/test_stack.c
+ * checks every program so). Hence frames beside each other rather than
+ * under: on_events opens the next pipelined request after ingress_close
+ * returns; a framing error goes to conn_lost beside on_events; egress_open,
+ * whose call log spills registers, is a frame of its own; a call that ends
+ * outside any request is counted in egress_end_outside, beside verdict_of.
  */
 
 #define FEED_ROUNDS 256 /* windows, skips and events per buffer */

@@ -62,26 +62,20 @@ start_one() {
 		>"$tmp/claimd-$w.log" 2>&1 &
 	pid=$!
 	printf -v "pid_$w" '%s' "$pid"
-	for _ in $(seq 300); do
-		ctl_of "$w" status --json >/dev/null 2>&1 && return 0
-		kill -0 "$pid" 2>/dev/null || { cat "$tmp/claimd-$w.log" >&2; exit 1; }
-		sleep 0.05
-	done
-	say "bench-ab: claimd $w ($bin) did not answer"
-	exit 1
+	claimd_wait "$tmp/$w.sock" "$pid" "$tmp/claimd-$w.log"
 }
 
 # "run_time_ns requests_counted" of build $1 so far; --untraced: "run_time_ns
 # run_cnt" of tp_io_x.
 totals_of() {
-	ctl_of "$1" status --json | python3 -c '
-import json, sys
-d = json.load(sys.stdin)
-if sys.argv[1] == "1":
-    io = [p for p in d["programs"] if p["name"] == "tp_io_x"]
-    print(sum(p["run_time_ns"] for p in io), sum(p["run_cnt"] for p in io))
-else:
-    print(sum(p["run_time_ns"] for p in d["programs"]), d["kernel"]["requests_counted"])' "$untraced"
+	local s t
+	s=$(ctl_of "$1" status --json)
+	if [ "$untraced" = 1 ]; then
+		prog_totals tp_io_x <<<"$s"
+	else
+		read -r t _ < <(prog_totals <<<"$s")
+		echo "$t $(json 'd["kernel"]["requests_counted"]' <<<"$s")"
+	fi
 }
 
 # The load of one run.

@@ -28,16 +28,22 @@ json() { python3 -c "import json,sys; d=json.load(sys.stdin); print($1)"; }
 median() { python3 -c "import statistics,sys; print(statistics.median(float(x) for x in sys.argv[1:]))" "$@"; }
 ctl() { "$build/claimctl" --socket "$tmp/ctl.sock" "$@"; }
 
+# Waits (at most 15 s) until the claimd of pid $2 answers on its control
+# socket $1; if it dies first, shows its log $3 and exits.
+claimd_wait() { # socket pid log
+	for _ in $(seq 300); do
+		"$build/claimctl" --socket "$1" status --json >/dev/null 2>&1 && return 0
+		kill -0 "$2" 2>/dev/null || { cat "$3" >&2; exit 1; }
+		sleep 0.05
+	done
+	say "bench: claimd (pid $2) did not answer on $1"; exit 1
+}
+
 claimd_start() {
 	"$build/claimd" --pin-dir "$pin" --control "$tmp/ctl.sock" --state-dir "$tmp/state" \
 		--metrics "$claimd_metrics" "$@" >"$tmp/claimd.log" 2>&1 &
 	claimd_pid=$!
-	for _ in $(seq 200); do
-		ctl status --json >/dev/null 2>&1 && return 0
-		kill -0 "$claimd_pid" 2>/dev/null || { cat "$tmp/claimd.log" >&2; exit 1; }
-		sleep 0.05
-	done
-	say "bench: claimd did not answer"; exit 1
+	claimd_wait "$tmp/ctl.sock" "$claimd_pid" "$tmp/claimd.log"
 }
 
 claimd_stop() {
