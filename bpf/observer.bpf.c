@@ -9,9 +9,11 @@
  * taken where a socket's bytes move (the sock tracepoints: no program runs
  * for a file's, a pipe's or a terminal's), their syscall's arguments from
  * the task's saved registers, and a socket no followed connection holds
- * leaves before any helper call (sock_marks). Connections appear at the
- * exits of accept, connect and listen (claimd seeds the ones that already
- * existed), and leave at close.
+ * leaves before any helper call (sock_marks). Sockets are seen born and
+ * seen end where TCP changes their state (sockstate.c): no syscall
+ * tracepoint, whose mere presence puts every syscall of every process on
+ * the kernel's slow path. A socket becomes a connection at its first bytes
+ * (claimd seeds the ones that already existed).
  */
 /*
  * One compile unit, one skeleton: this file owns the load-time
@@ -167,11 +169,6 @@ struct {
 	__type(value, __u8);
 } port_filter SEC(".maps");
 
-/*
- * The connections followed whose socket's inode could not be read: while
- * there is one, every TCP socket's bytes are looked at.
- */
-volatile __u32 sock_unnumbered = 0;
 /* The sockets conns follows, counted by slot (headers/observer.h, claimd_sock_slot). */
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
@@ -179,6 +176,35 @@ struct {
 	__type(key, __u32);
 	__type(value, __u32);
 } sock_marks SEC(".maps");
+
+/*
+ * TCP sockets born while claimd runs (sockstate.c), by their kernel
+ * address, from their birth to their end: the connection each became at
+ * its first bytes (conns), so that its end finds it whatever closed it.
+ * Sized with conns; a full table leaves a socket unfollowed, counted.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, CLAIMD_CONNS_MAX);
+	__type(key, __u64);
+	__type(value, struct claimd_sock);
+} socks SEC(".maps");
+
+/* Listening sockets of followed processes, by inode number (born, or seeded by claimd). */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 4096);
+	__type(key, __u64);
+	__type(value, struct claimd_listener);
+} listeners SEC(".maps");
+
+/* The ports they listen on, counted: a connection taken there is born under watch. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 4096);
+	__type(key, struct claimd_listen_port);
+	__type(value, __u32);
+} listen_ports SEC(".maps");
 
 /* Per-CPU room to build a connection entry: too big for the BPF stack. */
 struct {
@@ -336,5 +362,6 @@ struct {
 #include "stream.c"
 #include "tls.c"
 #include "context.c"
-#include "syscalls.c"
+#include "sockio.c"
+#include "sockstate.c"
 #include "goprobe.c"

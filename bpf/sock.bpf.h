@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
  * From a file descriptor to the TCP socket behind it, and its addresses,
- * by CO-RE reads of the current task's file table. Used when a connection
- * appears (accept, connect, listen), never per read or write.
+ * by CO-RE reads of the current task's file table, and what a socket says
+ * of itself: its addresses, its slot in the filter, its inode number.
  */
 #ifndef CLAIMD_SOCK_BPF_H
 #define CLAIMD_SOCK_BPF_H
@@ -52,7 +52,8 @@ extern void *bpf_rdonly_cast(const void *obj, __u32 btf_id) __ksym;
  * has none. The inode follows the socket in one allocation (SOCK_INODE).
  * Two loads through bpf_rdonly_cast, a kfunc the verifier turns into no
  * call (a load that faults reads 0), where BPF_CORE_READ makes a helper
- * call of each: the socket filter's first step (tp_io_x).
+ * call of each: how a listener is known, and a seeded connection's socket
+ * at its first bytes.
  */
 static __always_inline __u64 sock_ino(const void *sk)
 {
@@ -63,23 +64,47 @@ static __always_inline __u64 sock_ino(const void *sk)
 	return sa->vfs_inode.i_ino;
 }
 
-/* n more (or fewer) followed connections on the socket numbered ino (0: unknown). */
-static __always_inline void sock_mark_add(__u64 ino, int n)
+/*
+ * The filter's slot of the socket at sk (claimd_sock_slot), from its ports
+ * as they stay for its life: the source port it sends from, not its bound
+ * number (skc_num), which the kernel zeroes when the socket is reset while
+ * its owner still reads and writes it.
+ */
+static __always_inline __u32 sock_slot(const void *sk)
 {
-	__u32 slot = claimd_sock_slot(ino);
-	__u32 *m = ino ? bpf_map_lookup_elem(&sock_marks, &slot) : (__u32 *)&sock_unnumbered;
+	struct inet_sock *in = bpf_rdonly_cast(sk, bpf_core_type_id_kernel(struct inet_sock));
+
+	return claimd_sock_slot(bpf_ntohs(in->inet_sport), bpf_ntohs(in->sk.__sk_common.skc_dport));
+}
+
+/* n more (or fewer) followed sockets in slot. */
+static __always_inline void sock_mark_add(__u32 slot, int n)
+{
+	__u32 *m = bpf_map_lookup_elem(&sock_marks, &slot);
 
 	if (m)
 		__sync_fetch_and_add(m, n);
 }
 
-/* May the socket numbered ino be one conns follows? */
-static __always_inline int sock_marked(__u64 ino)
+/* A socket born under watch leaves the filter's count, if it was in it. */
+static __always_inline void sock_unmark(struct claimd_sock *s)
 {
-	__u32 slot = claimd_sock_slot(ino);
+	if (s->flags & CLAIMD_SOCK_MARKED)
+		sock_mark_add(s->slot, -1);
+}
+
+/* May a socket in slot be one that conns follows, or one born under watch? */
+static __always_inline int sock_marked(__u32 slot)
+{
 	__u32 *m = bpf_map_lookup_elem(&sock_marks, &slot);
 
-	return (m && *m) || sock_unnumbered;
+	return m && *m;
+}
+
+/* The network namespace of the socket at sk, by its inode number. */
+static __always_inline __u32 sock_netns(struct sock *sk)
+{
+	return BPF_CORE_READ(sk, __sk_common.skc_net.net, ns.inum);
 }
 
 /* A TCP socket over IPv4 or IPv6: the only kind that carries HTTP/1.x here. */

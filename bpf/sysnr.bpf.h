@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
- * The syscalls behind a socket's bytes (bpf/syscalls.c, tp_io_x): the
+ * The syscalls behind a socket's bytes (bpf/sockio.c, tp_io_x): the
  * socket tracepoints say bytes moved, the syscall's number in its saved
  * registers says through which call, and so where its buffer and its
  * socket's descriptor are. The architecture's own table

@@ -87,9 +87,10 @@ struct claimd_dirty_services {
 };
 
 /*
- * The kernel adds atomically: a program on a syscall tracepoint may be
- * preempted (its CPU's values are then shared with the program that runs
- * next). claimd, single-threaded, adds plainly.
+ * The kernel adds atomically: a uprobe's program may be preempted, and any
+ * program interrupted by a socket's state change in softirq (its CPU's
+ * values are then shared with the program that runs meanwhile). claimd,
+ * single-threaded, adds plainly.
  */
 #ifdef __bpf__
 #define COUNTS_ADD(p, v)	__sync_fetch_and_add((p), (v))

@@ -172,7 +172,12 @@ struct claimd_conn {
 	__u8 count;
 	__u32 extra;
 	__u8 lost; /* CLAIMD_LOST_*: a direction whose framing was lost, seeking a message start */
-	__u8 pad[7];
+	__u8 pad[3];
+	/*
+	 * The socket the fd named when the entry was made (claimd_sock_tag); 0
+	 * until its first bytes for a connection claimd seeded (by ino).
+	 */
+	__u32 sk_tag;
 	/* inbound: the ingress being served and who holds its record */
 	__u64 owner_seq;
 	struct claimd_owner owner;
@@ -182,7 +187,7 @@ struct claimd_conn {
 	struct claimd_addr local;
 	struct claimd_addr remote;
 	__u64 ssl; /* TLS: the SSL pointer last tied to this socket (forgotten at close) */
-	__u64 ino; /* the socket's inode number: its slot in sock_marks */
+	__u64 ino; /* seeded: the socket's inode number, until sk_tag is known */
 	/* outbound: the request whose response head is being read */
 	struct claimd_pending answering;
 	__u64 answer_end_ns; /* when its status line arrived */
@@ -281,30 +286,78 @@ struct claimd_thread_slot {
 #define CLAIMD_PROC_LISTENER_ONE (1u << 16)
 
 /*
- * The sockets the connection table follows, by the low bits of each socket's
- * inode number (what /proc/PID/fd shows, socket:[N]): a count per slot of
- * the sock_marks map, raised before a connection enters the table (by the
- * programs, or by claimd for the ones it seeds) and lowered after it
- * leaves. A socket whose slot counts none belongs to no connection
- * followed: its bytes leave the program before any helper call. Two
- * sockets in one slot cost only that call; an entry the table evicts on
- * its own leaves its count behind, with the same cost.
+ * A TCP socket seen born while claimd runs (headers/observer.h's socks map,
+ * by the socket's kernel address): a connect's SYN sent, a connection a
+ * followed listener took. It becomes a connection of the table (conns) at
+ * its first bytes moved, under the process and fd that moved them, and is
+ * gone when its owner closes it (or the kernel frees it): its end, seen
+ * whatever closed it (close, close_range, dup2 over it, the process's exit).
+ */
+struct claimd_sock {
+	struct claimd_conn_key key; /* the connection it became; tgid 0: none yet */
+	__u64 born_ns;
+	__u32 tgid; /* outbound: the process that connected */
+	__u32 tid;  /* outbound: the thread that connected */
+	__u8 role;  /* enum claimd_role */
+	__u8 flags; /* CLAIMD_CONN_FAILED: its connect failed, reported; CLAIMD_SOCK_MARKED */
+	__u16 slot; /* its slot in sock_marks, counted while it lives (once marked) */
+	__u32 pad;
+};
+
+/*
+ * claimd_sock.flags: counted in its slot of sock_marks. An outbound socket
+ * is counted once connected: its local port is chosen after its SYN_SENT.
+ */
+#define CLAIMD_SOCK_MARKED 0x80
+
+/* A listening socket of a followed process (the listeners map, by inode number). */
+struct claimd_listener {
+	__u32 tgid;
+	__u32 netns; /* its network namespace's inode number */
+	struct claimd_addr local;
+};
+
+/* A port some followed process listens on, in one network namespace. */
+struct claimd_listen_port {
+	__u32 netns;
+	__u16 port;
+	__u16 pad;
+};
+
+/*
+ * The sockets the connection table follows, by their ports: a count per
+ * slot of the sock_marks map, raised when a socket is born under watch (or
+ * by claimd for the connections it seeds) and lowered when it ends. A
+ * socket whose slot counts none belongs to no connection followed: its
+ * bytes leave the program before any helper call. Two sockets in one slot
+ * cost only a lookup; an entry a table evicts on its own leaves its count
+ * behind, with the same cost.
  */
 #define CLAIMD_SOCK_MARKS_BITS 16
 #define CLAIMD_SOCK_MARKS      (1u << CLAIMD_SOCK_MARKS_BITS)
 
 /*
- * The inode number's low bits. The kernel numbers sockets in runs a CPU
- * takes at a time (get_next_ino), so sockets made together, such as both
- * ends of a loopback connection or a client's pool, sit in neighbouring
- * slots: a few cache lines of the filter for every busy socket of the host,
- * where a hash spread each of them over a line of its own (docs/
- * performance.md: 8 to 63 ns a request less at saturation). Two live
- * sockets share a slot only when their numbers differ by a multiple of 65,536.
+ * The slot of a socket with these ports (host order): two loads from the
+ * socket itself, where its inode number took a second object's, and known
+ * where the socket is born, before it has an inode (a connection taken
+ * by a listener). Both ends of a loopback connection share
+ * their slot (the same two ports), and a server's connections, whose
+ * clients' ports the kernel gives out in runs, sit in neighbouring slots: a
+ * few cache lines of the filter for the busy sockets of a host.
  */
-static inline __u32 claimd_sock_slot(__u64 ino)
+static inline __u32 claimd_sock_slot(__u16 lport, __u16 rport)
 {
-	return (__u32)ino & (CLAIMD_SOCK_MARKS - 1);
+	return (__u32)(lport ^ rport) & (CLAIMD_SOCK_MARKS - 1);
+}
+
+/*
+ * What a connection's entry keeps of its socket's address, to tell it from
+ * another socket at the same fd: the address's bits above its alignment.
+ * Two live sockets have the same tag only 32 GiB apart.
+ */
+static inline __u32 claimd_sock_tag(__u64 sk)
+{
+	return (__u32)(sk >> 3);
 }
 
 /* Filters set by claimd before the programs see traffic. */

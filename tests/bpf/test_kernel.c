@@ -67,13 +67,14 @@ static void subtest_request_response(struct kfix *f)
 	/* The client's request is a call outside any ingress: a root egress. */
 	CHECK_EGRESS(kfix_root(f, c.s.port, 0), c.s.port, REQ_FRONT, 200, DONE);
 	ASSERT_OK_PTR(kfix_listen(f, c.s.port, false), "listen record");
-	ASSERT_EQ(kfix_stat(f, CLAIMD_ST_CONNS), 3, "listener, client, accepted");
+	ASSERT_EQ(kfix_stat(f, CLAIMD_ST_CONNS), 2,
+		  "client, accepted (a listener is no connection)");
 	ASSERT_EQ(kfix_stat(f, CLAIMD_ST_INGRESS), 1, "ingresses");
 	ASSERT_EQ(kfix_stat(f, CLAIMD_ST_EGRESS), 1, "egresses");
 	port = c.s.port;
 	kcase_close(&c);
 	ASSERT_OK_PTR(kfix_listen(f, port, true), "listener closed record");
-	ASSERT_EQ(kfix_stat(f, CLAIMD_ST_CONN_CLOSED), 3, "all three forgotten at close");
+	ASSERT_EQ(kfix_stat(f, CLAIMD_ST_CONN_CLOSED), 2, "both forgotten at close");
 	ASSERT_EQ(kfix_stat(f, CLAIMD_ST_PARSE_ERRORS), 0, "no parse error");
 out:
 	kcase_close(&c);
@@ -688,25 +689,28 @@ out:
 	kcase_close(&c);
 }
 
-/* The slot in sock_marks of fd's socket (its inode number), or -1. */
+/* The slot in sock_marks of fd's socket (its ports), or -1. */
 static long sock_slot_of(int fd)
 {
-	struct stat st;
+	struct sockaddr_in local, remote;
+	socklen_t ll = sizeof(local), rl = sizeof(remote);
 
-	return fstat(fd, &st) ? -1 : (long)claimd_sock_slot(st.st_ino);
+	if (getsockname(fd, (struct sockaddr *)&local, &ll) ||
+	    getpeername(fd, (struct sockaddr *)&remote, &rl))
+		return -1;
+	return claimd_sock_slot(ntohs(local.sin_port), ntohs(remote.sin_port));
 }
 
 /*
- * The socket filter's marks follow the connections: a followed socket's
- * slot counts it while it is open (its bytes reach the framer), and no
- * longer once it is closed; claimd's own changes (for the connections it
- * seeds) move the slot of the inode they name, or, for a socket whose
- * inode is unknown, the count that opens the filter to every socket.
+ * The socket filter's marks follow the sockets: a followed socket's slot
+ * (its ports; both ends of a loopback connection share it) counts it from
+ * its birth while it is open (its bytes reach the framer), and no longer
+ * once it is closed; claimd's own changes (for the connections it seeds)
+ * move the slot they name.
  */
 static void subtest_sock_marks(struct kfix *f)
 {
-	const __u64 seeded = 987654321;
-	__u32 seeded_slot = claimd_sock_slot(seeded), before;
+	__u32 seeded_slot = claimd_sock_slot(8080, 54321), before;
 	struct kcase c;
 	long slot[2];
 	__u32 open[2];
@@ -717,8 +721,9 @@ static void subtest_sock_marks(struct kfix *f)
 		goto out;
 	slot[0] = sock_slot_of(c.s.afd);
 	slot[1] = sock_slot_of(c.s.cfd);
-	if (!ASSERT_GE(slot[0], 0, "accepted socket's inode") ||
-	    !ASSERT_GE(slot[1], 0, "client socket's inode"))
+	if (!ASSERT_GE(slot[0], 0, "accepted socket's ports") ||
+	    !ASSERT_GE(slot[1], 0, "client socket's ports") ||
+	    !ASSERT_EQ(slot[0], slot[1], "one slot for both ends"))
 		goto out;
 	for (i = 0; i < 2; i++)
 		open[i] = kfix_sock_marks(f, slot[i]);
@@ -734,92 +739,130 @@ static void subtest_sock_marks(struct kfix *f)
 			    : "the accepted count gone at close");
 
 	before = kfix_sock_marks(f, seeded_slot);
-	if (!ASSERT_OK(kfix_sock_mark(f, seeded, 1), "claimd marks a seeded socket"))
+	if (!ASSERT_OK(kfix_sock_mark(f, seeded_slot, 1), "claimd marks a seeded socket"))
 		goto out;
 	ASSERT_EQ(kfix_sock_marks(f, seeded_slot), before + 1, "its slot counts it");
-	ASSERT_OK(kfix_sock_mark(f, seeded, -1), "claimd forgets it");
+	ASSERT_OK(kfix_sock_mark(f, seeded_slot, -1), "claimd forgets it");
 	ASSERT_EQ(kfix_sock_marks(f, seeded_slot), before, "and the count is back");
-	ASSERT_OK(kfix_sock_mark(f, 0, 1), "a socket without an inode number");
-	ASSERT_EQ(kfix_sock_unnumbered(f), 1, "opens the filter to every socket");
-	ASSERT_OK(kfix_sock_mark(f, 0, -1), "forgotten");
-	ASSERT_EQ(kfix_sock_unnumbered(f), 0, "closes it again");
 out:
 	kcase_close(&c);
 }
 
 /*
- * After the connection of first went unseen: found stale once, its request
- * (REQ_FRONT) ended closed unanswered, and the connection of second
- * followed as any other.
+ * After the connection of first ended (at a close claimd saw, or found
+ * stale: stale says which): its request (REQ_FRONT) ended closed
+ * unanswered, and the connection of second followed as any other.
  */
-static void check_after_stale(struct kfix *f, struct svc *first, struct svc *second)
+static void check_after_end(struct kfix *f, struct svc *first, struct svc *second, int stale)
 {
 	const struct claimd_ingress *in;
+	bool served;
 
-	ASSERT_EQ(kfix_stat(f, CLAIMD_ST_CONN_STALE), 1, "found stale");
-	ASSERT_EQ(kfix_count_ingress(f, first->port), 1, "the first request recorded");
+	/* First: a stale entry is found at the bytes its fd's new socket moves. */
+	served =
+		ASSERT_TRUE(svc_request(second, REQ_OTHER), "a request on the second connection") &&
+		ASSERT_TRUE(svc_answer(second, RESP(503, "Busy")), "its answer");
+	ASSERT_EQ(kfix_stat(f, CLAIMD_ST_CONN_STALE), stale, stale ? "found stale" : "none stale");
+	ASSERT_EQ(kfix_count_ingress(f, first->port), 1 + served, "both requests recorded");
 	in = kfix_ingress(f, first->port, 0);
 	if (CHECK_INGRESS(in, first, REQ_FRONT, 0, 0))
 		ASSERT_EQ(in->flags, CLAIMD_IN_CLOSED, "closed unanswered");
-	if (ASSERT_TRUE(svc_request(second, REQ_OTHER), "a request on the second connection") &&
-	    ASSERT_TRUE(svc_answer(second, RESP(503, "Busy")), "its answer"))
+	if (served)
 		CHECK_INGRESS(kfix_ingress(f, first->port, 1), second, REQ_OTHER, 503, 0);
 }
 
 /*
- * A followed connection's fd comes to name another socket with no close(2)
- * or dup2 claimd sees: close_range(2) closes it, fcntl(F_DUPFD) puts a
- * second connection's socket at its number. The answer the service then
- * writes there goes to the second connection's client: the first request
- * ends as one its service closed unanswered, never as answered by those
- * bytes.
+ * One socket under two fds: the request read through one, the answer
+ * written through a duplicate (as an inetd-style service reads fd 0 and
+ * writes fd 1). Both are the same connection, framed as one stream: the
+ * request answered, nothing found stale.
  */
-static void subtest_stale_fd(struct kfix *f)
+static void subtest_dup_fds(struct kfix *f)
+{
+	struct kcase c;
+	struct svc via;
+
+	if (!kcase_open(f, &c, NULL, 0) || !ASSERT_TRUE(svc_request(&c.s, REQ_FRONT), "request"))
+		goto out;
+	via = c.s;
+	via.afd = dup(c.s.afd);
+	if (!ASSERT_GE(via.afd, 0, "dup"))
+		goto out;
+	ASSERT_TRUE(svc_answer(&via, RESP(200, "OK")), "answered through the duplicate");
+	close(via.afd);
+	CHECK_INGRESS(kfix_ingress(f, c.s.port, 0), &c.s, REQ_FRONT, 200, 0);
+	ASSERT_EQ(kfix_stat(f, CLAIMD_ST_CONN_STALE), 0, "none stale");
+	ASSERT_EQ(kfix_stat(f, CLAIMD_ST_CONNS), 2, "one connection each end");
+out:
+	kcase_close(&c);
+}
+
+/*
+ * close_range(2) closes a followed connection's fd with a request waiting,
+ * and fcntl(F_DUPFD) puts a second connection's socket at its number; the
+ * service then writes its answer there, which goes to the second
+ * connection's client. keep 0: that close is the socket's end, seen as any
+ * close, and the request ends there, closed unanswered; the answer is the
+ * second connection's bytes. keep 1: a duplicate fd keeps the socket alive,
+ * so no end is seen; the entry is found stale at the answer's bytes, and
+ * the request ends closed unanswered then. Never answered by those bytes.
+ */
+static void subtest_fd_replaced(struct kfix *f, int keep)
 {
 	struct svc s2 = { .lfd = -1, .cfd = -1, .afd = -1 }, via;
 	struct kcase c;
-	int fd;
+	int fd, kept = -1;
 
 	if (!kcase_open(f, &c, NULL, 0) || !svc_connect(&c.s, &s2) ||
 	    !ASSERT_TRUE(svc_request(&c.s, REQ_FRONT), "request"))
 		goto out;
 	fd = c.s.afd;
+	if (keep && !ASSERT_GE(kept = dup(fd), 0, "a duplicate keeps the socket"))
+		goto out;
 	if (!ASSERT_OK(syscall(SYS_close_range, fd, fd, 0), "close_range"))
 		goto out;
+	ASSERT_EQ(kfix_count_ingress(f, c.s.port), !keep,
+		  keep ? "no end: the socket lives on" : "the request ended at the close");
 	c.s.afd = fcntl(s2.afd, F_DUPFD, fd);
 	if (!ASSERT_EQ(c.s.afd, fd, "another socket at the same number"))
 		goto out;
 	via = s2;
 	via.afd = fd;
 	if (ASSERT_TRUE(svc_answer(&via, RESP(200, "OK")), "answer written there"))
-		check_after_stale(f, &c.s, &s2);
+		check_after_end(f, &c.s, &s2, keep);
 out:
+	if (kept >= 0)
+		close(kept);
 	svc_close(&s2);
 	kcase_close(&c);
 }
 
 /*
- * The same fd number taken by a new connection (connect or accept) after
- * close_range(2) closed the followed one unseen: the request waiting on
- * the old one ends closed unanswered when the new one is followed, not
- * dropped without a record.
+ * The same fd number taken by a new connection (connect or accept) while
+ * the followed one lives on under a duplicate: the request waiting on the
+ * old one ends closed unanswered when the new one is followed, not dropped
+ * without a record.
  */
 static void subtest_stale_fd_reused(struct kfix *f)
 {
 	struct svc s2 = { .lfd = -1, .cfd = -1, .afd = -1 };
 	struct kcase c;
-	int fd;
+	int fd, kept = -1;
 
 	if (!kcase_open(f, &c, NULL, 0) || !ASSERT_TRUE(svc_request(&c.s, REQ_FRONT), "request"))
 		goto out;
 	fd = c.s.afd;
-	if (!ASSERT_OK(syscall(SYS_close_range, fd, fd, 0), "close_range"))
+	kept = dup(fd);
+	if (!ASSERT_GE(kept, 0, "a duplicate keeps the socket") ||
+	    !ASSERT_OK(syscall(SYS_close_range, fd, fd, 0), "close_range"))
 		goto out;
 	c.s.afd = -1;
 	if (svc_connect(&c.s, &s2) &&
 	    ASSERT_TRUE(s2.cfd == fd || s2.afd == fd, "a new connection at the same number"))
-		check_after_stale(f, &c.s, &s2);
+		check_after_end(f, &c.s, &s2, 1);
 out:
+	if (kept >= 0)
+		close(kept);
 	svc_close(&s2);
 	kcase_close(&c);
 }
@@ -1026,8 +1069,12 @@ void test_kernel(void)
 		subtest_vectored_head(&f);
 	if (test__start_subtest("sock_marks"))
 		subtest_sock_marks(&f);
+	if (test__start_subtest("dup_fds"))
+		subtest_dup_fds(&f);
+	if (test__start_subtest("close_range"))
+		subtest_fd_replaced(&f, 0);
 	if (test__start_subtest("stale_fd"))
-		subtest_stale_fd(&f);
+		subtest_fd_replaced(&f, 1);
 	if (test__start_subtest("stale_fd_reused"))
 		subtest_stale_fd_reused(&f);
 	if (test__start_subtest("thread_slots"))

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * claimd --netns in the kernel (bpf/syscalls.c, proc_wanted): loaded with
+ * claimd --netns in the kernel (bpf/sockio.c, proc_wanted): loaded with
  * this process's own network namespace, its listener and connections are
  * followed; with another namespace's inode, none is, and the process is
  * never marked (its reads and writes stay on the untraced path).
@@ -23,7 +23,11 @@ static __u32 traced_word(struct kfix *f)
 	return v;
 }
 
-/* A listener, a client and the accepted socket: what the kernel followed of them. */
+/*
+ * A listener, a client and the accepted socket, a request and its answer
+ * between them: what the kernel followed of them (a socket is a connection
+ * from its first bytes).
+ */
 static void run(__u64 netns, __u64 want_conns, const char *what)
 {
 	struct kfix f;
@@ -35,6 +39,9 @@ static void run(__u64 netns, __u64 want_conns, const char *what)
 	/* The fixture marks this process ahead; here the kernel is to decide. */
 	bpf_map_update_elem(bpf_map__fd(f.skel->maps.traced), &f.tgid, &(__u32){ 0 }, BPF_ANY);
 	if (ASSERT_TRUE(svc_open(&s), "listener, client, accepted")) {
+		ASSERT_TRUE(svc_request(&s, "GET / HTTP/1.1\r\n\r\n") &&
+				    svc_answer(&s, "HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n"),
+			    "a request answered");
 		kfix_drain(&f);
 		ASSERT_EQ(kfix_stat(&f, CLAIMD_ST_CONNS), want_conns, what);
 		if (want_conns)
@@ -56,7 +63,7 @@ void test_kernel_netns(void)
 	if (!ASSERT_OK(stat("/proc/self/ns/net", &st), "own network namespace"))
 		return;
 	if (test__start_subtest("own"))
-		run(st.st_ino, 3, "its own namespace: followed");
+		run(st.st_ino, 2, "its own namespace: both ends followed");
 	if (test__start_subtest("other"))
 		run(st.st_ino + 1, 0, "another namespace: nothing followed");
 }

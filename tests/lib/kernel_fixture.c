@@ -270,14 +270,9 @@ __u32 kfix_sock_marks(struct kfix *f, __u32 slot)
 	return n;
 }
 
-int kfix_sock_mark(struct kfix *f, __u64 ino, int n)
+int kfix_sock_mark(struct kfix *f, __u32 slot, int n)
 {
-	return sock_marks_change(f->skel->progs.claimd_mark, ino, n);
-}
-
-__u32 kfix_sock_unnumbered(struct kfix *f)
-{
-	return f->skel->bss->sock_unnumbered;
+	return sock_marks_change(f->skel->progs.claimd_mark, slot, n);
 }
 
 __u32 kfix_thread_slots(struct kfix *f)

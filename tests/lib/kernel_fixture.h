@@ -71,13 +71,11 @@ __u32 kfix_thread_slot(struct kfix *f, __u32 tid);
 int kfix_thread_slot_set(struct kfix *f, __u32 tid, __u32 holder);
 /* A counter's growth since kfix_begin, summed over CPUs. */
 __u64 kfix_stat(struct kfix *f, enum claimd_stat which);
-/* The socket filter: the count of followed connections in sock_marks' slot;
- * claimd's change to it for the socket numbered ino (claimd_mark, run as
- * claimd runs it for what it seeds), 0 or -errno; the count of followed
- * connections whose socket had no number. */
+/* The socket filter: the count of followed sockets in sock_marks' slot;
+ * claimd's change to it (claimd_mark, run as claimd runs it for what it
+ * seeds), 0 or -errno. */
 __u32 kfix_sock_marks(struct kfix *f, __u32 slot);
-int kfix_sock_mark(struct kfix *f, __u64 ino, int n);
-__u32 kfix_sock_unnumbered(struct kfix *f);
+int kfix_sock_mark(struct kfix *f, __u32 slot, int n);
 /* Writes the class of the edge (this process, service port) -> 127.0.0.1:callee. */
 int kfix_set_class(struct kfix *f, int service_port, int callee_port, __u8 cls);
 /* The kernel's counts (headers/counts.h) of the edge (this process, service

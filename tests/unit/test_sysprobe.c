@@ -3,7 +3,7 @@
  * claimd's host checks (user/claimd/sysprobe.c) on hosts this machine is not:
  * the paths point at missing files and the kernel's answers are faked, and
  * each missing piece must be refused with a sentence that says what to do
- * (not root, no BTF, bpffs or tracefs not mounted, no syscall tracepoints,
+ * (not root, no BTF, bpffs or tracefs not mounted, no TCP tracepoints,
  * each BPF program type, map and helper, lockdown forbidding kernel reads),
  * except uprobes, without which claimd runs in a stated degraded mode.
  */
@@ -116,15 +116,15 @@ void test_sysprobe(void)
 		snprintf(msg, sizeof(msg), "tracefs is not mounted on %s", tracefs);
 		says(&p, msg, "tracefs message");
 	}
-	if (test__start_subtest("no_syscall_tracepoints")) {
+	if (test__start_subtest("no_tcp_tracepoints")) {
 		env = host_env(&k);
-		snprintf(path, sizeof(path), "%s/events/syscalls", dir);
-		env.syscalls = path;
+		snprintf(path, sizeof(path), "%s/events/tcp", dir);
+		env.tcp = path;
 		ASSERT_EQ(sysprobe__check(&env, &p), -1, "refused");
-		ASSERT_FALSE(p.syscall_tracepoints, "no syscall tracepoints");
+		ASSERT_FALSE(p.tcp_tracepoints, "no TCP tracepoints");
 		/* Said only when tracefs itself is there, as on this host. */
 		if (p.tracefs)
-			says(&p, "CONFIG_FTRACE_SYSCALLS=y", "message");
+			says(&p, "no tcp_destroy_sock", "message");
 	}
 	if (test__start_subtest("no_sock_tracepoints")) {
 		env = host_env(&k);

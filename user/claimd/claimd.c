@@ -214,7 +214,9 @@ static const struct argp_option options[] = {
 	  "records only while tracing; counts never need them)",
 	  3 },
 	{ "no-seed", OPT_NO_SEED, NULL, 0,
-	  "Do not look for sockets that existed before claimd started", 3 },
+	  "Do not look for sockets that existed before claimd started (with --pid or "
+	  "--cgroup, connections to their listeners then go unseen too)",
+	  3 },
 	{ "no-tls", OPT_NO_TLS, NULL, 0, "Do not probe OpenSSL (TLS traffic stays unseen)", 3 },
 	{ "grpc-fail-codes", OPT_GRPC_FAIL_CODES, "LIST", 0,
 	  "gRPC codes that are failures, by name or number (default UNKNOWN,DEADLINE_EXCEEDED,"
@@ -635,8 +637,7 @@ static void map_fill_update(struct claimd *d)
 	if (observer__stats(d->obs, st))
 		return;
 	map_fill__count(d->fill, N_FILL);
-	ev = (long long)(st[CLAIMD_ST_CONNS] + d->seeded.listeners + d->seeded.inbound +
-			 d->seeded.outbound) -
+	ev = (long long)(st[CLAIMD_ST_CONNS] + d->seeded.inbound + d->seeded.outbound) -
 	     (long long)(st[CLAIMD_ST_CONN_CLOSED] + observer__forgotten(d->obs) +
 			 d->fill[0].entries);
 	if (!d->fill[0].err && ev > (long long)d->fill[0].evicted)

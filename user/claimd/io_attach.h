@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The observer's program for a connection's bytes (tp_io_x, bpf/syscalls.c)
+ * The observer's program for a connection's bytes (tp_io_x, bpf/sockio.c)
  * follows both directions: its section attaches it to the raw tracepoint
  * sock_recv_length, and this to sock_send_length too. Used by claimd and by the skeleton
  * tests alike.

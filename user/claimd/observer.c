@@ -168,9 +168,9 @@ int observer__set_alive(struct observer *obs, bool alive)
 	return 0;
 }
 
-int observer__sock_mark(struct observer *obs, __u64 ino, int n)
+int observer__sock_mark(struct observer *obs, __u32 slot, int n)
 {
-	return sock_marks_change(obs->skel->progs.claimd_mark, ino, n);
+	return sock_marks_change(obs->skel->progs.claimd_mark, slot, n);
 }
 
 /* The inode the kernel numbers a network namespace by (ns.inum). */
@@ -503,6 +503,16 @@ int observer__conns_fd(const struct observer *obs)
 	return bpf_map__fd(obs->skel->maps.conns);
 }
 
+int observer__listeners_fd(const struct observer *obs)
+{
+	return bpf_map__fd(obs->skel->maps.listeners);
+}
+
+int observer__listen_ports_fd(const struct observer *obs)
+{
+	return bpf_map__fd(obs->skel->maps.listen_ports);
+}
+
 int observer__traced_fd(const struct observer *obs)
 {
 	return bpf_map__fd(obs->skel->maps.traced);
@@ -615,12 +625,19 @@ static int tgid_listed(__u32 tgid, const __u32 *tgids, int n)
 
 /*
  * The connections of the processes listed, into gone (at most max): their
- * keys, and their sockets' inode numbers (their marks, to lower once gone).
+ * keys, and the filter's slot of each whose count is its own (a seeded
+ * one whose socket the programs never saw: -1 for the others, whose count
+ * goes with their socket's end).
  */
 struct gone_conn {
 	struct claimd_conn_key key;
-	__u64 ino;
+	long slot;
 };
+
+static long own_slot(const struct claimd_conn *c)
+{
+	return c->sk_tag ? -1 : (long)claimd_sock_slot(c->local.port, c->remote.port);
+}
 
 static int conns_of(int fd, const __u32 *tgids, int n, struct gone_conn *gone, int max)
 {
@@ -647,7 +664,7 @@ static int conns_of(int fd, const __u32 *tgids, int n, struct gone_conn *gone, i
 		}
 		for (i = 0; i < count && found < max; i++)
 			if (tgid_listed(keys[i].tgid, tgids, n))
-				gone[found++] = (struct gone_conn){ keys[i], vals[i].ino };
+				gone[found++] = (struct gone_conn){ keys[i], own_slot(&vals[i]) };
 		if (err)
 			break;
 		in = token;
@@ -661,7 +678,7 @@ one_by_one:
 	while (bpf_map_get_next_key(fd, prev, &next) == 0) {
 		if (tgid_listed(next.tgid, tgids, n) && found < max &&
 		    !bpf_map_lookup_elem(fd, &next, &one))
-			gone[found++] = (struct gone_conn){ next, one.ino };
+			gone[found++] = (struct gone_conn){ next, own_slot(&one) };
 		key = next;
 		prev = &key;
 	}
@@ -679,7 +696,8 @@ int observer__forget_processes(struct observer *obs, const __u32 *tgids, int n)
 	for (i = 0; i < found; i++) {
 		if (bpf_map_delete_elem(fd, &gone[i].key))
 			continue; /* gone already: whoever removed it lowered its mark */
-		observer__sock_mark(obs, gone[i].ino, -1);
+		if (gone[i].slot >= 0)
+			observer__sock_mark(obs, gone[i].slot, -1);
 		obs->forgotten++;
 	}
 	return found;

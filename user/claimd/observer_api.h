@@ -52,6 +52,9 @@ void observer__destroy(struct observer *obs);
 int observer__events_fd(const struct observer *obs);
 int observer__conns_fd(const struct observer *obs);
 int observer__traced_fd(const struct observer *obs);
+/* Listening sockets of followed processes by inode number, and their ports (headers/observer.h). */
+int observer__listeners_fd(const struct observer *obs);
+int observer__listen_ports_fd(const struct observer *obs);
 /* Task storage keyed by a pidfd: the mark traced[]'s processes carry (proc.bpf.h). */
 int observer__proc_mark_fd(const struct observer *obs);
 int observer__classes_fd(const struct observer *obs);
@@ -70,8 +73,8 @@ const char *observer__verdicts_path(const struct observer *obs);
 bool observer__verdicts_reused(const struct observer *obs);
 /* Marks the verdict map alive (claimd running) or not, for libclaim. */
 int observer__set_alive(struct observer *obs, bool alive);
-/* n more (or fewer) followed connections on the socket numbered ino (sock_marks); 0 or -errno. */
-int observer__sock_mark(struct observer *obs, __u64 ino, int n);
+/* n more (or fewer) followed sockets in the filter's slot (sock_marks); 0 or -errno. */
+int observer__sock_mark(struct observer *obs, __u32 slot, int n);
 
 /* Each loaded program's name, id and, when kernel.bpf_stats_enabled is 1,
  * run count and run time (ns), as a JSON array. */

@@ -13,7 +13,7 @@
 
 #include <bpf/libbpf.h>
 
-/* n more (or fewer) followed connections on the socket numbered ino; 0 or -errno. */
-int sock_marks_change(const struct bpf_program *claimd_mark, __u64 ino, int n);
+/* n more (or fewer) followed sockets in the filter's slot (claimd_sock_slot); 0 or -errno. */
+int sock_marks_change(const struct bpf_program *claimd_mark, __u32 slot, int n);
 
 #endif /* CLAIMD_SOCK_MARKS_H */

@@ -197,12 +197,14 @@ static void missing(struct sysprobe *p, enum sysprobe_feature f)
 	case SYSPROBE_PROG_TRACEPOINT:
 		say(p, LOG_ERROR,
 		    "the kernel does not load tracepoint BPF programs (CONFIG_BPF_EVENTS=y is "
-		    "needed, and no security module may deny them): claimd cannot follow syscalls");
+		    "needed, and no security module may deny them): claimd cannot follow "
+		    "processes' "
+		    "exec and exit");
 		break;
 	case SYSPROBE_PROG_RAW_TP:
 		say(p, LOG_ERROR,
-		    "the kernel does not load raw tracepoint BPF programs: claimd cannot publish "
-		    "its verdict map (Linux 4.17 or later)");
+		    "the kernel does not load raw tracepoint BPF programs: claimd cannot follow "
+		    "connections or publish its verdict map (Linux 4.17 or later)");
 		break;
 	case SYSPROBE_MAP_RINGBUF:
 		say(p, LOG_ERROR,
@@ -253,12 +255,17 @@ struct event_group {
 	const char *needs;	  /* what it takes, said when missing */
 };
 
-static const struct event_group syscall_group = { "syscalls",
-						  (const char *const[]){ "sys_exit_read", NULL },
-						  "syscall", "it needs CONFIG_FTRACE_SYSCALLS=y" };
+static const struct event_group tcp_group = {
+	"tcp", (const char *const[]){ "tcp_destroy_sock", NULL }, "TCP",
+	"claimd sees a socket's end there (Linux 4.16 or later)"
+};
 static const struct event_group sock_group = {
-	"sock", (const char *const[]){ "sock_recv_length", "sock_send_length", NULL }, "socket",
-	"claimd takes the bytes connections carry from them (Linux 6.3 or later)"
+	"sock",
+	(const char *const[]){ "sock_recv_length", "sock_send_length", "inet_sock_set_state",
+			       NULL },
+	"socket",
+	"claimd takes the bytes connections carry from them, and their births and ends (Linux "
+	"6.3 or later)"
 };
 
 /*
@@ -319,9 +326,9 @@ int sysprobe__check(const struct sysprobe_env *env, struct sysprobe *p)
 	p->tracefs = ensure_mounted(p, env, env->tracefs, "tracefs", TRACEFS_MAGIC, NULL);
 	if (!p->tracefs)
 		ok = 0;
-	p->syscall_tracepoints = events_exist(p, env->syscalls, env->tracefs, &syscall_group);
+	p->tcp_tracepoints = events_exist(p, env->tcp, env->tracefs, &tcp_group);
 	p->sock_tracepoints = events_exist(p, env->sock, env->tracefs, &sock_group);
-	if (!p->syscall_tracepoints || !p->sock_tracepoints)
+	if (!p->tcp_tracepoints || !p->sock_tracepoints)
 		ok = 0;
 	read_lockdown(p, env->lockdown);
 

@@ -22,7 +22,7 @@
 
 /* What the observer needs from the kernel's BPF. */
 enum sysprobe_feature {
-	SYSPROBE_PROG_TRACEPOINT = 0, /* syscall tracepoints: everything */
+	SYSPROBE_PROG_TRACEPOINT = 0, /* tracepoints: processes' exec and exit */
 	SYSPROBE_PROG_UPROBE,	      /* uprobes: TLS plaintext and libclaim's context */
 	SYSPROBE_PROG_RAW_TP,	      /* raw_tp: a connection's bytes, the verdict map's header */
 	SYSPROBE_MAP_RINGBUF,
@@ -38,7 +38,7 @@ struct sysprobe_env {
 	const char *btf;      /* default /sys/kernel/btf/vmlinux */
 	const char *bpffs;    /* default /sys/fs/bpf */
 	const char *tracefs;  /* default /sys/kernel/tracing */
-	const char *syscalls; /* default <tracefs>/events/syscalls */
+	const char *tcp;      /* default <tracefs>/events/tcp */
 	const char *sock;     /* default <tracefs>/events/sock */
 	const char *lockdown; /* default /sys/kernel/security/lockdown */
 	bool no_mount;	      /* report a missing bpffs or tracefs, do not mount it */
@@ -53,8 +53,8 @@ struct sysprobe {
 	bool btf;
 	bool bpffs;
 	bool tracefs;
-	bool syscall_tracepoints;
-	bool sock_tracepoints; /* sock:sock_recv_length and sock_send_length: the bytes */
+	bool tcp_tracepoints; /* tcp:tcp_destroy_sock: a socket's end */
+	bool sock_tracepoints; /* sock:sock_recv_length, sock_send_length: the bytes; inet_sock_set_state */
 	bool has[SYSPROBE__COUNT];
 	bool uprobes;	   /* TLS and explicit context can be followed */
 	bool degraded;	   /* runs, without something: see report */

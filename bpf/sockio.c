@@ -1,13 +1,14 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
- * Fragment of observer.bpf.c: the syscall tracepoints. Connections appear at
- * accept, connect and listen (claimd seeds the ones that already existed),
- * move bytes through read and write families (handled at exit only, their
- * arguments read from the task's saved registers), and leave at close, dup2
- * over them, or the process's exit.
+ * Fragment of observer.bpf.c: where a TCP socket's bytes move (the socket
+ * tracepoints, at the end of every read and write family syscall, their
+ * arguments read from the task's saved registers). A socket born under
+ * watch (sockstate.c) becomes a connection at its first bytes, under the
+ * process and fd that moved them (claimd seeds the ones that already
+ * existed); a connection ends with its socket (sockstate.c) or when its fd
+ * is found naming another one. And the processes' exec and exit.
  */
 
-#define EINTR	     4
 #define EPIPE	     32
 #define ENETUNREACH  101
 #define ECONNABORTED 103
@@ -15,7 +16,6 @@
 #define ETIMEDOUT    110
 #define ECONNREFUSED 111
 #define EHOSTUNREACH 113
-#define EINPROGRESS  115
 #define MSG_PEEK     2
 
 /* Syscall arguments, from the registers saved at syscall entry. */
@@ -36,15 +36,11 @@ static __always_inline void regs_sys_args(struct pt_regs *regs, struct sys_args 
 	a->a3 = PT_REGS_PARM4_SYSCALL(regs);
 }
 
-static __always_inline void sys_args(struct sys_args *a)
-{
-	regs_sys_args((struct pt_regs *)bpf_task_pt_regs(bpf_get_current_task_btf()), a);
-}
-
 /*
  * The network namespace of the current task: one claimd per "host" of a
- * fleet made of namespaces follows only its own. Asked where connections
- * appear (accept, connect, listen), never on the read/write path.
+ * fleet made of namespaces follows only its own. Asked where a thread
+ * makes a socket (its connect, its listen) and where a connection taken by
+ * a listener first moves bytes, never on the read/write path after.
  */
 static __always_inline int netns_wanted(void)
 {
@@ -54,8 +50,9 @@ static __always_inline int netns_wanted(void)
 }
 
 /*
- * Connections appear only here: a process that fails these tests is never
- * marked, so its later syscalls leave at proc_may_be_traced's one load.
+ * Connections and listeners are made only past these tests: a process that
+ * fails them is never marked, so its later syscalls leave at
+ * proc_may_be_traced's one load.
  */
 static __always_inline int proc_wanted(__u32 tgid)
 {
@@ -78,54 +75,10 @@ static __always_inline int port_wanted(__u16 port)
 
 __noinline int conn_stale(struct claimd_conn *c, struct claimd_conn_key *key, __u32 tid);
 
-/* Start following the socket behind fd. */
-static __always_inline struct claimd_conn *conn_add(__u32 tgid, int fd, struct sock *sk, __u8 role,
-						    __u8 flags)
-{
-	struct claimd_conn_key key = { .tgid = tgid, .fd = fd };
-	struct claimd_conn *c, *old = bpf_map_lookup_elem(&conns, &key);
-	__u32 zero = 0;
-	__u16 port;
-
-	/*
-	 * An entry left for this fd: its socket went without a close claimd
-	 * saw (close_range, exec closing it). Gone as at a close, what waited
-	 * on it ended, before the scratch below is filled.
-	 */
-	if (old)
-		conn_stale(old, &key, (__u32)bpf_get_current_pid_tgid());
-	c = bpf_map_lookup_elem(&conn_tmp, &zero);
-	if (!c)
-		return NULL;
-	__builtin_memset(c, 0, sizeof(*c));
-	sock_addrs(sk, &c->local, &c->remote);
-	port = role == CLAIMD_ROLE_OUTBOUND ? c->remote.port : c->local.port;
-	if (!port_wanted(port))
-		return NULL;
-	c->role = role;
-	c->flags = flags;
-	/* Inbound: we read requests and write responses; outbound the reverse. */
-	http_framer_init(&c->rx,
-			 role == CLAIMD_ROLE_OUTBOUND ? HTTP_KIND_RESPONSE : HTTP_KIND_REQUEST, 0);
-	http_framer_init(&c->tx,
-			 role == CLAIMD_ROLE_OUTBOUND ? HTTP_KIND_REQUEST : HTTP_KIND_RESPONSE, 0);
-	/* Marked before it is in the table: never an entry its mark does not count. */
-	c->ino = sock_ino(sk);
-	sock_mark_add(c->ino, 1);
-	if (bpf_map_update_elem(&conns, &key, c, BPF_ANY)) {
-		sock_mark_add(c->ino, -1);
-		stat_inc(CLAIMD_ST_CONN_FULL);
-		return NULL;
-	}
-	mark_traced(tgid);
-	stat_inc(CLAIMD_ST_CONNS);
-	return c;
-}
-
 /*
- * claimd's change to the count of followed connections on a socket (the
- * ones it seeds from /proc, and forgets when their process is gone): run
- * with BPF_PROG_TEST_RUN, args[0] the socket's inode number, args[1] the
+ * claimd's change to the count of followed sockets in a slot of the filter
+ * (the connections it seeds, and forgets when their process is gone): run
+ * with BPF_PROG_TEST_RUN, args[0] the slot (claimd_sock_slot), args[1] the
  * change. Never attached.
  */
 SEC("raw_tp")
@@ -135,103 +88,89 @@ int claimd_mark(struct bpf_raw_tracepoint_args *ctx)
 	return 0;
 }
 
-static __always_inline int on_accept(struct trace_event_raw_sys_exit *ctx)
+/*
+ * The socket at sk, born under watch (socks), moved its first bytes in
+ * process tgid through fd: it becomes a connection of the table, under
+ * that name, if the process is one claimd follows. 1: it did. rejoin: it
+ * was a connection before, whose entry the table evicted: its framing
+ * joins mid-stream, as a seeded one's. A function of its own, beside
+ * on_io's chain: once per connection.
+ */
+__noinline int conn_adopt(__u64 skaddr, __u32 tgid, int fd, int rejoin)
 {
-	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
-	int fd = ctx->ret;
-	struct sock *sk;
-
-	if (fd < 0 || !proc_wanted(tgid))
-		return 0;
-	sk = sock_of_fd(fd);
-	if (sk && sock_is_tcp(sk))
-		conn_add(tgid, fd, sk, CLAIMD_ROLE_INBOUND, CLAIMD_CONN_CONNECTED);
-	return 0;
-}
-
-SEC("tracepoint/syscalls/sys_exit_accept4")
-int tp_accept4_x(struct trace_event_raw_sys_exit *ctx)
-{
-	return on_accept(ctx);
-}
-
-SEC("tracepoint/syscalls/sys_exit_accept")
-int tp_accept_x(struct trace_event_raw_sys_exit *ctx)
-{
-	return on_accept(ctx);
-}
-
-SEC("tracepoint/syscalls/sys_exit_listen")
-int tp_listen_x(struct trace_event_raw_sys_exit *ctx)
-{
-	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
-	struct claimd_listen *rec;
+	struct claimd_conn_key key = { .tgid = tgid, .fd = fd };
+	struct claimd_sock *s = bpf_map_lookup_elem(&socks, &skaddr);
+	struct sock *sk = (struct sock *)skaddr;
 	struct claimd_conn *c;
-	struct sys_args a;
-	struct sock *sk;
+	__u32 zero = 0;
 
-	if (ctx->ret != 0 || !proc_wanted(tgid))
+	if (!s)
 		return 0;
-	sys_args(&a);
-	sk = sock_of_fd(a.a0);
-	if (!sk || !sock_is_tcp(sk))
-		return 0;
-	c = conn_add(tgid, a.a0, sk, CLAIMD_ROLE_LISTENER, 0);
-	if (!c)
-		return 0;
-	proc_listeners_add(tgid, 1);
-	rec = bpf_ringbuf_reserve(&events, sizeof(*rec), 0);
-	if (!rec) {
-		stat_inc(CLAIMD_ST_RB_DROPS);
+	/* Taken by a process the filters leave out: not ours, and its mark goes. */
+	if (s->role == CLAIMD_ROLE_INBOUND && !proc_wanted(tgid)) {
+		sock_unmark(s);
+		bpf_map_delete_elem(&socks, &skaddr);
 		return 0;
 	}
-	rec->hdr.type = CLAIMD_REC_LISTEN;
-	rec->hdr.version = CLAIMD_RECORD_VERSION;
-	rec->hdr.size = sizeof(*rec);
-	rec->tgid = tgid;
-	rec->closed = 0;
-	rec->local = c->local;
-	proc_comm(rec->comm);
-	submit_now(rec);
-	return 0;
+	c = bpf_map_lookup_elem(&conn_tmp, &zero);
+	if (!c)
+		return 0;
+	__builtin_memset(c, 0, sizeof(*c));
+	sock_addrs(sk, &c->local, &c->remote);
+	c->role = s->role;
+	c->flags = s->flags & CLAIMD_CONN_FAILED;
+	c->sk_tag = claimd_sock_tag(skaddr);
+	/* Inbound: we read requests and write responses; outbound the reverse. */
+	http_framer_init(&c->rx,
+			 c->role == CLAIMD_ROLE_OUTBOUND ? HTTP_KIND_RESPONSE : HTTP_KIND_REQUEST,
+			 rejoin);
+	http_framer_init(&c->tx,
+			 c->role == CLAIMD_ROLE_OUTBOUND ? HTTP_KIND_REQUEST : HTTP_KIND_RESPONSE,
+			 rejoin);
+	if (bpf_map_update_elem(&conns, &key, c, BPF_ANY)) {
+		stat_inc(CLAIMD_ST_CONN_FULL);
+		return 0;
+	}
+	s->key = key;
+	mark_traced(tgid);
+	stat_inc(CLAIMD_ST_CONNS);
+	return 1;
+}
+
+/*
+ * A connection claimd seeded (its socket known by inode number only) moved
+ * bytes through the socket at skaddr, numbered ino: if it is that socket,
+ * the entry learns its tag and the socket's end will find it (socks).
+ * 1: it is.
+ */
+static __always_inline int conn_seeded_found(struct claimd_conn *c, struct claimd_conn_key *key,
+					     __u64 skaddr, __u64 ino)
+{
+	struct claimd_sock fresh = { .key = *key, .role = c->role }, *s;
+
+	if (c->sk_tag || !ino || c->ino != ino)
+		return 0;
+	c->sk_tag = claimd_sock_tag(skaddr);
+	fresh.slot = claimd_sock_slot(c->local.port, c->remote.port);
+	fresh.flags = CLAIMD_SOCK_MARKED; /* claimd counted it as it seeded it */
+	s = bpf_map_lookup_elem(&socks, &skaddr);
+	if (s) {
+		/* Born under watch too, after claimd attached: counted twice, or now. */
+		sock_unmark(s);
+		s->slot = fresh.slot;
+		s->flags |= CLAIMD_SOCK_MARKED;
+		s->key = *key;
+		return 1;
+	}
+	if (bpf_map_update_elem(&socks, &skaddr, &fresh, BPF_NOEXIST))
+		stat_inc(CLAIMD_ST_CONN_FULL);
+	return 1;
 }
 
 static __always_inline int connect_error_is_transport(long err)
 {
 	return err == -ECONNREFUSED || err == -ETIMEDOUT || err == -ENETUNREACH ||
 	       err == -EHOSTUNREACH || err == -ECONNRESET;
-}
-
-SEC("tracepoint/syscalls/sys_exit_connect")
-int tp_connect_x(struct trace_event_raw_sys_exit *ctx)
-{
-	__u64 id = bpf_get_current_pid_tgid();
-	__u32 tgid = id >> 32;
-	long ret = ctx->ret;
-	struct sys_args a;
-	struct sock *sk;
-
-	if (ret != 0 && ret != -EINPROGRESS && !connect_error_is_transport(ret))
-		return 0;
-	if (!proc_wanted(tgid))
-		return 0;
-	sys_args(&a);
-	sk = sock_of_fd(a.a0);
-	if (!sk || !sock_is_tcp(sk))
-		return 0;
-	if (ret == 0 || ret == -EINPROGRESS) {
-		conn_add(tgid, a.a0, sk, CLAIMD_ROLE_OUTBOUND,
-			 ret == 0 ? CLAIMD_CONN_CONNECTED : 0);
-	} else if (!(proc_flags(tgid) & PROC_GO)) {
-		struct io io = { .now = bpf_ktime_get_ns(),
-				 .key = { .tgid = tgid, .fd = a.a0 },
-				 .tid = (__u32)id };
-		struct claimd_addr callee;
-
-		if (addr_from_user(&callee, (const void *)a.a1) && port_wanted(callee.port))
-			egress_connect_failed(&io, &callee);
-	}
-	return 0;
 }
 
 static __always_inline int error_is_transport(long err)
@@ -285,13 +224,43 @@ struct user_msghdr_head {
 };
 
 /*
- * A socket of process tgid (task the current one, its leader marked) moved
- * ret bytes (or failed) in the syscall whose arguments are a: through the
- * framer. fd: the argument that names the socket, ino the socket's inode
- * number (0: unknown); peek: the bytes stay to be read (MSG_PEEK).
+ * The connection the socket at skaddr, born under watch, is when its first
+ * bytes move through key (the current process and fd): made now, or, if it
+ * became one under another name (an fd it was duplicated to, a process it
+ * was inherited from), that one, and key says so. NULL: not followed.
+ */
+static __always_inline struct claimd_conn *conn_of_socket(struct claimd_conn_key *key, __u64 skaddr)
+{
+	struct claimd_sock *s = bpf_map_lookup_elem(&socks, &skaddr);
+	struct claimd_conn *c;
+	int rejoin = 0;
+
+	if (!s)
+		return NULL;
+	if (s->key.tgid) {
+		c = bpf_map_lookup_elem(&conns, &s->key);
+		if (c && c->sk_tag == claimd_sock_tag(skaddr)) {
+			*key = s->key;
+			return c;
+		}
+		/* That entry is gone (evicted, or its fd came to name another socket). */
+		s->key.tgid = 0;
+		s->key.fd = 0;
+		rejoin = 1;
+	}
+	if (!conn_adopt(skaddr, key->tgid, key->fd, rejoin))
+		return NULL;
+	return bpf_map_lookup_elem(&conns, key);
+}
+
+/*
+ * A socket of process tgid (task the current one) moved ret bytes (or
+ * failed) in the syscall whose arguments are a: through the framer. fd: the
+ * argument that names the socket, skaddr the socket; peek: the bytes stay
+ * to be read (MSG_PEEK).
  */
 static __always_inline void on_io(struct task_struct *task, __u32 tgid, const struct sys_args *a,
-				  int fd, __u64 ino, long ret, __u32 dir, __u32 kind, int peek)
+				  int fd, __u64 skaddr, long ret, __u32 dir, __u32 kind, int peek)
 {
 	struct claimd_conn_key key = { .tgid = tgid, .fd = fd };
 	struct claimd_conn *c;
@@ -299,21 +268,22 @@ static __always_inline void on_io(struct task_struct *task, __u32 tgid, const st
 	struct io io;
 	__u32 zero = 0;
 
-	if (!syscalls_frame(tgid))
-		return;
 	c = bpf_map_lookup_elem(&conns, &key);
-	if (!c)
-		return;
 	/*
 	 * The fd names another socket than the one followed there: that one
-	 * went without a close claimd saw (close_range, an fd duplicated or
-	 * passed in over it). It is gone as at a close, never framed with
-	 * these bytes.
+	 * lives on where claimd did not see its end (it was duplicated, or
+	 * passed to another process, before this fd was closed or duplicated
+	 * over). It is gone as at a close, never framed with these bytes.
 	 */
-	if (ino && c->ino && c->ino != ino) {
+	if (c && c->sk_tag != claimd_sock_tag(skaddr) &&
+	    !conn_seeded_found(c, &key, skaddr, c->sk_tag ? 0 : sock_ino((void *)skaddr))) {
 		conn_stale(c, &key, task->pid);
-		return;
+		c = NULL;
 	}
+	if (!c)
+		c = conn_of_socket(&key, skaddr);
+	if (!c || !syscalls_frame(key.tgid))
+		return;
 	/* Peeked bytes are read again: the look only keeps the entry in use (its LRU mark). */
 	if (c->role < CLAIMD_ROLE_INBOUND || peek)
 		return;
@@ -388,8 +358,8 @@ SEC("raw_tp/sock_recv_length")
 int tp_io_x(struct bpf_raw_tracepoint_args *ctx)
 {
 	/* TP_PROTO(struct sock *sk, int ret, int flags) */
-	struct sock *sk =
-		bpf_rdonly_cast((void *)ctx->args[0], bpf_core_type_id_kernel(struct sock));
+	__u64 skaddr = ctx->args[0];
+	struct sock *sk = bpf_rdonly_cast((void *)skaddr, bpf_core_type_id_kernel(struct sock));
 	long ret = (int)ctx->args[1];
 	int flags = (int)ctx->args[2];
 	__u32 dir = DIR_RX, kind = IO_BUF, fd_arg = 0;
@@ -397,7 +367,6 @@ int tp_io_x(struct bpf_raw_tracepoint_args *ctx)
 	struct pt_regs *regs;
 	struct sys_args a;
 	__u16 family;
-	__u64 ino;
 	int fd;
 
 	/*
@@ -408,13 +377,13 @@ int tp_io_x(struct bpf_raw_tracepoint_args *ctx)
 	family = sk->__sk_common.skc_family;
 	if (family != AF_INET && family != AF_INET6)
 		return 0;
-	ino = sock_ino(sk);
-	if (!sock_marked(ino))
+	if (!sock_marked(sock_slot(sk)))
 		return 0;
 	if (sk->sk_protocol != IPPROTO_TCP || (flags & MSG_ERRQUEUE))
 		return 0;
 	task = bpf_get_current_task_btf();
-	if (!task_may_be_traced(task))
+	/* A process not followed yet becomes one only by a socket born under watch. */
+	if (!task_may_be_traced(task) && !bpf_map_lookup_elem(&socks, &skaddr))
 		return 0;
 	regs = (struct pt_regs *)bpf_task_pt_regs(task);
 	switch (SYSNR_OF(regs)) {
@@ -463,22 +432,40 @@ int tp_io_x(struct bpf_raw_tracepoint_args *ctx)
 	/* One body for every syscall: no copy of on_io specialized per case. */
 	barrier_var(dir);
 	barrier_var(kind);
-	on_io(task, task->tgid, &a, fd, ino, ret, dir, kind, flags & MSG_PEEK);
+	on_io(task, task->tgid, &a, fd, skaddr, ret, dir, kind, flags & MSG_PEEK);
 	return 0;
 }
 
+/* Forgets the connection c at key: its entry, its explicit context, its SSL tie. */
+static __always_inline void conn_forget(struct claimd_conn *c, struct claimd_conn_key *key)
+{
+	__u32 slot = claimd_sock_slot(c->local.port, c->remote.port);
+	/* Seeded, its socket never seen since: the filter's count for it is its own. */
+	int unindexed = !c->sk_tag;
+
+	if (c->role == CLAIMD_ROLE_INBOUND)
+		bpf_map_delete_elem(&conn_ctx, key);
+	tls_forget(c, key->tgid);
+	if (!bpf_map_delete_elem(&conns, key)) {
+		if (unindexed)
+			sock_mark_add(slot, -1);
+		stat_inc(CLAIMD_ST_CONN_CLOSED);
+	}
+}
+
 /*
- * The connection behind (tgid, fd) is gone: what waited on it ends, and we
- * forget it. fd_open: the fd still refers to the socket (close(2) at entry).
+ * The connection c, named key, is gone (its socket ended, or its fd came to
+ * name another one): what waited on it ends, as thread tid saw it, and we
+ * forget it. Not inline: one copy, off the hot path.
  */
-static __always_inline void conn_gone(struct claimd_conn *c, struct claimd_conn_key key, __u32 tid,
-				      int fd_open)
+__noinline int conn_end(struct claimd_conn *c, struct claimd_conn_key *key, __u32 tid)
 {
 	struct io io;
-	__u64 ino;
 	int i;
 
-	io.key = key;
+	if (!c || !key)
+		return 0;
+	io.key = *key;
 	io.now = bpf_ktime_get_ns();
 	io.tid = tid;
 	io.dir = DIR_RX;
@@ -491,114 +478,25 @@ static __always_inline void conn_gone(struct claimd_conn *c, struct claimd_conn_
 		}
 	} else if (c->role == CLAIMD_ROLE_OUTBOUND) {
 		http_close(&c->rx);
-		if (c->count || c->extra || c->answer_active) {
-			/* The caller gave up waiting. */
+		/* The caller gave up waiting. */
+		if (c->count || c->extra || c->answer_active)
 			egress_fail_all(c, &io);
-		} else if (fd_open && !(c->flags & (CLAIMD_CONN_CONNECTED | CLAIMD_CONN_FAILED)) &&
-			   !(proc_flags(key.tgid) & PROC_GO)) {
-			/* Non-blocking connect never completed: refused or timed out. */
-			struct sock *sk = sock_of_fd(key.fd);
-			__u8 st = sk ? sock_state(sk) : 0;
-
-			if (st == TCP_CLOSE || st == TCP_SYN_SENT)
-				egress_connect_failed(&io, &c->remote);
-		}
-	} else if (c->role == CLAIMD_ROLE_LISTENER) {
-		struct claimd_listen *rec = bpf_ringbuf_reserve(&events, sizeof(*rec), 0);
-
-		proc_listeners_add(key.tgid, -1);
-
-		if (rec) {
-			rec->hdr.type = CLAIMD_REC_LISTEN;
-			rec->hdr.version = CLAIMD_RECORD_VERSION;
-			rec->hdr.size = sizeof(*rec);
-			rec->tgid = key.tgid;
-			rec->closed = 1;
-			rec->local = c->local;
-			proc_comm(rec->comm);
-			submit_now(rec);
-		} else {
-			stat_inc(CLAIMD_ST_RB_DROPS);
-		}
 	}
-	if (c->role == CLAIMD_ROLE_INBOUND)
-		bpf_map_delete_elem(&conn_ctx, &key);
-	tls_forget(c, key.tgid);
-	ino = c->ino;
-	if (!bpf_map_delete_elem(&conns, &key)) {
-		sock_mark_add(ino, -1); /* after it left the table */
-		stat_inc(CLAIMD_ST_CONN_CLOSED);
-	}
+	conn_forget(c, key);
+	return 0;
 }
 
 /*
- * The connection c at key went without a close claimd saw: its fd now
- * names another socket (on_io), or a new connection takes it (conn_add).
- * Gone as at a close, for thread tid. Not inline: one copy, off the hot
- * path.
+ * The connection c at key went without an end claimd saw: its fd now names
+ * another socket (on_io). Gone as at a close, for thread tid.
  */
 __noinline int conn_stale(struct claimd_conn *c, struct claimd_conn_key *key, __u32 tid)
 {
 	if (!c || !key)
 		return 0;
 	stat_inc(CLAIMD_ST_CONN_STALE);
-	conn_gone(c, *key, tid, 0);
+	conn_end(c, key, tid);
 	return 0;
-}
-
-SEC("tracepoint/syscalls/sys_enter_close")
-int tp_close(struct trace_event_raw_sys_enter *ctx)
-{
-	__u64 id = bpf_get_current_pid_tgid();
-	__u32 tgid = id >> 32;
-	struct claimd_conn_key key;
-	struct claimd_conn *c;
-
-	if (!is_traced(tgid))
-		return 0;
-	key.tgid = tgid;
-	key.fd = ctx->args[0];
-	c = bpf_map_lookup_elem(&conns, &key);
-	if (c)
-		conn_gone(c, key, (__u32)id, 1);
-	return 0;
-}
-
-/*
- * dup2(old, new) and dup3 close what 'new' was without a close(2): a socket
- * we followed there is gone, and the fd now reads and writes something else.
- */
-static __always_inline int on_dup(struct trace_event_raw_sys_exit *ctx)
-{
-	__u64 id = bpf_get_current_pid_tgid();
-	__u32 tgid = id >> 32;
-	struct claimd_conn_key key;
-	struct claimd_conn *c;
-	struct sys_args a;
-
-	if (!is_traced(tgid) || ctx->ret < 0)
-		return 0;
-	sys_args(&a);
-	if (a.a0 == a.a1)
-		return 0;
-	key.tgid = tgid;
-	key.fd = ctx->ret;
-	c = bpf_map_lookup_elem(&conns, &key);
-	if (c)
-		conn_gone(c, key, (__u32)id, 0);
-	return 0;
-}
-
-SEC("tracepoint/syscalls/sys_exit_dup2")
-int tp_dup2_x(struct trace_event_raw_sys_exit *ctx)
-{
-	return on_dup(ctx);
-}
-
-SEC("tracepoint/syscalls/sys_exit_dup3")
-int tp_dup3_x(struct trace_event_raw_sys_exit *ctx)
-{
-	return on_dup(ctx);
 }
 
 /*
