@@ -181,7 +181,8 @@ struct {
  * TCP sockets born while claimd runs (sockstate.c), by their kernel
  * address, from their birth to their end: the connection each became at
  * its first bytes (conns), so that its end finds it whatever closed it.
- * Sized with conns; a full table leaves a socket unfollowed, counted.
+ * As many as conns holds, 32,768 at least (claimd sizes it); full, the
+ * oldest goes, and a socket that had not moved bytes yet goes unfollowed.
  */
 struct {
 	__uint(type, BPF_MAP_TYPE_LRU_HASH);

@@ -11,16 +11,17 @@
  * thread) by a process claimd follows; a connection taken by a listener
  * (LISTEN -> SYN_RECV, in softirq: which process accepts it is learned at
  * its first bytes, conn_adopt; with a process filter, only on a followed
- * listener's port). Each goes into socks, marked in
- * the filter, and becomes a connection at its first bytes. A listener of a
- * followed process is kept in listeners, its port in listen_ports.
+ * listener's port). Each goes into socks and is marked in the filter (an
+ * outbound one once connected, when its local port is known), and becomes
+ * a connection at its first bytes. A listener of a followed process is
+ * kept in listeners, its port in listen_ports.
  *
  * Ends: the owner closing it (close(2), close_range, dup2 over its last
  * fd, exec, exit, shutdown of both directions), seen at the state change
  * that makes (sock_closed_by_owner), or the kernel freeing it (a socket
- * reset, or refused, before its owner closed it). A connect that fails (SYN_SENT -> CLOSE: refused,
- * unreachable, timed out, given up) is a failed call, charged to the thread
- * that connected, before any byte.
+ * reset, or refused, before its owner closed it). A connect that fails
+ * (SYN_SENT -> CLOSE: refused, unreachable, timed out, given up) is a
+ * failed call, charged to the thread that connected, before any byte.
  */
 
 #define PF_EXITING 0x00000004

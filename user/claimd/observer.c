@@ -229,6 +229,9 @@ struct observer *observer__load(const struct observer_config *cfg)
 	bpf_map__set_max_entries(obs->skel->maps.traced, pid_max());
 	if (cfg->conns_max)
 		bpf_map__set_max_entries(obs->skel->maps.conns, cfg->conns_max);
+	/* Sockets born and not ended: never fewer places than connections. */
+	if (cfg->conns_max > CLAIMD_CONNS_MAX)
+		bpf_map__set_max_entries(obs->skel->maps.socks, cfg->conns_max);
 	obs->thread_slots = thread_slots_size(obs->skel->maps.thread_slots, obs->skel->maps.threads,
 					      &obs->skel->rodata->thread_slots_mask,
 					      cfg->threads_max ?: CLAIMD_THREADS_MAX);
