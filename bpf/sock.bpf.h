@@ -66,15 +66,23 @@ static __always_inline __u64 sock_ino(const void *sk)
 
 /*
  * The filter's slot of the socket at sk (claimd_sock_slot), from its ports
- * as they stay for its life: the source port it sends from, not its bound
- * number (skc_num), which the kernel zeroes when the socket is reset while
- * its owner still reads and writes it.
+ * as they stay for its life: its bound number and its peer's port, one
+ * load from the line its family is read from; once the kernel has zeroed
+ * that number (a socket reset while its owner still reads and writes it),
+ * the source port it sent from, which stays.
  */
 static __always_inline __u32 sock_slot(const void *sk)
 {
-	struct inet_sock *in = bpf_rdonly_cast(sk, bpf_core_type_id_kernel(struct inet_sock));
+	struct sock *s = bpf_rdonly_cast(sk, bpf_core_type_id_kernel(struct sock));
+	__u32 pp = s->__sk_common.skc_portpair; /* skc_dport (network order), skc_num */
+	__u16 local = pp >> 16;
 
-	return claimd_sock_slot(bpf_ntohs(in->inet_sport), bpf_ntohs(in->sk.__sk_common.skc_dport));
+	if (!local) {
+		struct inet_sock *in = bpf_rdonly_cast(sk, bpf_core_type_id_kernel(struct inet_sock));
+
+		local = bpf_ntohs(in->inet_sport);
+	}
+	return claimd_sock_slot(local, bpf_ntohs((__u16)pp));
 }
 
 /* n more (or fewer) followed sockets in slot. */
