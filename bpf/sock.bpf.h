@@ -78,7 +78,8 @@ static __always_inline __u32 sock_slot(const void *sk)
 	__u16 local = pp >> 16;
 
 	if (!local) {
-		struct inet_sock *in = bpf_rdonly_cast(sk, bpf_core_type_id_kernel(struct inet_sock));
+		struct inet_sock *in =
+			bpf_rdonly_cast(sk, bpf_core_type_id_kernel(struct inet_sock));
 
 		local = bpf_ntohs(in->inet_sport);
 	}
