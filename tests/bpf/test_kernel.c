@@ -798,6 +798,56 @@ out:
 }
 
 /*
+ * A forking server: the parent accepts, a child it forks reads the request
+ * and answers it, the parent closes its copy of the fd (no end: the child
+ * holds the socket), the child exits. The socket is a connection of the
+ * process that moved its first bytes, the child: its request answered
+ * 200, recorded under the child, nothing closed unanswered.
+ */
+static void subtest_forked_child(struct kfix *f)
+{
+	const struct claimd_ingress *in;
+	int gate[2] = { -1, -1 }, status = -1;
+	struct kcase c;
+	char buf[512];
+	pid_t pid;
+
+	if (!kcase_open(f, &c, NULL, 0) || !ASSERT_OK(pipe(gate), "pipe"))
+		goto out;
+	pid = fork();
+	if (pid == 0) {
+		/* Serves once it is followed (the fixture follows listed processes only). */
+		if (read(gate[0], buf, 1) == 1 &&
+		    sock_recv_until(c.s.afd, buf, sizeof(buf), "\r\n\r\n", sizeof(buf)) > 0)
+			write_pieces(c.s.afd, RESP(200, "OK"), 4096);
+		_exit(0);
+	}
+	if (!ASSERT_GT(pid, 0, "fork"))
+		goto out;
+	ASSERT_TRUE(kfix_follow(f, pid), "the child followed");
+	close(c.s.afd);
+	c.s.afd = -1;
+	ASSERT_EQ(write(gate[1], "x", 1), 1, "the child goes on");
+	ASSERT_TRUE(call_on(c.s.cfd, REQ_FRONT), "answered by the child");
+	ASSERT_EQ(waitpid(pid, &status, 0), pid, "the child exits");
+	kfix_drain(f);
+	ASSERT_EQ(kfix_count_ingress(f, c.s.port), 1, "one request recorded");
+	in = kfix_ingress(f, c.s.port, 0);
+	if (ASSERT_OK_PTR(in, "its record")) {
+		ASSERT_EQ(in->tgid, (__u32)pid, "under the child");
+		ASSERT_EQ(in->status, 200, "answered");
+		ASSERT_EQ(in->flags, 0, "nothing lost or closed");
+	}
+	ASSERT_EQ(kfix_stat(f, CLAIMD_ST_CONN_STALE), 0, "none stale");
+out:
+	if (gate[0] >= 0) {
+		close(gate[0]);
+		close(gate[1]);
+	}
+	kcase_close(&c);
+}
+
+/*
  * close_range(2) closes a followed connection's fd with a request waiting,
  * and fcntl(F_DUPFD) puts a second connection's socket at its number; the
  * service then writes its answer there, which goes to the second
@@ -1071,6 +1121,8 @@ void test_kernel(void)
 		subtest_sock_marks(&f);
 	if (test__start_subtest("dup_fds"))
 		subtest_dup_fds(&f);
+	if (test__start_subtest("forked_child"))
+		subtest_forked_child(&f);
 	if (test__start_subtest("close_range"))
 		subtest_fd_replaced(&f, 0);
 	if (test__start_subtest("stale_fd"))
