@@ -1,8 +1,7 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
- * From a file descriptor to the TCP socket behind it, and its addresses,
- * by CO-RE reads of the current task's file table, and what a socket says
- * of itself: its addresses, its slot in the filter, its inode number.
+ * What a TCP socket says of itself: its addresses, its slot in the filter,
+ * its inode number, its network namespace. (TCP's states are vmlinux.h's.)
  */
 #ifndef CLAIMD_SOCK_BPF_H
 #define CLAIMD_SOCK_BPF_H
@@ -11,39 +10,7 @@
 
 #define AF_INET	    2
 #define AF_INET6    10
-#define SOCK_STREAM 1
 #define IPPROTO_TCP 6
-#define S_IFMT	    00170000
-#define S_IFSOCK    0140000
-
-#define TCP_ESTABLISHED 1
-#define TCP_SYN_SENT	2
-#define TCP_CLOSE	7
-#define TCP_CLOSE_WAIT	8
-
-static __always_inline struct sock *sock_of_fd(int fd)
-{
-	struct task_struct *task = (struct task_struct *)bpf_get_current_task();
-	struct fdtable *fdt = BPF_CORE_READ(task, files, fdt);
-	struct file **fds = BPF_CORE_READ(fdt, fd);
-	unsigned int max = BPF_CORE_READ(fdt, max_fds);
-	struct file *file = NULL;
-	struct socket *sock;
-	umode_t mode;
-
-	if (fd < 0 || (unsigned int)fd >= max)
-		return NULL;
-	bpf_probe_read_kernel(&file, sizeof(file), &fds[fd]);
-	if (!file)
-		return NULL;
-	mode = BPF_CORE_READ(file, f_inode, i_mode);
-	if ((mode & S_IFMT) != S_IFSOCK)
-		return NULL;
-	sock = BPF_CORE_READ(file, private_data);
-	if (!sock)
-		return NULL;
-	return BPF_CORE_READ(sock, sk);
-}
 
 extern void *bpf_rdonly_cast(const void *obj, __u32 btf_id) __ksym;
 
@@ -65,25 +32,32 @@ static __always_inline __u64 sock_ino(const void *sk)
 }
 
 /*
+ * The local port of the socket at sk, given its bound number (skc_num): that
+ * number, or, once the kernel has zeroed it (a socket reset while its owner
+ * still reads and writes it), the source port it sent from, which stays.
+ */
+static __always_inline __u16 sock_local_port(const void *sk, __u16 bound)
+{
+	struct inet_sock *in;
+
+	if (bound)
+		return bound;
+	in = bpf_rdonly_cast(sk, bpf_core_type_id_kernel(struct inet_sock));
+	return bpf_ntohs(in->inet_sport);
+}
+
+/*
  * The filter's slot of the socket at sk (claimd_sock_slot), from its ports
- * as they stay for its life: its bound number and its peer's port, one
- * load from the line its family is read from; once the kernel has zeroed
- * that number (a socket reset while its owner still reads and writes it),
- * the source port it sent from, which stays.
+ * as they stay for its life: its bound number and its peer's port in one
+ * load from the line its family is read from (sock_local_port after a
+ * reset).
  */
 static __always_inline __u32 sock_slot(const void *sk)
 {
 	struct sock *s = bpf_rdonly_cast(sk, bpf_core_type_id_kernel(struct sock));
 	__u32 pp = s->__sk_common.skc_portpair; /* skc_dport (network order), skc_num */
-	__u16 local = pp >> 16;
 
-	if (!local) {
-		struct inet_sock *in =
-			bpf_rdonly_cast(sk, bpf_core_type_id_kernel(struct inet_sock));
-
-		local = bpf_ntohs(in->inet_sport);
-	}
-	return claimd_sock_slot(local, bpf_ntohs((__u16)pp));
+	return claimd_sock_slot(sock_local_port(sk, pp >> 16), bpf_ntohs((__u16)pp));
 }
 
 /* n more (or fewer) followed sockets in slot. */
@@ -116,17 +90,6 @@ static __always_inline __u32 sock_netns(struct sock *sk)
 	return BPF_CORE_READ(sk, __sk_common.skc_net.net, ns.inum);
 }
 
-/* A TCP socket over IPv4 or IPv6: the only kind that carries HTTP/1.x here. */
-static __always_inline int sock_is_tcp(struct sock *sk)
-{
-	__u16 family = BPF_CORE_READ(sk, __sk_common.skc_family);
-
-	if (family != AF_INET && family != AF_INET6)
-		return 0;
-	return BPF_CORE_READ(sk, sk_type) == SOCK_STREAM &&
-	       BPF_CORE_READ(sk, sk_protocol) == IPPROTO_TCP;
-}
-
 static __always_inline void addr_from_v4(struct claimd_addr *a, __u32 be_addr, __u16 port)
 {
 	__builtin_memset(a->addr, 0, 10);
@@ -142,7 +105,7 @@ static __always_inline void sock_addrs(struct sock *sk, struct claimd_addr *loca
 				       struct claimd_addr *remote)
 {
 	__u16 family = BPF_CORE_READ(sk, __sk_common.skc_family);
-	__u16 lport = BPF_CORE_READ(sk, __sk_common.skc_num);
+	__u16 lport = sock_local_port(sk, BPF_CORE_READ(sk, __sk_common.skc_num));
 	__u16 rport = bpf_ntohs(BPF_CORE_READ(sk, __sk_common.skc_dport));
 
 	if (family == AF_INET) {
@@ -155,11 +118,6 @@ static __always_inline void sock_addrs(struct sock *sk, struct claimd_addr *loca
 	local->port = lport;
 	remote->port = rport;
 	local->pad = remote->pad = 0;
-}
-
-static __always_inline __u8 sock_state(struct sock *sk)
-{
-	return BPF_CORE_READ(sk, __sk_common.skc_state);
 }
 
 /* The address a connect() was given, for calls that failed before a socket

@@ -89,17 +89,16 @@ int claimd_mark(struct bpf_raw_tracepoint_args *ctx)
 }
 
 /*
- * The socket at sk, born under watch (socks), moved its first bytes in
- * process tgid through fd: it becomes a connection of the table, under
- * that name, if the process is one claimd follows. 1: it did. rejoin: it
- * was a connection before, whose entry the table evicted: its framing
- * joins mid-stream, as a seeded one's. A function of its own, beside
- * on_io's chain: once per connection.
+ * The socket at skaddr, born under watch (s, its entry in socks), moved its
+ * first bytes in process tgid through fd: it becomes a connection of the
+ * table, under that name, if the process is one claimd follows. 1: it
+ * did. rejoin: it was a connection before, whose entry the table evicted:
+ * its framing joins mid-stream, as a seeded one's. A function of its own,
+ * beside on_io's chain: once per connection.
  */
-__noinline int conn_adopt(__u64 skaddr, __u32 tgid, int fd, int rejoin)
+__noinline int conn_adopt(struct claimd_sock *s, __u64 skaddr, __u32 tgid, int fd, int rejoin)
 {
 	struct claimd_conn_key key = { .tgid = tgid, .fd = fd };
-	struct claimd_sock *s = bpf_map_lookup_elem(&socks, &skaddr);
 	struct sock *sk = (struct sock *)skaddr;
 	struct claimd_conn *c;
 	__u32 zero = 0;
@@ -138,17 +137,16 @@ __noinline int conn_adopt(__u64 skaddr, __u32 tgid, int fd, int rejoin)
 }
 
 /*
- * A connection claimd seeded (its socket known by inode number only) moved
- * bytes through the socket at skaddr, numbered ino: if it is that socket,
- * the entry learns its tag and the socket's end will find it (socks).
- * 1: it is.
+ * Is c a connection claimd seeded (its socket known by inode number only)
+ * whose socket is the one at skaddr, moving bytes now? Then the entry
+ * learns its tag and the socket's end will find it (socks). 1: it is.
  */
 static __always_inline int conn_seeded_found(struct claimd_conn *c, struct claimd_conn_key *key,
-					     __u64 skaddr, __u64 ino)
+					     __u64 skaddr)
 {
 	struct claimd_sock fresh = { .key = *key, .role = c->role }, *s;
 
-	if (c->sk_tag || !ino || c->ino != ino)
+	if (c->sk_tag || c->ino != sock_ino((void *)skaddr))
 		return 0;
 	c->sk_tag = claimd_sock_tag(skaddr);
 	fresh.slot = claimd_sock_slot(c->local.port, c->remote.port);
@@ -248,7 +246,7 @@ static __always_inline struct claimd_conn *conn_of_socket(struct claimd_conn_key
 		s->key.fd = 0;
 		rejoin = 1;
 	}
-	if (!conn_adopt(skaddr, key->tgid, key->fd, rejoin))
+	if (!conn_adopt(s, skaddr, key->tgid, key->fd, rejoin))
 		return NULL;
 	return bpf_map_lookup_elem(&conns, key);
 }
@@ -275,8 +273,7 @@ static __always_inline void on_io(struct task_struct *task, __u32 tgid, const st
 	 * passed to another process, before this fd was closed or duplicated
 	 * over). It is gone as at a close, never framed with these bytes.
 	 */
-	if (c && c->sk_tag != claimd_sock_tag(skaddr) &&
-	    !conn_seeded_found(c, &key, skaddr, c->sk_tag ? 0 : sock_ino((void *)skaddr))) {
+	if (c && c->sk_tag != claimd_sock_tag(skaddr) && !conn_seeded_found(c, &key, skaddr)) {
 		conn_stale(c, &key, task->pid);
 		c = NULL;
 	}
@@ -300,7 +297,6 @@ static __always_inline void on_io(struct task_struct *task, __u32 tgid, const st
 		io_failed(c, &io, ret, a->a1, a->a2);
 		return;
 	}
-	c->flags |= CLAIMD_CONN_CONNECTED;
 	/* TLS: the plaintext comes from the SSL_* probes; these bytes are ciphertext. */
 	if (!(c->flags & (CLAIMD_CONN_HTTP | CLAIMD_CONN_TLS)) && kind == IO_BUF &&
 	    tls_record(a->a1, ret))

@@ -50,7 +50,6 @@ static __always_inline int sock_closed_by_owner(struct sock *sk, int new)
 static __always_inline void sock_born(__u64 key, struct sock *sk, __u8 role, __u32 tgid, __u32 tid)
 {
 	struct claimd_sock s = {
-		.born_ns = bpf_ktime_get_ns(),
 		.tgid = tgid,
 		.tid = tid,
 		.role = role,

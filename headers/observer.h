@@ -35,7 +35,6 @@ enum claimd_role {
 
 /* claimd_conn.flags */
 #define CLAIMD_CONN_SEEDED    0x01 /* found at start; parsing joined mid-stream */
-#define CLAIMD_CONN_CONNECTED 0x02 /* connect() completed, or data moved */
 #define CLAIMD_CONN_FAILED    0x04 /* transport failure already reported */
 #define CLAIMD_CONN_SENT      0x08 /* a request was written */
 #define CLAIMD_CONN_MUXED     0x10 /* its ingress lost its thread to another one */
@@ -295,7 +294,6 @@ struct claimd_thread_slot {
  */
 struct claimd_sock {
 	struct claimd_conn_key key; /* the connection it became; tgid 0: none yet */
-	__u64 born_ns;
 	__u32 tgid; /* outbound: the process that connected */
 	__u32 tid;  /* outbound: the thread that connected */
 	__u8 role;  /* enum claimd_role */

@@ -772,6 +772,37 @@ static void check_after_end(struct kfix *f, struct svc *first, struct svc *secon
 }
 
 /*
+ * The client resets its connection (a zero linger) before the service has
+ * read its request: the kernel zeroes the accepted socket's bound port, and
+ * the service still reads the request and fails to answer it. Its record
+ * names the service's own port all the same (the source port stays), and
+ * the answer it tried is the one recorded, the client gone.
+ */
+static void subtest_reset_before_read(struct kfix *f)
+{
+	struct linger zero = { .l_onoff = 1, .l_linger = 0 };
+	const struct claimd_ingress *in;
+	char buf[512];
+	struct kcase c;
+
+	if (!kcase_open(f, &c, NULL, 0) || !ASSERT_OK(sock_send(c.s.cfd, REQ_FRONT), "request"))
+		goto out;
+	setsockopt(c.s.cfd, SOL_SOCKET, SO_LINGER, &zero, sizeof(zero));
+	close(c.s.cfd);
+	c.s.cfd = -1;
+	sleep_ms(50);
+	ASSERT_GT(sock_recv_until(c.s.afd, buf, sizeof(buf), "\r\n\r\n", sizeof(buf)), 0,
+		  "the request read after the reset");
+	ASSERT_LT(send(c.s.afd, RESP(200, "OK"), strlen(RESP(200, "OK")), MSG_NOSIGNAL), 0,
+		  "the answer fails");
+	in = kfix_ingress(f, c.s.port, 0);
+	if (CHECK_INGRESS(in, &c.s, REQ_FRONT, 200, 0))
+		ASSERT_EQ(in->flags, CLAIMD_IN_PEER_GONE, "the client gone");
+out:
+	kcase_close(&c);
+}
+
+/*
  * One socket under two fds: the request read through one, the answer
  * written through a duplicate (as an inetd-style service reads fd 0 and
  * writes fd 1). Both are the same connection, framed as one stream: the
@@ -1119,6 +1150,8 @@ void test_kernel(void)
 		subtest_vectored_head(&f);
 	if (test__start_subtest("sock_marks"))
 		subtest_sock_marks(&f);
+	if (test__start_subtest("reset_before_read"))
+		subtest_reset_before_read(&f);
 	if (test__start_subtest("dup_fds"))
 		subtest_dup_fds(&f);
 	if (test__start_subtest("forked_child"))

@@ -107,7 +107,7 @@ static int seed_conn(struct seed_ctx *ctx, const struct procnet_sock *s)
 
 	memset(&c, 0, sizeof(c));
 	c.role = s->role;
-	c.flags = CLAIMD_CONN_SEEDED | CLAIMD_CONN_CONNECTED;
+	c.flags = CLAIMD_CONN_SEEDED;
 	c.local = s->local;
 	c.remote = s->remote;
 	/* Joined mid-stream: junk resyncs at the next buffer instead of losing the stream. */
