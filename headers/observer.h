@@ -34,12 +34,12 @@ enum claimd_role {
 };
 
 /* claimd_conn.flags */
-#define CLAIMD_CONN_SEEDED    0x01 /* found at start; parsing joined mid-stream */
-#define CLAIMD_CONN_FAILED    0x04 /* transport failure already reported */
-#define CLAIMD_CONN_SENT      0x08 /* a request was written */
-#define CLAIMD_CONN_MUXED     0x10 /* its ingress lost its thread to another one */
-#define CLAIMD_CONN_TLS	      0x20 /* TLS: raw bytes skipped, plaintext from SSL_* probes */
-#define CLAIMD_CONN_HTTP      0x40 /* a message was framed on it: not TLS */
+#define CLAIMD_CONN_SEEDED 0x01 /* found at start; parsing joined mid-stream */
+#define CLAIMD_CONN_FAILED 0x04 /* transport failure already reported */
+#define CLAIMD_CONN_SENT   0x08 /* a request was written */
+#define CLAIMD_CONN_MUXED  0x10 /* its ingress lost its thread to another one */
+#define CLAIMD_CONN_TLS	   0x20 /* TLS: raw bytes skipped, plaintext from SSL_* probes */
+#define CLAIMD_CONN_HTTP   0x40 /* a message was framed on it: not TLS */
 
 /* claimd_conn.lost */
 #define CLAIMD_LOST_RX 0x01 /* what this process reads */
@@ -294,9 +294,9 @@ struct claimd_thread_slot {
  */
 struct claimd_sock {
 	struct claimd_conn_key key; /* the connection it became; tgid 0: none yet */
-	__u32 tgid; /* outbound: the process that connected */
-	__u32 tid;  /* outbound: the thread that connected */
-	__u8 role;  /* enum claimd_role */
+	__u32 tgid;		    /* outbound: the process that connected */
+	__u32 tid;		    /* outbound: the thread that connected */
+	__u8 role;		    /* enum claimd_role */
 	__u8 flags; /* CLAIMD_CONN_FAILED: its connect failed, reported; CLAIMD_SOCK_MARKED */
 	__u16 slot; /* its slot in sock_marks, counted while it lives (once marked) */
 	__u32 pad;
