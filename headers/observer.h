@@ -338,14 +338,19 @@ struct claimd_listen_port {
  * The slot of a socket with these ports (host order): two loads from the
  * socket itself, where its inode number took a second object's, and known
  * where the socket is born, before it has an inode (a connection taken
- * by a listener). Both ends of a loopback connection share
- * their slot (the same two ports), and a server's connections, whose
- * clients' ports the kernel gives out in runs, sit in neighbouring slots: a
- * few cache lines of the filter for the busy sockets of a host.
+ * by a listener). The local port is turned by one bit first: the two ends
+ * of a connection, (l, r) and (r, l), meet in one slot only when r is l or
+ * its complement, so a process claimd does not follow that talks over
+ * loopback to one it does (a client, a proxy, a load generator) leaves at
+ * the filter like any other. A server's connections, whose clients' ports
+ * the kernel gives out in runs, sit in neighbouring slots: a few cache
+ * lines of the filter for the busy sockets of a host.
  */
 static inline __u32 claimd_sock_slot(__u16 lport, __u16 rport)
 {
-	return (__u32)(lport ^ rport) & (CLAIMD_SOCK_MARKS - 1);
+	__u32 turned = ((__u32)lport << 1 | (__u32)lport >> 15) & 0xffff;
+
+	return (turned ^ rport) & (CLAIMD_SOCK_MARKS - 1);
 }
 
 /*

@@ -703,10 +703,12 @@ static long sock_slot_of(int fd)
 
 /*
  * The socket filter's marks follow the sockets: a followed socket's slot
- * (its ports; both ends of a loopback connection share it) counts it from
- * its birth while it is open (its bytes reach the framer), and no longer
- * once it is closed; claimd's own changes (for the connections it seeds)
- * move the slot they name.
+ * (its ports, the local one first) counts it from its birth while it is
+ * open (its bytes reach the framer), and no longer once it is closed;
+ * claimd's own changes (for the connections it seeds) move the slot they
+ * name. The two ends of a loopback connection sit in two slots: a peer
+ * claimd does not follow would otherwise pass the filter at every read
+ * and write.
  */
 static void subtest_sock_marks(struct kfix *f)
 {
@@ -723,18 +725,18 @@ static void subtest_sock_marks(struct kfix *f)
 	slot[1] = sock_slot_of(c.s.cfd);
 	if (!ASSERT_GE(slot[0], 0, "accepted socket's ports") ||
 	    !ASSERT_GE(slot[1], 0, "client socket's ports") ||
-	    !ASSERT_EQ(slot[0], slot[1], "one slot for both ends"))
+	    !ASSERT_NEQ(slot[0], slot[1], "the two ends in two slots"))
 		goto out;
 	for (i = 0; i < 2; i++)
 		open[i] = kfix_sock_marks(f, slot[i]);
-	ASSERT_GE(open[0], 1 + (slot[0] == slot[1]), "the accepted socket counted");
-	ASSERT_GE(open[1], 1 + (slot[0] == slot[1]), "the client's socket counted");
+	ASSERT_GE(open[0], 1, "the accepted socket counted");
+	ASSERT_GE(open[1], 1, "the client's socket counted");
 	ASSERT_EQ(kfix_count_ingress(f, c.s.port), 1, "its request framed");
 	close(c.s.cfd);
 	close(c.s.afd);
 	c.s.cfd = c.s.afd = -1;
 	for (i = 0; i < 2; i++)
-		ASSERT_EQ(kfix_sock_marks(f, slot[i]), open[i] - 1 - (slot[0] == slot[1]),
+		ASSERT_EQ(kfix_sock_marks(f, slot[i]), open[i] - 1,
 			  i ? "the client's count gone at close"
 			    : "the accepted count gone at close");
 
