@@ -84,6 +84,41 @@ static __always_inline int sock_marked(__u32 slot)
 	return m && *m;
 }
 
+/*
+ * The outbound socket at key (sk), born under watch, now has its local
+ * port: its slot is marked, and its bytes pass the filter. Where TCP
+ * connects it (SYN_SENT -> ESTABLISHED), or earlier where it moves bytes
+ * while still connecting (sock_fastopen). 1: it is one born under watch.
+ */
+static __always_inline int sock_mark_connecting(__u64 key, struct sock *sk)
+{
+	struct claimd_sock *s = bpf_map_lookup_elem(&socks, &key);
+
+	if (!s)
+		return 0;
+	if (s->flags & CLAIMD_SOCK_MARKED)
+		return 1;
+	s->slot = sock_slot(sk);
+	s->flags |= CLAIMD_SOCK_MARKED;
+	sock_mark_add(s->slot, 1);
+	return 1;
+}
+
+/*
+ * A socket not in the filter that moved ret bytes while connecting: TCP
+ * Fast Open carries a request in the SYN (sendto with MSG_FASTOPEN, or the
+ * first write after TCP_FASTOPEN_CONNECT), and a non-blocking caller's
+ * write returns before the peer's answer connects the socket, so before
+ * sock_mark_connecting would have run there. 1: one born under watch, now
+ * marked. On the filter's path only its state's load, from the line its
+ * family and ports come from.
+ */
+static __always_inline int sock_fastopen(struct sock *sk, __u64 key, long ret)
+{
+	return sk->__sk_common.skc_state == TCP_SYN_SENT && ret > 0 &&
+	       sock_mark_connecting(key, sk);
+}
+
 /* The network namespace of the socket at sk, by its inode number. */
 static __always_inline __u32 sock_netns(struct sock *sk)
 {

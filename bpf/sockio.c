@@ -347,8 +347,8 @@ static __always_inline void on_io(struct task_struct *task, __u32 tgid, const st
  * instruction cache. A socket no followed connection holds (sock_marks,
  * headers/observer.h), one of another kind (UDP, Unix), or bytes from the
  * error queue, leave before any helper call; a process not followed whose
- * socket shares a slot with a followed one, after one helper call and two
- * loads.
+ * socket shares a slot with a followed one, after one helper call, two
+ * loads and a miss in socks.
  */
 SEC("raw_tp/sock_recv_length")
 int tp_io_x(struct bpf_raw_tracepoint_args *ctx)
@@ -373,7 +373,7 @@ int tp_io_x(struct bpf_raw_tracepoint_args *ctx)
 	family = sk->__sk_common.skc_family;
 	if (family != AF_INET && family != AF_INET6)
 		return 0;
-	if (!sock_marked(sock_slot(sk)))
+	if (!sock_marked(sock_slot(sk)) && !sock_fastopen(sk, skaddr, ret))
 		return 0;
 	if (sk->sk_protocol != IPPROTO_TCP || (flags & MSG_ERRQUEUE))
 		return 0;

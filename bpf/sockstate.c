@@ -12,8 +12,9 @@
  * (LISTEN -> SYN_RECV, in softirq: which process accepts it is learned at
  * its first bytes, conn_adopt; with a process filter, only on a followed
  * listener's port). Each goes into socks and is marked in the filter (an
- * outbound one once connected, when its local port is known), and becomes
- * a connection at its first bytes. A listener of a followed process is
+ * outbound one once connected, or at bytes it moves before, once its local
+ * port is known: sock_mark_connecting), and becomes a connection at its
+ * first bytes. A listener of a followed process is
  * kept in listeners, its port in listen_ports.
  *
  * Ends: the owner closing it (close(2), close_range, dup2 over its last
@@ -69,18 +70,6 @@ static __always_inline void sock_born(__u64 key, struct sock *sk, __u8 role, __u
 	}
 	if (s.flags & CLAIMD_SOCK_MARKED)
 		sock_mark_add(s.slot, 1);
-}
-
-/* SYN_SENT -> ESTABLISHED: its ports known at last, its bytes pass the filter. */
-static __always_inline void sock_connected(__u64 key, struct sock *sk)
-{
-	struct claimd_sock *s = bpf_map_lookup_elem(&socks, &key);
-
-	if (!s || (s->flags & CLAIMD_SOCK_MARKED))
-		return;
-	s->slot = sock_slot(sk);
-	s->flags |= CLAIMD_SOCK_MARKED;
-	sock_mark_add(s->slot, 1);
 }
 
 /* CLOSE -> SYN_SENT, in the thread that connects. */
@@ -268,7 +257,7 @@ int tp_sock_state(struct bpf_raw_tracepoint_args *ctx)
 		return 0;
 	}
 	if (new == TCP_ESTABLISHED && old == TCP_SYN_SENT) {
-		sock_connected(key, sk);
+		sock_mark_connecting(key, sk);
 		return 0;
 	}
 	if (new == TCP_SYN_RECV && old == TCP_LISTEN) {

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "harness.h"
+#include "netns.h"
 #include "services.h"
 #include "sockets.h"
 #include "test_progs.h"
@@ -58,13 +59,15 @@ int svc_start(struct svc *s, const struct svc_spec *spec, const char *dir)
 	}
 	if (spec->keepalive)
 		argv[n++] = "--keepalive";
+	if (spec->fastopen)
+		argv[n++] = "--fastopen";
 	if (spec->delay_ms) {
 		snprintf(delay, sizeof(delay), "%d", spec->delay_ms);
 		argv[n++] = "--delay-ms";
 		argv[n++] = delay;
 	}
 	argv[n] = NULL;
-	s->pid = proc_spawn(argv, envv, log);
+	s->pid = spec->ns ? netns_spawn(spec->ns, argv, envv, log) : proc_spawn(argv, envv, log);
 	if (s->pid <= 0 || wait_file(ready, 10000) || read_file(ready, buf, sizeof(buf)) <= 0) {
 		printf("service %s did not start (log %s)\n", spec->name, log);
 		return -1;

@@ -12,6 +12,8 @@
 
 #include "harness.h"
 
+struct netns_h;
+
 struct svc_spec {
 	const char *name;
 	int downstream; /* port, or 0 */
@@ -21,9 +23,11 @@ struct svc_spec {
 	double propagate; /* fraction of downstream failures passed up (default 1) */
 	bool set_propagate;
 	bool keepalive;
-	int delay_ms;	    /* think time per request */
-	int fail_status;    /* what its own failures answer (0: 503) */
-	int down_fail_from; /* a downstream answer from this status up failed (0: 500) */
+	int delay_ms;		  /* think time per request */
+	int fail_status;	  /* what its own failures answer (0: 503) */
+	int down_fail_from;	  /* a downstream answer from this status up failed (0: 500) */
+	bool fastopen;		  /* TCP Fast Open on its listener and its calls (non-blocking) */
+	const struct netns_h *ns; /* started inside this namespace (NULL: the test's own) */
 };
 
 struct svc {
