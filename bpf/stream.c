@@ -134,7 +134,7 @@ __noinline int on_events(struct claimd_conn *c, struct io *io, __u32 ev)
 				request_in(c, io);
 			else
 				egress_open(c, io);
-		} else if (f->status >= 200) { /* 1xx are interim: not the answer */
+		} else if (http_final_status(f->status)) {
 			struct claimd_pending *head = fifo_peek(c);
 
 			/* A response to HEAD has no body, whatever its headers say. */
@@ -151,7 +151,7 @@ __noinline int on_events(struct claimd_conn *c, struct io *io, __u32 ev)
 		}
 	}
 	if ((ev & HTTP_EV_HEAD_END) && !inbound && f->kind == HTTP_KIND_RESPONSE &&
-	    f->status >= 200)
+	    http_final_status(f->status))
 		egress_answer_done(c, io);
 	/* 101, or a tunnel: what follows in both directions is not HTTP. */
 	if ((ev & HTTP_EV_HEAD_END) && f->state == HS_UPGRADED) {

@@ -259,6 +259,17 @@ HTTP_INLINE __u32 http_finish(struct http_framer *f)
 	return HTTP_EV_END;
 }
 
+/*
+ * Does a response with this status answer its request? 1xx are interim
+ * (100 Continue, 103 Early Hints), but for 101 Switching Protocols: the
+ * answer, after which the connection carries another protocol (a
+ * WebSocket's frames, HTTP/2).
+ */
+HTTP_INLINE int http_final_status(__u32 status)
+{
+	return status >= 200 || status == 101;
+}
+
 /* Header block complete: decide how the body is framed. */
 HTTP_INLINE __u32 http_head_end(struct http_framer *f)
 {

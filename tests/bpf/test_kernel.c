@@ -804,6 +804,56 @@ out:
 	kcase_close(&c);
 }
 
+#define REQ_UPGRADE \
+	"GET /front HTTP/1.1\r\nHost: kernel\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n\r\n"
+#define RESP_101 \
+	"HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n\r\n"
+
+/*
+ * A connection upgraded (101 Switching Protocols, a WebSocket's handshake):
+ * the 101 answers its request, which succeeded, and a call answered 101
+ * succeeded too. What follows on either connection is another protocol,
+ * never framed as HTTP whatever it looks like (here, a request and a 500
+ * each way); and its close leaves nothing unanswered.
+ */
+static void subtest_upgrade(struct kfix *f)
+{
+	struct peer_step steps[] = {
+		{ PEER_ANSWER, RESP_101 },
+		{ PEER_ANSWER, RESP(500, "Internal") }, /* bytes of the upgraded call */
+	};
+	const struct claimd_ingress *in;
+	struct kcase c;
+
+	if (!kcase_open(f, &c, steps, 2) ||
+	    !ASSERT_TRUE(svc_request(&c.s, REQ_UPGRADE), "the upgrade asked") ||
+	    !ASSERT_TRUE(call_once(c.p.port, &c.u, REQ_CALL), "a call answered 101") ||
+	    !ASSERT_TRUE(call_on(c.u, REQ_CALL), "HTTP-looking bytes on the upgraded call") ||
+	    !ASSERT_TRUE(svc_answer(&c.s, RESP_101), "the upgrade answered") ||
+	    !ASSERT_TRUE(svc_request(&c.s, REQ_OTHER), "HTTP-looking bytes from the client") ||
+	    !ASSERT_TRUE(svc_answer(&c.s, RESP(503, "Busy")), "and from the service"))
+		goto out;
+	kcase_close(&c);
+	kfix_drain(f);
+	ASSERT_EQ(kfix_count_ingress(f, c.s.port), 1, "one request: the upgrade");
+	in = kfix_ingress(f, c.s.port, 0);
+	if (CHECK_INGRESS(in, &c.s, REQ_FRONT, 101, 1)) {
+		CHECK_EGRESS(&in->egress[0], c.p.port, REQ_CALL, 101, DONE);
+		CHECK_VERDICT(in, CLAIM_NONE, CLAIM_RULE_NONE, CLAIMD_NO_SLOT);
+		ASSERT_EQ(in->flags, 0, "ingress flags: nothing closed unanswered");
+	}
+	ASSERT_EQ(kfix_count_ingress(f, c.p.port), 1, "the peer's: the call, answered 101");
+	in = kfix_ingress(f, c.p.port, 0);
+	if (ASSERT_OK_PTR(in, "the peer's record"))
+		ASSERT_EQ(in->status, 101, "its status");
+	ASSERT_EQ(kfix_stat(f, CLAIMD_ST_INGRESS), 2, "ingresses: the upgrade, at each end");
+	ASSERT_EQ(kfix_stat(f, CLAIMD_ST_EGRESS), 2, "calls: the upgraded one and the client's");
+	ASSERT_EQ(kfix_stat(f, CLAIMD_ST_PARSE_ERRORS), 0, "nothing framed after the upgrade");
+	return;
+out:
+	kcase_close(&c);
+}
+
 /*
  * One socket under two fds: the request read through one, the answer
  * written through a duplicate (as an inetd-style service reads fd 0 and
@@ -1154,6 +1204,8 @@ void test_kernel(void)
 		subtest_sock_marks(&f);
 	if (test__start_subtest("reset_before_read"))
 		subtest_reset_before_read(&f);
+	if (test__start_subtest("upgrade"))
+		subtest_upgrade(&f);
 	if (test__start_subtest("dup_fds"))
 		subtest_dup_fds(&f);
 	if (test__start_subtest("forked_child"))

@@ -651,6 +651,13 @@ void test_http_parse_response(void)
 		    &t);
 		expect_events(&t, want, 2, "101");
 		ASSERT_EQ(f.state, HS_UPGRADED, "upgraded");
+		/* The 101 answers its request; 100 and 103 do not, 200 up does. */
+		ASSERT_TRUE(http_final_status(t.status[0]), "101: the answer");
+		ASSERT_FALSE(http_final_status(100), "100: interim");
+		ASSERT_FALSE(http_final_status(103), "103: interim");
+		ASSERT_TRUE(http_final_status(200) && http_final_status(204) &&
+				    http_final_status(503),
+			    "200 up: the answer");
 		ASSERT_FALSE(http_in_message(&f), "not in a message");
 		ASSERT_TRUE(feed_pieces(&f, MSG("HTTP/1.1 200 OK\r\n\r\n"), 0, &t), "swallowed");
 		ASSERT_EQ(t.nev, 2, "no events after");
