@@ -16,7 +16,7 @@ int svc_start(struct svc *s, const struct svc_spec *spec, const char *dir)
 {
 	char script[H_PATH], ready[H_PATH], log[H_PATH], env[64], down[32], mod[16], rem[16];
 	char prop[16], buf[32], delay[16], fstatus[16], dfrom[16];
-	const char *argv[24] = { "python3", script, "--ready-file", ready };
+	const char *argv[28] = { "python3", script, "--ready-file", ready };
 	const char *envv[] = { env, NULL };
 	int n = 4;
 
@@ -61,6 +61,10 @@ int svc_start(struct svc *s, const struct svc_spec *spec, const char *dir)
 		argv[n++] = "--keepalive";
 	if (spec->fastopen)
 		argv[n++] = "--fastopen";
+	if (spec->bind) {
+		argv[n++] = "--bind";
+		argv[n++] = spec->bind;
+	}
 	if (spec->delay_ms) {
 		snprintf(delay, sizeof(delay), "%d", spec->delay_ms);
 		argv[n++] = "--delay-ms";

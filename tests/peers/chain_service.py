@@ -35,7 +35,8 @@ import time
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--port", type=int, default=0)
-    ap.add_argument("--bind", default="127.0.0.1", help="the address to listen on")
+    ap.add_argument("--bind", default="127.0.0.1",
+                    help="the address to listen on (IPv6: ::1, or :: for both families)")
     ap.add_argument("--downstream", help="host:port of the next service")
     ap.add_argument("--fail-mod", type=int, default=0)
     ap.add_argument("--fail-rem", type=int, default=0)
@@ -84,8 +85,9 @@ def main():
     def fastopen_get(path):
         """GET path from the downstream, the request in the SYN; its status, 0 if none."""
         host, port = args.downstream.rsplit(":", 1)
+        host = host.strip("[]")
         req = ("GET %s HTTP/1.1\r\nHost: %s\r\nConnection: close\r\n\r\n" % (path, host)).encode()
-        s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        s = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET, socket.SOCK_STREAM)
         data = b""
         try:
             s.setblocking(False)
@@ -166,6 +168,8 @@ def main():
                 self.socket.setsockopt(socket.IPPROTO_TCP, socket.TCP_FASTOPEN, 16)
             super().server_bind()
 
+    if ":" in args.bind:
+        Server.address_family = socket.AF_INET6
     srv = Server((args.bind, args.port), Handler)
     if args.tls:
         cert, key = args.tls.split(",", 1)

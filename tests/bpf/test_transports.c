@@ -1,0 +1,225 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The same chain over transports claimd must follow alike: curl calls
+ * tr-front, which calls tr-be (tests/peers/chain_service.py); tr-be fails
+ * every fifth request, tr-front passes those failures up. claimd must see
+ * every call: the edge tr-front -> tr-be counts each, and tr-front's
+ * failures are unclaimed, tr-be's claimed. A call it missed would leave
+ * tr-front's failures its own: a confident wrong answer.
+ *
+ *   fastopen   TCP Fast Open, each request riding in the SYN, written by a
+ *              non-blocking caller whose write returns before the
+ *              connection is made (curl --tcp-fastopen, chain_service.py
+ *              --fastopen). In a network namespace of the test's own: its
+ *              sysctl lets clients and servers send data in the SYN
+ *              without cookies, and an HTB class on its loopback lets one
+ *              packet through and holds the next ones, so a SYN's answer
+ *              comes after the write that sent it has returned, as over
+ *              any real network (on a bare loopback it comes inside it).
+ *   ipv6       curl over IPv6 to tr-front, listening on ::1 only; tr-front
+ *              calls 127.0.0.1, where tr-be listens on :: for both
+ *              families (an IPv4 peer as a mapped IPv6 address).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "harness.h"
+#include "netns.h"
+#include "services.h"
+#include "test_progs.h"
+#include "truth.h"
+
+#define REQUESTS 20
+#define FAIL_MOD 5
+#define FAILURES (REQUESTS / FAIL_MOD)
+
+/* The namespace's Fast Open: client and server (1 | 2), no cookie either side (4 | 0x200). */
+#define FASTOPEN_NO_COOKIES "net.ipv4.tcp_fastopen=519"
+
+/* What one run of the chain is made of. */
+struct chain {
+	const struct netns_h *ns; /* where everything runs (NULL: here) */
+	bool fastopen;
+	const char *front_bind, *be_bind;
+	const char *front_host; /* how curl names tr-front's address */
+	const char *extra;	/* one more curl option, or NULL */
+};
+
+static int run_cmd(const struct netns_h *ns, const char *const argv[], char *out, size_t len)
+{
+	return ns ? netns_run(ns, argv, out, len, 10000) : proc_run(argv, out, len, 10000);
+}
+
+static int ns_cmd(const struct netns_h *ns, const char *const argv[])
+{
+	char out[512] = "";
+	int rc = netns_run(ns, argv, out, sizeof(out), 10000);
+
+	if (rc)
+		printf("in %s, %s failed (%d): %s\n", ns->name, argv[0], rc, out);
+	return rc;
+}
+
+/* Fast Open on, and a loopback that answers a SYN only after its write returned. */
+static int fastopen_setup(const struct netns_h *ns)
+{
+	const char *sysctl[] = { "sysctl", "-qw", FASTOPEN_NO_COOKIES, NULL };
+	const char *qdisc[] = { "tc",	  "qdisc", "add", "dev",     "lo", "root",
+				"handle", "1:",	   "htb", "default", "10", NULL };
+	/* 64 kbit/s, a 100-byte burst: about 20 ms a packet after the first. */
+	const char *class[] = { "tc",	   "class", "add",    "dev",  "lo",	"parent", "1:",
+				"classid", "1:10",  "htb",    "rate", "64kbit", "ceil",	  "64kbit",
+				"burst",   "100",   "cburst", "100",  NULL };
+
+	return ns_cmd(ns, sysctl) || ns_cmd(ns, qdisc) || ns_cmd(ns, class) ? -1 : 0;
+}
+
+/* The count of connects whose data rode in the SYN (TCPFastOpenActive), where ch runs. */
+static long fastopen_active(const struct chain *ch)
+{
+	const char *argv[] = { "cat", "/proc/net/netstat", NULL };
+	static char out[16384];
+	char *names, *values, *save_n, *save_v, *n, *v;
+
+	if (run_cmd(ch->ns, argv, out, sizeof(out)))
+		return -1;
+	/* Pairs of lines: "TcpExt: name name ...", then "TcpExt: value value ...". */
+	names = strstr(out, "TcpExt:");
+	values = names ? strstr(names + 1, "TcpExt:") : NULL;
+	if (!values)
+		return -1;
+	*strchr(names, '\n') = '\0';
+	if (strchr(values, '\n'))
+		*strchr(values, '\n') = '\0';
+	n = strtok_r(names, " ", &save_n);
+	v = strtok_r(values, " ", &save_v);
+	while (n && v) {
+		if (!strcmp(n, "TCPFastOpenActive"))
+			return atol(v);
+		n = strtok_r(NULL, " ", &save_n);
+		v = strtok_r(NULL, " ", &save_v);
+	}
+	return -1;
+}
+
+/* GET /r/<id> of tr-front with curl; the status, or -1. */
+static int curl_get(const struct chain *ch, int port, int id)
+{
+	char url[96], out[64] = "";
+	const char *argv[] = { "curl",	       "-s", "-o",	"/dev/null", "-w",
+			       "%{http_code}", url,  ch->extra, NULL };
+
+	snprintf(url, sizeof(url), "http://%s:%d/r/%d", ch->front_host, port, id);
+	if (run_cmd(ch->ns, argv, out, sizeof(out)))
+		return -1;
+	return atoi(out);
+}
+
+static bool edge_done(struct json_object *e, void *ctx)
+{
+	(void)ctx;
+	return j_int(e, "calls") >= REQUESTS && j_int(e, "callee_failures") >= FAILURES;
+}
+
+static void check_edge(const struct claimd_h *h)
+{
+	struct json_object *e = claimd_wait_edge(h, "tr-front", "tr-be", edge_done, NULL, 15000);
+
+	json_object_put(e);
+	sleep_ms(1500); /* whatever claimd would add beyond the truth is in by now */
+	e = claimd_edge(h, "tr-front", "tr-be");
+	if (!ASSERT_OK_PTR(e, "edge tr-front -> tr-be"))
+		return;
+	printf("edge tr-front -> tr-be: calls %lld, callee_failures %lld, both_failed %lld\n",
+	       j_int(e, "calls"), j_int(e, "callee_failures"), j_int(e, "both_failed"));
+	ASSERT_EQ(j_int(e, "calls"), REQUESTS, "edge: every call counted");
+	ASSERT_EQ(j_int(e, "callee_failures"), FAILURES, "edge: callee failures");
+	ASSERT_EQ(j_int(e, "both_failed"), FAILURES, "edge: both failed");
+	json_object_put(e);
+}
+
+/* The chain ch under a claimd of its own, checked against the truth. */
+static void run_chain(const struct chain *ch, const char *dir, const char *const claimd_extra[])
+{
+	const struct truth_svc shape = { .target = "/r/%d", .ids = REQUESTS, .mod = FAIL_MOD };
+	const char *const names[2] = { "tr-front", "tr-be" };
+	struct svc_spec be_spec = { .name = "tr-be",
+				    .fail_mod = FAIL_MOD,
+				    .fastopen = ch->fastopen,
+				    .ns = ch->ns,
+				    .bind = ch->be_bind };
+	struct svc_spec front_spec = {
+		.name = "tr-front", .fastopen = ch->fastopen, .ns = ch->ns, .bind = ch->front_bind
+	};
+	struct svc be = { 0 }, front = { 0 };
+	struct truth_tally tally = { 0 };
+	struct claimd_h h = { 0 };
+	struct trace_cap t = { 0 };
+	struct truth_svc truth[2];
+	long active;
+	int id, wrong = 0;
+	pid_t pids[2];
+
+	if (!ASSERT_OK(claimd_start(&h, claimd_extra), "claimd start") ||
+	    !ASSERT_OK(trace_start(&t, &h), "trace") ||
+	    !ASSERT_OK(svc_start(&be, &be_spec, dir), "backend"))
+		goto out;
+	front_spec.downstream = be.port;
+	if (!ASSERT_OK(svc_start(&front, &front_spec, dir), "front"))
+		goto out;
+	active = fastopen_active(ch);
+	for (id = 0; id < REQUESTS; id++)
+		wrong += curl_get(ch, front.port, id) != (id % FAIL_MOD ? 200 : 502);
+	ASSERT_EQ(wrong, 0, "curl: every answer as the truth says");
+	/* Both hops' connects: the requests really rode in their SYNs. */
+	if (ch->fastopen)
+		ASSERT_GE(fastopen_active(ch) - active, 2 * REQUESTS,
+			  "connects with data in the SYN");
+	check_edge(&h);
+	pids[0] = front.pid;
+	pids[1] = be.pid;
+	truth__chain(truth, 2, &shape, pids, names);
+	truth__tally_trace(&tally, &t, 0, truth, 2, 2 * FAILURES);
+	truth__expect(&tally, "chain", 2 * FAILURES, 0);
+out:
+	svc_stop(&front);
+	svc_stop(&be);
+	trace_stop(&t);
+	claimd_stop(&h);
+}
+
+static void subtest_fastopen(const char *dir)
+{
+	struct netns_h ns = { 0 };
+	struct chain ch = {
+		.ns = &ns, .fastopen = true, .front_host = "127.0.0.1", .extra = "--tcp-fastopen"
+	};
+	const char *extra[] = { "--netns", ns.path, NULL };
+
+	netns_stale_remove();
+	if (ASSERT_OK(netns_make(&ns, "fo"), "network namespace") &&
+	    ASSERT_OK(fastopen_setup(&ns), "Fast Open and a held loopback in it"))
+		run_chain(&ch, dir, extra);
+	netns_remove(&ns);
+}
+
+static void subtest_ipv6(const char *dir)
+{
+	const struct chain ch = { .front_bind = "::1", .be_bind = "::", .front_host = "[::1]" };
+
+	run_chain(&ch, dir, NULL);
+}
+
+void test_transports(void)
+{
+	char dir[H_DIR] = "";
+
+	if (!test__need_root() || !ASSERT_OK(tmpdir_make(dir, sizeof(dir)), "temporary directory"))
+		return;
+	if (test__start_subtest("fastopen"))
+		subtest_fastopen(dir);
+	if (test__start_subtest("ipv6"))
+		subtest_ipv6(dir);
+	tmpdir_remove(dir);
+}
