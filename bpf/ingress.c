@@ -153,6 +153,47 @@ static __always_inline struct claimd_thread *owner_ctx_get(const struct claimd_o
 	return t;
 }
 
+/*
+ * A call outside any request (made by a thread serving none) began or ended
+ * in process tgid. If the process serves, the requests open meanwhile learn
+ * it at their answer (ingress_overlapped): a worker pool's thread calling
+ * for a request another thread read is the shape.
+ */
+static __always_inline void outside_call_event(__u32 tgid)
+{
+	__u32 *n;
+
+	if (!proc_listens(tgid))
+		return;
+	n = bpf_map_lookup_elem(&outside_calls, &tgid);
+	if (n)
+		__sync_fetch_and_add(n, 1);
+}
+
+static __always_inline __u32 outside_calls_of(__u32 tgid)
+{
+	__u32 *n = bpf_map_lookup_elem(&outside_calls, &tgid);
+
+	return n ? *n : 0;
+}
+
+/*
+ * Did a call outside any request begin or end in t's process (tgid) while
+ * its ingress was open? Then a call made for it may have gone through
+ * another thread, unseen in its log: CLAIMD_IN_UNTIED (counted once), else
+ * 0. A call that began before and ends after goes unnoticed: one that
+ * served this request began after it was read, and a failure it caused
+ * came back before the answer.
+ */
+static __always_inline __u32 ingress_overlapped(const struct claimd_thread *t, __u32 tgid)
+{
+	if (outside_calls_of(tgid) == t->outside_seen ||
+	    (t->rec.flags & (CLAIMD_IN_BLIND | CLAIMD_IN_UNTIED)))
+		return 0;
+	stat_inc(CLAIMD_ST_UNTIED);
+	return CLAIMD_IN_UNTIED;
+}
+
 /* Who holds what the current thread works on: its explicit context, or itself. */
 static __always_inline struct claimd_owner current_owner(struct io *io)
 {
@@ -331,6 +372,7 @@ static __noinline int ingress_open(struct claimd_conn *c, struct io *io,
 	r = &t->rec;
 	seq = io->now > r->seq ? io->now : r->seq + 1;
 	ingress_fill(r, c, io, p);
+	t->outside_seen = outside_calls_of(io->key.tgid);
 	r->seq = seq;
 	r->end_ns = 0;
 	r->flags = flags;
@@ -413,6 +455,7 @@ static __noinline int ingress_close(struct claimd_conn *c, struct io *io, __u32 
 		__u32 packed = VERDICT(CLAIM_NONE, CLAIM_RULE_NONE, CLAIMD_NO_SLOT);
 
 		t->rec.flags |= flags;
+		t->rec.flags |= ingress_overlapped(t, io->key.tgid);
 		if (request_judged(status, flags))
 			packed = verdict_of(&t->rec);
 		ingress_emit(t, io->now, status, flags, packed, 1);
@@ -514,8 +557,10 @@ static __always_inline void egress_log(struct io *io, struct claimd_pending *p,
 	p->owner = owner;
 	p->slot = CLAIMD_NO_SLOT;
 	stat_inc(CLAIMD_ST_EGRESS);
-	if (!t || !t->conn.tgid)
+	if (!t || !t->conn.tgid) {
+		outside_call_event(io->key.tgid);
 		return;
+	}
 	r = &t->rec;
 	p->ingress_seq = r->seq;
 	n = r->n_egress;
@@ -561,6 +606,7 @@ static __noinline int egress_end_outside(struct io *io, const struct claimd_pend
 			egress_emit_root(io, p, callee, status, flags, claim, end_ns, 0);
 		return 0;
 	}
+	outside_call_event(io->key.tgid);
 	flags |= CLAIMD_EG_DONE;
 	want = count_root_call(io->key.tgid, callee, p->start_ns, end_ns, p->method, p->target_hash,
 			       status, &flags);

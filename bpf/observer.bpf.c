@@ -66,6 +66,19 @@ struct {
 } traced SEC(".maps");
 
 /*
+ * Per tgid: how many times a call outside any request began or ended in
+ * the process, while it listens (ingress.c, outside_call_event). A request
+ * whose process counted one while it was open may have been served by a
+ * call another thread made for it: unknown. Sized to pid_max by claimd.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 32768);
+	__type(key, __u32);
+	__type(value, __u32);
+} outside_calls SEC(".maps");
+
+/*
  * A mark on the group leader of each process traced[] names (set with its
  * word, by the programs, by claimd's seeding and at exec): an untraced
  * process is told by its leader having no task storage at all, without

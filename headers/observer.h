@@ -261,7 +261,10 @@ struct claimd_exit {
 /* Per-thread context: the ingress the thread serves, with its egress log. */
 struct claimd_thread {
 	struct claimd_conn_key conn; /* inbound connection of the ingress; tgid 0: idle */
-	struct claimd_ingress rec;   /* the record being built */
+	/* its process's count of calls outside requests begun or ended, at its open */
+	__u32 outside_seen;
+	__u32 pad;
+	struct claimd_ingress rec; /* the record being built */
 };
 
 /* A thread's context in the slot its id names (observer.bpf.c, thread_slots). */

@@ -14,6 +14,7 @@
 #include <fcntl.h>
 #include <netinet/in.h>
 #include <poll.h>
+#include <pthread.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdio.h>
@@ -804,6 +805,82 @@ out:
 	kcase_close(&c);
 }
 
+/*
+ * A call made by a thread of its own, serving no request: on *fd, kept
+ * alive (a new connection to port when it is -1); answered or not.
+ */
+struct other_call {
+	int port;
+	int *fd;
+	bool answered;
+};
+
+static void *other_call_main(void *arg)
+{
+	struct other_call *o = arg;
+
+	o->answered = *o->fd < 0 ? call_once(o->port, o->fd, REQ_CALL) : call_on(*o->fd, REQ_CALL);
+	return NULL;
+}
+
+static bool call_from_other_thread(int port, int *fd)
+{
+	struct other_call o = { .port = port, .fd = fd };
+	pthread_t th;
+
+	if (pthread_create(&th, NULL, other_call_main, &o))
+		return false;
+	pthread_join(th, NULL);
+	return o.answered;
+}
+
+/*
+ * A call made by a thread that serves no request, in a process that serves
+ * (a worker pool's thread calling for a request another thread read): the
+ * request open while it began or ended cannot be judged, its failure
+ * unknown (untied-call), never claimed for want of a failed call in its
+ * own log. One that began and ended before the request was read leaves it
+ * judged as ever.
+ */
+static void subtest_outside_call(struct kfix *f)
+{
+	struct peer_step steps[] = {
+		{ PEER_ANSWER, RESP(503, "Busy") },
+		{ PEER_ANSWER, RESP(503, "Busy") },
+	};
+	const struct claimd_ingress *in;
+	struct kcase c;
+
+	if (!kcase_open(f, &c, steps, 2) ||
+	    !ASSERT_TRUE(call_from_other_thread(c.p.port, &c.u), "a call before the request") ||
+	    !ASSERT_TRUE(svc_request(&c.s, REQ_FRONT), "request 1") ||
+	    !ASSERT_TRUE(svc_answer(&c.s, RESP(500, "Internal")), "answer 1") ||
+	    !ASSERT_TRUE(svc_request(&c.s, REQ_FRONT), "request 2") ||
+	    !ASSERT_TRUE(call_from_other_thread(c.p.port, &c.u), "a call while it is open") ||
+	    !ASSERT_TRUE(svc_answer(&c.s, RESP(502, "Bad Gateway")), "answer 2"))
+		goto out;
+	in = kfix_ingress(f, c.s.port, 0);
+	if (CHECK_INGRESS(in, &c.s, REQ_FRONT, 500, 0)) {
+		CHECK_VERDICT(in, CLAIM_CLAIMED, CLAIM_RULE_NO_FAILED_EGRESS, CLAIMD_NO_SLOT);
+		ASSERT_EQ(in->flags, 0, "request 1: judged as ever");
+	}
+	in = kfix_ingress(f, c.s.port, 1);
+	if (CHECK_INGRESS(in, &c.s, REQ_FRONT, 502, 0)) {
+		CHECK_VERDICT(in, CLAIM_UNKNOWN, CLAIM_RULE_UNTIED_CALL, CLAIMD_NO_SLOT);
+		ASSERT_EQ(in->flags, CLAIMD_IN_UNTIED, "request 2: a call it may have made unseen");
+	}
+	/* The other thread's two, and the client's (a thread of this process too). */
+	ASSERT_EQ(kfix_stat(f, CLAIMD_ST_CALLS_OUTSIDE), 4, "calls outside requests");
+	/*
+	 * Request 2 at least. The peer, a thread of this process too, serves
+	 * the other thread's calls: whether its own request sees its caller's
+	 * read before its answer's write returns is the scheduler's choice.
+	 */
+	ASSERT_GE(kfix_stat(f, CLAIMD_ST_UNTIED), 1, "requests made unknown");
+out:
+	kcase_close(&c);
+}
+
 #define REQ_UPGRADE \
 	"GET /front HTTP/1.1\r\nHost: kernel\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n\r\n"
 #define RESP_101 \
@@ -1204,6 +1281,8 @@ void test_kernel(void)
 		subtest_sock_marks(&f);
 	if (test__start_subtest("reset_before_read"))
 		subtest_reset_before_read(&f);
+	if (test__start_subtest("outside_call"))
+		subtest_outside_call(&f);
 	if (test__start_subtest("upgrade"))
 		subtest_upgrade(&f);
 	if (test__start_subtest("dup_fds"))

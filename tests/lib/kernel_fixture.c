@@ -164,18 +164,30 @@ static void fixture_mark(struct kfix *f)
 	close(pfd);
 }
 
+/* Deletes every entry of the map (keys of at most 64 bytes). */
+static void map_clear(struct bpf_map *map)
+{
+	int fd = bpf_map__fd(map);
+	char key[64];
+
+	if (bpf_map__key_size(map) > sizeof(key))
+		return;
+	while (!bpf_map_get_next_key(fd, NULL, key))
+		if (bpf_map_delete_elem(fd, key))
+			break;
+}
+
 void kfix_begin(struct kfix *f)
 {
-	int fd = bpf_map__fd(f->skel->maps.edge_class);
-	struct claimd_edge_key key;
 	__u32 flags = PROC_TRACED, tid = self_tid();
 
 	kfix_drain(f);
 	f->n_recs = 0;
 	f->lost_recs = 0;
-	while (!bpf_map_get_next_key(fd, NULL, &key))
-		if (bpf_map_delete_elem(fd, &key))
-			break;
+	map_clear(f->skel->maps.edge_class);
+	/* Counts are kept by port: a port an earlier subtest's service had would add to them. */
+	map_clear(f->skel->maps.service_counts);
+	map_clear(f->skel->maps.edge_counts);
 	/* A multiplexing subtest leaves PROC_MUX, which silences every verdict after it. */
 	bpf_map_update_elem(bpf_map__fd(f->skel->maps.traced), &f->tgid, &flags, BPF_ANY);
 	fixture_mark(f);

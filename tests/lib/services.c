@@ -61,6 +61,8 @@ int svc_start(struct svc *s, const struct svc_spec *spec, const char *dir)
 		argv[n++] = "--keepalive";
 	if (spec->fastopen)
 		argv[n++] = "--fastopen";
+	if (spec->handoff)
+		argv[n++] = "--handoff";
 	if (spec->bind) {
 		argv[n++] = "--bind";
 		argv[n++] = spec->bind;

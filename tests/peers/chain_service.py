@@ -14,13 +14,16 @@ P*10 of every 10), else 200: --propagate 0 makes the edge fail-open. With
 --keepalive it speaks HTTP/1.1 with persistent connections, up and down (one
 downstream connection per handler thread). With --tls CERT,KEY it serves
 HTTPS; with --downstream-tls CAFILE it calls its downstream over HTTPS.
-With --fastopen it takes TCP Fast Open on its listener, and calls its
+With --handoff its handler threads hand each downstream call to a pool of
+worker threads and wait for it (a ThreadPoolExecutor, as services fan
+out). With --fastopen it takes TCP Fast Open on its listener, and calls its
 downstream as an event loop would with Fast Open: a non-blocking socket
 whose first send carries the request in the SYN and returns before the
 connection is made (one connection per call; the namespace's sysctl
 decides whether the data really rides in the SYN).
 """
 import argparse
+import concurrent.futures
 import os
 import http.client
 import http.server
@@ -50,6 +53,8 @@ def main():
     ap.add_argument("--tls", help="CERT,KEY: serve HTTPS")
     ap.add_argument("--downstream-tls", help="CA file: call the downstream over HTTPS")
     ap.add_argument("--fastopen", action="store_true", help="TCP Fast Open, in and out")
+    ap.add_argument("--handoff", action="store_true",
+                    help="downstream calls made by a pool of worker threads")
     args = ap.parse_args()
 
     local = threading.local()
@@ -107,6 +112,21 @@ def main():
         except (IndexError, ValueError):
             return 0
 
+    def plain_get(path):
+        """GET path from the downstream on a connection of its own; its status, 0 if none."""
+        c = downstream_conn()
+        try:
+            c.request("GET", path)
+            r = c.getresponse()
+            r.read()
+            return r.status
+        except (OSError, http.client.HTTPException):
+            return 0
+        finally:
+            c.close()
+
+    workers = concurrent.futures.ThreadPoolExecutor(4) if args.handoff else None
+
     class Handler(http.server.BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1" if args.keepalive else "HTTP/1.0"
 
@@ -132,8 +152,12 @@ def main():
             if own and not args.fail_after:
                 self.reply(args.fail_status, "own failure\n")
                 return
-            if args.downstream and args.fastopen:
-                status = fastopen_get(self.path)
+            if args.downstream and (args.fastopen or args.handoff):
+                call = fastopen_get if args.fastopen else plain_get
+                if args.handoff:
+                    status = workers.submit(call, self.path).result()
+                else:
+                    status = call(self.path)
                 if (status == 0 or status >= args.down_fail_from) and propagate():
                     self.reply(502, "downstream failed\n")
                     return

@@ -227,6 +227,7 @@ struct observer *observer__load(const struct observer_config *cfg)
 	reuse_verdicts(obs);
 	obs->generation++;
 	bpf_map__set_max_entries(obs->skel->maps.traced, pid_max());
+	bpf_map__set_max_entries(obs->skel->maps.outside_calls, pid_max());
 	if (cfg->conns_max)
 		bpf_map__set_max_entries(obs->skel->maps.conns, cfg->conns_max);
 	/* Sockets born and not ended: never fewer places than connections. */
