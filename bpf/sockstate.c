@@ -14,8 +14,8 @@
  * listener's port). Each goes into socks and is marked in the filter (an
  * outbound one once connected, or at bytes it moves before, once its local
  * port is known: sock_mark_connecting), and becomes a connection at its
- * first bytes. A listener of a followed process is
- * kept in listeners, its port in listen_ports.
+ * first bytes. A listener of a followed process is kept in listeners, its
+ * port in listen_ports.
  *
  * Ends: the owner closing it (close(2), close_range, dup2 over its last
  * fd, exec, exit, shutdown of both directions), seen at the state change
