@@ -249,7 +249,7 @@ enum root_record {
 /*
  * A call of the process tgid (the current one) outside any request ended.
  * A process that listens serves requests: its calls outside them are only
- * counted. Any other's is a root call, into its edge's counts
+ * counted (and make the requests open meanwhile unknown: outside_calls_add). Any other's is a root call, into its edge's counts
  * (headers/counts.h), CLAIMD_EG_RETRY added to *flags when it retries the
  * last one. Its record goes to claimd (enum root_record) when asked for,
  * when the counter map refused it (then CLAIMD_EG_UNCOUNTED), and at once for
@@ -267,6 +267,7 @@ count_root_call(__u32 tgid, const struct claimd_addr *callee, __u64 start_ns, __
 
 	if (proc_listens(tgid)) {
 		stat_inc(CLAIMD_ST_CALLS_OUTSIDE);
+		outside_calls_add(tgid);
 		return records_wanted(id) ? ROOT_RECORD : ROOT_RECORD_NONE;
 	}
 	if (root_call_is_retry(tgid, callee, start_ns, end_ns, method, target_hash, outcome, *flags,

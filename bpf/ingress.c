@@ -154,30 +154,6 @@ static __always_inline struct claimd_thread *owner_ctx_get(const struct claimd_o
 }
 
 /*
- * A call outside any request (made by a thread serving none) began or ended
- * in process tgid. If the process serves, the requests open meanwhile learn
- * it at their answer (ingress_overlapped): a worker pool's thread calling
- * for a request another thread read is the shape.
- */
-static __always_inline void outside_call_event(__u32 tgid)
-{
-	__u32 *n;
-
-	if (!proc_listens(tgid))
-		return;
-	n = bpf_map_lookup_elem(&outside_calls, &tgid);
-	if (n)
-		__sync_fetch_and_add(n, 1);
-}
-
-static __always_inline __u32 outside_calls_of(__u32 tgid)
-{
-	__u32 *n = bpf_map_lookup_elem(&outside_calls, &tgid);
-
-	return n ? *n : 0;
-}
-
-/*
  * Did a call outside any request begin or end in t's process (tgid) while
  * its ingress was open? Then a call made for it may have gone through
  * another thread, unseen in its log: CLAIMD_IN_UNTIED (counted once), else
@@ -558,7 +534,9 @@ static __always_inline void egress_log(struct io *io, struct claimd_pending *p,
 	p->slot = CLAIMD_NO_SLOT;
 	stat_inc(CLAIMD_ST_EGRESS);
 	if (!t || !t->conn.tgid) {
-		outside_call_event(io->key.tgid);
+		/* Its end is counted with the other calls outside requests (count_root_call). */
+		if (proc_listens(io->key.tgid))
+			outside_calls_add(io->key.tgid);
 		return;
 	}
 	r = &t->rec;
@@ -606,7 +584,6 @@ static __noinline int egress_end_outside(struct io *io, const struct claimd_pend
 			egress_emit_root(io, p, callee, status, flags, claim, end_ns, 0);
 		return 0;
 	}
-	outside_call_event(io->key.tgid);
 	flags |= CLAIMD_EG_DONE;
 	want = count_root_call(io->key.tgid, callee, p->start_ns, end_ns, p->method, p->target_hash,
 			       status, &flags);

@@ -67,7 +67,7 @@ struct {
 
 /*
  * Per tgid: how many times a call outside any request began or ended in
- * the process, while it listens (ingress.c, outside_call_event). A request
+ * the process, while it listens (proc.bpf.h, outside_calls_add). A request
  * whose process counted one while it was open may have been served by a
  * call another thread made for it: unknown. Sized to pid_max by claimd.
  */

@@ -2,7 +2,8 @@
 /*
  * Helpers every program uses: counters, records onto the ring buffer, and
  * the per-process word that lets untraced processes leave after one array
- * load. They use the maps observer.bpf.c owns (stats, events, traced).
+ * load. They use the maps observer.bpf.c owns (stats, events, traced,
+ * outside_calls).
  */
 #ifndef CLAIMD_PROC_BPF_H
 #define CLAIMD_PROC_BPF_H
@@ -166,6 +167,28 @@ static __always_inline void proc_listeners_add(__u32 tgid, int n)
 static __always_inline int proc_listens(__u32 tgid)
 {
 	return proc_flags(tgid) >= PROC_LISTENER_ONE;
+}
+
+/*
+ * A call outside any request (made by a thread serving none) began or ended
+ * in process tgid, which serves: the requests open meanwhile learn it at
+ * their answer (ingress_overlapped). A worker pool's thread calling for a
+ * request another thread read is the shape.
+ */
+static __always_inline void outside_calls_add(__u32 tgid)
+{
+	__u32 *n = bpf_map_lookup_elem(&outside_calls, &tgid);
+
+	if (n)
+		__sync_fetch_and_add(n, 1);
+}
+
+/* How many times one did so far, in process tgid. */
+static __always_inline __u32 outside_calls_of(__u32 tgid)
+{
+	__u32 *n = bpf_map_lookup_elem(&outside_calls, &tgid);
+
+	return n ? *n : 0;
 }
 
 /* tgid: the current process's. */

@@ -307,7 +307,8 @@ struct claimd_sock {
 
 /*
  * claimd_sock.flags: counted in its slot of sock_marks. An outbound socket
- * is counted once connected: its local port is chosen after its SYN_SENT.
+ * is counted once its local port is chosen, after its SYN_SENT: where it
+ * connects, or where it moves bytes first while connecting (Fast Open).
  */
 #define CLAIMD_SOCK_MARKED 0x80
 

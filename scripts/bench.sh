@@ -105,10 +105,15 @@ for m in getppid pipe tcp; do with[$m]=$(hammer "${hn[$m]}" "$m"); done
 say "   an untraced process's syscall (ns, without / with claimd): getppid ${bare[getppid]} /" \
 	"${with[getppid]}, pipe ${bare[pipe]} / ${with[pipe]}, TCP ${bare[tcp]} / ${with[tcp]}"
 sysctl -qw kernel.bpf_stats_enabled=1
-read -r t0 c0 < <(status | prog_totals tp_io_x)
-hammer "${hn[tcp]}" tcp >/dev/null
-read -r t1 c1 < <(status | prog_totals tp_io_x)
-untraced=$(python3 -c "print(round(($t1 - $t0) / max(1, $c1 - $c0), 1))")
+# tp_io_x's time per run over the TCP hammer's syscalls (claimd attached).
+untraced_ns_per_run() {
+	local t0 c0 t1 c1
+	read -r t0 c0 < <(status | prog_totals tp_io_x)
+	hammer "${hn[tcp]}" tcp >/dev/null
+	read -r t1 c1 < <(status | prog_totals tp_io_x)
+	python3 -c "print(round(($t1 - $t0) / max(1, $c1 - $c0), 1))"
+}
+untraced=$(untraced_ns_per_run)
 read -r t0 c0 < <(status | prog_totals tp_io_x)
 hammer "${hn[pipe]}" pipe >/dev/null
 read -r t1 c1 < <(status | prog_totals tp_io_x)
@@ -153,11 +158,8 @@ parse=$("$build/tests/parse_bench" "$build/tests/pipe_hammer" "${hn[tcp]}" tcp)
 untraced_runs=("$untraced") floor_runs=("$(echo "$parse" | json 'd["empty_program_ns"]')")
 for _ in $(seq 2 "$UNTRACED_ROUNDS"); do
 	claimd_start --pid "$node_pid"
-	read -r t0 c0 < <(status | prog_totals tp_io_x)
-	hammer "${hn[tcp]}" tcp >/dev/null
-	read -r t1 c1 < <(status | prog_totals tp_io_x)
+	untraced_runs+=("$(untraced_ns_per_run)")
 	claimd_stop
-	untraced_runs+=("$(python3 -c "print(round(($t1 - $t0) / max(1, $c1 - $c0), 1))")")
 	floor_runs+=("$("$build/tests/parse_bench" "$build/tests/pipe_hammer" "${hn[tcp]}" tcp |
 		json 'd["empty_program_ns"]')")
 done

@@ -141,11 +141,7 @@ static void check_edge(const struct claimd_h *h, bool untied)
 		json_object_put(e);
 		return;
 	}
-	e = claimd_wait_edge(h, "tr-front", "tr-be", edge_done, NULL, 15000);
-
-	json_object_put(e);
-	sleep_ms(1500); /* whatever claimd would add beyond the truth is in by now */
-	e = claimd_edge(h, "tr-front", "tr-be");
+	e = claimd_settled_edge(h, "tr-front", "tr-be", edge_done, NULL, 15000);
 	if (!ASSERT_OK_PTR(e, "edge tr-front -> tr-be"))
 		return;
 	printf("edge tr-front -> tr-be: calls %lld, callee_failures %lld, both_failed %lld\n",

@@ -209,10 +209,7 @@ static void check_edge(const struct run *r)
 	struct json_object *e;
 	long long calls, cf, both;
 
-	e = claimd_wait_edge(&r->h, FRONT, BACKEND, edge_done, want, 15000);
-	json_object_put(e);
-	sleep_ms(1500); /* whatever claimd would add beyond the truth is in by now */
-	e = claimd_edge(&r->h, FRONT, BACKEND);
+	e = claimd_settled_edge(&r->h, FRONT, BACKEND, edge_done, want, 15000);
 	if (!ASSERT_OK_PTR(e, "edge " FRONT " -> " BACKEND))
 		return;
 	calls = j_int(e, "calls");

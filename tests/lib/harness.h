@@ -92,6 +92,13 @@ typedef bool (*edge_pred_fn)(struct json_object *edge, void *ctx);
 struct json_object *claimd_wait_edge(const struct claimd_h *h, const char *caller,
 				     const char *callee, edge_pred_fn pred, void *ctx,
 				     int timeout_ms);
+/*
+ * The same, then the edge as claimd has it a tick later (held or not):
+ * whatever it would count beyond the truth the test waited for is in.
+ */
+struct json_object *claimd_settled_edge(const struct claimd_h *h, const char *caller,
+					const char *callee, edge_pred_fn pred, void *ctx,
+					int timeout_ms);
 
 struct trace_cap {
 	pid_t pid;

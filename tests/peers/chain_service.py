@@ -113,17 +113,21 @@ def main():
             return 0
 
     def plain_get(path):
-        """GET path from the downstream on a connection of its own; its status, 0 if none."""
+        """GET path from the downstream (with --keepalive, on the calling thread's
+        connection, dropped when it fails); its status, 0 if none."""
         c = downstream_conn()
         try:
             c.request("GET", path)
             r = c.getresponse()
             r.read()
-            return r.status
+            status = r.status
         except (OSError, http.client.HTTPException):
-            return 0
-        finally:
+            status = 0
+            local.conn = None
             c.close()
+        if not args.keepalive:
+            c.close()
+        return status
 
     workers = concurrent.futures.ThreadPoolExecutor(4) if args.handoff else None
 
@@ -152,28 +156,12 @@ def main():
             if own and not args.fail_after:
                 self.reply(args.fail_status, "own failure\n")
                 return
-            if args.downstream and (args.fastopen or args.handoff):
+            if args.downstream:
                 call = fastopen_get if args.fastopen else plain_get
                 if args.handoff:
                     status = workers.submit(call, self.path).result()
                 else:
                     status = call(self.path)
-                if (status == 0 or status >= args.down_fail_from) and propagate():
-                    self.reply(502, "downstream failed\n")
-                    return
-            elif args.downstream:
-                c = downstream_conn()
-                try:
-                    c.request("GET", self.path)
-                    r = c.getresponse()
-                    r.read()
-                    status = r.status
-                except (OSError, http.client.HTTPException):
-                    status = 0
-                    local.conn = None
-                    c.close()
-                if not args.keepalive:
-                    c.close()
                 if (status == 0 or status >= args.down_fail_from) and propagate():
                     self.reply(502, "downstream failed\n")
                     return
