@@ -20,13 +20,26 @@ static const struct claimd_thread zero_thread;
  * BPF functions, which the verifier checks once, on their own.
  */
 struct io {
-	__u64 now;
+	__u64 now; /* the syscall's time, read at its first use (io_now); 0 until then */
 	struct claimd_conn_key key;
 	__u32 tid;
 	__u32 dir; /* DIR_RX or DIR_TX */
 };
 
 enum { DIR_RX = 0, DIR_TX = 1 };
+
+/*
+ * io's time, read from the clock where it is first needed: a request's
+ * start, a call's start and end, a record. A response written on an
+ * inbound connection, or a body's bytes, need none (the clock is 25-30 ns
+ * a read here: docs/performance.md).
+ */
+static __always_inline __u64 io_now(struct io *io)
+{
+	if (!io->now)
+		io->now = bpf_ktime_get_ns();
+	return io->now;
+}
 
 static __always_inline void fifo_push(struct claimd_conn *c, const struct claimd_pending *p)
 {
@@ -231,7 +244,11 @@ static __noinline int ingress_taint(struct io *io, __u32 flag)
 	return 0;
 }
 
-/* The ingress held by t ends with the verdict 'packed' (status 0: no answer): its record. */
+/*
+ * The ingress held by t ends with the verdict 'packed' (status 0: no
+ * answer) at time now (0: the clock's, read only if the record goes out):
+ * its counts, and its record if claimd wants it.
+ */
 static __always_inline void ingress_emit(struct claimd_thread *t, __u64 now, __u32 status,
 					 __u32 flags, __u32 packed, int with_edges)
 {
@@ -249,14 +266,15 @@ static __always_inline void ingress_emit(struct claimd_thread *t, __u64 now, __u
 	barrier_var(n);
 	size = offsetof(struct claimd_ingress, egress) + n * sizeof(struct claimd_egress);
 	r->status = status;
-	r->end_ns = now;
 	r->flags |= flags;
 	r->hdr.size = size;
 	r->verdict = packed & 0xff;
 	r->rule = (packed >> 8) & 0xff;
 	r->cause = packed >> 16;
-	if (count_request(r, with_edges))
+	if (count_request(r, with_edges)) {
+		r->end_ns = now ?: bpf_ktime_get_ns();
 		emit(r, size);
+	}
 	slot_write(r->tid, 0, VERDICT(CLAIM_NONE, CLAIM_RULE_NONE, CLAIMD_NO_SLOT), NULL);
 	t->conn.tgid = 0;
 	t->conn.fd = 0;
@@ -306,7 +324,7 @@ static __noinline int ingress_open(struct claimd_conn *c, struct io *io,
 	struct claimd_ingress *r;
 	__u32 tid = io->tid;
 	__u32 flags = 0;
-	__u64 seq;
+	__u64 seq, now;
 
 	/* In an explicit context, the record belongs to this request's connection. */
 	if (owner.tgid) {
@@ -346,7 +364,8 @@ static __noinline int ingress_open(struct claimd_conn *c, struct io *io,
 		}
 	}
 	r = &t->rec;
-	seq = io->now > r->seq ? io->now : r->seq + 1;
+	now = io_now(io);
+	seq = now > r->seq ? now : r->seq + 1;
 	ingress_fill(r, c, io, p);
 	t->outside_seen = outside_calls_of(io->key.tgid);
 	r->seq = seq;
@@ -397,7 +416,7 @@ static __always_inline void ingress_emit_bare(struct claimd_conn *c, struct io *
 	ingress_fill(r, c, io, p);
 	r->hdr.size = offsetof(struct claimd_ingress, egress);
 	r->seq = 0;
-	r->end_ns = io->now;
+	r->end_ns = io_now(io);
 	r->flags = flags;
 	r->status = status;
 	r->verdict = verdict;
@@ -662,7 +681,7 @@ static __always_inline void egress_answered(struct claimd_conn *c, struct io *io
 		return;
 	}
 	c->answer_status = status;
-	c->answer_end_ns = io->now;
+	c->answer_end_ns = io_now(io);
 	c->answer_active = 1;
 }
 
@@ -684,7 +703,7 @@ static __always_inline void egress_answer_done(struct claimd_conn *c, struct io 
 /* The connection failed (reset, refused, closed, EOF): every call on it waiting ends. */
 static __noinline int egress_fail_all(struct claimd_conn *c, struct io *io)
 {
-	struct egress_end end = { .end_ns = io->now, .flags = CLAIMD_EG_TRANSPORT };
+	struct egress_end end = { .end_ns = io_now(io), .flags = CLAIMD_EG_TRANSPORT };
 	struct claimd_pending p;
 	int i;
 
@@ -707,7 +726,7 @@ static __noinline int egress_fail_all(struct claimd_conn *c, struct io *io)
  */
 static __always_inline void egress_lose_all(struct claimd_conn *c, struct io *io)
 {
-	struct egress_end end = { .end_ns = io->now, .flags = CLAIMD_EG_LOST };
+	struct egress_end end = { .end_ns = io_now(io), .flags = CLAIMD_EG_LOST };
 	struct claimd_pending p;
 	int i;
 
@@ -744,12 +763,13 @@ static __always_inline void ingress_lose_all(struct claimd_conn *c, struct io *i
 /* A connection that never carried a request failed: one failed call, no request seen. */
 static __noinline int egress_connect_failed(struct io *io, const struct claimd_addr *callee)
 {
+	__u64 now = io_now(io);
 	struct claimd_pending p = {
-		.start_ns = io->now,
+		.start_ns = now,
 		.tid = io->tid,
 	};
 	struct egress_end end = {
-		.end_ns = io->now,
+		.end_ns = now,
 		.flags = CLAIMD_EG_TRANSPORT | CLAIMD_EG_CONNECT,
 	};
 

@@ -285,7 +285,7 @@ static __always_inline void on_io(struct task_struct *task, __u32 tgid, const st
 	if (c->role < CLAIMD_ROLE_INBOUND || peek)
 		return;
 	io.key = key;
-	io.now = bpf_ktime_get_ns();
+	io.now = 0; /* read where it is needed (io_now) */
 	io.tid = task->pid;
 	io.dir = dir;
 	if (kind == IO_UNFRAMED) {

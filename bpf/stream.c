@@ -46,6 +46,19 @@ static __always_inline struct http_framer *io_framer(struct claimd_conn *c, stru
 	return io->dir == DIR_RX ? &c->rx : &c->tx;
 }
 
+/*
+ * A message may begin at io's bytes on c: if it is a request (read on an
+ * inbound connection, written on an outbound one), its start is now. The
+ * other direction's starts are never read: no clock for them.
+ */
+static __always_inline void request_may_begin(struct claimd_conn *c, struct io *io)
+{
+	if (io->dir == DIR_RX && c->role == CLAIMD_ROLE_INBOUND)
+		c->rx_first_ns = io_now(io);
+	else if (io->dir == DIR_TX && c->role == CLAIMD_ROLE_OUTBOUND)
+		c->tx_first_ns = io_now(io);
+}
+
 /* A request line was read on an inbound connection. */
 static __always_inline void request_in(struct claimd_conn *c, struct io *io)
 {
@@ -160,10 +173,7 @@ __noinline int on_events(struct claimd_conn *c, struct io *io, __u32 ev)
 	}
 	if (ev & HTTP_EV_END) {
 		/* The next message may begin in this same buffer. */
-		if (io->dir == DIR_RX)
-			c->rx_first_ns = io->now;
-		else
-			c->tx_first_ns = io->now;
+		request_may_begin(c, io);
 	}
 	return 0;
 }
@@ -206,12 +216,8 @@ __noinline __u64 feed_segment(struct claimd_conn *c, struct io *io, struct scan_
 	ubuf = buf->ubuf;
 	len = buf->len;
 	f = io_framer(c, io);
-	if (f->state == HS_START) {
-		if (io->dir == DIR_RX)
-			c->rx_first_ns = io->now;
-		else
-			c->tx_first_ns = io->now;
-	}
+	if (f->state == HS_START)
+		request_may_begin(c, io);
 	buf->off = 0;
 	buf->wbase = 0;
 	buf->wlen = 0;

@@ -180,8 +180,8 @@ struct claimd_conn {
 	/* inbound: the ingress being served and who holds its record */
 	__u64 owner_seq;
 	struct claimd_owner owner;
-	__u64 rx_first_ns; /* when the message being read began */
-	__u64 tx_first_ns; /* when the message being written began */
+	__u64 rx_first_ns; /* when the request being read began (inbound) */
+	__u64 tx_first_ns; /* when the request being written began (outbound) */
 	struct claimd_pending fifo[CLAIMD_FIFO_MAX];
 	struct claimd_addr local;
 	struct claimd_addr remote;
