@@ -8,6 +8,7 @@
 
 _Static_assert(sizeof(struct claim_map_header) == sizeof(struct claim_slot),
 	       "the header is slot 0");
+_Static_assert(sizeof(struct claim_slot) == 64, "a slot is a cache line");
 
 /* headers/outcome.h's rules under claimd's --fail-status. */
 static __always_inline __u32 egress_outcome(const struct claimd_egress *e)

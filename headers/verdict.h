@@ -26,8 +26,9 @@
 
 #include "claim_types.h"
 
-#define CLAIM_MAP_MAGIC	  0x4d49414cu /* "CLAIM" in spirit: 'L','A','I','M' */
-#define CLAIM_MAP_VERSION 1
+#define CLAIM_MAP_MAGIC 0x4d49414cu /* "CLAIM" in spirit: 'L','A','I','M' */
+/* 2: a slot is a cache line (64 bytes); 1 had two in a line. */
+#define CLAIM_MAP_VERSION 2
 #define CLAIM_SLOTS	  65536
 
 /*
@@ -57,7 +58,7 @@ struct claim_map_header {
 	__u32 slot_size;
 	__u32 alive;	  /* 1 while a claimd keeps the slots current */
 	__u32 generation; /* bumped by each claimd that takes the map over */
-	__u64 pad;
+	__u64 pad[5];
 };
 
 struct claim_hdr_args {
@@ -65,7 +66,12 @@ struct claim_hdr_args {
 	__u32 generation;
 };
 
-/* One thread's running verdict: what it would be if its service failed now. */
+/*
+ * One thread's running verdict: what it would be if its service failed now.
+ * A cache line each: the kernel writes a slot twice a request, and two
+ * threads of a service (consecutive tids) sharing a line on two CPUs made
+ * each write wait for the line to come back from the other.
+ */
 struct claim_slot {
 	__u32 seq;    /* odd while being written */
 	__u32 tid;    /* the thread this slot describes */
@@ -76,6 +82,7 @@ struct claim_slot {
 	__u16 cause_port; /* callee of the deciding egress, if any */
 	__u16 pad2;
 	__u8 cause_addr[16];
+	__u8 reserved[32];
 };
 
 /* Key of the class map claimd fills: one caller instance, one callee address. */
