@@ -334,6 +334,11 @@ static __noinline int ingress_open(struct claimd_conn *c, struct io *io,
 	t = owner_ctx_get(&owner);
 	if (!t)
 		return 0;
+	/*
+	 * Counted before the record is written: an atomic add waits for the
+	 * stores before it, and the record's lines may be on the other CPU.
+	 */
+	stat_inc(CLAIMD_ST_INGRESS);
 	if (!owner.tgid && t->conn.tgid && !same_conn(&t->conn, &io->key)) {
 		/* Still serving another request: that one loses its log. */
 		struct claimd_conn *old = bpf_map_lookup_elem(&conns, &t->conn);
@@ -385,7 +390,6 @@ static __noinline int ingress_open(struct claimd_conn *c, struct io *io,
 		slot_write(tid, 1,
 			   VERDICT(CLAIM_CLAIMED, CLAIM_RULE_NO_FAILED_EGRESS, CLAIMD_NO_SLOT),
 			   NULL);
-	stat_inc(CLAIMD_ST_INGRESS);
 	return 0;
 }
 
