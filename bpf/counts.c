@@ -247,13 +247,16 @@ enum root_record {
 };
 
 /*
- * A call of the process tgid (the current one) outside any request ended.
- * A process that listens serves requests: its calls outside them are only
- * counted (and make the requests open meanwhile unknown: outside_calls_add). Any other's is a root call, into its edge's counts
- * (headers/counts.h), CLAIMD_EG_RETRY added to *flags when it retries the
- * last one. Its record goes to claimd (enum root_record) when asked for,
- * when the counter map refused it (then CLAIMD_EG_UNCOUNTED), and at once for
- * the process's first (claimd names it while it lives).
+ * A call of the process tgid outside any request ended. A process that
+ * listens serves requests: its calls outside them are only counted (and
+ * make the requests open meanwhile unknown: outside_calls_add). Any other's
+ * is a root call, into its edge's counts (headers/counts.h), CLAIMD_EG_RETRY
+ * added to *flags when it retries the last one; and a call outside the
+ * requests of its nearest ancestor that listens, if a service ran it
+ * (outside_calls_add_ancestor). Its record goes to claimd (enum
+ * root_record) when asked for, when the counter map refused it (then
+ * CLAIMD_EG_UNCOUNTED), and at once for the process's first (claimd names
+ * it while it lives).
  */
 static __always_inline enum root_record
 count_root_call(__u32 tgid, const struct claimd_addr *callee, __u64 start_ns, __u64 end_ns,
@@ -270,6 +273,8 @@ count_root_call(__u32 tgid, const struct claimd_addr *callee, __u64 start_ns, __
 		outside_calls_add(tgid);
 		return records_wanted(id) ? ROOT_RECORD : ROOT_RECORD_NONE;
 	}
+	/* A root call, unless a service ran the command that made it. */
+	outside_calls_add_ancestor(tgid);
 	if (root_call_is_retry(tgid, callee, start_ns, end_ns, method, target_hash, outcome, *flags,
 			       &first))
 		*flags |= CLAIMD_EG_RETRY;

@@ -560,6 +560,8 @@ static __always_inline void egress_log(struct io *io, struct claimd_pending *p,
 		/* Its end is counted with the other calls outside requests (count_root_call). */
 		if (proc_listens(io->key.tgid))
 			outside_calls_add(io->key.tgid);
+		else
+			outside_calls_add_ancestor(io->key.tgid);
 		return;
 	}
 	r = &t->rec;

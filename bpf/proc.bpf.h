@@ -183,6 +183,44 @@ static __always_inline void outside_calls_add(__u32 tgid)
 		__sync_fetch_and_add(n, 1);
 }
 
+/*
+ * Ancestors asked, nearest first, by outside_calls_add_ancestor: the
+ * command's parent, and a shell or two between it and the service.
+ */
+#define OUTSIDE_ANCESTORS 4
+
+/*
+ * A call outside any request began or ended in process tgid, which does
+ * not listen: a command a service ran while serving (curl or a cloud
+ * CLI run from a handler, a CGI script) makes its request's calls in a
+ * process of its own. The nearest ancestor that listens counts it as its
+ * own call outside requests (outside_calls_add): the requests it has open
+ * meanwhile may have been served by it. A few loads per call outside
+ * requests, none on a request's path. Asked only in the process's own
+ * syscall: a socket's end in softirq runs on whichever task it interrupted.
+ */
+static __always_inline void outside_calls_add_ancestor(__u32 tgid)
+{
+	struct task_struct *task = bpf_get_current_task_btf();
+	int i;
+
+	if (task->tgid != tgid)
+		return;
+	for (i = 0; i < OUTSIDE_ANCESTORS; i++) {
+		task = task->real_parent;
+		if (!task)
+			return;
+		tgid = task->tgid;
+		/* init: every process descends from it */
+		if (tgid <= 1)
+			return;
+		if (proc_listens(tgid)) {
+			outside_calls_add(tgid);
+			return;
+		}
+	}
+}
+
 /* How many times one did so far, in process tgid. */
 static __always_inline __u32 outside_calls_of(__u32 tgid)
 {

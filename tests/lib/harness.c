@@ -567,6 +567,12 @@ const char *peer_script(const char *name, char *buf, size_t len)
 
 struct json_object *claimd_edge(const struct claimd_h *h, const char *caller, const char *callee)
 {
+	return claimd_edge_of_kind(h, caller, callee, -1);
+}
+
+struct json_object *claimd_edge_of_kind(const struct claimd_h *h, const char *caller,
+					const char *callee, int root)
+{
 	const char *args[] = { "edges", NULL };
 	struct json_object *arr = claimctl_json(h, args), *found = NULL;
 	size_t i;
@@ -574,7 +580,8 @@ struct json_object *claimd_edge(const struct claimd_h *h, const char *caller, co
 	for (i = 0; arr && i < json_object_array_length(arr); i++) {
 		struct json_object *e = json_object_array_get_idx(arr, i);
 
-		if (!strcmp(j_str(e, "caller"), caller) && !strcmp(j_str(e, "callee"), callee)) {
+		if (!strcmp(j_str(e, "caller"), caller) && !strcmp(j_str(e, "callee"), callee) &&
+		    (root < 0 || j_bool(e, "root") == !!root)) {
 			found = json_object_get(e);
 			break;
 		}

@@ -87,6 +87,9 @@ int claimctl_run(const struct claimd_h *h, const char *const args[], char *out, 
 struct json_object *claimctl_json(const struct claimd_h *h, const char *const args[]);
 /* The edge caller -> callee from 'claimctl edges --json' (a new reference), or NULL. */
 struct json_object *claimd_edge(const struct claimd_h *h, const char *caller, const char *callee);
+/* The same, of one kind: root 1 a root caller's edge, 0 a service's, -1 either. */
+struct json_object *claimd_edge_of_kind(const struct claimd_h *h, const char *caller,
+					const char *callee, int root);
 typedef bool (*edge_pred_fn)(struct json_object *edge, void *ctx);
 /* Polls claimd_edge until pred holds; returns the edge (a new reference) or NULL. */
 struct json_object *claimd_wait_edge(const struct claimd_h *h, const char *caller,

@@ -63,6 +63,8 @@ int svc_start(struct svc *s, const struct svc_spec *spec, const char *dir)
 		argv[n++] = "--fastopen";
 	if (spec->handoff)
 		argv[n++] = "--handoff";
+	if (spec->spawn)
+		argv[n++] = "--spawn";
 	if (spec->bind) {
 		argv[n++] = "--bind";
 		argv[n++] = spec->bind;

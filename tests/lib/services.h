@@ -28,6 +28,7 @@ struct svc_spec {
 	int down_fail_from;	  /* a downstream answer from this status up failed (0: 500) */
 	bool fastopen;		  /* TCP Fast Open on its listener and its calls (non-blocking) */
 	bool handoff;		  /* its calls made by a pool of worker threads */
+	bool spawn;		  /* its calls made by curl, in a child process */
 	const struct netns_h *ns; /* started inside this namespace (NULL: the test's own) */
 	const char *bind; /* the address it listens on (NULL: 127.0.0.1; "::": both families) */
 };

@@ -20,7 +20,9 @@ out). With --fastopen it takes TCP Fast Open on its listener, and calls its
 downstream as an event loop would with Fast Open: a non-blocking socket
 whose first send carries the request in the SYN and returns before the
 connection is made (one connection per call; the namespace's sysctl
-decides whether the data really rides in the SYN).
+decides whether the data really rides in the SYN). With --spawn each
+downstream call is made by a command the handler runs (curl in a child
+process, as handlers shell out to a CLI).
 """
 import argparse
 import concurrent.futures
@@ -30,6 +32,7 @@ import http.server
 import select
 import socket
 import ssl
+import subprocess
 import sys
 import threading
 import time
@@ -55,6 +58,8 @@ def main():
     ap.add_argument("--fastopen", action="store_true", help="TCP Fast Open, in and out")
     ap.add_argument("--handoff", action="store_true",
                     help="downstream calls made by a pool of worker threads")
+    ap.add_argument("--spawn", action="store_true",
+                    help="downstream calls made by curl, run in a child process")
     args = ap.parse_args()
 
     local = threading.local()
@@ -129,6 +134,17 @@ def main():
             c.close()
         return status
 
+    def spawn_get(path):
+        """GET path from the downstream through curl, a process of its own; its status, 0 if none."""
+        url = "http://%s%s" % (args.downstream, path)
+        try:
+            out = subprocess.run(["curl", "-s", "-o", "/dev/null", "-w", "%{http_code}",
+                                  "--max-time", "10", url],
+                                 capture_output=True, text=True, timeout=15).stdout
+            return int(out or 0)
+        except (OSError, ValueError, subprocess.SubprocessError):
+            return 0
+
     workers = concurrent.futures.ThreadPoolExecutor(4) if args.handoff else None
 
     class Handler(http.server.BaseHTTPRequestHandler):
@@ -157,7 +173,7 @@ def main():
                 self.reply(args.fail_status, "own failure\n")
                 return
             if args.downstream:
-                call = fastopen_get if args.fastopen else plain_get
+                call = fastopen_get if args.fastopen else spawn_get if args.spawn else plain_get
                 if args.handoff:
                     status = workers.submit(call, self.path).result()
                 else:
