@@ -572,8 +572,10 @@ static __always_inline void egress_log(struct io *io, struct claimd_pending *p,
 		stat_inc(CLAIMD_ST_EGRESS_OVERFLOW);
 		return;
 	}
+	/* The thread waits for its own call's answer; an explicit context may not. */
 	egress_entry_init(&r->egress[n & EGRESS_MASK], p, callee,
-			  egress_retry_flag(r, n, p, callee));
+			  egress_retry_flag(r, n, p, callee) |
+				  (owner.tgid ? 0 : CLAIMD_EG_AWAITED));
 	p->slot = n;
 	r->n_egress = n + 1;
 }

@@ -53,6 +53,13 @@ enum claimd_role {
 #define CLAIMD_EG_LATE	    0x10 /* finished after its ingress had answered */
 #define CLAIMD_EG_LOST	    0x20 /* its answer's framing was lost: outcome unknown */
 #define CLAIMD_EG_UNCOUNTED 0x40 /* the edge counters were full: claimd counts it from the record */
+/*
+ * Made by the thread serving its request, which waits for the answer: one
+ * still without an end when the request is answered was given up (a
+ * timeout), a failure (headers/outcome.h). Not set for Go's goroutines, nor
+ * in an explicit context, where a call may be left to finish on its own.
+ */
+#define CLAIMD_EG_AWAITED 0x80
 
 /* claimd_ingress.flags */
 #define CLAIMD_IN_MUX	    0x01 /* the thread juggled another request meanwhile */

@@ -45,13 +45,18 @@ enum claimd_outcome {
 	CLAIMD_OUTCOME_LOST = 2,   /* its answer's framing was lost: neither */
 };
 
-/* A call's outcome: status 0 with CLAIMD_EG_DONE is a transport failure. */
+/*
+ * A call's outcome: status 0 with CLAIMD_EG_DONE is a transport failure;
+ * an awaited call with no end yet was given up by its caller, which
+ * answered its request without it (design.md: the caller gives up).
+ */
 OUTCOME_INLINE __u32 outcome_of_call(__u32 status, __u32 eg_flags, __u32 fail_status_min)
 {
 	if (eg_flags & CLAIMD_EG_LOST)
 		return CLAIMD_OUTCOME_LOST;
 	if ((eg_flags & CLAIMD_EG_TRANSPORT) || status >= fail_status_min ||
-	    ((eg_flags & CLAIMD_EG_DONE) && status == 0))
+	    ((eg_flags & CLAIMD_EG_DONE) && status == 0) ||
+	    (eg_flags & (CLAIMD_EG_AWAITED | CLAIMD_EG_DONE)) == CLAIMD_EG_AWAITED)
 		return CLAIMD_OUTCOME_FAILED;
 	return CLAIMD_OUTCOME_OK;
 }

@@ -26,6 +26,12 @@
  *              which request it served: tr-front's failures are unknown
  *              (untied-call), and its calls teach no edge; tr-be's are
  *              claimed as ever.
+ *   timeout    tr-be's failure set is slowness (chain_service.py
+ *              --slow-ms): tr-front's calls there time out, it answers 502,
+ *              and closes the connection only after (--down-timeout-ms):
+ *              its thread answered without the call's answer, which it
+ *              gave up (a failure). Without the rule for awaited calls,
+ *              those 502s were claimed for want of a failed call.
  *   spawn      tr-front's handlers run curl for each call (chain_service.py
  *              --spawn): the call is a child process's, which serves
  *              nothing. Without the rule for a service's commands, its
@@ -46,6 +52,9 @@
 #define REQUESTS 20
 #define FAIL_MOD 5
 #define FAILURES (REQUESTS / FAIL_MOD)
+/* timeout: tr-be's slow answers, and tr-front's patience with its calls */
+#define SLOW_MS	   800
+#define TIMEOUT_MS 250
 
 /* The namespace's Fast Open: client and server (1 | 2), no cookie either side (4 | 0x200). */
 #define FASTOPEN_NO_COOKIES "net.ipv4.tcp_fastopen=519"
@@ -56,6 +65,7 @@ struct chain {
 	bool fastopen;
 	bool handoff; /* tr-front's calls through worker threads: not tied to its requests */
 	bool spawn;   /* tr-front's calls made by curl in a child process: not tied either */
+	bool timeout; /* tr-be slow where it would fail; tr-front gives its calls up */
 	const char *front_bind, *be_bind;
 	const char *front_host; /* how curl names tr-front's address */
 	const char *extra;	/* one more curl option, or NULL */
@@ -166,6 +176,7 @@ static void run_chain(const struct chain *ch, const char *dir, const char *const
 	const char *const names[2] = { "tr-front", "tr-be" };
 	struct svc_spec be_spec = { .name = "tr-be",
 				    .fail_mod = FAIL_MOD,
+				    .slow_ms = ch->timeout ? SLOW_MS : 0,
 				    .fastopen = ch->fastopen,
 				    .ns = ch->ns,
 				    .bind = ch->be_bind };
@@ -173,6 +184,7 @@ static void run_chain(const struct chain *ch, const char *dir, const char *const
 				       .fastopen = ch->fastopen,
 				       .handoff = ch->handoff,
 				       .spawn = ch->spawn,
+				       .down_timeout_ms = ch->timeout ? TIMEOUT_MS : 0,
 				       .ns = ch->ns,
 				       .bind = ch->front_bind };
 	struct svc be = { 0 }, front = { 0 };
@@ -182,6 +194,7 @@ static void run_chain(const struct chain *ch, const char *dir, const char *const
 	struct truth_svc truth[2];
 	bool untied = ch->handoff || ch->spawn;
 	long active;
+	int failed;
 	int id, wrong = 0;
 	pid_t pids[2];
 
@@ -204,9 +217,11 @@ static void run_chain(const struct chain *ch, const char *dir, const char *const
 	pids[0] = front.pid;
 	pids[1] = be.pid;
 	truth__chain(truth, 2, &shape, pids, names);
-	truth__tally_trace(&tally, &t, 0, truth, 2, 2 * FAILURES);
+	/* Slowness is no failure of tr-be's: only tr-front's fail then. */
+	failed = ch->timeout ? FAILURES : 2 * FAILURES;
+	truth__tally_trace(&tally, &t, 0, truth, 2, failed);
 	/* Calls tied to no request: tr-front's failures unknown, never claimed; tr-be's right. */
-	truth__expect(&tally, "chain", untied ? FAILURES : 2 * FAILURES, untied ? FAILURES : 0);
+	truth__expect(&tally, "chain", untied ? failed - FAILURES : failed, untied ? FAILURES : 0);
 out:
 	svc_stop(&front);
 	svc_stop(&be);
@@ -243,6 +258,13 @@ static void subtest_handoff(const char *dir)
 	run_chain(&ch, dir, NULL);
 }
 
+static void subtest_timeout(const char *dir)
+{
+	const struct chain ch = { .timeout = true, .front_host = "127.0.0.1" };
+
+	run_chain(&ch, dir, NULL);
+}
+
 static void subtest_spawn(const char *dir)
 {
 	const struct chain ch = { .spawn = true, .front_host = "127.0.0.1" };
@@ -262,6 +284,8 @@ void test_chain_shapes(void)
 		subtest_ipv6(dir);
 	if (test__start_subtest("handoff"))
 		subtest_handoff(dir);
+	if (test__start_subtest("timeout"))
+		subtest_timeout(dir);
 	if (test__start_subtest("spawn"))
 		subtest_spawn(dir);
 	tmpdir_remove(dir);

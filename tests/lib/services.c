@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Test services and a plain GET; see services.h. */
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,13 +13,48 @@
 #include "test_progs.h"
 #include "truth.h"
 
+/* chain_service.py's command line, an option at a time; the words printed are kept here. */
+#define SVC_ARGS  40 /* with the NULL that ends them */
+#define SVC_WORDS 12
+
+struct svc_cmd {
+	const char *argv[SVC_ARGS];
+	char words[SVC_WORDS][40];
+	int n, w;
+};
+
+static void cmd_flag(struct svc_cmd *c, bool on, const char *opt)
+{
+	if (on && c->n < SVC_ARGS - 1)
+		c->argv[c->n++] = opt;
+}
+
+/* opt with its value printed as fmt says. */
+static void cmd_opt(struct svc_cmd *c, const char *opt, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (c->n >= SVC_ARGS - 2 || c->w >= SVC_WORDS)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(c->words[c->w], sizeof(c->words[c->w]), fmt, ap);
+	va_end(ap);
+	c->argv[c->n++] = opt;
+	c->argv[c->n++] = c->words[c->w++];
+}
+
+/* opt with a number, where the number is set. */
+static void cmd_int(struct svc_cmd *c, const char *opt, int value)
+{
+	if (value)
+		cmd_opt(c, opt, "%d", value);
+}
+
 int svc_start(struct svc *s, const struct svc_spec *spec, const char *dir)
 {
-	char script[H_PATH], ready[H_PATH], log[H_PATH], env[64], down[32], mod[16], rem[16];
-	char prop[16], buf[32], delay[16], fstatus[16], dfrom[16];
-	const char *argv[28] = { "python3", script, "--ready-file", ready };
+	char script[H_PATH], ready[H_PATH], log[H_PATH], env[64], buf[32];
+	struct svc_cmd c = { .argv = { "python3", script, "--ready-file", ready }, .n = 4 };
 	const char *envv[] = { env, NULL };
-	int n = 4;
 
 	memset(s, 0, sizeof(*s));
 	snprintf(s->name, sizeof(s->name), "%s", spec->name);
@@ -27,55 +63,29 @@ int svc_start(struct svc *s, const struct svc_spec *spec, const char *dir)
 	snprintf(log, sizeof(log), "%s/svc.%s.log", dir, spec->name);
 	snprintf(env, sizeof(env), "CLAIMD_SERVICE=%s", spec->name);
 	unlink(ready);
-	if (spec->downstream) {
-		snprintf(down, sizeof(down), "127.0.0.1:%d", spec->downstream);
-		argv[n++] = "--downstream";
-		argv[n++] = down;
-	}
+	if (spec->downstream)
+		cmd_opt(&c, "--downstream", "127.0.0.1:%d", spec->downstream);
 	if (spec->fail_mod) {
-		snprintf(mod, sizeof(mod), "%d", spec->fail_mod);
-		snprintf(rem, sizeof(rem), "%d", spec->fail_rem);
-		argv[n++] = "--fail-mod";
-		argv[n++] = mod;
-		argv[n++] = "--fail-rem";
-		argv[n++] = rem;
+		cmd_int(&c, "--fail-mod", spec->fail_mod);
+		cmd_opt(&c, "--fail-rem", "%d", spec->fail_rem);
 	}
-	if (spec->fail_after)
-		argv[n++] = "--fail-after";
-	if (spec->fail_status) {
-		snprintf(fstatus, sizeof(fstatus), "%d", spec->fail_status);
-		argv[n++] = "--fail-status";
-		argv[n++] = fstatus;
-	}
-	if (spec->down_fail_from) {
-		snprintf(dfrom, sizeof(dfrom), "%d", spec->down_fail_from);
-		argv[n++] = "--down-fail-from";
-		argv[n++] = dfrom;
-	}
-	if (spec->set_propagate) {
-		snprintf(prop, sizeof(prop), "%.2f", spec->propagate);
-		argv[n++] = "--propagate";
-		argv[n++] = prop;
-	}
-	if (spec->keepalive)
-		argv[n++] = "--keepalive";
-	if (spec->fastopen)
-		argv[n++] = "--fastopen";
-	if (spec->handoff)
-		argv[n++] = "--handoff";
-	if (spec->spawn)
-		argv[n++] = "--spawn";
-	if (spec->bind) {
-		argv[n++] = "--bind";
-		argv[n++] = spec->bind;
-	}
-	if (spec->delay_ms) {
-		snprintf(delay, sizeof(delay), "%d", spec->delay_ms);
-		argv[n++] = "--delay-ms";
-		argv[n++] = delay;
-	}
-	argv[n] = NULL;
-	s->pid = spec->ns ? netns_spawn(spec->ns, argv, envv, log) : proc_spawn(argv, envv, log);
+	cmd_flag(&c, spec->fail_after, "--fail-after");
+	cmd_int(&c, "--fail-status", spec->fail_status);
+	cmd_int(&c, "--down-fail-from", spec->down_fail_from);
+	if (spec->set_propagate)
+		cmd_opt(&c, "--propagate", "%.2f", spec->propagate);
+	cmd_flag(&c, spec->keepalive, "--keepalive");
+	cmd_flag(&c, spec->fastopen, "--fastopen");
+	cmd_flag(&c, spec->handoff, "--handoff");
+	cmd_flag(&c, spec->spawn, "--spawn");
+	cmd_int(&c, "--slow-ms", spec->slow_ms);
+	cmd_int(&c, "--down-timeout-ms", spec->down_timeout_ms);
+	if (spec->bind)
+		cmd_opt(&c, "--bind", "%s", spec->bind);
+	cmd_int(&c, "--delay-ms", spec->delay_ms);
+	c.argv[c.n] = NULL;
+	s->pid =
+		spec->ns ? netns_spawn(spec->ns, c.argv, envv, log) : proc_spawn(c.argv, envv, log);
 	if (s->pid <= 0 || wait_file(ready, 10000) || read_file(ready, buf, sizeof(buf)) <= 0) {
 		printf("service %s did not start (log %s)\n", spec->name, log);
 		return -1;

@@ -29,6 +29,8 @@ struct svc_spec {
 	bool fastopen;		  /* TCP Fast Open on its listener and its calls (non-blocking) */
 	bool handoff;		  /* its calls made by a pool of worker threads */
 	bool spawn;		  /* its calls made by curl, in a child process */
+	int slow_ms;		  /* its failure set answers 200 this late instead of failing */
+	int down_timeout_ms;	  /* its calls time out; closed after its answer */
 	const struct netns_h *ns; /* started inside this namespace (NULL: the test's own) */
 	const char *bind; /* the address it listens on (NULL: 127.0.0.1; "::": both families) */
 };

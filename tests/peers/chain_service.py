@@ -22,7 +22,11 @@ whose first send carries the request in the SYN and returns before the
 connection is made (one connection per call; the namespace's sysctl
 decides whether the data really rides in the SYN). With --spawn each
 downstream call is made by a command the handler runs (curl in a child
-process, as handlers shell out to a CLI).
+process, as handlers shell out to a CLI). With --slow-ms N its failure set
+is slowness instead: those requests take N ms and succeed. With
+--down-timeout-ms T its downstream calls time out after T ms, and a call
+that failed is closed only once the handler has answered (as code that
+closes in a finally block, or leaves it to the garbage collector).
 """
 import argparse
 import concurrent.futures
@@ -58,6 +62,10 @@ def main():
     ap.add_argument("--fastopen", action="store_true", help="TCP Fast Open, in and out")
     ap.add_argument("--handoff", action="store_true",
                     help="downstream calls made by a pool of worker threads")
+    ap.add_argument("--slow-ms", type=int, default=0,
+                    help="its failure set answers 200 after this long instead")
+    ap.add_argument("--down-timeout-ms", type=int, default=0,
+                    help="downstream calls time out; a failed one is closed after the answer")
     ap.add_argument("--spawn", action="store_true",
                     help="downstream calls made by curl, run in a child process")
     args = ap.parse_args()
@@ -77,10 +85,12 @@ def main():
     if args.downstream_tls:
         client_ctx = ssl.create_default_context(cafile=args.downstream_tls)
 
+    timeout = args.down_timeout_ms / 1000.0 if args.down_timeout_ms else None
+
     def new_conn(host, port):
         if client_ctx:
-            return http.client.HTTPSConnection(host, port, context=client_ctx)
-        return http.client.HTTPConnection(host, port)
+            return http.client.HTTPSConnection(host, port, context=client_ctx, timeout=timeout)
+        return http.client.HTTPConnection(host, port, timeout=timeout)
 
     def downstream_conn():
         host, port = args.downstream.rsplit(":", 1)
@@ -121,6 +131,7 @@ def main():
         """GET path from the downstream (with --keepalive, on the calling thread's
         connection, dropped when it fails); its status, 0 if none."""
         c = downstream_conn()
+        failed = False
         try:
             c.request("GET", path)
             r = c.getresponse()
@@ -129,8 +140,10 @@ def main():
         except (OSError, http.client.HTTPException):
             status = 0
             local.conn = None
-            c.close()
-        if not args.keepalive:
+            failed = True
+        if failed and args.down_timeout_ms:
+            local.close_after_reply = c
+        elif failed or not args.keepalive:
             c.close()
         return status
 
@@ -160,6 +173,11 @@ def main():
             self.send_header("Content-Length", str(len(data)))
             self.end_headers()
             self.wfile.write(data)
+            self.wfile.flush()
+            given_up = getattr(local, "close_after_reply", None)
+            if given_up:
+                local.close_after_reply = None
+                given_up.close()
 
         def do_GET(self):
             try:
@@ -169,6 +187,9 @@ def main():
             if args.delay_ms:
                 time.sleep(args.delay_ms / 1000.0)
             own = args.fail_mod and rid % args.fail_mod == args.fail_rem
+            if own and args.slow_ms:
+                time.sleep(args.slow_ms / 1000.0)
+                own = False
             if own and not args.fail_after:
                 self.reply(args.fail_status, "own failure\n")
                 return
