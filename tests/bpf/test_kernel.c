@@ -231,7 +231,7 @@ static void subtest_transport(struct kfix *f, const char *name, enum failure how
 	in = kfix_ingress(f, c.s.port, 0);
 	if (!CHECK_INGRESS(in, &c.s, REQ_FRONT, 502, 1))
 		goto out;
-	CHECK_EGRESS(&in->egress[0], port, refused ? NULL : REQ_CALL, 0,
+	CHECK_LOGGED(&in->egress[0], port, refused ? NULL : REQ_CALL, 0,
 		     refused ? FAILED | CLAIMD_EG_CONNECT : FAILED);
 	CHECK_VERDICT(in, CLAIM_UNCLAIMED, CLAIM_RULE_UNKNOWN_EDGE, 0);
 out:
@@ -296,20 +296,20 @@ static void subtest_retry(struct kfix *f)
 		goto out;
 	in = kfix_ingress(f, c.s.port, 0);
 	if (CHECK_INGRESS(in, &c.s, REQ_FRONT, 500, 2)) {
-		CHECK_EGRESS(&in->egress[0], c.p.port, REQ_CALL, 0, FAILED);
-		CHECK_EGRESS(&in->egress[1], c.p.port, REQ_CALL, 200, DONE | CLAIMD_EG_RETRY);
+		CHECK_LOGGED(&in->egress[0], c.p.port, REQ_CALL, 0, FAILED);
+		CHECK_LOGGED(&in->egress[1], c.p.port, REQ_CALL, 200, DONE | CLAIMD_EG_RETRY);
 		CHECK_VERDICT(in, CLAIM_CLAIMED, CLAIM_RULE_NO_FAILED_EGRESS, CLAIMD_NO_SLOT);
 	}
 	in = kfix_ingress(f, c.s.port, 1);
 	if (CHECK_INGRESS(in, &c.s, REQ_FRONT, 502, 2)) {
-		CHECK_EGRESS(&in->egress[0], c.p.port, REQ_CALL, 503, DONE);
-		CHECK_EGRESS(&in->egress[1], c.p.port, REQ_CALL, 503, DONE | CLAIMD_EG_RETRY);
+		CHECK_LOGGED(&in->egress[0], c.p.port, REQ_CALL, 503, DONE);
+		CHECK_LOGGED(&in->egress[1], c.p.port, REQ_CALL, 503, DONE | CLAIMD_EG_RETRY);
 		CHECK_VERDICT(in, CLAIM_UNCLAIMED, CLAIM_RULE_UNKNOWN_EDGE, 1);
 	}
 	in = kfix_ingress(f, c.s.port, 2);
 	if (CHECK_INGRESS(in, &c.s, REQ_FRONT, 502, 2)) {
-		CHECK_EGRESS(&in->egress[0], c.p.port, REQ_CALL, 503, DONE);
-		CHECK_EGRESS(&in->egress[1], c.p.port, REQ_OTHER, 200, DONE);
+		CHECK_LOGGED(&in->egress[0], c.p.port, REQ_CALL, 503, DONE);
+		CHECK_LOGGED(&in->egress[1], c.p.port, REQ_OTHER, 200, DONE);
 		CHECK_VERDICT(in, CLAIM_UNCLAIMED, CLAIM_RULE_UNKNOWN_EDGE, 0);
 	}
 	/*
@@ -542,8 +542,8 @@ static void subtest_retry_after_refused(struct kfix *f)
 	in = kfix_ingress(f, c.s.port, 0);
 	if (!CHECK_INGRESS(in, &c.s, REQ_FRONT, 500, 2))
 		goto out;
-	CHECK_EGRESS(&in->egress[0], port, NULL, 0, FAILED | CLAIMD_EG_CONNECT);
-	CHECK_EGRESS(&in->egress[1], port, REQ_CALL, 200, DONE | CLAIMD_EG_RETRY);
+	CHECK_LOGGED(&in->egress[0], port, NULL, 0, FAILED | CLAIMD_EG_CONNECT);
+	CHECK_LOGGED(&in->egress[1], port, REQ_CALL, 200, DONE | CLAIMD_EG_RETRY);
 	CHECK_VERDICT(in, CLAIM_CLAIMED, CLAIM_RULE_NO_FAILED_EGRESS, CLAIMD_NO_SLOT);
 out:
 	if (fd >= 0)
@@ -637,7 +637,7 @@ static void subtest_framing_lost(struct kfix *f, enum unframed_head how)
 	if (CHECK_INGRESS(in, &c.s, REQ_FRONT, 502, !mmsg)) {
 		ASSERT_EQ(in->flags, CLAIMD_IN_BLIND, "blind");
 		if (!mmsg)
-			CHECK_EGRESS(&in->egress[0], c.p.port, "GET /lost HTTP/1.1\r\n\r\n", 200,
+			CHECK_LOGGED(&in->egress[0], c.p.port, "GET /lost HTTP/1.1\r\n\r\n", 200,
 				     DONE);
 		CHECK_VERDICT(in, CLAIM_UNKNOWN, CLAIM_RULE_FRAMING_LOST, CLAIMD_NO_SLOT);
 	}
@@ -651,7 +651,7 @@ static void subtest_framing_lost(struct kfix *f, enum unframed_head how)
 	in = kfix_ingress(f, c.s.port, 1);
 	if (CHECK_INGRESS(in, &c.s, REQ_FRONT, 502, 1)) {
 		ASSERT_EQ(in->flags, 0, "followed again");
-		CHECK_EGRESS(&in->egress[0], c.p.port, REQ_CALL, 503, DONE);
+		CHECK_LOGGED(&in->egress[0], c.p.port, REQ_CALL, 503, DONE);
 		CHECK_VERDICT(in, CLAIM_UNCLAIMED, CLAIM_RULE_UNKNOWN_EDGE, 0);
 	}
 out:
@@ -915,7 +915,7 @@ static void subtest_upgrade(struct kfix *f)
 	ASSERT_EQ(kfix_count_ingress(f, c.s.port), 1, "one request: the upgrade");
 	in = kfix_ingress(f, c.s.port, 0);
 	if (CHECK_INGRESS(in, &c.s, REQ_FRONT, 101, 1)) {
-		CHECK_EGRESS(&in->egress[0], c.p.port, REQ_CALL, 101, DONE);
+		CHECK_LOGGED(&in->egress[0], c.p.port, REQ_CALL, 101, DONE);
 		CHECK_VERDICT(in, CLAIM_NONE, CLAIM_RULE_NONE, CLAIMD_NO_SLOT);
 		ASSERT_EQ(in->flags, 0, "ingress flags: nothing closed unanswered");
 	}
@@ -1173,7 +1173,7 @@ static void subtest_thread_slots(struct kfix *f)
 		ASSERT_EQ(in->target_hash, req_hash(REQ_FRONT), "target hash");
 		ASSERT_EQ(in->status, 502, "status");
 		if (ASSERT_EQ(in->n_egress, 1, "its call logged"))
-			CHECK_EGRESS(&in->egress[0], c.p.port, REQ_CALL, 503, DONE);
+			CHECK_LOGGED(&in->egress[0], c.p.port, REQ_CALL, 503, DONE);
 		CHECK_VERDICT(in, CLAIM_UNCLAIMED, CLAIM_RULE_UNKNOWN_EDGE, 0);
 	}
 out:
@@ -1226,7 +1226,7 @@ static void subtest_vectored_head(struct kfix *f)
 	in = kfix_ingress(f, c.s.port, 0);
 	if (CHECK_INGRESS(in, &c.s, REQ_FRONT, 502, 1)) {
 		ASSERT_EQ(in->flags, 0, "ingress flags");
-		CHECK_EGRESS(&in->egress[0], c.p.port, "GET /vec HTTP/1.1\r\n\r\n", 503, DONE);
+		CHECK_LOGGED(&in->egress[0], c.p.port, "GET /vec HTTP/1.1\r\n\r\n", 503, DONE);
 		CHECK_VERDICT(in, CLAIM_UNCLAIMED, CLAIM_RULE_UNKNOWN_EDGE, 0);
 	}
 	ASSERT_EQ(kfix_stat(f, CLAIMD_ST_FRAMING_LOST), 0, "framing kept");

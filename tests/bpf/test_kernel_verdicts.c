@@ -63,7 +63,7 @@ static void one_call_rule(struct kfix *f, const char *name, const char *resp, in
 	in = kfix_ingress(f, c.s.port, 0);
 	if (!CHECK_INGRESS(in, &c.s, REQ_FRONT, 502, 1))
 		goto out;
-	CHECK_EGRESS(&in->egress[0], c.p.port, REQ_CALL, e_status, CLAIMD_EG_DONE);
+	CHECK_LOGGED(&in->egress[0], c.p.port, REQ_CALL, e_status, CLAIMD_EG_DONE);
 	ASSERT_EQ(in->egress[0].claim, e_claim, "claim header");
 	ASSERT_EQ(in->flags, 0, "ingress flags");
 	CHECK_VERDICT(in, verdict, rule, cause);
@@ -93,7 +93,7 @@ static void subtest_no_failed_call(struct kfix *f)
 		goto out;
 	in = kfix_ingress(f, c.s.port, 0);
 	if (CHECK_INGRESS(in, &c.s, REQ_FRONT, 500, 1)) {
-		CHECK_EGRESS(&in->egress[0], c.p.port, REQ_CALL, 404, CLAIMD_EG_DONE);
+		CHECK_LOGGED(&in->egress[0], c.p.port, REQ_CALL, 404, CLAIMD_EG_DONE);
 		CHECK_VERDICT(in, CLAIM_CLAIMED, CLAIM_RULE_NO_FAILED_EGRESS, CLAIMD_NO_SLOT);
 	}
 	if (ASSERT_TRUE(kfix_slot(f, &slot), "slot"))
@@ -125,7 +125,7 @@ static void subtest_fail_close(struct kfix *f)
 		goto out;
 	in = kfix_ingress(f, c.s.port, 0);
 	if (CHECK_INGRESS(in, &c.s, REQ_FRONT, 502, 1)) {
-		CHECK_EGRESS(&in->egress[0], c.p.port, REQ_CALL, 503, CLAIMD_EG_DONE);
+		CHECK_LOGGED(&in->egress[0], c.p.port, REQ_CALL, 503, CLAIMD_EG_DONE);
 		CHECK_VERDICT(in, CLAIM_UNCLAIMED, CLAIM_RULE_FAIL_CLOSE, 0);
 	}
 out:
@@ -154,12 +154,12 @@ static void subtest_fail_open(struct kfix *f)
 		goto out;
 	in = kfix_ingress(f, c.s.port, 0);
 	if (CHECK_INGRESS(in, &c.s, REQ_FRONT, 500, 1)) {
-		CHECK_EGRESS(&in->egress[0], c.p.port, REQ_CALL, 503, CLAIMD_EG_DONE);
+		CHECK_LOGGED(&in->egress[0], c.p.port, REQ_CALL, 503, CLAIMD_EG_DONE);
 		CHECK_VERDICT(in, CLAIM_CLAIMED, CLAIM_RULE_FAIL_OPEN, 0);
 	}
 	in = kfix_ingress(f, c.s.port, 1);
 	if (CHECK_INGRESS(in, &c.s, REQ_FRONT, 500, 2)) {
-		CHECK_EGRESS(&in->egress[1], b.port, REQ_CALL, 503, CLAIMD_EG_DONE);
+		CHECK_LOGGED(&in->egress[1], b.port, REQ_CALL, 503, CLAIMD_EG_DONE);
 		CHECK_VERDICT(in, CLAIM_UNCLAIMED, CLAIM_RULE_UNKNOWN_EDGE, 1);
 	}
 out:
@@ -182,7 +182,7 @@ static void subtest_egress_overflow(struct kfix *f)
 	in = kfix_ingress(f, c.s.port, 0);
 	if (CHECK_INGRESS(in, &c.s, REQ_FRONT, 500, CLAIMD_EGRESS_MAX)) {
 		for (i = 0; i < CLAIMD_EGRESS_MAX; i++)
-			CHECK_EGRESS(&in->egress[i], c.p.port, REQ_CALL, 200, CLAIMD_EG_DONE);
+			CHECK_LOGGED(&in->egress[i], c.p.port, REQ_CALL, 200, CLAIMD_EG_DONE);
 		ASSERT_EQ(in->egress_dropped, 1, "one call beyond the log");
 		CHECK_VERDICT(in, CLAIM_UNKNOWN, CLAIM_RULE_UNTIED_CALL, CLAIMD_NO_SLOT);
 	}

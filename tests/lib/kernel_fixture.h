@@ -205,6 +205,9 @@ bool kfix_check_egress(const struct claimd_egress *e, int port, const char *req,
 #define CHECK_INGRESS(...) ASSERT_TRUE(kfix_check_ingress(__VA_ARGS__), "ingress record")
 #define CHECK_VERDICT(...) ASSERT_TRUE(kfix_check_verdict(__VA_ARGS__), "verdict")
 #define CHECK_EGRESS(...)  ASSERT_TRUE(kfix_check_egress(__VA_ARGS__), "egress entry")
+/* An entry of an ingress's log, made by its thread: awaited too (CLAIMD_EG_AWAITED). */
+#define CHECK_LOGGED(e, port, req, status, flags) \
+	CHECK_EGRESS(e, port, req, status, (flags) | CLAIMD_EG_AWAITED)
 
 /* Subtests of test_kernel, by file. */
 void kernel_verdict_subtests(struct kfix *f);
