@@ -36,9 +36,10 @@ struct verdict_walk {
 	struct claimd_edge_key key;
 	__u32 n;
 	struct retry_walk retry;
-	__u32 unknown; /* newest failed egress on an unknown edge */
-	__u32 open;    /* newest failed egress on a fail-open edge */
-	__u32 decided; /* a rule-2 verdict, packed, or 0 */
+	__u32 unknown;	  /* newest failed egress on an unknown edge */
+	__u32 open;	  /* newest failed egress on a fail-open edge */
+	__u32 unfinished; /* a call not awaited, still without an end */
+	__u32 decided;	  /* a rule-2 verdict, packed, or 0 */
 };
 
 /* One egress, newest first; stops at the first rule-2 verdict. */
@@ -52,8 +53,11 @@ static long verdict_step(__u64 k, void *data)
 	if (i >= CLAIMD_EGRESS_MAX)
 		return 1;
 	e = &w->r->egress[i];
-	if (!retry_walk__failed(&w->retry, e->status, e->flags, fail_status_min))
+	if (!retry_walk__failed(&w->retry, e->status, e->flags, fail_status_min)) {
+		if (!(e->flags & (CLAIMD_EG_DONE | CLAIMD_EG_AWAITED)))
+			w->unfinished = 1;
 		return 0;
+	}
 	if (e->claim == HTTP_CLAIM_UNCLAIMED) {
 		w->decided = VERDICT(CLAIM_UNCLAIMED, CLAIM_RULE_HEADER, i);
 		return 1;
@@ -107,6 +111,13 @@ __noinline __u32 verdict_of(struct claimd_ingress *r)
 		return w.decided;
 	if (w.unknown != CLAIMD_NO_SLOT)
 		return VERDICT(CLAIM_UNCLAIMED, CLAIM_RULE_UNKNOWN_EDGE, w.unknown);
+	/*
+	 * A call the request did not wait for was still running: it may be
+	 * the one its service gave up on, the cause, or one left to finish on
+	 * its own. Rules 2 and 4 stand without it; rules 1 and 3 would not.
+	 */
+	if (w.unfinished)
+		return VERDICT(CLAIM_UNKNOWN, CLAIM_RULE_UNFINISHED_CALL, CLAIMD_NO_SLOT);
 	if (w.open != CLAIMD_NO_SLOT)
 		return VERDICT(CLAIM_CLAIMED, CLAIM_RULE_FAIL_OPEN, w.open);
 	return VERDICT(CLAIM_CLAIMED, CLAIM_RULE_NO_FAILED_EGRESS, CLAIMD_NO_SLOT);

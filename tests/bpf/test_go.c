@@ -20,6 +20,10 @@
  *    starts (WaitGroup), the second failing every fifth id: each request
  *    with its three calls, inside its own lifetime, its failures unclaimed
  *    and caused by the failing backend; each edge exact;
+ *  - fanout_wait: a fan-out handler that stops waiting after 250 ms and
+ *    answers 504, its calls still running, in front of a backend slow
+ *    where it would fail: those failures unknown (unfinished-call), none
+ *    claimed;
  *  - pool: a handler handing its call to workers started before any request
  *    (through a channel): the calls cannot be tied to their requests, so
  *    the service's failures are unknown (untied-call), never claimed;
@@ -63,6 +67,7 @@ struct gorun {
 	bool tls;	 /* services serve over TLS */
 	bool grpc;	 /* gRPC (grpc-serve, grpc-load): addresses without a scheme */
 	bool gc;	 /* services collect garbage without pause (goservice -gc) */
+	bool gives_up;	 /* the front answers its failures 504: it stopped waiting */
 	struct gosvc svc[GO_MAX];
 	int n;
 };
@@ -159,8 +164,10 @@ static bool go_load(struct gorun *r, const struct gosvc *s)
 	failed = j_get(o, "failed");
 	ok &= ASSERT_EQ(j_int(j_get(o, key), r->grpc ? "OK" : "200"), REQUESTS - FAILURES,
 			"answers ok");
-	ok &= ASSERT_EQ(j_int(j_get(o, key), r->grpc ? "Unavailable" : "502"), FAILURES,
-			"answers failed");
+	ok &= ASSERT_EQ(j_int(j_get(o, key), r->grpc	   ? "Unavailable"
+					     : r->gives_up ? "504"
+							   : "502"),
+			FAILURES, "answers failed");
 	for (i = 0; i < json_object_array_length(failed); i++)
 		ok &= ASSERT_EQ(json_object_get_int(json_object_array_get_idx(failed, i)) %
 					FAIL_MOD,
@@ -438,27 +445,62 @@ static struct gosvc *go_pair(struct gorun *r, const char *const names[2], const 
 	return go_start(r, names[0], (const char *[]){ "-call", callee, flag, value, NULL });
 }
 
+/*
+ * Loads the front f of the pair names (b behind it) and checks the pair's
+ * verdicts against the truth (check_chain_truth): right and unknown as
+ * given, none wrong.
+ */
+static void pair_truth(struct gorun *r, struct trace_cap *t, const struct gosvc *f,
+		       const struct gosvc *b, const char *const names[2], const char *what,
+		       int right, int unknown)
+{
+	const struct truth_svc shape = { .target = "/r/%d", .ids = REQUESTS, .mod = FAIL_MOD };
+	size_t mark;
+
+	if (!ASSERT_OK_PTR(f, what) || !go_probed(r->h, 1))
+		return;
+	mark = trace_mark(t);
+	if (go_load(r, f)) {
+		const pid_t pids[2] = { f->pid, b->pid };
+
+		check_chain_truth(t, mark, &shape, 2, pids, names, what, right, unknown);
+	}
+}
+
 static void pool(struct claimd_h *h, struct trace_cap *t)
 {
 	struct gorun r = { .h = h, .exe = "goservice" };
-	const struct truth_svc shape = { .target = "/r/%d", .ids = REQUESTS, .mod = FAIL_MOD };
 	const char *const names[2] = { "gpool", "gpoolback" };
-	struct gosvc *b, *f;
-	size_t mark;
+	struct gosvc *b = NULL, *f;
 
 	f = go_pair(&r, names, "-pool", "2", &b);
-	if (!ASSERT_OK_PTR(f, "pool started") || !go_probed(h, 1))
-		goto out;
-	mark = trace_mark(t);
-	if (!go_load(&r, f))
-		goto out;
-	{
-		const pid_t pids[2] = { f->pid, b->pid };
+	/* The backend's own failures claimed; the pool's unknown, none claimed. */
+	pair_truth(&r, t, f, b, names, "pool", FAILURES, FAILURES);
+	go_stop_all(&r);
+}
 
-		/* The backend's own failures claimed; the pool's unknown, none claimed. */
-		check_chain_truth(t, mark, &shape, 2, pids, names, "pool", FAILURES, FAILURES);
-	}
-out:
+/*
+ * A handler that stops waiting for its fan-out (goservice -fanout -wait-ms:
+ * a select on a timer) and answers 504, its calls' goroutines left running,
+ * in front of a backend slow where it would fail (-slow-ms). Those calls
+ * have no end at the answer, and a goroutine's call may as well be one left
+ * to finish on its own: the failures are unknown (unfinished-call), never
+ * claimed for want of a failed call; the backend fails nothing.
+ */
+static void fanout_wait(struct claimd_h *h, struct trace_cap *t)
+{
+	struct gorun r = { .h = h, .exe = "goservice", .gives_up = true };
+	const char *const names[2] = { "gwait", "gwaitback" };
+	char fm[8], url[64];
+	struct gosvc *b, *f = NULL;
+
+	snprintf(fm, sizeof(fm), "%d", FAIL_MOD);
+	b = go_start(&r, names[1], (const char *[]){ "-fail-mod", fm, "-slow-ms", "800", NULL });
+	if (b)
+		f = go_start(&r, names[0],
+			     (const char *[]){ "-call", url_of(b, url, sizeof(url)), "-fanout",
+					       "-wait-ms", "250", NULL });
+	pair_truth(&r, t, f, b, names, "fanout_wait", 0, FAILURES);
 	go_stop_all(&r);
 }
 
@@ -614,6 +656,8 @@ void test_go(void)
 		fanout(&h, &t, "ggc", true);
 	if (test__start_subtest("pool"))
 		pool(&h, &t);
+	if (test__start_subtest("fanout_wait"))
+		fanout_wait(&h, &t);
 	if (test__start_subtest("grpc"))
 		grpc_chain(&h, &t, "goservice", "gr", false);
 	if (test__start_subtest("grpc_gc"))

@@ -147,6 +147,7 @@ static void counts_tests(void)
 	ASSERT_FALSE(counts_teaches_edges(CLAIM_RULE_NONE, CLAIMD_IN_MUX, 0), "multiplexed");
 	ASSERT_FALSE(counts_teaches_edges(CLAIM_RULE_NONE, 0, 2), "calls dropped");
 	ASSERT_FALSE(counts_teaches_edges(CLAIM_RULE_UNTIED_CALL, 0, 0), "untied");
+	ASSERT_FALSE(counts_teaches_edges(CLAIM_RULE_UNFINISHED_CALL, 0, 0), "unfinished");
 	/* Request 1: two failed calls to the callee; request 2: one call, fine. */
 	counts_add_call(&e, 1, 1, 1, CLAIMD_EG_DONE);
 	counts_add_call(&e, 1, 1, 1, CLAIMD_EG_DONE | CLAIMD_EG_RETRY);
@@ -178,6 +179,9 @@ static void name_tests(void)
 	ASSERT_EQ(verdict__rule_verdict(CLAIM_RULE_UNKNOWN_EDGE), CLAIM_UNCLAIMED, "rule 4");
 	ASSERT_TRUE(verdict__rule_is_unknown(CLAIM_RULE_MULTIPLEXED), "multiplexed: unknown");
 	ASSERT_TRUE(verdict__rule_is_unknown(CLAIM_RULE_UNTIED_CALL), "untied: unknown");
+	ASSERT_TRUE(verdict__rule_is_unknown(CLAIM_RULE_UNFINISHED_CALL), "unfinished: unknown");
+	ASSERT_STREQ(verdict__rule_name(CLAIM_RULE_UNFINISHED_CALL), "unfinished-call",
+		     "unfinished: named");
 	ASSERT_FALSE(verdict__rule_is_unknown(CLAIM_RULE_HEADER), "header: unclaimed");
 	ASSERT_FALSE(verdict__rule_is_unknown(CLAIM_RULE_NONE), "none: no reason");
 	ASSERT_STREQ(verdict__class_name(CLAIM_CLASS_FAIL_CLOSE), "fail-close", "class name");

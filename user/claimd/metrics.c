@@ -290,7 +290,8 @@ static void render_unknown(struct metrics_text *w, struct json_object *u)
 		w, "claimd_unknown_verdicts_total", PROM_COUNTER,
 		"Failed requests whose verdict is unknown, by reason: multiplexed (a thread "
 		"served another request meanwhile), no-egress-log, framing-lost (bytes "
-		"claimd could not frame), untied-call (a call it could not follow), other.");
+		"claimd could not frame), untied-call (a call it could not follow), "
+		"unfinished-call (a call it did not wait for still ran at its answer), other.");
 	{
 		json_object_object_foreach(u, reason, v) {
 			const char *labels[] = { "reason", reason, NULL };

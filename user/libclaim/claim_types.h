@@ -37,6 +37,9 @@
  *   multiplexed           the thread served other requests meanwhile
  *   framing-lost          it moved bytes on a connection whose framing was lost
  *   untied-call           it made a call that could not be followed
+ *   unfinished-call       a call it did not wait for was still running at
+ *                         its answer (a goroutine's, an explicit context's):
+ *                         given up, or left to finish, claimd cannot tell
  */
 #define CLAIM_RULE_TABLE(X)                                                \
 	X(CLAIM_RULE_NONE, 0, "none", CLAIM_NONE)                          \
@@ -48,7 +51,8 @@
 	X(CLAIM_RULE_NO_LOG, 6, "no-egress-log", CLAIM_UNKNOWN)            \
 	X(CLAIM_RULE_MULTIPLEXED, 7, "multiplexed", CLAIM_UNKNOWN)         \
 	X(CLAIM_RULE_FRAMING_LOST, 8, "framing-lost", CLAIM_UNKNOWN)       \
-	X(CLAIM_RULE_UNTIED_CALL, 9, "untied-call", CLAIM_UNKNOWN)
+	X(CLAIM_RULE_UNTIED_CALL, 9, "untied-call", CLAIM_UNKNOWN)         \
+	X(CLAIM_RULE_UNFINISHED_CALL, 10, "unfinished-call", CLAIM_UNKNOWN)
 
 #define CLAIM_TYPES_ENUM_(id, num, ...) id = num,
 

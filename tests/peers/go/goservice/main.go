@@ -3,7 +3,7 @@
 // goservice: a Go net/http service, a grpc-go unary service (grpc.go), and
 // load drivers for them, for claimd's Go tests.
 //
-//	goservice serve -ready FILE [-fail-mod N] [-call URL]... [-fanout | -pool N] [-tls] [-gc]
+//	goservice serve -ready FILE [-fail-mod N [-slow-ms S]] [-call URL]... [-fanout [-wait-ms W] | -pool N] [-tls] [-gc]
 //	goservice load -url URL -n N -c C [-out FILE]
 //	goservice grpc-serve -ready FILE [-fail-mod N] [-call HOST:PORT] [-gc]
 //	goservice grpc-load -addr HOST:PORT -n N -c C [-out FILE]
@@ -12,6 +12,10 @@
 // multiple of N. With -call it calls each URL's /r/<id> first, one after the
 // other, or with -fanout each on a goroutine of its own (WaitGroup); it
 // fails (502) when any call failed (status >= 500 or a transport error).
+// With -wait-ms W it waits for its fan-out W ms at most (a select on a
+// timer), answers 504 when they are not all back, and leaves them running.
+// With -slow-ms S the ids -fail-mod names are slow instead of failed: they
+// are answered 200 after S ms.
 // With -gc a goroutine collects garbage without pause: each collection asks
 // every goroutine to stop at its next function prologue, which then runs
 // again from its entry.
@@ -108,6 +112,8 @@ func serve(args []string) {
 	fanout := fs.Bool("fanout", false, "make the calls on goroutines")
 	gc := fs.Bool("gc", false, "collect garbage without pause")
 	pool := fs.Int("pool", 0, "make the calls on this many workers started first")
+	waitMs := fs.Int("wait-ms", 0, "with -fanout: wait this long at most, then answer 504")
+	slowMs := fs.Int("slow-ms", 0, "the ids -fail-mod names answer 200 this late instead")
 	useTLS := fs.Bool("tls", false, "serve over TLS")
 	var calls urls
 	fs.Var(&calls, "call", "callee base URL (repeatable)")
@@ -132,7 +138,12 @@ func serve(args []string) {
 	http.HandleFunc("/r/", func(w http.ResponseWriter, r *http.Request) {
 		id := strings.TrimPrefix(r.URL.Path, "/r/")
 		n, _ := strconv.Atoi(id)
-		failed := false
+		failed, gaveUp := false, false
+		if *failMod > 0 && n%*failMod == 0 && *slowMs > 0 {
+			time.Sleep(time.Duration(*slowMs) * time.Millisecond)
+			fmt.Fprintf(w, "ok %s, late\n", id)
+			return
+		}
 		if *fanout {
 			var wg sync.WaitGroup
 			var mu sync.Mutex
@@ -147,7 +158,17 @@ func serve(args []string) {
 					}
 				}(u)
 			}
-			wg.Wait()
+			if *waitMs > 0 {
+				done := make(chan struct{})
+				go func() { wg.Wait(); close(done) }()
+				select {
+				case <-done:
+				case <-time.After(time.Duration(*waitMs) * time.Millisecond):
+					gaveUp = true
+				}
+			} else {
+				wg.Wait()
+			}
 		} else if *pool > 0 {
 			for _, u := range calls {
 				j := job{u, id, make(chan bool)}
@@ -163,7 +184,11 @@ func serve(args []string) {
 				}
 			}
 		}
+		// Given up: failed is not read, its calls may still set it.
 		switch {
+		case gaveUp:
+			w.WriteHeader(http.StatusGatewayTimeout)
+			fmt.Fprintf(w, "callees too slow\n")
 		case failed:
 			w.WriteHeader(http.StatusBadGateway)
 			fmt.Fprintf(w, "callee failed\n")
