@@ -223,8 +223,10 @@ static __always_inline void ingress_fill(struct claimd_ingress *r, struct claimd
 
 /*
  * The ingress io's thread serves cannot be trusted to have seen all its
- * calls (flag: CLAIMD_IN_BLIND or CLAIMD_IN_UNTIED): its verdict becomes
- * unknown, at once in the verdict map too. Counted once per ingress.
+ * calls (flag: CLAIMD_IN_BLIND or CLAIMD_IN_UNTIED), or talked to a
+ * dependency claimd cannot read (CLAIMD_IN_OPAQUE): its verdict becomes
+ * unknown, or may (verdict_of), at once in the verdict map too. Counted
+ * once per ingress; a flag it has already costs two lookups.
  */
 static __noinline int ingress_taint(struct io *io, __u32 flag)
 {
@@ -235,9 +237,11 @@ static __noinline int ingress_taint(struct io *io, __u32 flag)
 		return 0;
 	owner = current_owner(io);
 	t = owner_ctx(&owner);
-	if (!t || !t->conn.tgid)
+	if (!t || !t->conn.tgid || (t->rec.flags & flag))
 		return 0;
-	if (!(t->rec.flags & (CLAIMD_IN_BLIND | CLAIMD_IN_UNTIED)))
+	if (flag == CLAIMD_IN_OPAQUE)
+		stat_inc(CLAIMD_ST_OPAQUE);
+	else if (!(t->rec.flags & (CLAIMD_IN_BLIND | CLAIMD_IN_UNTIED)))
 		stat_inc(flag == CLAIMD_IN_BLIND ? CLAIMD_ST_BLIND : CLAIMD_ST_UNTIED);
 	t->rec.flags |= flag;
 	slot_refresh(&t->rec);

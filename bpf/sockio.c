@@ -321,9 +321,7 @@ static __always_inline void on_io(struct task_struct *task, __u32 tgid, const st
 			__builtin_memset(m, 0, sizeof(*m));
 		feed_iov(c, &io, buf, m->iov, m->iovlen, ret);
 	}
-	/* Bytes moved while this direction seeks a message start: whose, we cannot tell. */
-	if (c->lost & lost_bit(&io))
-		ingress_taint(&io, CLAIMD_IN_BLIND);
+	conn_taint_io(c, &io);
 }
 
 #define MSG_TRUNC    0x20

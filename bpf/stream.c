@@ -264,6 +264,21 @@ __noinline __u64 feed_segment(struct claimd_conn *c, struct io *io, struct scan_
 	return buf->off;
 }
 
+/*
+ * After io's bytes on c: bytes moved while this direction seeks a message
+ * start (whose, claimd cannot tell), or on an outbound connection that is
+ * not HTTP (a database, a cache: a call whose failures are not seen), mark
+ * the ingress io's thread serves (ingress_taint).
+ */
+static __always_inline void conn_taint_io(struct claimd_conn *c, struct io *io)
+{
+	if (c->lost & lost_bit(io))
+		ingress_taint(io, CLAIMD_IN_BLIND);
+	else if (c->role == CLAIMD_ROLE_OUTBOUND && !(c->flags & CLAIMD_CONN_HTTP) &&
+		 io_framer(c, io)->state == HS_LOST)
+		ingress_taint(io, CLAIMD_IN_OPAQUE);
+}
+
 /* Bytes that could not be framed: the stream is lost unless they are all body. */
 static __always_inline void feed_unframed(struct claimd_conn *c, struct io *io, __u64 n)
 {

@@ -186,6 +186,7 @@ static __always_inline int ssl_exit(long n, int ex)
 		feed_buf(c, &io, buf, call->buf, n);
 	else
 		feed_unframed(c, &io, n); /* no memory for a window: body skipped, else lost */
+	conn_taint_io(c, &io);
 out:
 	bpf_map_delete_elem(&ssl_calls, &tid);
 	bpf_map_delete_elem(&tls_recent, &tid);

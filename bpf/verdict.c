@@ -114,10 +114,14 @@ __noinline __u32 verdict_of(struct claimd_ingress *r)
 	/*
 	 * A call the request did not wait for was still running: it may be
 	 * the one its service gave up on, the cause, or one left to finish on
-	 * its own. Rules 2 and 4 stand without it; rules 1 and 3 would not.
+	 * its own. Rules 2 and 4 stand without it (a failed call that passed
+	 * the failure up is seen); rules 1 and 3 would not.
 	 */
 	if (w.unfinished)
 		return VERDICT(CLAIM_UNKNOWN, CLAIM_RULE_UNFINISHED_CALL, CLAIMD_NO_SLOT);
+	/* So may a dependency claimd cannot read (a database): it may have failed. */
+	if (r->flags & CLAIMD_IN_OPAQUE)
+		return VERDICT(CLAIM_UNKNOWN, CLAIM_RULE_OPAQUE_CALL, CLAIMD_NO_SLOT);
 	if (w.open != CLAIMD_NO_SLOT)
 		return VERDICT(CLAIM_CLAIMED, CLAIM_RULE_FAIL_OPEN, w.open);
 	return VERDICT(CLAIM_CLAIMED, CLAIM_RULE_NO_FAILED_EGRESS, CLAIMD_NO_SLOT);

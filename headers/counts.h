@@ -147,11 +147,18 @@ OUTCOME_INLINE __u32 counts_unknown_reason(__u32 rule, __u32 in_flags)
 	return CLAIM_RULE_NONE;
 }
 
-/* Does a request (its flags, its verdict's rule) teach its edges? */
+/*
+ * Does a request (its flags, its verdict's rule) teach its edges? Not when
+ * its log may miss calls or their outcomes. A dependency in another
+ * protocol (opaque-call) leaves its log of HTTP calls whole: it teaches,
+ * failed or not, or a callee's failures that fail it would go uncounted
+ * where those that do not are counted.
+ */
 OUTCOME_INLINE int counts_teaches_edges(__u32 rule, __u32 in_flags, __u32 egress_dropped)
 {
 	return !(in_flags & (CLAIMD_IN_MUX | CLAIMD_IN_NOCTX | COUNTS_BLIND_FLAGS)) &&
-	       !counts_rule_is_unknown(rule) && rule != CLAIM_RULE_FRAMING_LOST && !egress_dropped;
+	       (!counts_rule_is_unknown(rule) || rule == CLAIM_RULE_OPAQUE_CALL) &&
+	       rule != CLAIM_RULE_FRAMING_LOST && !egress_dropped;
 }
 
 /* Adds one answered request (its status, flags and verdict) to s. */

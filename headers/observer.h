@@ -72,6 +72,8 @@ enum claimd_role {
 #define CLAIMD_IN_UNCOUNTED \
 	0x80		   /* the service counters were full: claimd counts it from the record */
 #define CLAIMD_IN_GO 0x100 /* followed per goroutine by the Go probes (bpf/goprobe.c) */
+/* its thread talked to a dependency in another protocol than HTTP (a database): no call to judge */
+#define CLAIMD_IN_OPAQUE 0x200
 
 enum claimd_record_type {
 	CLAIMD_REC_INGRESS = 1, /* struct claimd_ingress, n_egress entries long */
@@ -125,6 +127,7 @@ enum claimd_stat {
 	CLAIMD_ST_GO_REENTERED,	 /* Go entry probes run again for one call (stack check failed) */
 	CLAIMD_ST_THREAD_SLOTS,	 /* thread contexts made in their thread's slot */
 	CLAIMD_ST_THREAD_SLOTS_FREED, /* ... and slots given back at the thread's exit */
+	CLAIMD_ST_OPAQUE,	      /* ingresses that talked to a dependency not HTTP */
 	CLAIMD_ST__COUNT,
 };
 

@@ -32,6 +32,13 @@
  *              its thread answered without the call's answer, which it
  *              gave up (a failure). Without the rule for awaited calls,
  *              those 502s were claimed for want of a failed call.
+ *   opaque     tr-front asks a key-value store (a line protocol, as a
+ *              database's) after its call to tr-be, and fails when the
+ *              store answers ERR, for other ids than tr-be fails. Its
+ *              failures that tr-be explains are unclaimed as ever; those
+ *              the store caused, which claimd cannot read, are unknown
+ *              (opaque-call), where they were claimed; the edge is exact,
+ *              its failed requests teaching it too.
  *   spawn      tr-front's handlers run curl for each call (chain_service.py
  *              --spawn): the call is a child process's, which serves
  *              nothing. Without the rule for a service's commands, its
@@ -53,8 +60,10 @@
 #define FAIL_MOD 5
 #define FAILURES (REQUESTS / FAIL_MOD)
 /* timeout: tr-be's slow answers, and tr-front's patience with its calls */
-#define SLOW_MS	   800
-#define TIMEOUT_MS 250
+/* opaque: the ids the key-value store answers ERR (tr-be fails those at 0) */
+#define KV_FAIL_REM 1
+#define SLOW_MS	    800
+#define TIMEOUT_MS  250
 
 /* The namespace's Fast Open: client and server (1 | 2), no cookie either side (4 | 0x200). */
 #define FASTOPEN_NO_COOKIES "net.ipv4.tcp_fastopen=519"
@@ -66,6 +75,7 @@ struct chain {
 	bool handoff; /* tr-front's calls through worker threads: not tied to its requests */
 	bool spawn;   /* tr-front's calls made by curl in a child process: not tied either */
 	bool timeout; /* tr-be slow where it would fail; tr-front gives its calls up */
+	bool opaque;  /* tr-front asks a key-value store too: its ERRs fail it */
 	const char *front_bind, *be_bind;
 	const char *front_host; /* how curl names tr-front's address */
 	const char *extra;	/* one more curl option, or NULL */
@@ -187,11 +197,14 @@ static void run_chain(const struct chain *ch, const char *dir, const char *const
 				       .down_timeout_ms = ch->timeout ? TIMEOUT_MS : 0,
 				       .ns = ch->ns,
 				       .bind = ch->front_bind };
-	struct svc be = { 0 }, front = { 0 };
+	struct svc_spec kv_spec = {
+		.name = "tr-kv", .kv_store = true, .fail_mod = FAIL_MOD, .fail_rem = KV_FAIL_REM
+	};
+	struct svc be = { 0 }, front = { 0 }, kv = { 0 };
 	struct truth_tally tally = { 0 };
 	struct claimd_h h = { 0 };
 	struct trace_cap t = { 0 };
-	struct truth_svc truth[2];
+	struct truth_svc truth[3];
 	bool untied = ch->handoff || ch->spawn;
 	long active;
 	int failed;
@@ -202,12 +215,17 @@ static void run_chain(const struct chain *ch, const char *dir, const char *const
 	    !ASSERT_OK(trace_start(&t, &h), "trace") ||
 	    !ASSERT_OK(svc_start(&be, &be_spec, dir), "backend"))
 		goto out;
+	if (ch->opaque && !ASSERT_OK(svc_start(&kv, &kv_spec, dir), "key-value store"))
+		goto out;
+	front_spec.kv = kv.port;
 	front_spec.downstream = be.port;
 	if (!ASSERT_OK(svc_start(&front, &front_spec, dir), "front"))
 		goto out;
 	active = fastopen_active(ch);
 	for (id = 0; id < REQUESTS; id++)
-		wrong += curl_get(ch, front.port, id) != (id % FAIL_MOD ? 200 : 502);
+		wrong += curl_get(ch, front.port, id) !=
+			 (id % FAIL_MOD && !(ch->opaque && id % FAIL_MOD == KV_FAIL_REM) ? 200
+											 : 502);
 	ASSERT_EQ(wrong, 0, "curl: every answer as the truth says");
 	/* Both hops' connects: the requests really rode in their SYNs. */
 	if (ch->fastopen)
@@ -217,14 +235,21 @@ static void run_chain(const struct chain *ch, const char *dir, const char *const
 	pids[0] = front.pid;
 	pids[1] = be.pid;
 	truth__chain(truth, 2, &shape, pids, names);
+	/* The store's failures, passed up by tr-front: unclaimed, its cause unseen. */
+	truth[2] = truth[0];
+	truth[2].rem = KV_FAIL_REM;
+	truth[2].cause = NULL;
 	/* Slowness is no failure of tr-be's: only tr-front's fail then. */
 	failed = ch->timeout ? FAILURES : 2 * FAILURES;
-	truth__tally_trace(&tally, &t, 0, truth, 2, failed);
+	truth__tally_trace(&tally, &t, 0, truth, ch->opaque ? 3 : 2,
+			   failed + (ch->opaque ? FAILURES : 0));
 	/* Calls tied to no request: tr-front's failures unknown, never claimed; tr-be's right. */
-	truth__expect(&tally, "chain", untied ? failed - FAILURES : failed, untied ? FAILURES : 0);
+	truth__expect(&tally, "chain", untied ? failed - FAILURES : failed,
+		      untied || ch->opaque ? FAILURES : 0);
 out:
 	svc_stop(&front);
 	svc_stop(&be);
+	svc_stop(&kv);
 	trace_stop(&t);
 	claimd_stop(&h);
 }
@@ -265,6 +290,13 @@ static void subtest_timeout(const char *dir)
 	run_chain(&ch, dir, NULL);
 }
 
+static void subtest_opaque(const char *dir)
+{
+	const struct chain ch = { .opaque = true, .front_host = "127.0.0.1" };
+
+	run_chain(&ch, dir, NULL);
+}
+
 static void subtest_spawn(const char *dir)
 {
 	const struct chain ch = { .spawn = true, .front_host = "127.0.0.1" };
@@ -286,6 +318,8 @@ void test_chain_shapes(void)
 		subtest_handoff(dir);
 	if (test__start_subtest("timeout"))
 		subtest_timeout(dir);
+	if (test__start_subtest("opaque"))
+		subtest_opaque(dir);
 	if (test__start_subtest("spawn"))
 		subtest_spawn(dir);
 	tmpdir_remove(dir);

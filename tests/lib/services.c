@@ -80,6 +80,9 @@ int svc_start(struct svc *s, const struct svc_spec *spec, const char *dir)
 	cmd_flag(&c, spec->spawn, "--spawn");
 	cmd_int(&c, "--slow-ms", spec->slow_ms);
 	cmd_int(&c, "--down-timeout-ms", spec->down_timeout_ms);
+	cmd_flag(&c, spec->kv_store, "--kv-store");
+	if (spec->kv)
+		cmd_opt(&c, "--kv", "127.0.0.1:%d", spec->kv);
 	if (spec->bind)
 		cmd_opt(&c, "--bind", "%s", spec->bind);
 	cmd_int(&c, "--delay-ms", spec->delay_ms);

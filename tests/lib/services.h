@@ -31,6 +31,8 @@ struct svc_spec {
 	bool spawn;		  /* its calls made by curl, in a child process */
 	int slow_ms;		  /* its failure set answers 200 this late instead of failing */
 	int down_timeout_ms;	  /* its calls time out; closed after its answer */
+	bool kv_store;		  /* serves a key-value line protocol, not HTTP (a database) */
+	int kv;			  /* the port of such a store, asked for each request */
 	const struct netns_h *ns; /* started inside this namespace (NULL: the test's own) */
 	const char *bind; /* the address it listens on (NULL: 127.0.0.1; "::": both families) */
 };

@@ -97,21 +97,6 @@ void truth__chain(struct truth_svc *out, int n, const struct truth_svc *shape, c
 	}
 }
 
-/* The service of rec when rec is a failed ingress of one of them, else NULL. */
-static const struct truth_svc *failed_of(struct json_object *rec, const struct truth_svc *svcs,
-					 int n)
-{
-	int i;
-
-	if (strcmp(j_str(rec, "type"), "ingress") || !j_bool(rec, "failed"))
-		return NULL;
-	for (i = 0; i < n; i++)
-		if (svcs[i].pid ? j_int(rec, "pid") == svcs[i].pid
-				: !strcmp(j_str(rec, "service"), svcs[i].service))
-			return &svcs[i];
-	return NULL;
-}
-
 /* The verdict a failed ingress of s should have; NULL when the test does not know it. */
 static const char *want_of(struct json_object *rec, const struct truth_svc *s)
 {
@@ -123,6 +108,31 @@ static const char *want_of(struct json_object *rec, const struct truth_svc *s)
 	if (id < 0 || (s->mod && id % s->mod != s->rem))
 		return NULL;
 	return s->verdict;
+}
+
+/*
+ * The service of rec when rec is a failed ingress of one of them, else
+ * NULL: of a service's entries (one per kind of its failures), the one
+ * that knows rec's truth, else its first.
+ */
+static const struct truth_svc *failed_of(struct json_object *rec, const struct truth_svc *svcs,
+					 int n)
+{
+	const struct truth_svc *first = NULL;
+	int i;
+
+	if (strcmp(j_str(rec, "type"), "ingress") || !j_bool(rec, "failed"))
+		return NULL;
+	for (i = 0; i < n; i++) {
+		if (svcs[i].pid ? j_int(rec, "pid") != svcs[i].pid
+				: strcmp(j_str(rec, "service"), svcs[i].service))
+			continue;
+		if (want_of(rec, &svcs[i]))
+			return &svcs[i];
+		if (!first)
+			first = &svcs[i];
+	}
+	return first;
 }
 
 static bool cause_right(struct json_object *rec, const char *cause)

@@ -57,7 +57,8 @@ int truth__target_id(struct json_object *rec, const char *fmt, int ids);
  * trace line is the service's by pid (or, with pid 0, by service name). With
  * target set ("/r/%d"), a failure is known only on a request whose id (below
  * ids) is one the test made fail (id % mod == rem, or any id with mod 0);
- * another failure is counted unchecked.
+ * another failure is counted unchecked. A service whose failures are of
+ * two kinds has an entry for each: a failure goes to the one its id is of.
  */
 struct truth_svc {
 	pid_t pid;

@@ -27,6 +27,12 @@ is slowness instead: those requests take N ms and succeed. With
 --down-timeout-ms T its downstream calls time out after T ms, and a call
 that failed is closed only once the handler has answered (as code that
 closes in a finally block, or leaves it to the garbage collector).
+
+With --kv-store it serves no HTTP but a key-value line protocol, as a
+database or cache would ("GET <key>\n" answered "OK <value>\n", or "ERR\n"
+for the ids of its failure set). With --kv HOST:PORT the HTTP service asks
+that store for key k<id>, on a connection of its handler thread's
+own, after its downstream call, and fails (502) when it answers ERR.
 """
 import argparse
 import concurrent.futures
@@ -35,6 +41,7 @@ import http.client
 import http.server
 import select
 import socket
+import socketserver
 import ssl
 import subprocess
 import sys
@@ -66,9 +73,14 @@ def main():
                     help="its failure set answers 200 after this long instead")
     ap.add_argument("--down-timeout-ms", type=int, default=0,
                     help="downstream calls time out; a failed one is closed after the answer")
+    ap.add_argument("--kv-store", action="store_true",
+                    help="serve a key-value line protocol, not HTTP")
+    ap.add_argument("--kv", help="host:port of a key-value store asked first")
     ap.add_argument("--spawn", action="store_true",
                     help="downstream calls made by curl, run in a child process")
     args = ap.parse_args()
+    if args.kv_store:
+        return serve_kv_store(args)
 
     local = threading.local()
     propagated = {"n": 0}
@@ -158,6 +170,20 @@ def main():
         except (OSError, ValueError, subprocess.SubprocessError):
             return 0
 
+    def kv_get(key):
+        """The store's answer's first word for key ("OK", "ERR"), on this thread's connection."""
+        kv = getattr(local, "kv", None)
+        try:
+            if kv is None:
+                host, port = args.kv.rsplit(":", 1)
+                sock = socket.create_connection((host, int(port)))
+                kv = local.kv = (sock, sock.makefile("rb"))
+            kv[0].sendall(("GET %s\n" % key).encode())
+            return (kv[1].readline().split() or [b""])[0].decode()
+        except OSError:
+            local.kv = None
+            return ""
+
     workers = concurrent.futures.ThreadPoolExecutor(4) if args.handoff else None
 
     class Handler(http.server.BaseHTTPRequestHandler):
@@ -202,6 +228,9 @@ def main():
                 if (status == 0 or status >= args.down_fail_from) and propagate():
                     self.reply(502, "downstream failed\n")
                     return
+            if args.kv and kv_get("k%d" % rid) != "OK":
+                self.reply(502, "store failed\n")
+                return
             if own:
                 self.reply(args.fail_status, "own failure\n")
                 return
@@ -225,16 +254,42 @@ def main():
         server_ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
         server_ctx.load_cert_chain(cert, key)
         srv.socket = server_ctx.wrap_socket(srv.socket, server_side=True)
-    if args.ready_file:
-        # The port (the kernel's choice with --port 0), written atomically.
-        tmp = args.ready_file + ".tmp"
-        with open(tmp, "w") as f:
-            f.write("%d\n" % srv.server_address[1])
-        os.rename(tmp, args.ready_file)
+    write_ready(args.ready_file, srv.server_address[1])
     try:
         srv.serve_forever()
     except KeyboardInterrupt:
         pass
+
+
+def serve_kv_store(args):
+    """The key-value line protocol (--kv-store), its failure set answered ERR."""
+
+    class Handler(socketserver.StreamRequestHandler):
+        def handle(self):
+            for line in self.rfile:
+                try:
+                    rid = int(line.split()[-1][1:])
+                except (IndexError, ValueError):
+                    rid = -1
+                failed = args.fail_mod and rid % args.fail_mod == args.fail_rem
+                self.wfile.write(b"ERR\n" if failed else b"OK v%d\n" % rid)
+
+    class Server(socketserver.ThreadingTCPServer):
+        daemon_threads = True
+        allow_reuse_address = True
+
+    srv = Server((args.bind, args.port), Handler)
+    write_ready(args.ready_file, srv.server_address[1])
+    srv.serve_forever()
+
+
+def write_ready(path, port):
+    """The port (the kernel's choice with --port 0), written atomically to path, if any."""
+    if not path:
+        return
+    with open(path + ".tmp", "w") as f:
+        f.write("%d\n" % port)
+    os.rename(path + ".tmp", path)
 
 
 if __name__ == "__main__":

@@ -148,6 +148,8 @@ static void counts_tests(void)
 	ASSERT_FALSE(counts_teaches_edges(CLAIM_RULE_NONE, 0, 2), "calls dropped");
 	ASSERT_FALSE(counts_teaches_edges(CLAIM_RULE_UNTIED_CALL, 0, 0), "untied");
 	ASSERT_FALSE(counts_teaches_edges(CLAIM_RULE_UNFINISHED_CALL, 0, 0), "unfinished");
+	ASSERT_TRUE(counts_teaches_edges(CLAIM_RULE_OPAQUE_CALL, CLAIMD_IN_OPAQUE, 0),
+		    "a dependency claimd cannot read leaves the log whole");
 	/* Request 1: two failed calls to the callee; request 2: one call, fine. */
 	counts_add_call(&e, 1, 1, 1, CLAIMD_EG_DONE);
 	counts_add_call(&e, 1, 1, 1, CLAIMD_EG_DONE | CLAIMD_EG_RETRY);
@@ -182,6 +184,7 @@ static void name_tests(void)
 	ASSERT_TRUE(verdict__rule_is_unknown(CLAIM_RULE_UNFINISHED_CALL), "unfinished: unknown");
 	ASSERT_STREQ(verdict__rule_name(CLAIM_RULE_UNFINISHED_CALL), "unfinished-call",
 		     "unfinished: named");
+	ASSERT_TRUE(verdict__rule_is_unknown(CLAIM_RULE_OPAQUE_CALL), "opaque: unknown");
 	ASSERT_FALSE(verdict__rule_is_unknown(CLAIM_RULE_HEADER), "header: unclaimed");
 	ASSERT_FALSE(verdict__rule_is_unknown(CLAIM_RULE_NONE), "none: no reason");
 	ASSERT_STREQ(verdict__class_name(CLAIM_CLASS_FAIL_CLOSE), "fail-close", "class name");

@@ -105,7 +105,10 @@
 	X(CLAIMD_ST_THREAD_SLOTS, "thread_slots_taken",                                           \
 	  "Request-serving thread contexts made in the slot their thread id names.")              \
 	X(CLAIMD_ST_THREAD_SLOTS_FREED, "thread_slots_freed",                                     \
-	  "Thread context slots given back when their thread exited.")
+	  "Thread context slots given back when their thread exited.")                            \
+	X(CLAIMD_ST_OPAQUE, "requests_with_opaque_calls",                                         \
+	  "Requests whose thread talked to a dependency in another protocol than HTTP (a "        \
+	  "database, a cache): a failure of theirs no HTTP call explains is unknown.")
 
 /* A kernel counter's name ("?" out of range), and the help text for a name (NULL if none). */
 const char *counters__kernel_name(int which);

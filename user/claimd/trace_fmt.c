@@ -120,6 +120,8 @@ static struct json_object *ingress_flags_json(__u32 flags)
 		json_object_array_add(a, json_object_new_string("untied-call"));
 	if (flags & CLAIMD_IN_LOST)
 		json_object_array_add(a, json_object_new_string("response-lost"));
+	if (flags & CLAIMD_IN_OPAQUE)
+		json_object_array_add(a, json_object_new_string("opaque-call"));
 	return a;
 }
 

@@ -40,19 +40,23 @@
  *   unfinished-call       a call it did not wait for was still running at
  *                         its answer (a goroutine's, an explicit context's):
  *                         given up, or left to finish, claimd cannot tell
+ *   opaque-call           it talked to a dependency in another protocol than
+ *                         HTTP (a database, a cache), whose failures claimd
+ *                         cannot see
  */
-#define CLAIM_RULE_TABLE(X)                                                \
-	X(CLAIM_RULE_NONE, 0, "none", CLAIM_NONE)                          \
-	X(CLAIM_RULE_NO_FAILED_EGRESS, 1, "no-failed-call", CLAIM_CLAIMED) \
-	X(CLAIM_RULE_HEADER, 2, "callee-unclaimed", CLAIM_UNCLAIMED)       \
-	X(CLAIM_RULE_FAIL_CLOSE, 3, "fail-close-edge", CLAIM_UNCLAIMED)    \
-	X(CLAIM_RULE_FAIL_OPEN, 4, "fail-open-edges-only", CLAIM_CLAIMED)  \
-	X(CLAIM_RULE_UNKNOWN_EDGE, 5, "unknown-edge", CLAIM_UNCLAIMED)     \
-	X(CLAIM_RULE_NO_LOG, 6, "no-egress-log", CLAIM_UNKNOWN)            \
-	X(CLAIM_RULE_MULTIPLEXED, 7, "multiplexed", CLAIM_UNKNOWN)         \
-	X(CLAIM_RULE_FRAMING_LOST, 8, "framing-lost", CLAIM_UNKNOWN)       \
-	X(CLAIM_RULE_UNTIED_CALL, 9, "untied-call", CLAIM_UNKNOWN)         \
-	X(CLAIM_RULE_UNFINISHED_CALL, 10, "unfinished-call", CLAIM_UNKNOWN)
+#define CLAIM_RULE_TABLE(X)                                                 \
+	X(CLAIM_RULE_NONE, 0, "none", CLAIM_NONE)                           \
+	X(CLAIM_RULE_NO_FAILED_EGRESS, 1, "no-failed-call", CLAIM_CLAIMED)  \
+	X(CLAIM_RULE_HEADER, 2, "callee-unclaimed", CLAIM_UNCLAIMED)        \
+	X(CLAIM_RULE_FAIL_CLOSE, 3, "fail-close-edge", CLAIM_UNCLAIMED)     \
+	X(CLAIM_RULE_FAIL_OPEN, 4, "fail-open-edges-only", CLAIM_CLAIMED)   \
+	X(CLAIM_RULE_UNKNOWN_EDGE, 5, "unknown-edge", CLAIM_UNCLAIMED)      \
+	X(CLAIM_RULE_NO_LOG, 6, "no-egress-log", CLAIM_UNKNOWN)             \
+	X(CLAIM_RULE_MULTIPLEXED, 7, "multiplexed", CLAIM_UNKNOWN)          \
+	X(CLAIM_RULE_FRAMING_LOST, 8, "framing-lost", CLAIM_UNKNOWN)        \
+	X(CLAIM_RULE_UNTIED_CALL, 9, "untied-call", CLAIM_UNKNOWN)          \
+	X(CLAIM_RULE_UNFINISHED_CALL, 10, "unfinished-call", CLAIM_UNKNOWN) \
+	X(CLAIM_RULE_OPAQUE_CALL, 11, "opaque-call", CLAIM_UNKNOWN)
 
 #define CLAIM_TYPES_ENUM_(id, num, ...) id = num,
 
