@@ -164,7 +164,7 @@ static __always_inline int ssl_exit(long n, int ex)
 	key.tgid = id >> 32;
 	key.fd = call->fd >= 0 ? call->fd : tls_tie(call, key.tgid, tid);
 	io.key = key;
-	io.now = bpf_ktime_get_ns();
+	io.now = 0; /* read where it is needed (io_now) */
 	io.tid = tid;
 	io.dir = call->dir;
 	if (key.fd < 0) {
