@@ -268,14 +268,20 @@ __noinline __u64 feed_segment(struct claimd_conn *c, struct io *io, struct scan_
  * After io's bytes on c: bytes moved while this direction seeks a message
  * start (whose, claimd cannot tell), or on an outbound connection that is
  * not HTTP (a database, a cache: a call whose failures are not seen), mark
- * the ingress io's thread serves (ingress_taint).
+ * the ingress io's thread serves (ingress_taint). An outbound connection
+ * is not HTTP when its first bytes were not, or, joined mid-stream (seeded:
+ * a pool opened before claimd started), while bytes move on it and none
+ * has begun an HTTP message yet: an upload's body at the join may make one
+ * request so, unknown rather than claimed.
  */
 static __always_inline void conn_taint_io(struct claimd_conn *c, struct io *io)
 {
+	struct http_framer *f = io_framer(c, io);
+
 	if (c->lost & lost_bit(io))
 		ingress_taint(io, CLAIMD_IN_BLIND);
 	else if (c->role == CLAIMD_ROLE_OUTBOUND && !(c->flags & CLAIMD_CONN_HTTP) &&
-		 io_framer(c, io)->state == HS_LOST)
+		 (f->state == HS_LOST || (f->flags & HTTP_F_SEEK)))
 		ingress_taint(io, CLAIMD_IN_OPAQUE);
 }
 

@@ -39,6 +39,10 @@
  *              the store caused, which claimd cannot read, are unknown
  *              (opaque-call), where they were claimed; the edge is exact,
  *              its failed requests teaching it too.
+ *   opaque_seeded  the same, claimd started after the services: the
+ *              store's connection, opened at tr-front's start as a
+ *              database pool is, is seeded, joined mid-stream; it shows no
+ *              HTTP message start, and counts as opaque all the same.
  *   spawn      tr-front's handlers run curl for each call (chain_service.py
  *              --spawn): the call is a child process's, which serves
  *              nothing. Without the rule for a service's commands, its
@@ -76,6 +80,7 @@ struct chain {
 	bool spawn;   /* tr-front's calls made by curl in a child process: not tied either */
 	bool timeout; /* tr-be slow where it would fail; tr-front gives its calls up */
 	bool opaque;  /* tr-front asks a key-value store too: its ERRs fail it */
+	bool seeded;  /* claimd starts after the services: their store's connection seeded */
 	const char *front_bind, *be_bind;
 	const char *front_host; /* how curl names tr-front's address */
 	const char *extra;	/* one more curl option, or NULL */
@@ -211,15 +216,20 @@ static void run_chain(const struct chain *ch, const char *dir, const char *const
 	int id, wrong = 0;
 	pid_t pids[2];
 
-	if (!ASSERT_OK(claimd_start(&h, claimd_extra), "claimd start") ||
-	    !ASSERT_OK(trace_start(&t, &h), "trace") ||
-	    !ASSERT_OK(svc_start(&be, &be_spec, dir), "backend"))
+	/* Seeded: the services and their store's connection are older than claimd. */
+	if (!ch->seeded && (!ASSERT_OK(claimd_start(&h, claimd_extra), "claimd start") ||
+			    !ASSERT_OK(trace_start(&t, &h), "trace")))
+		goto out;
+	if (!ASSERT_OK(svc_start(&be, &be_spec, dir), "backend"))
 		goto out;
 	if (ch->opaque && !ASSERT_OK(svc_start(&kv, &kv_spec, dir), "key-value store"))
 		goto out;
 	front_spec.kv = kv.port;
 	front_spec.downstream = be.port;
 	if (!ASSERT_OK(svc_start(&front, &front_spec, dir), "front"))
+		goto out;
+	if (ch->seeded && (!ASSERT_OK(claimd_start(&h, claimd_extra), "claimd start") ||
+			   !ASSERT_OK(trace_start(&t, &h), "trace")))
 		goto out;
 	active = fastopen_active(ch);
 	for (id = 0; id < REQUESTS; id++)
@@ -297,6 +307,13 @@ static void subtest_opaque(const char *dir)
 	run_chain(&ch, dir, NULL);
 }
 
+static void subtest_opaque_seeded(const char *dir)
+{
+	const struct chain ch = { .opaque = true, .seeded = true, .front_host = "127.0.0.1" };
+
+	run_chain(&ch, dir, NULL);
+}
+
 static void subtest_spawn(const char *dir)
 {
 	const struct chain ch = { .spawn = true, .front_host = "127.0.0.1" };
@@ -320,6 +337,8 @@ void test_chain_shapes(void)
 		subtest_timeout(dir);
 	if (test__start_subtest("opaque"))
 		subtest_opaque(dir);
+	if (test__start_subtest("opaque_seeded"))
+		subtest_opaque_seeded(dir);
 	if (test__start_subtest("spawn"))
 		subtest_spawn(dir);
 	tmpdir_remove(dir);

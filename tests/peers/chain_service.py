@@ -31,8 +31,9 @@ closes in a finally block, or leaves it to the garbage collector).
 With --kv-store it serves no HTTP but a key-value line protocol, as a
 database or cache would ("GET <key>\n" answered "OK <value>\n", or "ERR\n"
 for the ids of its failure set). With --kv HOST:PORT the HTTP service asks
-that store for key k<id>, on a connection of its handler thread's
-own, after its downstream call, and fails (502) when it answers ERR.
+that store for key k<id>, after its downstream call, on one connection
+its handler threads share in turn, opened when it starts (as a database's
+pool is), and fails (502) when it answers ERR.
 """
 import argparse
 import concurrent.futures
@@ -170,19 +171,28 @@ def main():
         except (OSError, ValueError, subprocess.SubprocessError):
             return 0
 
+    kv_lock = threading.Lock()
+    kv = {}
+
+    def kv_connect():
+        host, port = args.kv.rsplit(":", 1)
+        sock = socket.create_connection((host, int(port)))
+        kv["conn"] = (sock, sock.makefile("rb"))
+
     def kv_get(key):
-        """The store's answer's first word for key ("OK", "ERR"), on this thread's connection."""
-        kv = getattr(local, "kv", None)
-        try:
-            if kv is None:
-                host, port = args.kv.rsplit(":", 1)
-                sock = socket.create_connection((host, int(port)))
-                kv = local.kv = (sock, sock.makefile("rb"))
-            kv[0].sendall(("GET %s\n" % key).encode())
-            return (kv[1].readline().split() or [b""])[0].decode()
-        except OSError:
-            local.kv = None
-            return ""
+        """The store's answer's first word for key ("OK", "ERR"), on the shared connection."""
+        with kv_lock:
+            try:
+                if "conn" not in kv:
+                    kv_connect()
+                kv["conn"][0].sendall(("GET %s\n" % key).encode())
+                return (kv["conn"][1].readline().split() or [b""])[0].decode()
+            except OSError:
+                kv.pop("conn", None)
+                return ""
+
+    if args.kv:
+        kv_connect()
 
     workers = concurrent.futures.ThreadPoolExecutor(4) if args.handoff else None
 
