@@ -54,7 +54,7 @@ static long verdict_step(__u64 k, void *data)
 		return 1;
 	e = &w->r->egress[i];
 	if (!retry_walk__failed(&w->retry, e->status, e->flags, fail_status_min)) {
-		if (!(e->flags & (CLAIMD_EG_DONE | CLAIMD_EG_AWAITED)))
+		if (outcome_call_left_running(e->flags))
 			w->unfinished = 1;
 		return 0;
 	}

@@ -157,8 +157,7 @@ OUTCOME_INLINE __u32 counts_unknown_reason(__u32 rule, __u32 in_flags)
 OUTCOME_INLINE int counts_teaches_edges(__u32 rule, __u32 in_flags, __u32 egress_dropped)
 {
 	return !(in_flags & (CLAIMD_IN_MUX | CLAIMD_IN_NOCTX | COUNTS_BLIND_FLAGS)) &&
-	       (!counts_rule_is_unknown(rule) || rule == CLAIM_RULE_OPAQUE_CALL) &&
-	       rule != CLAIM_RULE_FRAMING_LOST && !egress_dropped;
+	       (!counts_rule_is_unknown(rule) || rule == CLAIM_RULE_OPAQUE_CALL) && !egress_dropped;
 }
 
 /* Adds one answered request (its status, flags and verdict) to s. */

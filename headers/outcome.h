@@ -46,17 +46,28 @@ enum claimd_outcome {
 };
 
 /*
- * A call's outcome: status 0 with CLAIMD_EG_DONE is a transport failure;
- * an awaited call with no end yet was given up by its caller, which
- * answered its request without it (design.md: the caller gives up).
+ * A call with no end yet, judged at its request's answer: given up by its
+ * caller if the caller awaited it (it answered its request without it;
+ * design.md: the caller gives up), else left running (a goroutine's, an
+ * explicit context's: given up, or left to finish, claimd cannot tell).
  */
+OUTCOME_INLINE int outcome_call_given_up(__u32 eg_flags)
+{
+	return (eg_flags & (CLAIMD_EG_AWAITED | CLAIMD_EG_DONE)) == CLAIMD_EG_AWAITED;
+}
+
+OUTCOME_INLINE int outcome_call_left_running(__u32 eg_flags)
+{
+	return !(eg_flags & (CLAIMD_EG_AWAITED | CLAIMD_EG_DONE));
+}
+
+/* A call's outcome: status 0 with CLAIMD_EG_DONE is a transport failure, as one given up. */
 OUTCOME_INLINE __u32 outcome_of_call(__u32 status, __u32 eg_flags, __u32 fail_status_min)
 {
 	if (eg_flags & CLAIMD_EG_LOST)
 		return CLAIMD_OUTCOME_LOST;
 	if ((eg_flags & CLAIMD_EG_TRANSPORT) || status >= fail_status_min ||
-	    ((eg_flags & CLAIMD_EG_DONE) && status == 0) ||
-	    (eg_flags & (CLAIMD_EG_AWAITED | CLAIMD_EG_DONE)) == CLAIMD_EG_AWAITED)
+	    ((eg_flags & CLAIMD_EG_DONE) && status == 0) || outcome_call_given_up(eg_flags))
 		return CLAIMD_OUTCOME_FAILED;
 	return CLAIMD_OUTCOME_OK;
 }

@@ -82,7 +82,7 @@ struct chain {
 	bool opaque;  /* tr-front asks a key-value store too: its ERRs fail it */
 	bool seeded;  /* claimd starts after the services: their store's connection seeded */
 	const char *front_bind, *be_bind;
-	const char *front_host; /* how curl names tr-front's address */
+	const char *front_host; /* how curl names tr-front's address (NULL: 127.0.0.1) */
 	const char *extra;	/* one more curl option, or NULL */
 };
 
@@ -150,7 +150,7 @@ static int curl_get(const struct chain *ch, int port, int id)
 	const char *argv[] = { "curl",	       "-s", "-o",	"/dev/null", "-w",
 			       "%{http_code}", url,  ch->extra, NULL };
 
-	snprintf(url, sizeof(url), "http://%s:%d/r/%d", ch->front_host, port, id);
+	snprintf(url, sizeof(url), "http://%s:%d/r/%d", ch->front_host ?: "127.0.0.1", port, id);
 	if (run_cmd(ch->ns, argv, out, sizeof(out)))
 		return -1;
 	return atoi(out);
@@ -267,9 +267,7 @@ out:
 static void subtest_fastopen(const char *dir)
 {
 	struct netns_h ns = { 0 };
-	struct chain ch = {
-		.ns = &ns, .fastopen = true, .front_host = "127.0.0.1", .extra = "--tcp-fastopen"
-	};
+	struct chain ch = { .ns = &ns, .fastopen = true, .extra = "--tcp-fastopen" };
 	const char *extra[] = { "--netns", ns.path, NULL };
 
 	netns_stale_remove();
@@ -279,67 +277,30 @@ static void subtest_fastopen(const char *dir)
 	netns_remove(&ns);
 }
 
-static void subtest_ipv6(const char *dir)
-{
-	const struct chain ch = { .front_bind = "::1", .be_bind = "::", .front_host = "[::1]" };
-
-	run_chain(&ch, dir, NULL);
-}
-
-static void subtest_handoff(const char *dir)
-{
-	const struct chain ch = { .handoff = true, .front_host = "127.0.0.1" };
-
-	run_chain(&ch, dir, NULL);
-}
-
-static void subtest_timeout(const char *dir)
-{
-	const struct chain ch = { .timeout = true, .front_host = "127.0.0.1" };
-
-	run_chain(&ch, dir, NULL);
-}
-
-static void subtest_opaque(const char *dir)
-{
-	const struct chain ch = { .opaque = true, .front_host = "127.0.0.1" };
-
-	run_chain(&ch, dir, NULL);
-}
-
-static void subtest_opaque_seeded(const char *dir)
-{
-	const struct chain ch = { .opaque = true, .seeded = true, .front_host = "127.0.0.1" };
-
-	run_chain(&ch, dir, NULL);
-}
-
-static void subtest_spawn(const char *dir)
-{
-	const struct chain ch = { .spawn = true, .front_host = "127.0.0.1" };
-
-	run_chain(&ch, dir, NULL);
-}
+/* The shapes run on the test's own loopback, by subtest name. */
+static const struct {
+	const char *name;
+	struct chain ch;
+} loopback_chains[] = {
+	{ "ipv6", { .front_bind = "::1", .be_bind = "::", .front_host = "[::1]" } },
+	{ "handoff", { .handoff = true } },
+	{ "timeout", { .timeout = true } },
+	{ "opaque", { .opaque = true } },
+	{ "opaque_seeded", { .opaque = true, .seeded = true } },
+	{ "spawn", { .spawn = true } },
+};
 
 void test_chain_shapes(void)
 {
 	char dir[H_DIR] = "";
+	size_t i;
 
 	if (!test__need_root() || !ASSERT_OK(tmpdir_make(dir, sizeof(dir)), "temporary directory"))
 		return;
 	if (test__start_subtest("fastopen"))
 		subtest_fastopen(dir);
-	if (test__start_subtest("ipv6"))
-		subtest_ipv6(dir);
-	if (test__start_subtest("handoff"))
-		subtest_handoff(dir);
-	if (test__start_subtest("timeout"))
-		subtest_timeout(dir);
-	if (test__start_subtest("opaque"))
-		subtest_opaque(dir);
-	if (test__start_subtest("opaque_seeded"))
-		subtest_opaque_seeded(dir);
-	if (test__start_subtest("spawn"))
-		subtest_spawn(dir);
+	for (i = 0; i < sizeof(loopback_chains) / sizeof(loopback_chains[0]); i++)
+		if (test__start_subtest(loopback_chains[i].name))
+			run_chain(&loopback_chains[i].ch, dir, NULL);
 	tmpdir_remove(dir);
 }

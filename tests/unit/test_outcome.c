@@ -64,6 +64,11 @@ static void outcome_tests(void)
 	for (i = 0; i < sizeof(calls) / sizeof(calls[0]); i++)
 		ASSERT_EQ(outcome_of_call(calls[i].status, calls[i].flags, calls[i].min),
 			  calls[i].want, calls[i].what);
+	ASSERT_TRUE(outcome_call_left_running(0), "no end, not awaited: left running");
+	ASSERT_FALSE(outcome_call_left_running(CLAIMD_EG_AWAITED), "awaited: not left running");
+	ASSERT_FALSE(outcome_call_left_running(CLAIMD_EG_DONE), "ended: not running");
+	ASSERT_FALSE(outcome_call_given_up(CLAIMD_EG_AWAITED | CLAIMD_EG_DONE),
+		     "ended: not given up");
 	for (i = 0; i < sizeof(requests) / sizeof(requests[0]); i++)
 		ASSERT_EQ(
 			outcome_of_request(requests[i].status, requests[i].flags, requests[i].min),

@@ -85,8 +85,7 @@ static struct json_object *egress_json(const struct claimd_egress *e, struct nam
 		json_object_object_add(o, "connect_failed", json_object_new_boolean(1));
 	if (!(e->flags & CLAIMD_EG_DONE))
 		json_object_object_add(o, "pending", json_object_new_boolean(1));
-	/* Its thread answered its request without waiting for it any longer. */
-	if ((e->flags & (CLAIMD_EG_AWAITED | CLAIMD_EG_DONE)) == CLAIMD_EG_AWAITED)
+	if (outcome_call_given_up(e->flags))
 		json_object_object_add(o, "given_up", json_object_new_boolean(1));
 	if (e->flags & CLAIMD_EG_RETRY)
 		json_object_object_add(o, "retry", json_object_new_boolean(1));
