@@ -182,13 +182,15 @@ struct {
 	__type(value, __u8);
 } port_filter SEC(".maps");
 
-/* The sockets conns follows, counted by slot (headers/observer.h, claimd_sock_slot). */
-struct {
-	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, CLAIMD_SOCK_MARKS);
-	__type(key, __u32);
-	__type(value, __u32);
-} sock_marks SEC(".maps");
+/*
+ * The sockets conns follows, counted by slot (headers/observer.h,
+ * claimd_sock_slot). A global array (.bss), not an array map: tp_io_x reads
+ * it on every TCP read and write of the host, and a global is one load from
+ * an address the program holds, where a map's lookup stores the key, loads
+ * it back and checks it and the value's pointer (4 ns a run here:
+ * docs/performance.md). claimd changes it through claimd_mark.
+ */
+__u32 sock_marks[CLAIMD_SOCK_MARKS];
 
 /*
  * TCP sockets born while claimd runs (sockstate.c), by their kernel

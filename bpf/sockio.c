@@ -338,15 +338,18 @@ static __always_inline void on_io(struct task_struct *task, __u32 tgid, const st
  * socket, the bytes moved or the error, the flags) as they are, where the
  * perf event behind a plain tracepoint program first builds its record in
  * a per-CPU buffer (an empty program costs a TCP syscall about 85 ns less
- * so, on every process of the host: docs/performance.md). The socket's
- * family and protocol are two loads from it; the syscall's number and
- * arguments come from its saved registers. One program for all of them,
- * told apart by that number: one copy of the framer's code in the
- * instruction cache. A socket no followed connection holds (sock_marks,
- * headers/observer.h), one of another kind (UDP, Unix), or bytes from the
- * error queue, leave before any helper call; a process not followed whose
- * socket shares a slot with a followed one, after one helper call, two
- * loads and a miss in socks.
+ * so, on every process of the host: docs/performance.md). The syscall's
+ * number and arguments come from the task's saved registers. One program
+ * for all of them, told apart by that number: one copy of the framer's
+ * code in the instruction cache.
+ *
+ * Its filter is paid by every TCP read and write of the host: a Unix
+ * socket leaves at its family, an IP socket no followed connection holds
+ * (sock_marks, headers/observer.h) at its mark, after one load from the
+ * socket's first line (sock_head_of) and one from the filter's array,
+ * before any helper call; then UDP and the error queue. A process not
+ * followed whose socket shares a slot with a followed one leaves after one
+ * helper call, two loads and a miss in socks.
  */
 SEC("raw_tp/sock_recv_length")
 int tp_io_x(struct bpf_raw_tracepoint_args *ctx)
@@ -354,24 +357,18 @@ int tp_io_x(struct bpf_raw_tracepoint_args *ctx)
 	/* TP_PROTO(struct sock *sk, int ret, int flags) */
 	__u64 skaddr = ctx->args[0];
 	struct sock *sk = bpf_rdonly_cast((void *)skaddr, bpf_core_type_id_kernel(struct sock));
+	struct sock_head h = sock_head_of(skaddr);
 	long ret = (int)ctx->args[1];
 	int flags = (int)ctx->args[2];
 	__u32 dir = DIR_RX, kind = IO_BUF, fd_arg = 0;
 	struct task_struct *task;
 	struct pt_regs *regs;
 	struct sys_args a;
-	__u16 family;
 	int fd;
 
-	/*
-	 * Unix sockets leave at their family; an IP socket nobody follows, the
-	 * bulk of what is left, at its mark, before the checks only a marked
-	 * one needs (3.7 ns a run less than all of them first: docs/performance.md).
-	 */
-	family = sk->__sk_common.skc_family;
-	if (family != AF_INET && family != AF_INET6)
+	if (h.family != AF_INET && h.family != AF_INET6)
 		return 0;
-	if (!sock_marked(sock_slot(sk)) && !sock_fastopen(sk, skaddr, ret))
+	if (!sock_marked(sock_head_slot(&h, skaddr)) && !sock_fastopen(&h, skaddr, ret))
 		return 0;
 	if (sk->sk_protocol != IPPROTO_TCP || (flags & MSG_ERRQUEUE))
 		return 0;

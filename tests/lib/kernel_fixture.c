@@ -276,10 +276,9 @@ const struct claimd_listen *kfix_listen(struct kfix *f, int port, bool closed)
 
 __u32 kfix_sock_marks(struct kfix *f, __u32 slot)
 {
-	__u32 n = 0;
-
-	bpf_map_lookup_elem(bpf_map__fd(f->skel->maps.sock_marks), &slot, &n);
-	return n;
+	/* A global of the program's (.bss), which the skeleton maps. */
+	return __atomic_load_n(&f->skel->bss->sock_marks[slot % CLAIMD_SOCK_MARKS],
+			       __ATOMIC_RELAXED);
 }
 
 int kfix_sock_mark(struct kfix *f, __u32 slot, int n)
