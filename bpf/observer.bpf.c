@@ -40,10 +40,11 @@
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
 /* Load-time configuration (rodata). */
-const volatile __u32 self_tgid = 0;	/* claimd itself: never traced */
-const volatile __u32 filter_flags = 0;	/* CLAIMD_FILTER_* */
-const volatile __u64 filter_cgroup = 0; /* cgroup v2 id for CLAIMD_FILTER_CGROUP */
-const volatile __u32 filter_netns = 0;	/* network namespace inode for CLAIMD_FILTER_NETNS */
+const volatile __u32 self_tgid = 0;	    /* claimd itself: never traced */
+const volatile __u32 filter_flags = 0;	    /* CLAIMD_FILTER_* */
+const volatile __u64 filter_cgroup = 0;	    /* cgroup v2 id for CLAIMD_FILTER_CGROUP */
+const volatile __u32 filter_netns = 0;	    /* network namespace inode for CLAIMD_FILTER_NETNS */
+const volatile __u32 sock_head_untyped = 0; /* bpf_rdonly_cast to no type loads (sock.bpf.h) */
 
 /* Sockets we follow, by (tgid, fd). Oldest go first when it is full. */
 struct {

@@ -57,12 +57,17 @@ struct sock_head {
 	__u8 state;
 };
 
-/* Are those three fields eight bytes in a row, as in every kernel since 2.6? */
+/*
+ * Can the head be read in one load: does the kernel cast to no type (claimd
+ * asks it: sysprobe.h), and are those three fields eight bytes in a row, as
+ * in every kernel since 2.6?
+ */
 static __always_inline int sock_head_packed(void)
 {
 	__u32 pair = bpf_core_field_offset(struct sock, __sk_common.skc_portpair);
 
-	return bpf_core_field_offset(struct sock, __sk_common.skc_family) == pair + 4 &&
+	return sock_head_untyped &&
+	       bpf_core_field_offset(struct sock, __sk_common.skc_family) == pair + 4 &&
 	       bpf_core_field_offset(struct sock, __sk_common.skc_state) == pair + 6;
 }
 
@@ -71,8 +76,9 @@ static __always_inline int sock_head_packed(void)
  * type (bpf_rdonly_cast with 0, Linux 6.17: memory read as it is, a load
  * that faults reading 0), where three field loads each paid the JIT's
  * check of the address (3.9 ns a run of tp_io_x: docs/performance.md). The
- * test of the layout is of relocated constants: the verifier keeps one
- * branch and drops the other.
+ * test is of constants (load-time configuration, relocated offsets): the
+ * verifier keeps one branch and drops the other, unchecked, so that a
+ * kernel without the cast still loads the program.
  */
 static __always_inline struct sock_head sock_head_of(__u64 skaddr)
 {

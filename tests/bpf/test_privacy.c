@@ -441,7 +441,9 @@ static bool is_svc(struct json_object *o, void *ctx)
 /*
  * The host checks of the real binary, with features taken away through
  * CLAIMD_TEST_MISSING (sysprobe.h): without uprobes claimd runs degraded and
- * says so; without what it cannot do without, it says what and exits 3.
+ * says so; without the cast to no type its socket filter reads a socket's
+ * fields one by one (bpf/sock.bpf.h), and follows the same; without what it
+ * cannot do without, it says what and exits 3.
  */
 static void host_checks(void)
 {
@@ -461,18 +463,21 @@ static void host_checks(void)
 	struct json_object *st = NULL;
 	size_t i;
 
-	setenv("CLAIMD_TEST_MISSING", "uprobe", 1);
+	setenv("CLAIMD_TEST_MISSING", "uprobe,untyped_cast", 1);
 	if (!ASSERT_OK(claimd_start(&h, extra), "claimd starts without uprobes"))
 		goto out;
 	st = claimctl_json(&h, args);
 	ASSERT_TRUE(j_bool(j_get(st, "host"), "degraded"), "status: degraded");
 	ASSERT_FALSE(j_bool(j_get(st, "host"), "uprobes"), "status: no uprobes");
+	ASSERT_FALSE(j_bool(j_get(st, "host"), "untyped_cast"), "status: no cast to no type");
 	ASSERT_EQ(j_int(st, "tls_files"), 0, "no TLS probes");
 	ASSERT_EQ(j_int(st, "context_files"), 0, "no context probes");
 	read_file(h.log, log, sizeof(log));
 	ASSERT_TRUE(strstr(log, "degraded: the kernel does not load uprobe BPF programs") != NULL,
 		    "the log says what is lost");
-	/* Plain HTTP is still followed. */
+	ASSERT_TRUE(strstr(log, "takes no cast to no type") != NULL,
+		    "the log says the filter reads fields one by one");
+	/* Plain HTTP is still followed, through the filter's field-by-field reads. */
 	if (ASSERT_OK(svc_start(&s, &(struct svc_spec){ .name = "pD" }, h.dir), "service") &&
 	    ASSERT_OK(trace_start(&t, &h), "trace")) {
 		for (i = 0; i < 3; i++)

@@ -92,6 +92,7 @@ bool kfix_open_netns(struct kfix *f, __u64 netns)
 	skel->rodata->filter_flags = CLAIMD_FILTER_PID | (netns ? CLAIMD_FILTER_NETNS : 0);
 	skel->rodata->filter_netns = netns;
 	skel->rodata->fail_status_min = 500;
+	skel->rodata->sock_head_untyped = probe.untyped_cast;
 	/* One word per tgid: only this process's matters. */
 	bpf_map__set_max_entries(skel->maps.traced, f->tgid + 1);
 	bpf_map__set_max_entries(skel->maps.conns, 1024);

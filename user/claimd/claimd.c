@@ -616,6 +616,7 @@ static struct json_object *host_json(struct claimd *d)
 
 	json_object_object_add(o, "lockdown", json_object_new_string(d->probe.lockdown));
 	json_object_object_add(o, "uprobes", json_object_new_boolean(d->probe.uprobes));
+	json_object_object_add(o, "untyped_cast", json_object_new_boolean(d->probe.untyped_cast));
 	json_object_object_add(o, "degraded", json_object_new_boolean(d->probe.degraded));
 	return o;
 }
@@ -1040,6 +1041,7 @@ int main(int argc, char **argv)
 	if (sysprobe__run(&d.probe))
 		return EXIT_HOST;
 	opt.obs.no_uprobes = !d.probe.uprobes;
+	opt.obs.untyped_cast = d.probe.untyped_cast;
 	err = lock_pin_dir(&d);
 	if (err) {
 		ret = err == -EWOULDBLOCK ? EXIT_BUSY : EXIT_FAILURE_RT;

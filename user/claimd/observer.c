@@ -217,6 +217,7 @@ struct observer *observer__load(const struct observer_config *cfg)
 		obs->skel->rodata->filter_netns = cfg->netns_ino;
 	}
 	obs->skel->rodata->self_tgid = getpid();
+	obs->skel->rodata->sock_head_untyped = cfg->untyped_cast;
 	obs->skel->rodata->filter_flags = flags;
 	if (cfg->fail_status)
 		obs->skel->rodata->fail_status_min = cfg->fail_status;

@@ -26,14 +26,15 @@ struct observer_config {
 	__u64 netns_ino;    /* its inode, found by observer__load */
 	__u32 conns_max;
 	__u32 threads_max;
-	__u32 fail_status;	  /* a status >= this is a failure (default 500) */
-	const char *pin_dir;	  /* where the verdict map is pinned */
-	__u32 ringbuf_size;	  /* bytes, a power of two; 0: CLAIMD_RINGBUF_SZ */
-	__u32 classes_max;	  /* edge classes in the kernel; 0: CLAIMD_CLASSES_MAX */
-	__u32 edges_max;	  /* edge counters in the kernel; 0: CLAIMD_EDGES_MAX */
-	__u32 sample_every;	  /* a request's record to claimd 1 in N (0: only while tracing) */
-	bool no_uprobes;	  /* the kernel loads no uprobe programs: TLS and context off */
-	__u32 grpc_fail_codes;	  /* gRPC codes that are failures, a bit each */
+	__u32 fail_status;     /* a status >= this is a failure (default 500) */
+	const char *pin_dir;   /* where the verdict map is pinned */
+	__u32 ringbuf_size;    /* bytes, a power of two; 0: CLAIMD_RINGBUF_SZ */
+	__u32 classes_max;     /* edge classes in the kernel; 0: CLAIMD_CLASSES_MAX */
+	__u32 edges_max;       /* edge counters in the kernel; 0: CLAIMD_EDGES_MAX */
+	__u32 sample_every;    /* a request's record to claimd 1 in N (0: only while tracing) */
+	bool no_uprobes;       /* the kernel loads no uprobe programs: TLS and context off */
+	bool untyped_cast;     /* the kernel casts to no type: the filter's one load (sysprobe.h) */
+	__u32 grpc_fail_codes; /* gRPC codes that are failures, a bit each */
 	bool grpc_fail_codes_set; /* else CLAIMD_GRPC_FAIL_DEFAULT */
 };
 

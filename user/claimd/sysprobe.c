@@ -12,6 +12,7 @@
 
 #include <bpf/libbpf.h>
 #include <bpf/bpf.h>
+#include <bpf/btf.h>
 
 #include "log.h"
 #include "sysprobe.h"
@@ -105,6 +106,7 @@ const char *sysprobe__feature_name(enum sysprobe_feature f)
 		[SYSPROBE_HELPER_READ_KERNEL] = "the bpf_probe_read_kernel helper",
 		[SYSPROBE_HELPER_READ_USER] = "the bpf_probe_read_user helper",
 		[SYSPROBE_INSN_MAY_GOTO] = "the may_goto instruction",
+		[SYSPROBE_KFUNC_UNTYPED_CAST] = "bpf_rdonly_cast to no type",
 	};
 
 	return f < SYSPROBE__COUNT ? names[f] : "?";
@@ -122,6 +124,7 @@ const char *sysprobe__feature_key(enum sysprobe_feature f)
 		[SYSPROBE_HELPER_READ_KERNEL] = "read_kernel",
 		[SYSPROBE_HELPER_READ_USER] = "read_user",
 		[SYSPROBE_INSN_MAY_GOTO] = "may_goto",
+		[SYSPROBE_KFUNC_UNTYPED_CAST] = "untyped_cast",
 	};
 
 	return f < SYSPROBE__COUNT ? keys[f] : "?";
@@ -157,6 +160,39 @@ static int may_goto_loads(void)
 	return 1;
 }
 
+/*
+ * Does a raw tracepoint program load that casts a value to no type with
+ * bpf_rdonly_cast (Linux 6.17) and loads eight bytes through it, as the
+ * socket filter does (sock_head_of)?
+ */
+static int untyped_cast_loads(void)
+{
+	struct btf *vmlinux = btf__load_vmlinux_btf();
+	int id = vmlinux ? btf__find_by_name_kind(vmlinux, "bpf_rdonly_cast", BTF_KIND_FUNC) : -1;
+	const struct bpf_insn insns[] = {
+		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_1 },
+		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_2 }, /* no type */
+		{ .code = BPF_JMP | BPF_CALL, .src_reg = BPF_PSEUDO_KFUNC_CALL, .imm = id },
+		{ .code = BPF_LDX | BPF_MEM | BPF_DW,
+		  .dst_reg = BPF_REG_0,
+		  .src_reg = BPF_REG_0,
+		  .off = 8 },
+		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_0 },
+		{ .code = BPF_JMP | BPF_EXIT },
+	};
+	int fd;
+
+	btf__free(vmlinux);
+	if (id <= 0)
+		return 0;
+	fd = bpf_prog_load(BPF_PROG_TYPE_RAW_TRACEPOINT, NULL, "GPL", insns,
+			   sizeof(insns) / sizeof(insns[0]), NULL);
+	if (fd < 0)
+		return 0;
+	close(fd);
+	return 1;
+}
+
 /* The kernel's answer, through libbpf's probes (each loads a tiny program or map). */
 static int kernel_feature(enum sysprobe_feature f, void *ctx)
 {
@@ -185,6 +221,8 @@ static int kernel_feature(enum sysprobe_feature f, void *ctx)
 					       NULL) == 1;
 	case SYSPROBE_INSN_MAY_GOTO:
 		return may_goto_loads();
+	case SYSPROBE_KFUNC_UNTYPED_CAST:
+		return untyped_cast_loads();
 	default:
 		return 0;
 	}
@@ -241,6 +279,13 @@ static void missing(struct sysprobe *p, enum sysprobe_feature f)
 		say(p, LOG_ERROR,
 		    "the kernel's BPF verifier lacks the may_goto instruction (Linux 6.9 or later "
 		    "is needed): claimd's framing loops use it");
+		break;
+	case SYSPROBE_KFUNC_UNTYPED_CAST:
+		say(p, LOG_INFO,
+		    "the kernel's bpf_rdonly_cast takes no cast to no type (Linux 6.17 adds it): "
+		    "the socket filter reads three fields of a socket where it would read one "
+		    "word, "
+		    "a few ns more on every TCP read and write");
 		break;
 	default:
 		break;
@@ -341,8 +386,10 @@ int sysprobe__check(const struct sysprobe_env *env, struct sysprobe *p)
 		if (p->has[i] || i == SYSPROBE_PROG_UPROBE)
 			continue;
 		missing(p, i);
-		ok = 0;
+		if (i != SYSPROBE_KFUNC_UNTYPED_CAST) /* only slower without it */
+			ok = 0;
 	}
+	p->untyped_cast = p->has[SYSPROBE_KFUNC_UNTYPED_CAST];
 	/* Without uprobes claimd still follows plain HTTP: a stated degraded mode. */
 	p->uprobes = p->has[SYSPROBE_PROG_UPROBE];
 	if (ok && !p->uprobes) {

@@ -31,6 +31,7 @@ enum sysprobe_feature {
 	SYSPROBE_HELPER_READ_KERNEL, /* the socket behind an fd; lockdown may forbid it */
 	SYSPROBE_HELPER_READ_USER,   /* the bytes a syscall moved */
 	SYSPROBE_INSN_MAY_GOTO,	     /* loops without a call per step (bpf/loop.bpf.h) */
+	SYSPROBE_KFUNC_UNTYPED_CAST, /* optional: the socket filter's one load (bpf/sock.bpf.h) */
 	SYSPROBE__COUNT,
 };
 
@@ -57,6 +58,7 @@ struct sysprobe {
 	bool sock_tracepoints; /* sock:sock_recv_length, sock_send_length: the bytes; inet_sock_set_state */
 	bool has[SYSPROBE__COUNT];
 	bool uprobes;	   /* TLS and explicit context can be followed */
+	bool untyped_cast; /* bpf_rdonly_cast to no type: the filter reads a socket in one load */
 	bool degraded;	   /* runs, without something: see report */
 	char lockdown[32]; /* "none", "integrity", "confidentiality", or "unknown" */
 	char report[2048]; /* every message, one per line */
