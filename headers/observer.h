@@ -338,7 +338,7 @@ struct claimd_listen_port {
 
 /*
  * The sockets the connection table follows, by their ports: a count per
- * slot of the sock_marks map, raised when a socket is born under watch (or
+ * slot of the sock_marks array, raised when a socket is born under watch (or
  * by claimd for the connections it seeds) and lowered when it ends. A
  * socket whose slot counts none belongs to no connection followed: its
  * bytes leave the program before any helper call. Two sockets in one slot

@@ -177,6 +177,18 @@ void test_sysprobe(void)
 		}
 		k.missing = -1;
 	}
+	if (test__start_subtest("no_untyped_cast_runs")) {
+		/* Only slower without it: the filter reads a socket's fields one by one. */
+		k.missing = SYSPROBE_KFUNC_UNTYPED_CAST;
+		env = host_env(&k);
+		ASSERT_EQ(sysprobe__check(&env, &p), base, "runs when the rest is there");
+		ASSERT_FALSE(p.untyped_cast, "no cast to no type");
+		if (!base) {
+			ASSERT_FALSE(p.degraded, "not degraded: nothing is lost");
+			says(&p, "takes no cast to no type (Linux 6.17", "message");
+		}
+		k.missing = -1;
+	}
 	if (test__start_subtest("this_kernel")) {
 		/* The real probes, where they can run (loading a program needs root). */
 		if (geteuid()) {
@@ -194,6 +206,8 @@ void test_sysprobe(void)
 					    p.has[SYSPROBE_HELPER_READ_KERNEL] &&
 					    p.has[SYSPROBE_INSN_MAY_GOTO],
 				    "this kernel has what claimd needs");
+			/* Linux 6.17 and later cast to no type (kernel-facts: 6.18 here). */
+			ASSERT_TRUE(p.untyped_cast, "this kernel casts to no type");
 		}
 	}
 	log_set_level(LOG_INFO);
