@@ -83,12 +83,14 @@ static __always_inline int sock_head_packed(void)
  */
 static __always_inline struct sock_head sock_head_of(__u64 skaddr)
 {
-	struct sock *sk = bpf_rdonly_cast((void *)skaddr, bpf_core_type_id_kernel(struct sock));
 	struct sock_head h;
 	const char *raw;
 	__u64 w;
 
 	if (__builtin_expect(!sock_head_packed(), 0)) {
+		struct sock *sk =
+			bpf_rdonly_cast((void *)skaddr, bpf_core_type_id_kernel(struct sock));
+
 		h.portpair = sk->__sk_common.skc_portpair;
 		h.family = sk->__sk_common.skc_family;
 		h.state = sk->__sk_common.skc_state;
