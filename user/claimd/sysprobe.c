@@ -143,6 +143,17 @@ static bool pretend_missing(enum sysprobe_feature f)
 	return false;
 }
 
+/* Does the kernel load this program of type t? */
+static int prog_loads(enum bpf_prog_type t, const struct bpf_insn *insns, size_t n)
+{
+	int fd = bpf_prog_load(t, NULL, "GPL", insns, n, NULL);
+
+	if (fd < 0)
+		return 0;
+	close(fd);
+	return 1;
+}
+
 /* Does a tracepoint program with a may_goto (BPF_JMP | BPF_JCOND) load? */
 static int may_goto_loads(void)
 {
@@ -151,13 +162,8 @@ static int may_goto_loads(void)
 		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_0 },
 		{ .code = BPF_JMP | BPF_EXIT },
 	};
-	int fd = bpf_prog_load(BPF_PROG_TYPE_TRACEPOINT, NULL, "GPL", insns,
-			       sizeof(insns) / sizeof(insns[0]), NULL);
 
-	if (fd < 0)
-		return 0;
-	close(fd);
-	return 1;
+	return prog_loads(BPF_PROG_TYPE_TRACEPOINT, insns, sizeof(insns) / sizeof(insns[0]));
 }
 
 /*
@@ -180,17 +186,10 @@ static int untyped_cast_loads(void)
 		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_0 },
 		{ .code = BPF_JMP | BPF_EXIT },
 	};
-	int fd;
 
 	btf__free(vmlinux);
-	if (id <= 0)
-		return 0;
-	fd = bpf_prog_load(BPF_PROG_TYPE_RAW_TRACEPOINT, NULL, "GPL", insns,
-			   sizeof(insns) / sizeof(insns[0]), NULL);
-	if (fd < 0)
-		return 0;
-	close(fd);
-	return 1;
+	return id > 0 &&
+	       prog_loads(BPF_PROG_TYPE_RAW_TRACEPOINT, insns, sizeof(insns) / sizeof(insns[0]));
 }
 
 /* The kernel's answer, through libbpf's probes (each loads a tiny program or map). */
