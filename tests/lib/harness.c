@@ -259,6 +259,21 @@ ssize_t read_file(const char *path, char *buf, size_t len)
 	return total;
 }
 
+int tls_cert_make(const char *cert, const char *key)
+{
+	char san[] = "subjectAltName=IP:127.0.0.1", out[4096];
+	const char *argv[] = { "openssl", "req",     "-x509", "-newkey",       "rsa:2048",
+			       "-nodes",  "-keyout", key,     "-out",	       cert,
+			       "-days",	  "1",	     "-subj", "/CN=127.0.0.1", "-addext",
+			       san,	  NULL };
+
+	if (proc_run(argv, out, sizeof(out), 30000) != 0) {
+		printf("openssl failed: %s\n", out);
+		return -1;
+	}
+	return 0;
+}
+
 int write_file(const char *path, const char *text)
 {
 	FILE *f = fopen(path, "w");

@@ -51,6 +51,12 @@ int wait_file(const char *path, int timeout_ms);
 /* Reads a small file into buf (NUL-terminated); returns bytes or -1. */
 ssize_t read_file(const char *path, char *buf, size_t len);
 int write_file(const char *path, const char *text);
+/*
+ * A self-signed certificate for 127.0.0.1 (its subjectAltName too, so a
+ * client that checks it against the address accepts it): cert and key
+ * written to the paths given. 0, or -1 with what openssl said printed.
+ */
+int tls_cert_make(const char *cert, const char *key);
 /* All of buf to fd; 0 or -1. */
 int write_all_fd(int fd, const void *buf, size_t len);
 void sleep_ms(int ms);
