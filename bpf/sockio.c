@@ -436,7 +436,7 @@ static __always_inline void conn_forget(struct claimd_conn *c, struct claimd_con
 
 	if (c->role == CLAIMD_ROLE_INBOUND)
 		bpf_map_delete_elem(&conn_ctx, key);
-	tls_forget(c, key->tgid);
+	tls_forget(c, key);
 	if (!bpf_map_delete_elem(&conns, key)) {
 		if (unindexed)
 			sock_mark_add(slot, -1);

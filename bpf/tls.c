@@ -14,6 +14,7 @@
  *     ciphertext itself, then calls SSL_read; SSL_write, then writes), the
  *     one TLS socket the thread moved raw bytes on since its last SSL call.
  *     Two or more such sockets: no tie.
+ * SSL_do_handshake is followed for the tie alone (no plaintext).
  * A call left untied is counted; the request its thread serves becomes
  * unknown (a write's answer is lost; a read's request is unseen). A
  * connection whose first byte is a TLS record is marked TLS; its raw bytes
@@ -64,12 +65,21 @@ static __always_inline void tls_note_fd(struct claimd_conn *c, struct io *io)
 	bpf_map_update_elem(&ssl_fds, &k, &io->key.fd, BPF_ANY);
 }
 
-/* A socket that goes forgets the SSL tied to it. */
-static __always_inline void tls_forget(struct claimd_conn *c, __u32 tgid)
+/*
+ * A socket that goes forgets the SSL tied to it, unless that SSL is tied to
+ * another socket by now: OpenSSL reuses a freed SSL's address, and a server
+ * that closes a connection only after freeing its SSL (Apache's lingering
+ * close) may have tied the address to the next connection in between.
+ */
+static __always_inline void tls_forget(struct claimd_conn *c, const struct claimd_conn_key *key)
 {
-	struct ssl_key k = { .ssl = c->ssl, .tgid = tgid };
+	struct ssl_key k = { .ssl = c->ssl, .tgid = key->tgid };
+	__s32 *fd;
 
-	if (c->ssl)
+	if (!c->ssl)
+		return;
+	fd = bpf_map_lookup_elem(&ssl_fds, &k);
+	if (fd && *fd == key->fd)
 		bpf_map_delete_elem(&ssl_fds, &k);
 }
 
@@ -215,6 +225,38 @@ SEC("uretprobe")
 int BPF_KRETPROBE(tls_write_ret, int ret)
 {
 	return ssl_exit(ret, 0);
+}
+
+/*
+ * SSL_do_handshake (SSL_accept and SSL_connect call it) moves no
+ * plaintext, but it ties its SSL pointer to a socket by the same rules as
+ * a read or a write. A server whose handshake read the client's first
+ * request record too (a client sends it right behind its Finished)
+ * decrypts it in an SSL_read that makes no syscall of its own (mod_ssl's
+ * BIOs over Apache's buffered input): that SSL_read finds the tie made
+ * here.
+ */
+SEC("uprobe")
+int BPF_KPROBE(tls_handshake, void *ssl)
+{
+	return ssl_enter(ssl, NULL, NULL, DIR_RX);
+}
+
+SEC("uretprobe")
+int BPF_KRETPROBE(tls_handshake_ret, int ret)
+{
+	__u64 id = bpf_get_current_pid_tgid();
+	__u32 tid = (__u32)id;
+	struct ssl_call *call = bpf_map_lookup_elem(&ssl_calls, &tid);
+
+	if (!call)
+		return 0;
+	/* No syscall of its own: a memory BIO's ciphertext, moved before. */
+	if (call->fd < 0)
+		tls_tie(call, id >> 32, tid);
+	bpf_map_delete_elem(&ssl_calls, &tid);
+	bpf_map_delete_elem(&tls_recent, &tid);
+	return 0;
 }
 
 SEC("uprobe")

@@ -31,6 +31,7 @@ fuzz_pkgs=(libclang-rt-14-dev)
 test_pkgs=(
 	python3 python3-requests # tests/peers/*.py, session_service.py's pool
 	openssl curl nginx iproute2 procps util-linux
+	apache2 # mod_ssl and mod_proxy in front of a backend (test_apache)
 	prometheus # promtool, and a server the tests start
 	chromium chromium-driver # the map in a headless browser
 	tmux # claimctl top in a real terminal
@@ -103,8 +104,8 @@ if ! "${apt[@]}" install "${missing[@]}" >/dev/null 2>&1; then
 	apt-get -q -o DPkg::Lock::Timeout=600 update >/dev/null
 	"${apt[@]}" install "${missing[@]}" >/dev/null
 fi
-# nginx's and prometheus's packages start system instances; tests run their own.
-for svc in nginx prometheus; do
+# nginx's, Apache's and prometheus's packages start system instances; tests run their own.
+for svc in nginx apache2 prometheus; do
 	if [[ " ${missing[*]} " == *" $svc "* ]] && command -v systemctl >/dev/null 2>&1; then
 		systemctl disable --now "$svc" >/dev/null 2>&1 || true
 	fi

@@ -25,7 +25,7 @@
 #include "verdict.h"
 
 #define TLS_FILES_MAX  32
-#define TLS_PROBES     8
+#define TLS_PROBES     10
 #define CTX_FILES_MAX  64
 #define DETACH_THREADS 32
 #define GO_FILES_MAX   CLAIMD_GO_EXES_MAX
@@ -304,6 +304,8 @@ int observer__attach_tls(struct observer *obs, const char *path)
 		{ obs->skel->progs.tls_read_ex_ret, "SSL_read_ex", true },
 		{ obs->skel->progs.tls_write_ex, "SSL_write_ex", false },
 		{ obs->skel->progs.tls_write_ex_ret, "SSL_write_ex", true },
+		{ obs->skel->progs.tls_handshake, "SSL_do_handshake", false },
+		{ obs->skel->progs.tls_handshake_ret, "SSL_do_handshake", true },
 	};
 	struct bpf_link **links;
 	int i, attached = 0, err = -ENOENT;
