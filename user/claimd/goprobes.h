@@ -20,8 +20,10 @@ void goprobes__free(struct goprobes *gp);
 /* The process tgid (one claimd follows): its executable probed if Go, the
  * process marked. 1 if its executable was probed now, else 0. */
 int goprobes__process(struct goprobes *gp, __u32 tgid);
-/* Go executables probed; found and left to the syscall path (too old, no net/http). */
+/* Go executables probed; found and left to the syscall path (a version outside
+ * the offset table, no net/http), all told and by reason (enum goexec_refusal). */
 int goprobes__files(const struct goprobes *gp);
 int goprobes__refused(const struct goprobes *gp);
+int goprobes__refused_by(const struct goprobes *gp, int reason);
 
 #endif
