@@ -214,10 +214,8 @@ static int read_vaddr(const struct elf_file *f, uint64_t vaddr, void *buf, size_
 
 bool goexec__parse_go_version(const char *s, int *major, int *minor)
 {
-	int n = 0;
-
 	/* "go1.19.8", "go1.20", "go1.21rc2": a development build ("devel ...") has none. */
-	return sscanf(s, "go%d.%d%n", major, minor, &n) == 2 && n > 0 && *major >= 0 && *minor >= 0;
+	return sscanf(s, "go%d.%d", major, minor) == 2 && *major >= 0 && *minor >= 0;
 }
 
 bool goexec__parse_grpc_version(const char *s, int *major, int *minor)
@@ -344,8 +342,10 @@ static int read_buildinfo(const struct elf_file *f, struct goexec *g, char **mod
 		const uint8_t *v = inline_string(b, size, &i, &len), *m;
 		uint64_t mlen = 0;
 
-		if (!v || len >= sizeof(g->version))
+		if (!v)
 			return -1;
+		/* A long version ("go1.21.0 X:boringcrypto,...") is cut: its head is what counts. */
+		len = len < sizeof(g->version) ? len : sizeof(g->version) - 1;
 		memcpy(g->version, v, len);
 		m = inline_string(b, size, &i, &mlen);
 		*mod = m ? malloc(mlen ? mlen : 1) : NULL;
@@ -363,10 +363,10 @@ static int read_buildinfo(const struct elf_file *f, struct goexec *g, char **mod
 		if (read_vaddr(f, str, hdr, 2 * ptr_size))
 			return -1;
 		len = read_word(hdr + ptr_size, ptr_size);
-		if (len >= sizeof(g->version) ||
-		    read_vaddr(f, read_word(hdr, ptr_size), g->version, len))
+		len = len < sizeof(g->version) ? len : sizeof(g->version) - 1;
+		if (read_vaddr(f, read_word(hdr, ptr_size), g->version, len))
 			return -1;
-		/* The module list: read when it can be, else grpc-go's user agent says. */
+		/* The module list, when there is one (grpc-go's version may be in it). */
 		str = read_word(b + 16 + ptr_size, ptr_size);
 		if (!read_vaddr(f, str, hdr, 2 * ptr_size)) {
 			mlen = read_word(hdr + ptr_size, ptr_size);
