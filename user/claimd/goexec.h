@@ -71,14 +71,14 @@ struct goexec {
 	/*
 	 * grpc-go's version, "1.33.3", from the module list (a module-mode
 	 * build) or from its user agent "grpc-go/1.33.3" (every build: a
-	 * constant in .rodata); "" when neither says, or when they disagree.
+	 * constant in .rodata); "" when neither says, or when two disagree.
 	 */
 	char grpc_version[32];
 	int grpc_major, grpc_minor;
 	const char *grpc_from;	   /* where grpc_version was read; NULL: not read */
-	bool grpc_conflict;	   /* the module list and the user agent name other versions */
+	bool grpc_conflict;	   /* two versions read (module list, user agents): none taken */
 	uint32_t nfunc;		   /* functions in .gopclntab */
-	struct go_offsets offsets; /* from the table; all 0 for a program it does not cover */
+	struct go_offsets offsets; /* from the table: Go's and grpc-go's, 0 where not covered */
 	struct goexec_fn fn[GOFN__COUNT];
 };
 
