@@ -187,6 +187,7 @@ static void versions(void)
 	}
 }
 
+/* A module list's head as Go writes it: a 16-byte sentinel, the main package and module. */
 #define MOD_HEAD                  \
 	"0w\xaf\x0c\x92t\x08\x02" \
 	"A\xe1\xc1\x07\xe6\xd6\x18\xe6path\tex.com/svc\nmod\tex.com/svc\t(devel)\t\n"
