@@ -333,9 +333,45 @@ static enum goexec_refusal patched(const char *dir, const char *src, const char 
 	    !ASSERT_OK(goexec__open(dst, g), "goexec__open of the copy"))
 		return GOEXEC__REFUSALS;
 	r = goexec__refusal(g, &why);
-	printf("%s: %s, grpc-go %s: %s (%s)\n", to, g->version, g->grpc_version,
-	       goexec__refusal_name(r), why ? why : "");
+	printf("%.*s: %s, grpc-go %s: %s (%s)\n", (int)strcspn(to, "\n"), to, g->version,
+	       g->grpc_version, goexec__refusal_name(r), why ? why : "");
 	return r;
+}
+
+/*
+ * A module list that names grpc-go, as a module-mode build's does: three
+ * of the GOPATH build's lines in .go.buildinfo rewritten, same length, to a
+ * "dep" line (its checksum padded). Read back: a patch release beside the
+ * user agent's 1.33.3 agrees; another minor version disagrees, refused.
+ */
+static void module_list(const char *dir, const char *path)
+{
+	static const char lines[] =
+		"build\tCGO_CFLAGS=\nbuild\tCGO_CPPFLAGS=\nbuild\tCGO_CXXFLAGS=\n";
+	static const char *const versions[] = { "1.33.5", "1.61.0" };
+	static struct goexec g;
+	char dep[sizeof(lines)];
+	int i, n;
+
+	for (i = 0; i < 2; i++) {
+		n = snprintf(dep, sizeof(dep),
+			     "dep\tgoogle.golang.org/grpc\tv%s\th1:", versions[i]);
+		memset(dep + n, 'x', sizeof(dep) - 2 - n);
+		dep[sizeof(dep) - 2] = '\n';
+		dep[sizeof(dep) - 1] = 0;
+		if (patched(dir, path, GOPATCH_BUILDINFO, GOPATCH_BUILDINFO_LEN, lines, dep, 1, 1,
+			    &g) == GOEXEC__REFUSALS)
+			return;
+		if (i == 0) {
+			ASSERT_EQ(goexec__refusal(&g, NULL), GOEXEC_PROBED, "1.33.5 listed: 1.33");
+			ASSERT_STREQ(g.grpc_version, "1.33.5", "the module list's version");
+			ASSERT_STREQ(g.grpc_from ? g.grpc_from : "", "module list and user agent",
+				     "both read");
+		} else {
+			ASSERT_EQ(goexec__refusal(&g, NULL), GOEXEC_GRPC_VERSION, "1.61.0 listed");
+			ASSERT_TRUE(g.grpc_conflict, "module list and user agent disagree");
+		}
+	}
 }
 
 static void patched_versions(const char *path, const char *spath, const struct goexec *plain)
@@ -369,6 +405,7 @@ static void patched_versions(const char *path, const char *spath, const struct g
 		  GOEXEC_GRPC_VERSION, "two grpc-go versions: refused");
 	ASSERT_TRUE(g.grpc_conflict, "said to disagree");
 	ASSERT_STREQ(g.grpc_version, "", "no version taken");
+	module_list(dir, path);
 	tmpdir_remove(dir);
 }
 
