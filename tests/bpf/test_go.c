@@ -34,7 +34,11 @@
  *  - grpc, grpc_stripped: grpc-go unary (goservice grpc-serve), a
  *    driver -> front -> backend failing every fifth id with UNAVAILABLE:
  *    the front -> backend edge exact and fail-close, the front's failures
- *    unclaimed, the backend's claimed, none wrong or unknown.
+ *    unclaimed, the backend's claimed, none wrong or unknown;
+ *  - go_version_refused, grpc_version_refused: goservice copied with its Go
+ *    version (go1.29) or its grpc-go version (1.93) rewritten, outside the
+ *    offset table: refused, said in the log and counted, never probed; a
+ *    pair run from it stays with the syscall path, no verdict wrong.
  * Every Go process must live until the test stops it.
  */
 #include <signal.h>
@@ -44,6 +48,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "goexec.h"
+#include "gopatch.h"
 #include "harness.h"
 #include "test_progs.h"
 #include "truth.h"
@@ -63,7 +69,7 @@ struct gosvc {
 
 struct gorun {
 	struct claimd_h *h;
-	const char *exe; /* goservice or goservice.stripped */
+	const char *exe; /* goservice or goservice.stripped, or a full path */
 	bool tls;	 /* services serve over TLS */
 	bool grpc;	 /* gRPC (grpc-serve, grpc-load): addresses without a scheme */
 	bool gc;	 /* services collect garbage without pause (goservice -gc) */
@@ -71,6 +77,16 @@ struct gorun {
 	struct gosvc svc[GO_MAX];
 	int n;
 };
+
+/* The program r runs: a peer built here, or a file named by its full path. */
+static const char *exe_of(const struct gorun *r, char *buf, size_t len)
+{
+	if (r->exe[0] == '/')
+		snprintf(buf, len, "%s", r->exe);
+	else
+		snprintf(buf, len, "%s/tests/go/%s", test__build_dir(), r->exe);
+	return buf;
+}
 
 /* Starts a goservice named name ('serve' with args); its port once it listens. */
 static struct gosvc *go_start(struct gorun *r, const char *name, const char *const args[])
@@ -83,7 +99,7 @@ static struct gosvc *go_start(struct gorun *r, const char *name, const char *con
 
 	if (r->n >= GO_MAX)
 		return NULL;
-	snprintf(exe, sizeof(exe), "%s/tests/go/%s", test__build_dir(), r->exe);
+	exe_of(r, exe, sizeof(exe));
 	snprintf(ready, sizeof(ready), "%s/%s.ready", r->h->dir, name);
 	snprintf(env, sizeof(env), "CLAIMD_SERVICE=%s", name);
 	if (r->tls)
@@ -148,7 +164,7 @@ static bool go_load(struct gorun *r, const struct gosvc *s)
 	bool ok = true;
 	pid_t pid;
 
-	snprintf(exe, sizeof(exe), "%s/tests/go/%s", test__build_dir(), r->exe);
+	exe_of(r, exe, sizeof(exe));
 	if (r->grpc)
 		snprintf(addr, sizeof(addr), "127.0.0.1:%d", s->port);
 	else
@@ -622,6 +638,134 @@ out:
 	own_claimd_end(&h, &t, &r);
 }
 
+/* Lines of claimd's log holding needle, waiting up to 10 s for one. */
+static int log_lines(const struct claimd_h *h, const char *needle)
+{
+	static char log[1 << 18];
+	const char *p;
+	int i, n = 0;
+
+	for (i = 0; i < 50 && !n; i++) {
+		if (i)
+			sleep_ms(200);
+		if (read_file(h->log, log, sizeof(log)) < 0)
+			continue;
+		for (p = log; (p = strstr(p, needle)); p++)
+			n++;
+	}
+	return n;
+}
+
+/*
+ * A front -> backend pair run by r (its program refused): the driver's
+ * answers the programs' own, no verdict of the pair wrong against the truth
+ * (failures: the failed requests the syscall path is waited for to
+ * report), neither service followed per goroutine.
+ */
+static void refused_pair(struct gorun *r, struct trace_cap *t, const char *const names[2],
+			 const char *what, int failures)
+{
+	const struct truth_svc shape = { .target = r->grpc ? NULL : "/r/%d",
+					 .ids = REQUESTS,
+					 .mod = FAIL_MOD };
+	const char *services[] = { "services", NULL };
+	struct truth_svc truth[2];
+	struct truth_tally tally = { 0 };
+	struct json_object *arr;
+	struct gosvc *b = NULL, *f;
+	size_t k, mark = trace_mark(t);
+
+	f = go_pair(r, names, NULL, NULL, &b);
+	if (!ASSERT_OK_PTR(f, "pair started") || !go_load(r, f))
+		return;
+	{
+		const pid_t pids[2] = { f->pid, b->pid };
+
+		truth__chain(truth, 2, &shape, pids, names);
+		truth__tally_trace(&tally, t, mark, truth, 2, failures);
+		truth__expect(&tally, what, -1, -1);
+	}
+	arr = claimctl_json(r->h, services);
+	for (k = 0; k < json_object_array_length(arr); k++) {
+		struct json_object *o = json_object_array_get_idx(arr, k);
+
+		if (!strcmp(j_str(o, "service"), names[0]) ||
+		    !strcmp(j_str(o, "service"), names[1]))
+			ASSERT_TRUE(strcmp(j_str(o, "mode"), "goroutine"),
+				    "not followed per goroutine");
+	}
+	json_object_put(arr);
+}
+
+/*
+ * A copy of goservice whose Go version (in .go.buildinfo) or grpc-go
+ * version (its user agent constants) is rewritten to one the offset table
+ * does not cover: claimd refuses the file, once for all the processes
+ * running it (a log line naming it, its versions and the class;
+ * go_refused_by), and its pairs stay with the syscall path (refused_pair).
+ * grpc: a gRPC pair first (the syscall path frames no HTTP/2: its requests
+ * get no verdict, none wrong), then a net/http pair from the same file,
+ * refused as a whole.
+ */
+static void version_refused(bool grpc)
+{
+	const char *cls = grpc ? "grpc-version" : "go-version";
+	struct claimd_h h = { 0 };
+	struct trace_cap t = { 0 };
+	char src[H_PATH], exe[H_PATH], from[64], to[64], line[H_PATH + 256];
+	struct gorun r = { .h = &h, .exe = exe };
+	const char *const http_names[2] = { "gvfront", "gvback" };
+	const char *const grpc_names[2] = { "grvfront", "grvback" };
+	const char *st[] = { "status", NULL };
+	static struct goexec g;
+	struct json_object *s = NULL;
+	long long before;
+
+	if (!ASSERT_OK(tmpdir_make(h.dir, sizeof(h.dir)), "directory"))
+		return;
+	snprintf(src, sizeof(src), "%s/tests/go/goservice", test__build_dir());
+	snprintf(exe, sizeof(exe), "%s/goservice.%s", h.dir, cls);
+	if (!ASSERT_OK(goexec__open(src, &g), "goservice read"))
+		goto out;
+	if (grpc) {
+		snprintf(from, sizeof(from), "grpc-go/%.31s", g.grpc_version);
+		snprintf(to, sizeof(to), "grpc-go/1.9%.28s", g.grpc_version + 3);
+		ASSERT_EQ(gopatch_copy(src, exe, NULL, 0, from, to, 0), 2, "both user agents");
+	} else {
+		/* go1.19.8 -> go1.29.8; the runtime's own copy, before .go.buildinfo, stays. */
+		snprintf(from, sizeof(from), "%.31s", g.version);
+		snprintf(to, sizeof(to), "go1.2%.26s", g.version + 5);
+		ASSERT_EQ(gopatch_copy(src, exe, GOPATCH_BUILDINFO, GOPATCH_BUILDINFO_LEN, from, to,
+				       1),
+			  1, "the version in .go.buildinfo");
+	}
+	printf("%s: %s rewritten to %s\n", cls, from, to);
+	if (test__failed_now() || !ASSERT_OK(claimd_start(&h, NULL), "claimd start") ||
+	    !ASSERT_OK(trace_start(&t, &h), "trace"))
+		goto out;
+	/* Other Go programs on the host may be refused too: this one's count is the change. */
+	s = claimctl_json(&h, st);
+	before = j_int(j_get(s, "go_refused_by"), cls);
+	json_object_put(s);
+	if (grpc) {
+		r.grpc = true;
+		refused_pair(&r, &t, grpc_names, "grpc-version, gRPC", 0);
+		r.grpc = false;
+	}
+	refused_pair(&r, &t, http_names, cls, 2 * FAILURES);
+	snprintf(line, sizeof(line), "Go: %s (%s, grpc-go %s) of process", exe,
+		 grpc ? g.version : to, grpc ? to + 8 : g.grpc_version);
+	ASSERT_EQ(log_lines(&h, line), 1, "the log names the file and its versions, once");
+	snprintf(line, sizeof(line), "not probed, left to the syscall path (%s): ", cls);
+	ASSERT_GE(log_lines(&h, line), 1, "the log says why");
+	s = claimctl_json(&h, st);
+	ASSERT_GE(j_int(j_get(s, "go_refused_by"), cls) - before, 1, "counted under its class");
+	ASSERT_GE(j_int(s, "go_refused"), j_int(j_get(s, "go_refused_by"), cls), "and in all");
+	json_object_put(s);
+out:
+	own_claimd_end(&h, &t, &r);
+}
+
 void test_go(void)
 {
 	struct claimd_h h = { 0 };
@@ -639,6 +783,10 @@ void test_go(void)
 		started_before();
 	if (test__start_subtest("no_go"))
 		no_go();
+	if (test__start_subtest("go_version_refused"))
+		version_refused(false);
+	if (test__start_subtest("grpc_version_refused"))
+		version_refused(true);
 	if (!ASSERT_OK(claimd_start(&h, NULL), "claimd start") ||
 	    !ASSERT_OK(trace_start(&t, &h), "trace"))
 		goto out;

@@ -28,6 +28,7 @@
 #include "edges.h"
 #include "evloop.h"
 #include "fleet.h"
+#include "goexec.h"
 #include "graph.h"
 #include "handover.h"
 #include "kcounts.h"
@@ -675,6 +676,20 @@ static struct json_object *unknown_json(const struct edges *e)
 	return o;
 }
 
+/* Go executables left to the syscall path, by reason (goexec.h's classes). */
+static struct json_object *go_refused_json(const struct claimd *d)
+{
+	struct json_object *o = json_object_new_object();
+	int r;
+
+	for (r = GOEXEC_PROBED + 1; r < GOEXEC__REFUSALS; r++)
+		json_object_object_add(
+			o, goexec__refusal_name(r),
+			json_object_new_int(d->uprobes ? uprobes__go_refused_by(d->uprobes, r)
+						       : 0));
+	return o;
+}
+
 static struct json_object *status_json(struct claimd *d)
 {
 	const struct roots_counts *rc = roots__counts(d->roots);
@@ -743,6 +758,7 @@ static struct json_object *status_json(struct claimd *d)
 	json_object_object_add(
 		o, "go_refused",
 		json_object_new_int(d->uprobes ? uprobes__go_refused(d->uprobes) : 0));
+	json_object_object_add(o, "go_refused_by", go_refused_json(d));
 	json_object_object_add(o, "programs", observer__programs_json(d->obs));
 	json_object_object_add(o, "trace_dropped",
 			       json_object_new_uint64(control__dropped(d->ctl)));

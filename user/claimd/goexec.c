@@ -4,8 +4,9 @@
  * the Go toolchain writes them (src/debug/buildinfo, src/runtime/symtab.go):
  *
  * .go.buildinfo: 14 bytes "\xff Go buildinf:", pointer size, flags. Flag 2
- * (Go 1.18 on): the version follows at byte 32 as a varint-prefixed string;
- * else two pointers at byte 16 to Go string headers (pointer, length).
+ * (Go 1.18 on): the version follows at byte 32 as a varint-prefixed string,
+ * the module list after it as another; else two pointers at byte 16 to Go
+ * string headers (pointer, length): the version's and the module list's.
  *
  * .gopclntab header: magic (0xfffffffa Go 1.16-1.17, 0xfffffff0 1.18-1.19,
  * 0xfffffff1 1.20 on), two zero bytes, instruction quantum, pointer size,
@@ -16,9 +17,12 @@
  * is the end of the text. At pclnOffset + funcoff each function's _func,
  * whose second 32-bit word is its name's offset in the name table.
  *
- * Struct field offsets: the table below, by version, for binaries without
- * DWARF and with it alike (tests/unit/test_goexec.c compares it with the
- * DWARF of a binary built here, through tests/peers/go/gooffsets).
+ * Struct field offsets: the tables below, by Go version and by grpc-go
+ * version, for binaries without DWARF and with it alike
+ * (tests/unit/test_goexec.c compares them with the DWARF of a binary built
+ * here, through tests/peers/go/gooffsets). claimd does not read DWARF: most
+ * deployed binaries are stripped of it, and a program the tables do not
+ * cover is refused (goexec__refusal), its HTTP left to the syscall path.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -44,12 +48,11 @@ static const char *const fn_names[GOFN__COUNT] = {
 
 /*
  * Field offsets of amd64 Go 1.17 to 1.19 (net/http, net/url, net,
- * internal/poll, runtime): unchanged across these versions; grpc-go's as in
- * 1.33 (its stream and status layouts moved at 1.60, 1.69 and 1.77). A version
- * outside the range gets them too, with a warning from goexec__probeable
- * only when it is older (the register ABI is the gate).
+ * internal/poll, runtime): unchanged across these versions, the last
+ * checked against DWARF by the tests. Go 1.20 and later are not in the
+ * table: their layouts were not checked here.
  */
-static const struct go_offsets offsets_1_17 = {
+static const struct go_offsets go_1_17 = {
 	.req_method = 0,
 	.req_url = 16,
 	.url_host = 40,
@@ -65,7 +68,14 @@ static const struct go_offsets offsets_1_17 = {
 	.pfd_sysfd = 16,
 	.response_status = 16,
 	.tcpaddr_port = 24,
-	/* grpc-go 1.33 (Debian 12) */
+};
+
+/*
+ * grpc-go 1.33 (Debian 12's 1.33.3), checked against DWARF by the tests.
+ * Its stream and status layouts moved at 1.60, 1.69 and 1.77, and the
+ * versions between were not checked: only 1.33 is in the table.
+ */
+static const struct go_offsets grpc_1_33 = {
 	.grpc_stream_method = 72,
 	.grpc_h2s_conn = 32,
 	.grpc_h2s_remote = 72,
@@ -74,6 +84,53 @@ static const struct go_offsets offsets_1_17 = {
 	.grpc_spb_code = 0,
 	.grpc_cc_target = 24,
 };
+
+/* A grpc-go layout fills the fields from grpc_stream_method to the end. */
+#define GRPC_FIELDS offsetof(struct go_offsets, grpc_stream_method)
+_Static_assert(offsetof(struct go_offsets, grpc_cc_target) + sizeof(__u32) ==
+		       sizeof(struct go_offsets),
+	       "grpc-go's fields end struct go_offsets");
+
+struct layout_row {
+	int major, minor;
+	const struct go_offsets *o;
+};
+
+/* What the table covers: each version named, none taken for a neighbour. */
+static const struct layout_row go_rows[] = {
+	{ 1, 17, &go_1_17 },
+	{ 1, 18, &go_1_17 },
+	{ 1, 19, &go_1_17 },
+};
+
+static const struct layout_row grpc_rows[] = {
+	{ 1, 33, &grpc_1_33 },
+};
+
+static const struct go_offsets *layout_of(const struct layout_row *rows, size_t n, int major,
+					  int minor)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (rows[i].major == major && rows[i].minor == minor)
+			return rows[i].o;
+	return NULL;
+}
+
+#define ROWS(r) (r), sizeof(r) / sizeof((r)[0])
+
+static const char *const refusal_names[GOEXEC__REFUSALS] = {
+	[GOEXEC_PROBED] = "probed",	    [GOEXEC_ARCH] = "arch",
+	[GOEXEC_GO_VERSION] = "go-version", [GOEXEC_GRPC_VERSION] = "grpc-version",
+	[GOEXEC_NO_RUNTIME] = "no-runtime", [GOEXEC_NO_HTTP] = "no-http",
+	[GOEXEC_ATTACH] = "attach",
+};
+
+const char *goexec__refusal_name(enum goexec_refusal r)
+{
+	return r < GOEXEC__REFUSALS ? refusal_names[r] : "?";
+}
 
 const char *goexec__fn_name(enum goexec_fn_id id)
 {
@@ -155,9 +212,22 @@ static int read_vaddr(const struct elf_file *f, uint64_t vaddr, void *buf, size_
 	return 0;
 }
 
+bool goexec__parse_go_version(const char *s, int *major, int *minor)
+{
+	/* "go1.19.8", "go1.20", "go1.21rc2": a development build ("devel ...") has none. */
+	return sscanf(s, "go%d.%d", major, minor) == 2 && *major >= 0 && *minor >= 0;
+}
+
+bool goexec__parse_grpc_version(const char *s, int *major, int *minor)
+{
+	if (*s == 'v')
+		s++;
+	return sscanf(s, "%d.%d", major, minor) == 2 && *major >= 0 && *minor >= 0;
+}
+
 static void parse_version(struct goexec *g)
 {
-	if (sscanf(g->version, "go%d.%d", &g->major, &g->minor) != 2) {
+	if (!goexec__parse_go_version(g->version, &g->major, &g->minor)) {
 		g->major = 0;
 		g->minor = 0;
 	}
@@ -165,7 +235,97 @@ static void parse_version(struct goexec *g)
 	g->regabi = g->major > 1 || (g->major == 1 && g->minor >= 17);
 }
 
-static int read_buildinfo(const struct elf_file *f, struct goexec *g)
+/* The next tab-ended field of [*p, end) into out (cut to len); *p moved past its tab. */
+static void next_field(const char **p, const char *end, char *out, size_t len)
+{
+	const char *tab = memchr(*p, '\t', (size_t)(end - *p));
+	const char *q = tab ? tab : end;
+
+	snprintf(out, len, "%.*s", (int)(q - *p), *p);
+	*p = tab ? tab + 1 : end;
+}
+
+bool goexec__modinfo_grpc(const char *mod, size_t len, char *ver, size_t vlen)
+{
+	const char *p = mod, *end = mod + len;
+	bool found = false;
+
+	ver[0] = 0;
+	while (p < end) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		const char *line_end = nl ? nl : end;
+		char kind[8], path[64], v[32];
+
+		next_field(&p, line_end, kind, sizeof(kind));
+		next_field(&p, line_end, path, sizeof(path));
+		next_field(&p, line_end, v, sizeof(v));
+		p = line_end + 1;
+		if (found) {
+			/* Replaced: the replacement's version, none for a directory. */
+			if (!strcmp(kind, "=>"))
+				snprintf(ver, vlen, "%s", v[0] == 'v' ? v + 1 : "");
+			break;
+		}
+		if (!strcmp(kind, "dep") && !strcmp(path, "google.golang.org/grpc")) {
+			found = true;
+			snprintf(ver, vlen, "%s", v[0] == 'v' ? v + 1 : v);
+		}
+	}
+	return ver[0];
+}
+
+int goexec__user_agent_grpc(const void *data, size_t size, char *ver, size_t vlen)
+{
+	static const char ua[] = "grpc-go/";
+	const char *p = data, *end = p + size, *hit;
+	int major = -1, minor = -1;
+
+	ver[0] = 0;
+	while (p < end && (hit = memmem(p, (size_t)(end - p), ua, sizeof(ua) - 1))) {
+		const char *v = hit + sizeof(ua) - 1, *q = v;
+		char one[32];
+		int a, b;
+
+		while (q < end && q - v < (long)sizeof(one) - 1 &&
+		       ((*q >= '0' && *q <= '9') || *q == '.'))
+			q++;
+		while (q > v && q[-1] == '.')
+			q--;
+		p = hit + 1;
+		snprintf(one, sizeof(one), "%.*s", (int)(q - v), v);
+		if (!goexec__parse_grpc_version(one, &a, &b))
+			continue; /* "grpc-go/" in a message, not the constant */
+		if (major >= 0 && (a != major || b != minor)) {
+			ver[0] = 0;
+			return -1;
+		}
+		if (major < 0)
+			snprintf(ver, vlen, "%s", one);
+		major = a;
+		minor = b;
+	}
+	return major >= 0;
+}
+
+/* A uvarint-prefixed string of b at *i: its bytes and length; *i moved past it. */
+static const uint8_t *inline_string(const uint8_t *b, size_t size, size_t *i, uint64_t *len)
+{
+	int shift = 0;
+
+	*len = 0;
+	while (*i < size && shift < 64) {
+		*len |= (uint64_t)(b[*i] & 0x7f) << shift;
+		shift += 7;
+		if (!(b[(*i)++] & 0x80))
+			break;
+	}
+	if (*len > size - *i)
+		return NULL;
+	*i += *len;
+	return b + *i - *len;
+}
+
+static int read_buildinfo(const struct elf_file *f, struct goexec *g, char **mod, size_t *mod_len)
 {
 	static const char magic[] = "\xff Go buildinf:";
 	GElf_Shdr sh;
@@ -178,22 +338,24 @@ static int read_buildinfo(const struct elf_file *f, struct goexec *g)
 		return -1;
 	ptr_size = b[14];
 	if (b[15] & 2) {
-		/* Inline: a uvarint length, then the bytes. */
 		size_t i = 32;
-		int shift = 0;
+		const uint8_t *v = inline_string(b, size, &i, &len), *m;
+		uint64_t mlen = 0;
 
-		while (i < size && shift < 64) {
-			len |= (uint64_t)(b[i] & 0x7f) << shift;
-			shift += 7;
-			if (!(b[i++] & 0x80))
-				break;
-		}
-		if (len >= sizeof(g->version) || i + len > size)
+		if (!v)
 			return -1;
-		memcpy(g->version, b + i, len);
+		/* A long version ("go1.21.0 X:boringcrypto,...") is cut: its head is what counts. */
+		len = len < sizeof(g->version) ? len : sizeof(g->version) - 1;
+		memcpy(g->version, v, len);
+		m = inline_string(b, size, &i, &mlen);
+		*mod = m ? malloc(mlen ? mlen : 1) : NULL;
+		if (*mod) {
+			memcpy(*mod, m, mlen);
+			*mod_len = mlen;
+		}
 	} else {
 		uint8_t hdr[16];
-		uint64_t str;
+		uint64_t str, mlen;
 
 		if (ptr_size != 8 && ptr_size != 4)
 			return -1;
@@ -201,13 +363,62 @@ static int read_buildinfo(const struct elf_file *f, struct goexec *g)
 		if (read_vaddr(f, str, hdr, 2 * ptr_size))
 			return -1;
 		len = read_word(hdr + ptr_size, ptr_size);
-		if (len >= sizeof(g->version) ||
-		    read_vaddr(f, read_word(hdr, ptr_size), g->version, len))
+		len = len < sizeof(g->version) ? len : sizeof(g->version) - 1;
+		if (read_vaddr(f, read_word(hdr, ptr_size), g->version, len))
 			return -1;
+		/* The module list, when there is one (grpc-go's version may be in it). */
+		str = read_word(b + 16 + ptr_size, ptr_size);
+		if (!read_vaddr(f, str, hdr, 2 * ptr_size)) {
+			mlen = read_word(hdr + ptr_size, ptr_size);
+			*mod = mlen && mlen < (1u << 20) ? malloc(mlen) : NULL;
+			if (*mod && read_vaddr(f, read_word(hdr, ptr_size), *mod, mlen)) {
+				free(*mod);
+				*mod = NULL;
+			}
+			*mod_len = *mod ? mlen : 0;
+		}
 	}
 	g->version[len] = 0;
 	parse_version(g);
 	return 0;
+}
+
+/*
+ * grpc-go's version, from the module list and from the user agent
+ * constant: where both say, they must agree (major.minor); a GOPATH-mode
+ * build lists no modules, and only the constant says.
+ */
+static void read_grpc_version(const struct elf_file *f, struct goexec *g, const char *mod,
+			      size_t mod_len)
+{
+	char from_mod[32] = "", from_ua[32] = "";
+	int a, b, c, d;
+	GElf_Shdr sh;
+	size_t size = 0;
+	const uint8_t *ro = section_bytes(f->elf, ".rodata", &size, &sh);
+
+	if (mod)
+		goexec__modinfo_grpc(mod, mod_len, from_mod, sizeof(from_mod));
+	if (ro && goexec__user_agent_grpc(ro, size, from_ua, sizeof(from_ua)) < 0)
+		g->grpc_conflict = true;
+	if (!goexec__parse_grpc_version(from_mod, &a, &b))
+		from_mod[0] = 0;
+	if (!goexec__parse_grpc_version(from_ua, &c, &d))
+		from_ua[0] = 0;
+	if (from_mod[0] && from_ua[0] && (a != c || b != d))
+		g->grpc_conflict = true;
+	if (g->grpc_conflict)
+		return;
+	if (from_mod[0]) {
+		snprintf(g->grpc_version, sizeof(g->grpc_version), "%s", from_mod);
+		g->grpc_from = from_ua[0] ? "module list and user agent" : "module list";
+	} else if (from_ua[0]) {
+		snprintf(g->grpc_version, sizeof(g->grpc_version), "%s", from_ua);
+		g->grpc_from = "user agent";
+	} else {
+		return;
+	}
+	goexec__parse_grpc_version(g->grpc_version, &g->grpc_major, &g->grpc_minor);
 }
 
 /* The layout of one pclntab: where its tables are. */
@@ -376,10 +587,26 @@ static int read_functions(const struct elf_file *f, struct goexec *g)
 	return 0;
 }
 
+/* The offsets of the table for g's versions; those it does not cover stay 0. */
+static void fill_offsets(struct goexec *g)
+{
+	const struct go_offsets *go = layout_of(ROWS(go_rows), g->major, g->minor);
+	const struct go_offsets *grpc = layout_of(ROWS(grpc_rows), g->grpc_major, g->grpc_minor);
+
+	if (go)
+		memcpy(&g->offsets, go, GRPC_FIELDS);
+	if (grpc)
+		memcpy((char *)&g->offsets + GRPC_FIELDS, (const char *)grpc + GRPC_FIELDS,
+		       sizeof(g->offsets) - GRPC_FIELDS);
+}
+
 int goexec__open(const char *path, struct goexec *g)
 {
 	struct elf_file f = { .fd = -1 };
 	GElf_Shdr sh;
+	GElf_Ehdr eh;
+	char *mod = NULL;
+	size_t mod_len = 0;
 	int err = -1, saved;
 
 	memset(g, 0, sizeof(*g));
@@ -393,17 +620,20 @@ int goexec__open(const char *path, struct goexec *g)
 		errno = ENOEXEC;
 		goto cleanup;
 	}
-	if (read_buildinfo(&f, g)) {
+	if (read_buildinfo(&f, g, &mod, &mod_len)) {
 		errno = ENOEXEC;
 		goto cleanup;
 	}
+	g->amd64 = gelf_getehdr(f.elf, &eh) && eh.e_machine == EM_X86_64;
 	g->stripped = !find_section(f.elf, ".symtab", &sh);
 	g->has_dwarf =
 		find_section(f.elf, ".debug_info", &sh) || find_section(f.elf, ".zdebug_info", &sh);
-	g->offsets = offsets_1_17;
+	read_grpc_version(&f, g, mod, mod_len);
+	fill_offsets(g);
 	err = read_functions(&f, g);
 cleanup:
 	saved = errno;
+	free(mod);
 	if (f.elf)
 		elf_end(f.elf);
 	close(f.fd);
@@ -416,19 +646,58 @@ static bool fn_ready(const struct goexec *g, enum goexec_fn_id id)
 	return g->fn[id].entry && g->fn[id].n_rets;
 }
 
-bool goexec__probeable(const struct goexec *g, const char **why)
+/* The Go probes' gRPC part would be attached: one of its functions is in g. */
+static bool has_grpc(const struct goexec *g)
 {
-	const char *reason = NULL;
+	return g->fn[GOFN_GRPC_SERVE].entry || g->fn[GOFN_GRPC_STATUS].entry ||
+	       g->fn[GOFN_GRPC_INVOKE].entry;
+}
 
-	if (!g->regabi)
-		reason = "built before Go 1.17 (no register ABI): left to the syscall path";
-	else if (!fn_ready(g, GOFN_NEWPROC))
-		reason = "runtime.newproc1 or its RETs not found";
-	else if (!fn_ready(g, GOFN_SERVE) && !fn_ready(g, GOFN_ROUND_TRIP) &&
-		 !(fn_ready(g, GOFN_GRPC_SERVE) && g->fn[GOFN_GRPC_STATUS].entry) &&
-		 !fn_ready(g, GOFN_GRPC_INVOKE))
-		reason = "no net/http or grpc-go server or client in it";
+/* Why grpc-go's version is refused, NULL when it is in the table. */
+static const char *grpc_refusal(const struct goexec *g)
+{
+	if (g->grpc_conflict)
+		return "two grpc-go versions read (its module list, its user agents): which one "
+		       "was built is not known";
+	if (!g->grpc_from)
+		return "grpc-go's version not found (neither in its module list nor as its user "
+		       "agent in .rodata): its layouts are not known";
+	if (!layout_of(ROWS(grpc_rows), g->grpc_major, g->grpc_minor))
+		return "grpc-go version outside the offset table (grpc-go 1.33): its layouts are "
+		       "not known";
+	return NULL;
+}
+
+static enum goexec_refusal refused(const char **why, enum goexec_refusal r, const char *reason)
+{
 	if (why)
 		*why = reason;
-	return !reason;
+	return r;
+}
+
+enum goexec_refusal goexec__refusal(const struct goexec *g, const char **why)
+{
+	const char *grpc = has_grpc(g) ? grpc_refusal(g) : NULL;
+
+	if (!g->amd64)
+		return refused(why, GOEXEC_ARCH,
+			       "not an amd64 program: the probes read amd64's ABI");
+	if (!g->major)
+		return refused(why, GOEXEC_GO_VERSION, "Go version not read from .go.buildinfo");
+	if (!g->regabi)
+		return refused(why, GOEXEC_GO_VERSION, "built before Go 1.17 (no register ABI)");
+	if (!layout_of(ROWS(go_rows), g->major, g->minor))
+		return refused(why, GOEXEC_GO_VERSION,
+			       "Go version outside the offset table (Go 1.17 to 1.19): its layouts "
+			       "are not known");
+	if (grpc)
+		return refused(why, GOEXEC_GRPC_VERSION, grpc);
+	if (!fn_ready(g, GOFN_NEWPROC))
+		return refused(why, GOEXEC_NO_RUNTIME, "runtime.newproc1 or its RETs not found");
+	if (!fn_ready(g, GOFN_SERVE) && !fn_ready(g, GOFN_ROUND_TRIP) &&
+	    !(fn_ready(g, GOFN_GRPC_SERVE) && g->fn[GOFN_GRPC_STATUS].entry) &&
+	    !fn_ready(g, GOFN_GRPC_INVOKE))
+		return refused(why, GOEXEC_NO_HTTP,
+			       "no net/http or grpc-go server or client in it");
+	return refused(why, GOEXEC_PROBED, NULL);
 }

@@ -2,19 +2,24 @@
 /*
  * Go executables: what claimd needs to put uprobes in one. From the ELF file
  * alone (no symbol table needed: binaries stripped with -ldflags=-s -w keep
- * .gopclntab): the Go version (.go.buildinfo), the file offset of each
- * function the Go probes use (.gopclntab), the file offset of every RET
- * instruction in it (Go moves goroutine stacks: uretprobes would corrupt
- * them, so a function's return is probed at each RET), and the offsets of
- * the struct fields the probes read (headers/goprobe.h).
+ * .gopclntab): the Go version (.go.buildinfo), grpc-go's version (the
+ * module list in .go.buildinfo, else grpc-go's user agent constant in
+ * .rodata), the file offset of each function the Go probes use
+ * (.gopclntab), the file offset of every RET instruction in it (Go moves
+ * goroutine stacks: uretprobes would corrupt them, so a function's return
+ * is probed at each RET), and the offsets of the struct fields the probes
+ * read (headers/goprobe.h), from a table of the Go and grpc-go versions
+ * whose layouts are known.
  *
- * Binaries without the register ABI (Go before 1.17 on amd64) are found and
- * reported, not probed: their HTTP stays with the syscall path.
+ * A program the table does not cover is refused, never probed with a guessed
+ * layout (a field read at the wrong offset gives a confident wrong answer):
+ * goexec__refusal says why, and its HTTP stays with the syscall path.
  */
 #ifndef CLAIMD_GOEXEC_H
 #define CLAIMD_GOEXEC_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "goprobe.h"
@@ -31,6 +36,24 @@ enum goexec_fn_id {
 	GOFN__COUNT,
 };
 
+/*
+ * Why a Go executable is left to the syscall path, a class counted apart
+ * (claimctl status, go_refused_by). The whole program is refused, never a
+ * part of it: the Go probes turn the syscall path off for the whole process,
+ * so a part not probed would be seen by neither (a gRPC call unseen, a
+ * net/http request it failed would be claimed).
+ */
+enum goexec_refusal {
+	GOEXEC_PROBED = 0,
+	GOEXEC_ARCH,	     /* not amd64: the register ABI and RETs read are amd64's */
+	GOEXEC_GO_VERSION,   /* a Go version the offset table does not cover, or none read */
+	GOEXEC_GRPC_VERSION, /* grpc-go in it, its version not in the table, or not read */
+	GOEXEC_NO_RUNTIME,   /* runtime.newproc1 or its RETs not found */
+	GOEXEC_NO_HTTP,	     /* neither a net/http nor a grpc-go server or client */
+	GOEXEC_ATTACH,	     /* the uprobes could not be attached (goprobes.c) */
+	GOEXEC__REFUSALS,
+};
+
 struct goexec_fn {
 	uint64_t entry;	 /* file offset of the first instruction; 0: not in this binary */
 	uint32_t size;	 /* bytes */
@@ -40,12 +63,22 @@ struct goexec_fn {
 
 struct goexec {
 	char version[32]; /* "go1.19.8" */
-	int major, minor;
+	int major, minor; /* 0, 0: not read */
+	bool amd64;
 	bool regabi;	/* arguments in registers, the goroutine in R14 */
 	bool stripped;	/* no .symtab */
 	bool has_dwarf; /* .debug_info present */
-	uint32_t nfunc; /* functions in .gopclntab */
-	struct go_offsets offsets;
+	/*
+	 * grpc-go's version, "1.33.3", from the module list (a module-mode
+	 * build) or from its user agent "grpc-go/1.33.3" (every build: a
+	 * constant in .rodata); "" when neither says, or when two disagree.
+	 */
+	char grpc_version[32];
+	int grpc_major, grpc_minor;
+	const char *grpc_from;	   /* where grpc_version was read; NULL: not read */
+	bool grpc_conflict;	   /* two versions read (module list, user agents): none taken */
+	uint32_t nfunc;		   /* functions in .gopclntab */
+	struct go_offsets offsets; /* from the table: Go's and grpc-go's, 0 where not covered */
 	struct goexec_fn fn[GOFN__COUNT];
 };
 
@@ -60,10 +93,37 @@ const char *goexec__fn_name(enum goexec_fn_id id);
 int goexec__open(const char *path, struct goexec *g);
 
 /*
- * Can the probes follow HTTP in it? The register ABI, and at least the
- * server or the client functions, each with its RETs found. why: a reason
- * when not (for the log and claimctl).
+ * Can the probes follow HTTP in it? GOEXEC_PROBED when its Go version, and
+ * its grpc-go version if grpc-go's probed functions are in it, are in the
+ * offset table, runtime.newproc1 and at least a net/http or grpc-go server
+ * or client are found, each with its RETs; else why not, and in *why a
+ * sentence for the log (a static string).
  */
-bool goexec__probeable(const struct goexec *g, const char **why);
+enum goexec_refusal goexec__refusal(const struct goexec *g, const char **why);
+
+/* The class's name in claimctl status: "go-version", "grpc-version", ... */
+const char *goexec__refusal_name(enum goexec_refusal r);
+
+/* "go1.19.8" (a GOEXPERIMENT suffix allowed) into 1, 19; false for another form. */
+bool goexec__parse_go_version(const char *s, int *major, int *minor);
+
+/* "v1.33.3", "1.33.3", "v1.34.0-dev" into 1, 33 (the patch is not used); false else. */
+bool goexec__parse_grpc_version(const char *s, int *major, int *minor);
+
+/*
+ * grpc-go's version in a module list (.go.buildinfo's modinfo: lines
+ * "dep\tgoogle.golang.org/grpc\tv1.33.3\th1:..." and, when the module was
+ * replaced, "=>\tpath\tversion\th1:..." after it) into ver, "v" dropped.
+ * False when grpc-go is not listed, or replaced by a directory (no version).
+ */
+bool goexec__modinfo_grpc(const char *mod, size_t len, char *ver, size_t vlen);
+
+/*
+ * grpc-go's version from its user agent constants ("grpc-go/1.33.3"; Go
+ * packs string constants with no terminator, so a version is its digits and
+ * dots) in data: 1 and the version in ver; 0 when none is found; -1 when
+ * two name other major.minor versions.
+ */
+int goexec__user_agent_grpc(const void *data, size_t size, char *ver, size_t vlen);
 
 #endif

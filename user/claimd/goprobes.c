@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <bpf/bpf.h>
 
@@ -28,6 +29,7 @@ struct goprobes {
 	struct observer *obs;
 	struct hashtab *files; /* struct file_id -> GO_FILE_* */
 	int probed, refused;
+	int refused_by[GOEXEC__REFUSALS]; /* by goexec_refusal */
 };
 
 struct goprobes *goprobes__new(struct observer *obs)
@@ -53,11 +55,29 @@ void goprobes__free(struct goprobes *gp)
 	free(gp);
 }
 
+/* Said and counted: the file's HTTP stays with the syscall path. */
+static void *refuse(struct goprobes *gp, const char *path, const struct goexec *g, __u32 tgid,
+		    enum goexec_refusal r, const char *why)
+{
+	char file[256];
+	ssize_t n = readlink(path, file, sizeof(file) - 1);
+
+	file[n > 0 ? n : 0] = 0;
+	pr_info("Go: %s (%s, grpc-go %s) of process %u not probed, left to the syscall path (%s): "
+		"%s",
+		file[0] ? file : path, g->version, g->grpc_version[0] ? g->grpc_version : "-", tgid,
+		goexec__refusal_name(r), why);
+	gp->refused++;
+	gp->refused_by[r]++;
+	return GO_FILE_OTHER;
+}
+
 /* Reads the file and probes it if it is a Go program the probes can follow. */
 static void *look_at(struct goprobes *gp, const char *path, __u32 tgid)
 {
 	static struct goexec g; /* large: RET tables */
 	const char *why = NULL;
+	enum goexec_refusal r;
 	int err;
 
 	if (goexec__open(path, &g)) {
@@ -66,15 +86,14 @@ static void *look_at(struct goprobes *gp, const char *path, __u32 tgid)
 				strerror(errno));
 		return GO_FILE_OTHER;
 	}
-	if (!goexec__probeable(&g, &why)) {
-		pr_info("Go: %s in process %u not probed: %s", g.version, tgid, why);
-		gp->refused++;
-		return GO_FILE_OTHER;
-	}
+	r = goexec__refusal(&g, &why);
+	if (r != GOEXEC_PROBED)
+		return refuse(gp, path, &g, tgid, r, why);
 	err = observer__attach_go(gp->obs, path, &g);
 	if (err) {
 		pr_warn("Go: cannot probe the program of process %u: %s", tgid, strerror(-err));
 		gp->refused++;
+		gp->refused_by[GOEXEC_ATTACH]++;
 		return GO_FILE_OTHER;
 	}
 	pr_info("Go: probing %s (%s%s) of process %u: requests followed per goroutine", g.version,
@@ -130,4 +149,9 @@ int goprobes__files(const struct goprobes *gp)
 int goprobes__refused(const struct goprobes *gp)
 {
 	return gp->refused;
+}
+
+int goprobes__refused_by(const struct goprobes *gp, int reason)
+{
+	return reason >= 0 && reason < GOEXEC__REFUSALS ? gp->refused_by[reason] : 0;
 }

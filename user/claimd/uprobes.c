@@ -292,3 +292,8 @@ int uprobes__go_refused(const struct uprobes *u)
 {
 	return u->go ? goprobes__refused(u->go) : 0;
 }
+
+int uprobes__go_refused_by(const struct uprobes *u, int reason)
+{
+	return u->go ? goprobes__refused_by(u->go, reason) : 0;
+}

@@ -25,9 +25,11 @@ int uprobes__scan_pid(struct uprobes *u, unsigned int pid);
 /* Files probed so far. */
 int uprobes__tls_files(const struct uprobes *u);
 int uprobes__context_files(const struct uprobes *u);
-/* Go executables probed, and found but left to the syscall path. */
+/* Go executables probed, and found but left to the syscall path: all told
+ * and for one reason (enum goexec_refusal). */
 int uprobes__go_files(const struct uprobes *u);
 int uprobes__go_refused(const struct uprobes *u);
+int uprobes__go_refused_by(const struct uprobes *u, int reason);
 
 /* Does the ELF file at path define the function 'name'? (Used for libclaim.) */
 bool uprobes__elf_has_symbol(const char *path, const char *name);
