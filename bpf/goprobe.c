@@ -39,72 +39,7 @@
  * each works on its own goroutine's map entries and on the stack.
  */
 
-/* Who holds a goroutine's request: the serving goroutine and its ingress. */
-struct go_owner {
-	__u64 g;
-	__u64 seq;
-};
-
-/* A request held by its serving goroutine. */
-struct go_req {
-	__u32 slots;  /* egress log slots taken (atomically: fan-out goroutines) */
-	__u32 status; /* gRPC: from WriteStatus */
-	__u64 resp;   /* net/http: the *response, whose status is read at the end */
-	__u64 entry;  /* what its entry probe saw (go_entry_of) */
-	struct claimd_thread t;
-};
-
-/* A call in progress on a goroutine. */
-struct go_call {
-	struct claimd_pending p; /* start, target, method; its ingress's seq and slot */
-	struct claimd_addr callee;
-	__u64 owner_g;
-	__u64 entry; /* what its entry probe saw (go_entry_of) */
-};
-
-/* runtime.newproc1 in progress on a thread: the creator's request. */
-struct go_spawn {
-	struct go_owner owner;
-	__u32 tgid;
-	__u32 pad;
-};
-
-struct {
-	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, CLAIMD_GO_EXES_MAX);
-	__type(key, __u32);
-	__type(value, struct go_offsets);
-} go_exes SEC(".maps");
-
-/* The request each serving goroutine holds (idle once answered: t.conn.tgid 0). */
-struct {
-	__uint(type, BPF_MAP_TYPE_LRU_HASH);
-	__uint(max_entries, CLAIMD_THREADS_MAX);
-	__type(key, struct go_key);
-	__type(value, struct go_req);
-} go_reqs SEC(".maps");
-
-/* Goroutines started while their creator served a request: that request. */
-struct {
-	__uint(type, BPF_MAP_TYPE_LRU_HASH);
-	__uint(max_entries, CLAIMD_GOROUTINES);
-	__type(key, struct go_key);
-	__type(value, struct go_owner);
-} go_lineage SEC(".maps");
-
-struct {
-	__uint(type, BPF_MAP_TYPE_LRU_HASH);
-	__uint(max_entries, CLAIMD_GOROUTINES);
-	__type(key, struct go_key);
-	__type(value, struct go_call);
-} go_calls SEC(".maps");
-
-struct {
-	__uint(type, BPF_MAP_TYPE_LRU_HASH);
-	__uint(max_entries, CLAIMD_THREADS_MAX);
-	__type(key, __u32); /* tid */
-	__type(value, struct go_spawn);
-} go_spawns SEC(".maps");
+/* Its types and maps are observer.bpf.c's (go_exes, go_reqs, go_lineage, go_calls, go_spawns). */
 
 static const struct go_req zero_go_req;
 
