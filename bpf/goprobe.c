@@ -15,7 +15,7 @@
  *    goroutine; 200 when nothing was written, as finishRequest answers;
  *    read there rather than probed in WriteHeader: each uprobe hit costs a
  *    trap, docs/go.md), and gets its verdict, counts
- *    and record exactly as any other ingress (ingress_emit).
+ *    and record exactly as any other ingress (ingress_end, runtime.bpf.h).
  *  - (*Transport).roundTrip, entry: a call of the request this goroutine
  *    serves, or of the one its creator served (go_lineage); at each RET it
  *    ends with the *Response's StatusCode, or a transport failure when the
@@ -298,15 +298,16 @@ static __always_inline __u32 go_tgid(void)
 }
 
 /*
- * A request begins on goroutine k.g, on connection c (NULL: one claimd does
- * not follow, not counted), as p says (start, method, target); entry: what
- * the entry probe saw (go_entry_of). The same entry again, its request
- * open, is the same request: its function ran its entry again.
+ * A request begins on goroutine k.g, served by thread tid, on connection c
+ * named key (c NULL: one claimd does not follow, not counted), as p says
+ * (start, method, target); entry: what the entry probe saw (go_entry_of).
+ * The same entry again, its request open, is the same request: its
+ * function ran its entry again.
  */
-static __always_inline void go_req_open(struct go_key *k, struct io *io, struct claimd_conn *c,
+static __always_inline void go_req_open(struct go_key *k, __u32 tid, struct claimd_conn *c,
+					const struct claimd_conn_key *key,
 					const struct claimd_pending *p, __u64 resp, __u64 entry)
 {
-	struct claimd_ingress *r;
 	struct go_req *q = bpf_map_lookup_elem(&go_reqs, k);
 
 	if (q && q->t.conn.tgid && q->entry == entry) {
@@ -330,19 +331,11 @@ static __always_inline void go_req_open(struct go_key *k, struct io *io, struct 
 		/* The last request on it never returned (a panic): not recorded. */
 		stat_inc(CLAIMD_ST_ABANDONED);
 	}
-	r = &q->t.rec;
-	ingress_fill(r, c, io, p);
-	r->seq = io->now > r->seq ? io->now : r->seq + 1;
-	r->end_ns = 0;
-	r->flags = CLAIMD_IN_GO;
-	r->status = 0;
-	r->verdict = CLAIM_NONE;
-	r->rule = CLAIM_RULE_NONE;
+	ingress_reset(&q->t, c, key, tid, p->start_ns, p, CLAIMD_IN_GO);
 	q->slots = 0;
 	q->status = 0;
 	q->resp = resp;
 	q->entry = entry;
-	q->t.conn = io->key;
 	stat_inc(CLAIMD_ST_INGRESS);
 	stat_inc(CLAIMD_ST_GO_REQUESTS);
 }
@@ -353,19 +346,19 @@ int go_serve(struct pt_regs *ctx)
 {
 	const struct go_offsets *off = go_layout(ctx);
 	__u64 id = bpf_get_current_pid_tgid();
-	struct io io = { .now = bpf_ktime_get_ns(), .tid = (__u32)id };
 	struct go_key k = { .g = ctx->r14 };
-	struct claimd_pending p = { .start_ns = io.now };
+	struct claimd_pending p = { .start_ns = bpf_ktime_get_ns() };
+	struct claimd_conn_key key = {};
 	__u64 req = ctx->di, url;
 
 	if (!off || !proc_wanted(id >> 32))
 		return 0;
 	k.tgid = go_tgid();
-	io.key.tgid = k.tgid;
+	key.tgid = k.tgid;
 	url = go_read_ptr(req + off->req_url);
 	p.method = go_method(req + off->req_method);
 	p.target_hash = url ? go_target_hash(url + off->url_path) : HTTP_FNV_OFFSET;
-	go_req_open(&k, &io, go_server_conn(off, ctx->cx, &io.key), &p, ctx->cx,
+	go_req_open(&k, (__u32)id, go_server_conn(off, ctx->cx, &key), &key, &p, ctx->cx,
 		    go_entry_of(ctx, ctx->cx));
 	return 0;
 }
@@ -396,25 +389,16 @@ int go_serve_ret(struct pt_regs *ctx)
 	const struct go_offsets *off = go_layout(ctx);
 	struct go_key k = { .tgid = bpf_get_current_pid_tgid() >> 32, .g = ctx->r14 };
 	struct go_req *q = bpf_map_lookup_elem(&go_reqs, &k);
-	__u32 packed = VERDICT(CLAIM_NONE, CLAIM_RULE_NONE, CLAIMD_NO_SLOT);
-	struct claimd_ingress *r;
 	__u32 status, slots;
 
 	if (!q || !q->t.conn.tgid || !off)
 		return 0;
-	r = &q->t.rec;
-	if ((proc_flags(k.tgid) & PROC_GO_UNTIED) &&
-	    !(r->flags & (CLAIMD_IN_BLIND | CLAIMD_IN_UNTIED))) {
-		r->flags |= CLAIMD_IN_UNTIED;
-		stat_inc(CLAIMD_ST_UNTIED);
-	}
+	/* net/http: what the *response holds; gRPC: what WriteStatus wrote, OK if nothing. */
 	status = q->resp ? go_response_status(off, q->resp) : q->status ?: 200;
+	/* The slots its calls took, past the log's end too (those are its egress_dropped). */
 	slots = q->slots;
-	r->n_egress = slots < CLAIMD_EGRESS_MAX ? slots : CLAIMD_EGRESS_MAX;
-	r->egress_dropped = slots > CLAIMD_EGRESS_MAX ? slots - CLAIMD_EGRESS_MAX : 0;
-	if (request_judged(status, r->flags))
-		packed = verdict_of(r);
-	ingress_emit(&q->t, bpf_ktime_get_ns(), status, 0, packed, 1);
+	q->t.rec.n_egress = slots < CLAIMD_EGRESS_MAX ? slots : CLAIMD_EGRESS_MAX;
+	ingress_end(&q->t, bpf_ktime_get_ns(), status, 0);
 	return 0;
 }
 
@@ -442,29 +426,21 @@ static __always_inline void go_call_open(struct go_key *k, struct go_call *call,
 	q = go_owner_find(k->tgid, k->g, &o);
 	if (!known) {
 		stat_inc(CLAIMD_ST_GO_NO_CALLEE);
-		if (q && !(q->t.rec.flags & (CLAIMD_IN_BLIND | CLAIMD_IN_UNTIED))) {
-			q->t.rec.flags |= CLAIMD_IN_UNTIED;
-			stat_inc(CLAIMD_ST_UNTIED);
-		}
+		if (q)
+			ingress_unsure(&q->t.rec, CLAIMD_IN_UNTIED);
 		return;
 	}
 	if (q) {
-		struct claimd_ingress *r = &q->t.rec;
-		__u32 n = __sync_fetch_and_add(&q->slots, 1);
-
 		call->p.ingress_seq = o.seq;
 		call->owner_g = o.g;
-		if (n < CLAIMD_EGRESS_MAX) {
-			egress_entry_init(&r->egress[n & EGRESS_MASK], &call->p, &call->callee,
-					  egress_retry_flag(r, n, &call->p, &call->callee));
-			call->p.slot = n;
-		} else {
-			stat_inc(CLAIMD_ST_EGRESS_OVERFLOW);
-		}
+		/* Fan-out goroutines begin calls of one request on several CPUs: slots taken atomically. */
+		call->p.slot = egress_log_at(&q->t.rec, __sync_fetch_and_add(&q->slots, 1),
+					     &call->p, &call->callee, 0);
 	} else {
 		stat_inc(CLAIMD_ST_GO_OUTSIDE);
+		/* A goroutine tied to no request may be a worker fed one through a channel. */
 		if (proc_flags(k->tgid) & PROC_GO_SERVES)
-			proc_flag_set(k->tgid, PROC_GO_UNTIED);
+			proc_untie(k->tgid);
 	}
 	bpf_map_update_elem(&go_calls, k, call, BPF_ANY);
 }
@@ -473,7 +449,6 @@ static __always_inline void go_call_open(struct go_key *k, struct go_call *call,
 static __always_inline void go_call_close(struct go_key *k, struct go_call *call,
 					  struct egress_end *end)
 {
-	struct io io = { .now = end->end_ns, .key = { .tgid = k->tgid } };
 	struct go_req *q;
 
 	if (call->p.ingress_seq) {
@@ -486,7 +461,7 @@ static __always_inline void go_call_close(struct go_key *k, struct go_call *call
 		}
 		end->flags |= CLAIMD_EG_LATE;
 	}
-	egress_end_outside(&io, &call->p, &call->callee, end);
+	egress_end_outside(k->tgid, &call->p, &call->callee, end);
 out:
 	bpf_map_delete_elem(&go_calls, k);
 }
@@ -587,16 +562,17 @@ int go_grpc_serve(struct pt_regs *ctx)
 {
 	const struct go_offsets *off = go_layout(ctx);
 	__u64 id = bpf_get_current_pid_tgid();
-	struct io io = { .now = bpf_ktime_get_ns(), .tid = (__u32)id };
 	struct go_key k = { .g = ctx->r14 };
-	struct claimd_pending p = { .start_ns = io.now, .method = HTTP_M_POST };
+	struct claimd_pending p = { .start_ns = bpf_ktime_get_ns(), .method = HTTP_M_POST };
+	struct claimd_conn_key key = {};
 
 	if (!off || !proc_wanted(id >> 32))
 		return 0;
 	k.tgid = go_tgid();
-	io.key.tgid = k.tgid;
+	key.tgid = k.tgid;
 	p.target_hash = go_target_hash(ctx->di + off->grpc_stream_method);
-	go_req_open(&k, &io, go_grpc_conn(off, ctx->cx, &io.key), &p, 0, go_entry_of(ctx, ctx->di));
+	go_req_open(&k, (__u32)id, go_grpc_conn(off, ctx->cx, &key), &key, &p, 0,
+		    go_entry_of(ctx, ctx->di));
 	return 0;
 }
 

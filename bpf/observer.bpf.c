@@ -526,6 +526,7 @@ struct {
 
 #include "verdict.c"
 #include "counts.c"
+#include "runtime.bpf.h"
 #include "ingress.c"
 #include "scan.c"
 #include "stream.c"
