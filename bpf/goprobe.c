@@ -85,6 +85,11 @@ static __always_inline __u8 go_method(__u64 addr)
 	__u64 tok = 0;
 	__u32 i;
 
+	/*
+	 * s.len is 1..7 by the test before it; masked too, so the read's size
+	 * is bounded in the register the helper takes whatever clang does with
+	 * the test (Linux 6.18 with clang 14 loads it unmasked as well).
+	 */
 	if (go_read_str(&s, addr) || !s.len || s.len > 7 ||
 	    bpf_probe_read_user(b, s.len & 7, (const void *)s.ptr))
 		return HTTP_M_NONE;
@@ -101,6 +106,11 @@ static __always_inline __u32 go_hash_bytes(const struct go_string *s)
 	__u32 h = HTTP_FNV_OFFSET, i, n;
 
 	n = s->len < GO_TARGET_MAX ? s->len : GO_TARGET_MAX;
+	/*
+	 * The size as a bound the read's register carries itself: n is 1..MAX,
+	 * the mask keeps it below MAX and ?: gives MAX back for the one value
+	 * it folds to 0. Linux 6.18 with clang 14 loads the clamp alone too.
+	 */
 	if (!n ||
 	    bpf_probe_read_user(b, n & (GO_TARGET_MAX - 1) ?: GO_TARGET_MAX, (const void *)s->ptr))
 		return h;
@@ -150,6 +160,7 @@ static __always_inline int go_callee(struct claimd_addr *a, __u64 host_addr)
 	if (go_read_str(&s, host_addr) || !s.len || s.len > GO_HOST_MAX)
 		return -1;
 	n = s.len;
+	/* n is 1..GO_HOST_MAX: masked and mapped back as in go_hash_bytes, a size bounded in itself. */
 	if (bpf_probe_read_user(b, n & (GO_HOST_MAX - 1) ?: GO_HOST_MAX, (const void *)s.ptr))
 		return -1;
 	if (n > 10 && go_is_localhost(b)) {
@@ -226,6 +237,7 @@ static __always_inline __u16 go_addr_port(__u64 addr)
 	__u32 port = 0, mul = 1;
 	int i;
 
+	/* The last eight bytes, a fixed size: ":65535" and up to two more fit. */
 	if (go_read_str(&s, addr) || s.len < 8 ||
 	    bpf_probe_read_user(b, sizeof(b), (const void *)(s.ptr + s.len - 8)))
 		return 0;
@@ -259,7 +271,8 @@ static __always_inline struct claimd_conn *go_server_conn(const struct go_offset
 							  struct claimd_conn_key *key)
 {
 	__u64 conn = go_read_ptr(resp + off->resp_conn);
-	__u64 nc = conn ? go_read_ptr(conn + off->conn_rwc + 8) : 0; /* the interface's data */
+	/* An interface value is two words, type then data: +8 is the data word. */
+	__u64 nc = conn ? go_read_ptr(conn + off->conn_rwc + 8) : 0;
 	__u16 port = conn ? go_addr_port(conn + off->conn_remote_addr) : 0;
 	struct claimd_conn *c;
 	int i;
@@ -269,6 +282,7 @@ static __always_inline struct claimd_conn *go_server_conn(const struct go_offset
 		c = key->fd >= 0 ? bpf_map_lookup_elem(&conns, key) : NULL;
 		if (c && c->role == CLAIMD_ROLE_INBOUND && c->remote.port == port)
 			return c;
+		/* tls.Conn.conn is a net.Conn interface too: +8, its data word. */
 		nc = go_read_ptr(nc + off->tls_conn + 8);
 	}
 	return NULL;
@@ -285,7 +299,9 @@ static __always_inline __u64 go_entry_of(struct pt_regs *ctx, __u64 arg)
 {
 	__u64 ret = 0;
 
+	/* At a function's first instruction the stack's top word is its return address. */
 	bpf_probe_read_user(&ret, sizeof(ret), (const void *)ctx->sp);
+	/* 2^64 / golden ratio (Fibonacci hashing): spreads arg over the word against ret. */
 	return (arg * 0x9e3779b97f4a7c15ULL) ^ ret;
 }
 
@@ -500,6 +516,7 @@ int go_round_trip_ret(struct pt_regs *ctx)
 
 	if (!call || !off)
 		return 0;
+	/* The results (*Response, error): RAX, then the error's two words from RBX on. */
 	if (ctx->bx || !ctx->ax)
 		end.flags = CLAIMD_EG_TRANSPORT;
 	else
@@ -538,6 +555,7 @@ static __always_inline __u64 go_spb_code(const struct go_offsets *off, __u64 spb
 static __always_inline struct claimd_conn *go_grpc_conn(const struct go_offsets *off, __u64 st,
 							struct claimd_conn_key *key)
 {
+	/* conn (net.Conn) and remoteAddr (net.Addr) are interfaces: +8, the data word. */
 	__u64 nc = st ? go_read_ptr(st + off->grpc_h2s_conn + 8) : 0;
 	__u64 ra = st ? go_read_ptr(st + off->grpc_h2s_remote + 8) : 0;
 	__u64 port = ra ? go_read_ptr(ra + off->tcpaddr_port) : 0;
@@ -611,6 +629,7 @@ int go_grpc_invoke(struct pt_regs *ctx)
 	if (!off || !proc_wanted(id >> 32))
 		return 0;
 	k.tgid = go_tgid();
+	/* Named by its ClientConn and its method's bytes together: one cc serves many methods. */
 	call.entry = go_entry_of(ctx, ctx->ax ^ ctx->di);
 	known = ctx->ax && !go_callee(&call.callee, ctx->ax + off->grpc_cc_target);
 	call.p.target_hash = go_hash_bytes(&m);
@@ -630,6 +649,7 @@ int go_grpc_invoke_ret(struct pt_regs *ctx)
 
 	if (!call || !off)
 		return 0;
+	/* An error is an interface: RAX its type word (nil: no error), RBX its data word. */
 	if (ctx->ax)
 		code = go_spb_code(off, ctx->bx ? go_read_ptr(ctx->bx + off->grpc_error_e) : 0);
 	end.status = go_grpc_code_status(code);

@@ -49,6 +49,7 @@ static __always_inline void fifo_push(struct claimd_conn *c, const struct claimd
 		stat_inc(CLAIMD_ST_FIFO_OVERFLOW);
 		return;
 	}
+	/* The ring wraps at CLAIMD_FIFO_MAX; the mask is also the index's bound. */
 	c->fifo[(c->head + c->count) & FIFO_MASK] = *p;
 	c->count++;
 }
