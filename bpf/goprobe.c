@@ -463,22 +463,13 @@ static __always_inline void go_call_open(struct go_key *k, struct go_call *call,
 
 /* The call goroutine k.g made returned as end says: into its request's log, or a record. */
 static __always_inline void go_call_close(struct go_key *k, struct go_call *call,
-					  struct egress_end *end)
+					  const struct egress_end *end)
 {
-	struct go_req *q;
+	struct go_key ok = { .tgid = k->tgid, .g = call->owner_g };
+	struct go_req *q = call->p.ingress_seq ? bpf_map_lookup_elem(&go_reqs, &ok) : NULL;
 
-	if (call->p.ingress_seq) {
-		struct go_key ok = { .tgid = k->tgid, .g = call->owner_g };
-
-		q = bpf_map_lookup_elem(&go_reqs, &ok);
-		if (q && q->t.conn.tgid && q->t.rec.seq == call->p.ingress_seq) {
-			egress_settle(&q->t.rec, call->p.slot, end);
-			goto out;
-		}
-		end->flags |= CLAIMD_EG_LATE;
-	}
-	egress_end_outside(k->tgid, &call->p, &call->callee, end);
-out:
+	/* No running verdict to show: a goroutine's request has no thread's slot. */
+	egress_ended(q ? &q->t : NULL, k->tgid, &call->p, &call->callee, end);
 	bpf_map_delete_elem(&go_calls, k);
 }
 

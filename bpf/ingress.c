@@ -422,21 +422,11 @@ static __always_inline void egress_log(struct io *io, struct claimd_pending *p,
 static __noinline int egress_close(struct io *io, const struct claimd_pending *p,
 				   const struct claimd_addr *callee, const struct egress_end *end)
 {
-	struct egress_end late;
+	struct claimd_thread *t = p->ingress_seq ? owner_ctx(&p->owner) : NULL;
+	struct claimd_ingress *r = egress_ended(t, io->key.tgid, p, callee, end);
 
-	if (p->ingress_seq) {
-		struct claimd_thread *t = owner_ctx(&p->owner);
-
-		if (t && t->conn.tgid && t->rec.seq == p->ingress_seq) {
-			egress_settle(&t->rec, p->slot, end);
-			slot_refresh(&t->rec);
-			return 0;
-		}
-		late = *end;
-		late.flags |= CLAIMD_EG_LATE;
-		end = &late;
-	}
-	egress_end_outside(io->key.tgid, p, callee, end);
+	if (r)
+		slot_refresh(r);
 	return 0;
 }
 

@@ -15,10 +15,11 @@
  *    goroutine's lineage), and the call keeps that tie (claimd_pending:
  *    ingress_seq, slot); a call tied to none is the runtime's to note as
  *    a call outside requests (outside_calls_add, proc.bpf.h);
- *  - a call ends with its outcome (struct egress_end): egress_settle() in
- *    its request's log while that request is open, else
- *    egress_end_outside(), which counts it as a late call or a call
- *    outside any request;
+ *  - a call ends with its outcome (struct egress_end): egress_ended(),
+ *    given the holder of the request it was tied to, settles it in that
+ *    request's log while the request is open (egress_settle), else counts
+ *    it as a late call or a call outside any request
+ *    (egress_end_outside);
  *  - a request ends with its status: ingress_end() judges it and emits
  *    its counts and record;
  *  - a request whose log cannot be trusted is marked so, with the reason,
@@ -329,6 +330,34 @@ static __always_inline void egress_settle(struct claimd_ingress *r, __u32 slot,
 	}
 	if (end->flags & CLAIMD_EG_LOST)
 		ingress_unsure(r, CLAIMD_IN_BLIND);
+}
+
+/*
+ * The call p to callee, of process tgid, ended as end says. t: the holder
+ * of the request it was tied to (p->ingress_seq), as the runtime found it
+ * (NULL: none). Into that request's log while it is the same request and
+ * still open: its record is returned, for the runtime to show its running
+ * verdict if it keeps one. Else the request was answered first (a late
+ * call) or there was none: a record of its own (egress_end_outside), NULL.
+ */
+static __always_inline struct claimd_ingress *egress_ended(struct claimd_thread *t, __u32 tgid,
+							   const struct claimd_pending *p,
+							   const struct claimd_addr *callee,
+							   const struct egress_end *end)
+{
+	struct egress_end late;
+
+	if (p->ingress_seq) {
+		if (t && t->conn.tgid && t->rec.seq == p->ingress_seq) {
+			egress_settle(&t->rec, p->slot, end);
+			return &t->rec;
+		}
+		late = *end;
+		late.flags |= CLAIMD_EG_LATE;
+		end = &late;
+	}
+	egress_end_outside(tgid, p, callee, end);
+	return NULL;
 }
 
 #endif /* CLAIMD_RUNTIME_BPF_H */
