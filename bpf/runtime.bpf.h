@@ -79,7 +79,9 @@ static __always_inline void proc_untie(__u32 tgid)
  * Did the request held by t have a call made for it outside its log? Its
  * process carries the untied mark (proc_untie), or counted a call outside
  * any request begun or ended while it was open (outside_calls, against the
- * count at its start): a worker thread may have made it.
+ * count at its start): a worker thread may have made it. A call that began
+ * before and ends after goes unnoticed: one that served this request began
+ * after it was read, and a failure it caused came back before the answer.
  */
 static __always_inline int ingress_untied(const struct claimd_thread *t)
 {
