@@ -524,9 +524,11 @@ struct {
 #include "proc.bpf.h"
 #include "sock.bpf.h"
 
+/* The mechanism: verdicts and counting, then what every runtime hands it. */
 #include "verdict.c"
 #include "counts.c"
 #include "runtime.bpf.h"
+/* The syscall path (its framers take OpenSSL's plaintext too: tls.c before sockio.c). */
 #include "ingress.c"
 #include "scan.c"
 #include "stream.c"
@@ -534,4 +536,5 @@ struct {
 #include "context.c"
 #include "sockio.c"
 #include "sockstate.c"
+/* Runtimes that hand over parsed requests, each a fragment of its own, after all it calls. */
 #include "goprobe.c"
