@@ -227,6 +227,7 @@ static __always_inline int root_call_is_retry(__u32 tgid, const struct claimd_ad
 			break;
 		}
 	if (!s) {
+		/* Round robin over a power of two: the mask wraps it and bounds the index. */
 		s = &m->slot[m->next & (ROOT_MEMORY_SLOTS - 1)];
 		m->next++;
 		s->callee = *callee;

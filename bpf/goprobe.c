@@ -15,7 +15,7 @@
  *    goroutine; 200 when nothing was written, as finishRequest answers;
  *    read there rather than probed in WriteHeader: each uprobe hit costs a
  *    trap, docs/go.md), and gets its verdict, counts
- *    and record exactly as any other ingress (ingress_emit).
+ *    and record exactly as any other ingress (ingress_end, runtime.bpf.h).
  *  - (*Transport).roundTrip, entry: a call of the request this goroutine
  *    serves, or of the one its creator served (go_lineage); at each RET it
  *    ends with the *Response's StatusCode, or a transport failure when the
@@ -39,72 +39,7 @@
  * each works on its own goroutine's map entries and on the stack.
  */
 
-/* Who holds a goroutine's request: the serving goroutine and its ingress. */
-struct go_owner {
-	__u64 g;
-	__u64 seq;
-};
-
-/* A request held by its serving goroutine. */
-struct go_req {
-	__u32 slots;  /* egress log slots taken (atomically: fan-out goroutines) */
-	__u32 status; /* gRPC: from WriteStatus */
-	__u64 resp;   /* net/http: the *response, whose status is read at the end */
-	__u64 entry;  /* what its entry probe saw (go_entry_of) */
-	struct claimd_thread t;
-};
-
-/* A call in progress on a goroutine. */
-struct go_call {
-	struct claimd_pending p; /* start, target, method; its ingress's seq and slot */
-	struct claimd_addr callee;
-	__u64 owner_g;
-	__u64 entry; /* what its entry probe saw (go_entry_of) */
-};
-
-/* runtime.newproc1 in progress on a thread: the creator's request. */
-struct go_spawn {
-	struct go_owner owner;
-	__u32 tgid;
-	__u32 pad;
-};
-
-struct {
-	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, CLAIMD_GO_EXES_MAX);
-	__type(key, __u32);
-	__type(value, struct go_offsets);
-} go_exes SEC(".maps");
-
-/* The request each serving goroutine holds (idle once answered: t.conn.tgid 0). */
-struct {
-	__uint(type, BPF_MAP_TYPE_LRU_HASH);
-	__uint(max_entries, CLAIMD_THREADS_MAX);
-	__type(key, struct go_key);
-	__type(value, struct go_req);
-} go_reqs SEC(".maps");
-
-/* Goroutines started while their creator served a request: that request. */
-struct {
-	__uint(type, BPF_MAP_TYPE_LRU_HASH);
-	__uint(max_entries, CLAIMD_GOROUTINES);
-	__type(key, struct go_key);
-	__type(value, struct go_owner);
-} go_lineage SEC(".maps");
-
-struct {
-	__uint(type, BPF_MAP_TYPE_LRU_HASH);
-	__uint(max_entries, CLAIMD_GOROUTINES);
-	__type(key, struct go_key);
-	__type(value, struct go_call);
-} go_calls SEC(".maps");
-
-struct {
-	__uint(type, BPF_MAP_TYPE_LRU_HASH);
-	__uint(max_entries, CLAIMD_THREADS_MAX);
-	__type(key, __u32); /* tid */
-	__type(value, struct go_spawn);
-} go_spawns SEC(".maps");
+/* Its types and maps are observer.bpf.c's (go_exes, go_reqs, go_lineage, go_calls, go_spawns). */
 
 static const struct go_req zero_go_req;
 
@@ -150,6 +85,11 @@ static __always_inline __u8 go_method(__u64 addr)
 	__u64 tok = 0;
 	__u32 i;
 
+	/*
+	 * s.len is 1..7 by the test before it; masked too, so the read's size
+	 * is bounded in the register the helper takes whatever clang does with
+	 * the test (Linux 6.18 with clang 14 loads it unmasked as well).
+	 */
 	if (go_read_str(&s, addr) || !s.len || s.len > 7 ||
 	    bpf_probe_read_user(b, s.len & 7, (const void *)s.ptr))
 		return HTTP_M_NONE;
@@ -166,6 +106,11 @@ static __always_inline __u32 go_hash_bytes(const struct go_string *s)
 	__u32 h = HTTP_FNV_OFFSET, i, n;
 
 	n = s->len < GO_TARGET_MAX ? s->len : GO_TARGET_MAX;
+	/*
+	 * The size as a bound the read's register carries itself: n is 1..MAX,
+	 * the mask keeps it below MAX and ?: gives MAX back for the one value
+	 * it folds to 0. Linux 6.18 with clang 14 loads the clamp alone too.
+	 */
 	if (!n ||
 	    bpf_probe_read_user(b, n & (GO_TARGET_MAX - 1) ?: GO_TARGET_MAX, (const void *)s->ptr))
 		return h;
@@ -215,6 +160,7 @@ static __always_inline int go_callee(struct claimd_addr *a, __u64 host_addr)
 	if (go_read_str(&s, host_addr) || !s.len || s.len > GO_HOST_MAX)
 		return -1;
 	n = s.len;
+	/* n is 1..GO_HOST_MAX: masked and mapped back as in go_hash_bytes, a size bounded in itself. */
 	if (bpf_probe_read_user(b, n & (GO_HOST_MAX - 1) ?: GO_HOST_MAX, (const void *)s.ptr))
 		return -1;
 	if (n > 10 && go_is_localhost(b)) {
@@ -291,6 +237,7 @@ static __always_inline __u16 go_addr_port(__u64 addr)
 	__u32 port = 0, mul = 1;
 	int i;
 
+	/* The last eight bytes, a fixed size: ":65535" and up to two more fit. */
 	if (go_read_str(&s, addr) || s.len < 8 ||
 	    bpf_probe_read_user(b, sizeof(b), (const void *)(s.ptr + s.len - 8)))
 		return 0;
@@ -324,7 +271,8 @@ static __always_inline struct claimd_conn *go_server_conn(const struct go_offset
 							  struct claimd_conn_key *key)
 {
 	__u64 conn = go_read_ptr(resp + off->resp_conn);
-	__u64 nc = conn ? go_read_ptr(conn + off->conn_rwc + 8) : 0; /* the interface's data */
+	/* An interface value is two words, type then data: +8 is the data word. */
+	__u64 nc = conn ? go_read_ptr(conn + off->conn_rwc + 8) : 0;
 	__u16 port = conn ? go_addr_port(conn + off->conn_remote_addr) : 0;
 	struct claimd_conn *c;
 	int i;
@@ -334,6 +282,7 @@ static __always_inline struct claimd_conn *go_server_conn(const struct go_offset
 		c = key->fd >= 0 ? bpf_map_lookup_elem(&conns, key) : NULL;
 		if (c && c->role == CLAIMD_ROLE_INBOUND && c->remote.port == port)
 			return c;
+		/* tls.Conn.conn is a net.Conn interface too: +8, its data word. */
 		nc = go_read_ptr(nc + off->tls_conn + 8);
 	}
 	return NULL;
@@ -350,7 +299,9 @@ static __always_inline __u64 go_entry_of(struct pt_regs *ctx, __u64 arg)
 {
 	__u64 ret = 0;
 
+	/* At a function's first instruction the stack's top word is its return address. */
 	bpf_probe_read_user(&ret, sizeof(ret), (const void *)ctx->sp);
+	/* 2^64 / golden ratio (Fibonacci hashing): spreads arg over the word against ret. */
 	return (arg * 0x9e3779b97f4a7c15ULL) ^ ret;
 }
 
@@ -363,15 +314,16 @@ static __always_inline __u32 go_tgid(void)
 }
 
 /*
- * A request begins on goroutine k.g, on connection c (NULL: one claimd does
- * not follow, not counted), as p says (start, method, target); entry: what
- * the entry probe saw (go_entry_of). The same entry again, its request
- * open, is the same request: its function ran its entry again.
+ * A request begins on goroutine k.g, served by thread tid, on connection c
+ * named key (c NULL: one claimd does not follow, not counted), as p says
+ * (start, method, target); entry: what the entry probe saw (go_entry_of).
+ * The same entry again, its request open, is the same request: its
+ * function ran its entry again.
  */
-static __always_inline void go_req_open(struct go_key *k, struct io *io, struct claimd_conn *c,
+static __always_inline void go_req_open(struct go_key *k, __u32 tid, struct claimd_conn *c,
+					const struct claimd_conn_key *key,
 					const struct claimd_pending *p, __u64 resp, __u64 entry)
 {
-	struct claimd_ingress *r;
 	struct go_req *q = bpf_map_lookup_elem(&go_reqs, k);
 
 	if (q && q->t.conn.tgid && q->entry == entry) {
@@ -395,19 +347,11 @@ static __always_inline void go_req_open(struct go_key *k, struct io *io, struct 
 		/* The last request on it never returned (a panic): not recorded. */
 		stat_inc(CLAIMD_ST_ABANDONED);
 	}
-	r = &q->t.rec;
-	ingress_fill(r, c, io, p);
-	r->seq = io->now > r->seq ? io->now : r->seq + 1;
-	r->end_ns = 0;
-	r->flags = CLAIMD_IN_GO;
-	r->status = 0;
-	r->verdict = CLAIM_NONE;
-	r->rule = CLAIM_RULE_NONE;
+	ingress_reset(&q->t, c, key, tid, p->start_ns, p, CLAIMD_IN_GO);
 	q->slots = 0;
 	q->status = 0;
 	q->resp = resp;
 	q->entry = entry;
-	q->t.conn = io->key;
 	stat_inc(CLAIMD_ST_INGRESS);
 	stat_inc(CLAIMD_ST_GO_REQUESTS);
 }
@@ -418,19 +362,19 @@ int go_serve(struct pt_regs *ctx)
 {
 	const struct go_offsets *off = go_layout(ctx);
 	__u64 id = bpf_get_current_pid_tgid();
-	struct io io = { .now = bpf_ktime_get_ns(), .tid = (__u32)id };
 	struct go_key k = { .g = ctx->r14 };
-	struct claimd_pending p = { .start_ns = io.now };
+	struct claimd_pending p = { .start_ns = bpf_ktime_get_ns() };
+	struct claimd_conn_key key = {};
 	__u64 req = ctx->di, url;
 
 	if (!off || !proc_wanted(id >> 32))
 		return 0;
 	k.tgid = go_tgid();
-	io.key.tgid = k.tgid;
+	key.tgid = k.tgid;
 	url = go_read_ptr(req + off->req_url);
 	p.method = go_method(req + off->req_method);
 	p.target_hash = url ? go_target_hash(url + off->url_path) : HTTP_FNV_OFFSET;
-	go_req_open(&k, &io, go_server_conn(off, ctx->cx, &io.key), &p, ctx->cx,
+	go_req_open(&k, (__u32)id, go_server_conn(off, ctx->cx, &key), &key, &p, ctx->cx,
 		    go_entry_of(ctx, ctx->cx));
 	return 0;
 }
@@ -461,25 +405,16 @@ int go_serve_ret(struct pt_regs *ctx)
 	const struct go_offsets *off = go_layout(ctx);
 	struct go_key k = { .tgid = bpf_get_current_pid_tgid() >> 32, .g = ctx->r14 };
 	struct go_req *q = bpf_map_lookup_elem(&go_reqs, &k);
-	__u32 packed = VERDICT(CLAIM_NONE, CLAIM_RULE_NONE, CLAIMD_NO_SLOT);
-	struct claimd_ingress *r;
 	__u32 status, slots;
 
 	if (!q || !q->t.conn.tgid || !off)
 		return 0;
-	r = &q->t.rec;
-	if ((proc_flags(k.tgid) & PROC_GO_UNTIED) &&
-	    !(r->flags & (CLAIMD_IN_BLIND | CLAIMD_IN_UNTIED))) {
-		r->flags |= CLAIMD_IN_UNTIED;
-		stat_inc(CLAIMD_ST_UNTIED);
-	}
+	/* net/http: what the *response holds; gRPC: what WriteStatus wrote, OK if nothing. */
 	status = q->resp ? go_response_status(off, q->resp) : q->status ?: 200;
+	/* The slots its calls took, past the log's end too (those are its egress_dropped). */
 	slots = q->slots;
-	r->n_egress = slots < CLAIMD_EGRESS_MAX ? slots : CLAIMD_EGRESS_MAX;
-	r->egress_dropped = slots > CLAIMD_EGRESS_MAX ? slots - CLAIMD_EGRESS_MAX : 0;
-	if (request_judged(status, r->flags))
-		packed = verdict_of(r);
-	ingress_emit(&q->t, bpf_ktime_get_ns(), status, 0, packed, 1);
+	q->t.rec.n_egress = slots < CLAIMD_EGRESS_MAX ? slots : CLAIMD_EGRESS_MAX;
+	ingress_end(&q->t, bpf_ktime_get_ns(), status, 0);
 	return 0;
 }
 
@@ -507,52 +442,34 @@ static __always_inline void go_call_open(struct go_key *k, struct go_call *call,
 	q = go_owner_find(k->tgid, k->g, &o);
 	if (!known) {
 		stat_inc(CLAIMD_ST_GO_NO_CALLEE);
-		if (q && !(q->t.rec.flags & (CLAIMD_IN_BLIND | CLAIMD_IN_UNTIED))) {
-			q->t.rec.flags |= CLAIMD_IN_UNTIED;
-			stat_inc(CLAIMD_ST_UNTIED);
-		}
+		if (q)
+			ingress_unsure(&q->t.rec, CLAIMD_IN_UNTIED);
 		return;
 	}
 	if (q) {
-		struct claimd_ingress *r = &q->t.rec;
-		__u32 n = __sync_fetch_and_add(&q->slots, 1);
-
 		call->p.ingress_seq = o.seq;
 		call->owner_g = o.g;
-		if (n < CLAIMD_EGRESS_MAX) {
-			egress_entry_init(&r->egress[n & EGRESS_MASK], &call->p, &call->callee,
-					  egress_retry_flag(r, n, &call->p, &call->callee));
-			call->p.slot = n;
-		} else {
-			stat_inc(CLAIMD_ST_EGRESS_OVERFLOW);
-		}
+		/* Fan-out goroutines begin calls of one request on several CPUs: slots taken atomically. */
+		call->p.slot = egress_log_at(&q->t.rec, __sync_fetch_and_add(&q->slots, 1),
+					     &call->p, &call->callee, 0);
 	} else {
 		stat_inc(CLAIMD_ST_GO_OUTSIDE);
+		/* A goroutine tied to no request may be a worker fed one through a channel. */
 		if (proc_flags(k->tgid) & PROC_GO_SERVES)
-			proc_flag_set(k->tgid, PROC_GO_UNTIED);
+			proc_untie(k->tgid);
 	}
 	bpf_map_update_elem(&go_calls, k, call, BPF_ANY);
 }
 
 /* The call goroutine k.g made returned as end says: into its request's log, or a record. */
 static __always_inline void go_call_close(struct go_key *k, struct go_call *call,
-					  struct egress_end *end)
+					  const struct egress_end *end)
 {
-	struct io io = { .now = end->end_ns, .key = { .tgid = k->tgid } };
-	struct go_req *q;
+	struct go_key ok = { .tgid = k->tgid, .g = call->owner_g };
+	struct go_req *q = call->p.ingress_seq ? bpf_map_lookup_elem(&go_reqs, &ok) : NULL;
 
-	if (call->p.ingress_seq) {
-		struct go_key ok = { .tgid = k->tgid, .g = call->owner_g };
-
-		q = bpf_map_lookup_elem(&go_reqs, &ok);
-		if (q && q->t.conn.tgid && q->t.rec.seq == call->p.ingress_seq) {
-			egress_settle(&q->t.rec, call->p.slot, end);
-			goto out;
-		}
-		end->flags |= CLAIMD_EG_LATE;
-	}
-	egress_end_outside(&io, &call->p, &call->callee, end);
-out:
+	/* No running verdict to show: a goroutine's request has no thread's slot. */
+	egress_ended(q ? &q->t : NULL, k->tgid, &call->p, &call->callee, end);
 	bpf_map_delete_elem(&go_calls, k);
 }
 
@@ -590,6 +507,7 @@ int go_round_trip_ret(struct pt_regs *ctx)
 
 	if (!call || !off)
 		return 0;
+	/* The results (*Response, error): RAX, then the error's two words from RBX on. */
 	if (ctx->bx || !ctx->ax)
 		end.flags = CLAIMD_EG_TRANSPORT;
 	else
@@ -628,6 +546,7 @@ static __always_inline __u64 go_spb_code(const struct go_offsets *off, __u64 spb
 static __always_inline struct claimd_conn *go_grpc_conn(const struct go_offsets *off, __u64 st,
 							struct claimd_conn_key *key)
 {
+	/* conn (net.Conn) and remoteAddr (net.Addr) are interfaces: +8, the data word. */
 	__u64 nc = st ? go_read_ptr(st + off->grpc_h2s_conn + 8) : 0;
 	__u64 ra = st ? go_read_ptr(st + off->grpc_h2s_remote + 8) : 0;
 	__u64 port = ra ? go_read_ptr(ra + off->tcpaddr_port) : 0;
@@ -652,16 +571,17 @@ int go_grpc_serve(struct pt_regs *ctx)
 {
 	const struct go_offsets *off = go_layout(ctx);
 	__u64 id = bpf_get_current_pid_tgid();
-	struct io io = { .now = bpf_ktime_get_ns(), .tid = (__u32)id };
 	struct go_key k = { .g = ctx->r14 };
-	struct claimd_pending p = { .start_ns = io.now, .method = HTTP_M_POST };
+	struct claimd_pending p = { .start_ns = bpf_ktime_get_ns(), .method = HTTP_M_POST };
+	struct claimd_conn_key key = {};
 
 	if (!off || !proc_wanted(id >> 32))
 		return 0;
 	k.tgid = go_tgid();
-	io.key.tgid = k.tgid;
+	key.tgid = k.tgid;
 	p.target_hash = go_target_hash(ctx->di + off->grpc_stream_method);
-	go_req_open(&k, &io, go_grpc_conn(off, ctx->cx, &io.key), &p, 0, go_entry_of(ctx, ctx->di));
+	go_req_open(&k, (__u32)id, go_grpc_conn(off, ctx->cx, &key), &key, &p, 0,
+		    go_entry_of(ctx, ctx->di));
 	return 0;
 }
 
@@ -700,6 +620,7 @@ int go_grpc_invoke(struct pt_regs *ctx)
 	if (!off || !proc_wanted(id >> 32))
 		return 0;
 	k.tgid = go_tgid();
+	/* Named by its ClientConn and its method's bytes together: one cc serves many methods. */
 	call.entry = go_entry_of(ctx, ctx->ax ^ ctx->di);
 	known = ctx->ax && !go_callee(&call.callee, ctx->ax + off->grpc_cc_target);
 	call.p.target_hash = go_hash_bytes(&m);
@@ -719,6 +640,7 @@ int go_grpc_invoke_ret(struct pt_regs *ctx)
 
 	if (!call || !off)
 		return 0;
+	/* An error is an interface: RAX its type word (nil: no error), RBX its data word. */
 	if (ctx->ax)
 		code = go_spb_code(off, ctx->bx ? go_read_ptr(ctx->bx + off->grpc_error_e) : 0);
 	end.status = go_grpc_code_status(code);

@@ -12,8 +12,8 @@
 /* A new context starts from this. */
 static const struct claimd_thread zero_thread;
 
-#define FIFO_MASK   (CLAIMD_FIFO_MAX - 1)
-#define EGRESS_MASK (CLAIMD_EGRESS_MAX - 1)
+/* A power of two: masking an index by it wraps the ring, and bounds it where the verifier sees. */
+#define FIFO_MASK (CLAIMD_FIFO_MAX - 1)
 
 /*
  * One syscall on one connection. No pointers in it: it is handed to global
@@ -49,6 +49,7 @@ static __always_inline void fifo_push(struct claimd_conn *c, const struct claimd
 		stat_inc(CLAIMD_ST_FIFO_OVERFLOW);
 		return;
 	}
+	/* The ring wraps at CLAIMD_FIFO_MAX; the mask is also the index's bound. */
 	c->fifo[(c->head + c->count) & FIFO_MASK] = *p;
 	c->count++;
 }
@@ -166,23 +167,6 @@ static __always_inline struct claimd_thread *owner_ctx_get(const struct claimd_o
 	return t;
 }
 
-/*
- * Did a call outside any request begin or end in t's process (tgid) while
- * its ingress was open? Then a call made for it may have gone through
- * another thread, unseen in its log: CLAIMD_IN_UNTIED (counted once), else
- * 0. A call that began before and ends after goes unnoticed: one that
- * served this request began after it was read, and a failure it caused
- * came back before the answer.
- */
-static __always_inline __u32 ingress_overlapped(const struct claimd_thread *t, __u32 tgid)
-{
-	if (outside_calls_of(tgid) == t->outside_seen ||
-	    (t->rec.flags & (CLAIMD_IN_BLIND | CLAIMD_IN_UNTIED)))
-		return 0;
-	stat_inc(CLAIMD_ST_UNTIED);
-	return CLAIMD_IN_UNTIED;
-}
-
 /* Who holds what the current thread works on: its explicit context, or itself. */
 static __always_inline struct claimd_owner current_owner(struct io *io)
 {
@@ -198,27 +182,6 @@ static __always_inline struct claimd_owner current_owner(struct io *io)
 		o.id = cur->fd;
 	}
 	return o;
-}
-
-/* The fields an ingress record takes from its connection and request. */
-static __always_inline void ingress_fill(struct claimd_ingress *r, struct claimd_conn *c,
-					 struct io *io, const struct claimd_pending *p)
-{
-	r->hdr.type = CLAIMD_REC_INGRESS;
-	r->hdr.version = CLAIMD_RECORD_VERSION;
-	r->tgid = io->key.tgid;
-	r->tid = io->tid;
-	r->start_ns = p->start_ns;
-	r->local = c->local;
-	r->peer = c->remote;
-	/* A context is reused for the thread's next requests: its name is kept. */
-	if (!r->comm[0])
-		proc_comm(r->comm);
-	r->egress_dropped = 0;
-	r->target_hash = p->target_hash;
-	r->method = p->method;
-	r->n_egress = 0;
-	r->cause = CLAIMD_NO_SLOT;
 }
 
 /*
@@ -241,47 +204,12 @@ static __noinline int ingress_taint(struct io *io, __u32 flag)
 		return 0;
 	if (flag == CLAIMD_IN_OPAQUE)
 		stat_inc(CLAIMD_ST_OPAQUE);
-	else if (!(t->rec.flags & (CLAIMD_IN_BLIND | CLAIMD_IN_UNTIED)))
-		stat_inc(flag == CLAIMD_IN_BLIND ? CLAIMD_ST_BLIND : CLAIMD_ST_UNTIED);
+	else
+		ingress_unsure(&t->rec, flag);
+	/* A second reason is kept as well: an untied call outranks lost framing (verdict_of). */
 	t->rec.flags |= flag;
 	slot_refresh(&t->rec);
 	return 0;
-}
-
-/*
- * The ingress held by t ends with the verdict 'packed' (status 0: no
- * answer) at time now (0: the clock's, read only if the record goes out):
- * its counts, and its record if claimd wants it.
- */
-static __always_inline void ingress_emit(struct claimd_thread *t, __u64 now, __u32 status,
-					 __u32 flags, __u32 packed, int with_edges)
-{
-	struct claimd_ingress *r = &t->rec;
-	__u32 n = r->n_egress;
-	__u32 size;
-
-	if (n > CLAIMD_EGRESS_MAX)
-		n = CLAIMD_EGRESS_MAX;
-	/*
-	 * clang 14 computes the size before the clamp and the verifier
-	 * then rejects it ("R2 min value is outside of the allowed memory
-	 * range"); the barrier keeps the clamp first.
-	 */
-	barrier_var(n);
-	size = offsetof(struct claimd_ingress, egress) + n * sizeof(struct claimd_egress);
-	r->status = status;
-	r->flags |= flags;
-	r->hdr.size = size;
-	r->verdict = packed & 0xff;
-	r->rule = (packed >> 8) & 0xff;
-	r->cause = packed >> 16;
-	if (count_request(r, with_edges)) {
-		r->end_ns = now ?: bpf_ktime_get_ns();
-		emit(r, size);
-	}
-	slot_write(r->tid, 0, VERDICT(CLAIM_NONE, CLAIM_RULE_NONE, CLAIMD_NO_SLOT), NULL);
-	t->conn.tgid = 0;
-	t->conn.fd = 0;
 }
 
 /*
@@ -325,10 +253,9 @@ static __noinline int ingress_open(struct claimd_conn *c, struct io *io,
 {
 	struct claimd_owner owner = current_owner(io);
 	struct claimd_thread *t;
-	struct claimd_ingress *r;
 	__u32 tid = io->tid;
 	__u32 flags = 0;
-	__u64 seq, now;
+	__u64 seq;
 
 	/* In an explicit context, the record belongs to this request's connection. */
 	if (owner.tgid) {
@@ -372,18 +299,7 @@ static __noinline int ingress_open(struct claimd_conn *c, struct io *io,
 			proc_flag_set(io->key.tgid, PROC_MUX);
 		}
 	}
-	r = &t->rec;
-	now = io_now(io);
-	seq = now > r->seq ? now : r->seq + 1;
-	ingress_fill(r, c, io, p);
-	t->outside_seen = outside_calls_of(io->key.tgid);
-	r->seq = seq;
-	r->end_ns = 0;
-	r->flags = flags;
-	r->status = 0;
-	r->verdict = CLAIM_NONE;
-	r->rule = CLAIM_RULE_NONE;
-	t->conn = io->key;
+	seq = ingress_reset(t, c, &io->key, tid, io_now(io), p, flags);
 	c->owner = owner;
 	c->owner_seq = seq;
 	/* Failing now, with no call made, would be its own error. */
@@ -421,7 +337,7 @@ static __always_inline void ingress_emit_bare(struct claimd_conn *c, struct io *
 		return;
 	}
 	r->comm[0] = 0; /* fresh ring-buffer memory */
-	ingress_fill(r, c, io, p);
+	ingress_fill(r, c, io->key.tgid, io->tid, p);
 	r->hdr.size = offsetof(struct claimd_ingress, egress);
 	r->seq = 0;
 	r->end_ns = io_now(io);
@@ -455,13 +371,7 @@ static __noinline int ingress_close(struct claimd_conn *c, struct io *io, __u32 
 	if (got == 1 && !owner_none(&owner))
 		t = owner_ctx(&owner);
 	if (t && same_conn(&t->conn, &io->key) && t->rec.seq == c->owner_seq) {
-		__u32 packed = VERDICT(CLAIM_NONE, CLAIM_RULE_NONE, CLAIMD_NO_SLOT);
-
-		t->rec.flags |= flags;
-		t->rec.flags |= ingress_overlapped(t, io->key.tgid);
-		if (request_judged(status, flags))
-			packed = verdict_of(&t->rec);
-		ingress_emit(t, io->now, status, flags, packed, 1);
+		ingress_end(t, io->now, status, flags);
 	} else {
 		if (c->flags & CLAIMD_CONN_MUXED)
 			flags |= CLAIMD_IN_MUX;
@@ -473,75 +383,6 @@ static __noinline int ingress_close(struct claimd_conn *c, struct io *io, __u32 
 	c->owner.id = 0;
 	c->flags &= ~CLAIMD_CONN_MUXED;
 	return 0;
-}
-
-/* A call outside any ingress (or finished after it): a record of its own. */
-static __always_inline void egress_emit_root(struct io *io, const struct claimd_pending *p,
-					     const struct claimd_addr *callee, __u32 status,
-					     __u32 flags, __u32 claim, __u64 end_ns, int now)
-{
-	struct claimd_root_egress *r;
-
-	r = bpf_ringbuf_reserve(&events, sizeof(*r), 0);
-	if (!r) {
-		stat_inc(CLAIMD_ST_RB_DROPS);
-		return;
-	}
-	r->hdr.type = CLAIMD_REC_EGRESS;
-	r->hdr.version = CLAIMD_RECORD_VERSION;
-	r->hdr.size = sizeof(*r);
-	r->tgid = io->key.tgid;
-	r->tid = p->tid;
-	proc_comm(r->comm);
-	r->egress.start_ns = p->start_ns;
-	r->egress.end_ns = end_ns;
-	r->egress.callee = *callee;
-	r->egress.target_hash = p->target_hash;
-	r->egress.status = status;
-	r->egress.method = p->method;
-	r->egress.flags = flags | CLAIMD_EG_DONE;
-	r->egress.claim = claim;
-	__builtin_memset(r->egress.pad, 0, sizeof(r->egress.pad));
-	if (now)
-		submit_now(r);
-	else
-		submit(r);
-}
-
-/*
- * Would the call p to callee, next after entry n-1 of r's log, retry that
- * entry? The same call again, right after it failed. A refused connect
- * never sent its request: any call to the same callee next is its retry.
- */
-static __always_inline __u8 egress_retry_flag(struct claimd_ingress *r, __u32 n,
-					      const struct claimd_pending *p,
-					      const struct claimd_addr *callee)
-{
-	struct claimd_egress *prev;
-
-	if (n == 0 || n > CLAIMD_EGRESS_MAX)
-		return 0;
-	prev = &r->egress[(n - 1) & EGRESS_MASK];
-	if ((prev->flags & CLAIMD_EG_DONE) && addr_eq(&prev->callee, callee) &&
-	    outcome_is_retry(egress_outcome(prev), prev->flags, prev->method, prev->target_hash,
-			     p->method, p->target_hash))
-		return CLAIMD_EG_RETRY;
-	return 0;
-}
-
-/* A log entry for the call p to callee, begun and not answered yet. */
-static __always_inline void egress_entry_init(struct claimd_egress *e,
-					      const struct claimd_pending *p,
-					      const struct claimd_addr *callee, __u8 flags)
-{
-	e->start_ns = p->start_ns;
-	e->end_ns = 0;
-	e->callee = *callee;
-	e->target_hash = p->target_hash;
-	e->status = 0;
-	e->method = p->method;
-	e->flags = flags;
-	e->claim = HTTP_CLAIM_NONE;
 }
 
 /*
@@ -571,96 +412,21 @@ static __always_inline void egress_log(struct io *io, struct claimd_pending *p,
 	r = &t->rec;
 	p->ingress_seq = r->seq;
 	n = r->n_egress;
-	if (n >= CLAIMD_EGRESS_MAX) {
-		r->egress_dropped++;
-		stat_inc(CLAIMD_ST_EGRESS_OVERFLOW);
-		return;
-	}
 	/* The thread waits for its own call's answer; an explicit context may not. */
-	egress_entry_init(&r->egress[n & EGRESS_MASK], p, callee,
-			  egress_retry_flag(r, n, p, callee) |
-				  (owner.tgid ? 0 : CLAIMD_EG_AWAITED));
-	p->slot = n;
-	r->n_egress = n + 1;
-}
-
-/* How a call ended. */
-struct egress_end {
-	__u64 end_ns;
-	__u32 status;
-	__u32 flags;
-	__u32 claim;
-	__u32 pad;
-};
-
-/*
- * A call that no open request's log takes ended as end says: late
- * (CLAIMD_EG_LATE in its flags: its request was answered), counted apart;
- * else a call outside any request, counted (count_root_call). Its record
- * goes to claimd when asked for. A function of its own: the counting's
- * keys and the record's reservation take a frame that calls nothing, off
- * the stack of the deepest chains (egress_close, verdict_of).
- */
-static __noinline int egress_end_outside(struct io *io, const struct claimd_pending *p,
-					 const struct claimd_addr *callee,
-					 const struct egress_end *end)
-{
-	__u32 status = end->status, flags = end->flags, claim = end->claim;
-	__u64 end_ns = end->end_ns;
-	enum root_record want;
-
-	if (flags & CLAIMD_EG_LATE) {
-		stat_inc(CLAIMD_ST_LATE_CALLS);
-		if (records_wanted(count_next_id()))
-			egress_emit_root(io, p, callee, status, flags, claim, end_ns, 0);
-		return 0;
-	}
-	flags |= CLAIMD_EG_DONE;
-	want = count_root_call(io->key.tgid, callee, p->start_ns, end_ns, p->method, p->target_hash,
-			       status, &flags);
-	if (want != ROOT_RECORD_NONE)
-		egress_emit_root(io, p, callee, status, flags, claim, end_ns,
-				 want == ROOT_RECORD_NOW);
-	return 0;
-}
-
-/* The call in slot of r's log ended as end says. */
-static __always_inline void egress_settle(struct claimd_ingress *r, __u32 slot,
-					  const struct egress_end *end)
-{
-	if (slot < CLAIMD_EGRESS_MAX) {
-		struct claimd_egress *e = &r->egress[slot & EGRESS_MASK];
-
-		e->status = end->status;
-		e->end_ns = end->end_ns;
-		e->flags |= end->flags | CLAIMD_EG_DONE;
-		e->claim = end->claim;
-	}
-	if ((end->flags & CLAIMD_EG_LOST) && !(r->flags & (CLAIMD_IN_BLIND | CLAIMD_IN_UNTIED))) {
-		r->flags |= CLAIMD_IN_BLIND;
-		stat_inc(CLAIMD_ST_BLIND);
-	}
+	p->slot = egress_log_at(r, n, p, callee, owner.tgid ? 0 : CLAIMD_EG_AWAITED);
+	if (n < CLAIMD_EGRESS_MAX)
+		r->n_egress = n + 1;
 }
 
 /* A call ended: into its ingress's log if that is still open, else its own record. */
 static __noinline int egress_close(struct io *io, const struct claimd_pending *p,
 				   const struct claimd_addr *callee, const struct egress_end *end)
 {
-	struct egress_end late;
+	struct claimd_thread *t = p->ingress_seq ? owner_ctx(&p->owner) : NULL;
+	struct claimd_ingress *r = egress_ended(t, io->key.tgid, p, callee, end);
 
-	if (p->ingress_seq) {
-		struct claimd_thread *t = owner_ctx(&p->owner);
-
-		if (t && t->conn.tgid && t->rec.seq == p->ingress_seq) {
-			egress_settle(&t->rec, p->slot, end);
-			slot_refresh(&t->rec);
-			return 0;
-		}
-		late = *end;
-		late.flags |= CLAIMD_EG_LATE;
-		end = &late;
-	}
-	egress_end_outside(io, p, callee, end);
+	if (r)
+		slot_refresh(r);
 	return 0;
 }
 

@@ -22,7 +22,11 @@
 #ifdef __BPF_FEATURE_MAY_GOTO
 #define CLAIMD_MAY_GOTO(label) asm volatile goto("may_goto %l[" #label "]" :::: label)
 #else
-/* The offset is written as a .long: the jump's 16 bits, then the first half of imm (0). */
+/*
+ * The offset is written as a .long: the jump's 16 bits, then the first half
+ * of imm (0). A jump counts instructions of 8 bytes from the next one:
+ * (label - 1b - 8) / 8, masked to the field's 16 bits.
+ */
 #define CLAIMD_MAY_GOTO(label)							\
 	asm volatile goto("1:.byte 0xe5; .byte 0;"				\
 			  ".long ((%l[" #label "] - 1b - 8) / 8) & 0xffff;"	\

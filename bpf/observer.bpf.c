@@ -17,10 +17,13 @@
  */
 /*
  * One compile unit, one skeleton: this file owns the load-time
- * configuration and every map, with what each holds and how long. Helpers
- * are in the bpf/ headers named .bpf.h (static inline only); programs and
- * their global functions are in the fragments included at the end, named .c
- * because they are pieces of this unit, in the order their calls need.
+ * configuration and every map: each is declared here once, with its key
+ * and value, its size, who adds an entry and who removes it (or what
+ * bounds it when nothing does). claimd and the tests find maps by these
+ * names. Helpers are in the bpf/ headers named .bpf.h (static functions
+ * only); programs and their global functions are in the fragments included
+ * at the end, named .c because they are pieces of this unit, in the order
+ * their calls need.
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
@@ -46,7 +49,12 @@ const volatile __u64 filter_cgroup = 0;	    /* cgroup v2 id for CLAIMD_FILTER_CG
 const volatile __u32 filter_netns = 0;	    /* network namespace inode for CLAIMD_FILTER_NETNS */
 const volatile __u32 sock_head_untyped = 0; /* bpf_rdonly_cast to no type loads (sock.bpf.h) */
 
-/* Sockets we follow, by (tgid, fd). Oldest go first when it is full. */
+/*
+ * Sockets we follow, by (tgid, fd). Added by a socket's first bytes
+ * (sockio.c, conn_adopt) and by claimd's seeding; removed at the socket's
+ * end or when its fd names another socket (conn_forget), and by claimd for
+ * a process that exited. Full, the oldest goes (LRU). claimd sizes it.
+ */
 struct {
 	__uint(type, BPF_MAP_TYPE_LRU_HASH);
 	__uint(max_entries, CLAIMD_CONNS_MAX);
@@ -57,7 +65,9 @@ struct {
 /*
  * A word per tgid: does this process own a socket we follow (and the other
  * PROC_* bits)? The first test on every syscall, so untraced processes leave
- * after one array load. Sized to pid_max by claimd.
+ * after one array load. Set by the programs (proc_flag_set) and by claimd's
+ * seeding and Go probing; zeroed at the process's exit (tp_proc_exit).
+ * Sized to pid_max by claimd.
  */
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
@@ -70,7 +80,10 @@ struct {
  * Per tgid: how many times a call outside any request began or ended in
  * the process, while it listens (proc.bpf.h, outside_calls_add). A request
  * whose process counted one while it was open may have been served by a
- * call another thread made for it: unknown. Sized to pid_max by claimd.
+ * call another thread made for it: unknown. Only ever added to, never
+ * reset: a request compares the count at its end with the one at its
+ * start, so a reused pid's old count is harmless. Sized to pid_max by
+ * claimd.
  */
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
@@ -83,7 +96,8 @@ struct {
  * A mark on the group leader of each process traced[] names (set with its
  * word, by the programs, by claimd's seeding and at exec): an untraced
  * process is told by its leader having no task storage at all, without
- * touching traced[]'s page (proc.bpf.h).
+ * touching traced[]'s page (proc.bpf.h). Task storage: it goes with the
+ * task, nobody removes it.
  */
 struct {
 	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
@@ -94,8 +108,13 @@ struct {
 
 /*
  * A service using libclaim's explicit context (claim_context_enter): which
- * inbound connection each of its threads is working for right now, and the
- * ingress of each such connection, with its egress log.
+ * inbound connection each of its threads is working for right now (by tid;
+ * added by ctx_enter, removed by ctx_leave: a thread that exits inside a
+ * context leaves its entry until a thread of the same tid enters
+ * or leaves one), and the ingress
+ * of each such connection, with its egress log (added when the connection's
+ * first request opens, owner_ctx_get; removed with the connection,
+ * conn_forget; full, the oldest goes).
  */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
@@ -114,10 +133,12 @@ struct {
 /*
  * The ingress each thread is serving, with its egress log: in the slot its
  * thread id names (tid & thread_slots_mask), which a thread takes for
- * itself the first time it serves a request and gives back when it exits;
- * one inlined load, where a hash lookup cost a bucket and a hash, twice a
- * request. A thread whose slot another one holds has its context in
- * threads, oldest first out when that is full. claimd sizes both
+ * itself the first time it serves a request (thread_slot_take) and gives
+ * back when it exits (thread_slot_free); one inlined load, where a hash
+ * lookup cost a bucket and a hash, twice a request. A thread whose slot
+ * another one holds has its context in threads (added by owner_ctx_get,
+ * never removed: an idle context is reused by its thread's next request,
+ * and the oldest goes when the map is full). claimd sizes both
  * (user/claimd/thread_slots.c).
  */
 const volatile __u32 thread_slots_mask = CLAIMD_THREADS_MAX / 2 - 1;
@@ -136,11 +157,13 @@ struct {
 	__type(value, struct claimd_thread);
 } threads SEC(".maps");
 
+/* Records to claimd (headers/observer.h, CLAIMD_REC_*); a full ring is counted. */
 struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
 	__uint(max_entries, CLAIMD_RINGBUF_SZ);
 } events SEC(".maps");
 
+/* Counters (CLAIMD_ST_*), per CPU; claimd sums and reads them. */
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
 	__uint(max_entries, CLAIMD_ST__COUNT);
@@ -159,7 +182,8 @@ struct {
 /*
  * The same for the TLS probes, per thread: a uprobe's program can be
  * preempted (since Linux 6.0), and the program that runs next on its CPU
- * would overwrite a per-CPU window it was framing.
+ * would overwrite a per-CPU window it was framing. Made at a thread's first
+ * SSL call with bytes to frame (ssl_exit); it goes with the task.
  */
 struct {
 	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
@@ -168,7 +192,7 @@ struct {
 	__type(value, struct scan_buf);
 } tls_scratch SEC(".maps");
 
-/* Filters: processes and service ports to follow (when enabled). */
+/* Filters: processes and service ports to follow (when enabled). claimd fills them at start. */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, 1024);
@@ -207,7 +231,10 @@ struct {
 	__type(value, struct claimd_sock);
 } socks SEC(".maps");
 
-/* Listening sockets of followed processes, by inode number (born, or seeded by claimd). */
+/*
+ * Listening sockets of followed processes, by inode number: added at
+ * listen (sockstate.c) or by claimd's seeding, removed at their close.
+ */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, 4096);
@@ -215,7 +242,10 @@ struct {
 	__type(value, struct claimd_listener);
 } listeners SEC(".maps");
 
-/* The ports they listen on, counted: a connection taken there is born under watch. */
+/*
+ * The ports they listen on, counted: a connection taken there is born under
+ * watch. Added and removed with the listeners (sockstate.c), seeded by claimd.
+ */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, 4096);
@@ -244,7 +274,7 @@ const volatile __u32 fail_status_min = 500;
 /* The gRPC codes that are failures, a bit each (claimd --grpc-fail-codes). */
 const volatile __u32 grpc_fail_codes = CLAIMD_GRPC_FAIL_DEFAULT;
 
-/* Edge classes, written by claimd (recent window, else memory). */
+/* Edge classes, written and removed by claimd (recent window, else memory); read by verdict_of. */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, CLAIMD_CLASSES_MAX);
@@ -305,6 +335,7 @@ struct {
 /*
  * Per CPU, by the parity of claimd's read (count_epoch): the counters that
  * changed since it read them (headers/counts.h, struct claimd_dirty_*).
+ * The programs append (dirty_claim); claimd empties a list after reading it.
  */
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
@@ -338,7 +369,10 @@ struct {
 volatile __u32 records_on = 0;
 const volatile __u32 sample_every = 0;
 
-/* The read-only shared map: slot 0 a header, then one slot per thread. */
+/*
+ * The read-only shared map libclaim reads: slot 0 a header (claimd_hdr),
+ * then one slot per thread (by tid), rewritten in place (slot_write).
+ */
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
 	__uint(map_flags, BPF_F_MMAPABLE);
@@ -347,6 +381,11 @@ struct {
 	__type(value, struct claim_slot);
 } verdicts SEC(".maps");
 
+/*
+ * An SSL call in progress on a thread (tls.c): added at its entry
+ * (ssl_enter), removed at its return (ssl_exit); a thread that dies inside
+ * one leaves its entry until its tid makes another.
+ */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, 4096);
@@ -354,7 +393,11 @@ struct {
 	__type(value, struct ssl_call);
 } ssl_calls SEC(".maps");
 
-/* SSL pointer -> socket, learned from the syscalls of earlier calls. */
+/*
+ * SSL pointer -> socket, learned from the syscalls of earlier calls
+ * (tls_note_fd, tls_tie); removed when the socket goes (tls_forget); full,
+ * the oldest goes.
+ */
 struct {
 	__uint(type, BPF_MAP_TYPE_LRU_HASH);
 	__uint(max_entries, 16384);
@@ -362,6 +405,11 @@ struct {
 	__type(value, __s32);
 } ssl_fds SEC(".maps");
 
+/*
+ * The TLS socket a thread moved raw bytes on outside any SSL call (a
+ * memory-BIO service, tls.c): added by tls_note_fd, removed at the
+ * thread's next SSL call's return (ssl_exit); full, the oldest goes.
+ */
 struct {
 	__uint(type, BPF_MAP_TYPE_LRU_HASH);
 	__uint(max_entries, CLAIMD_THREADS_MAX);
@@ -369,11 +417,118 @@ struct {
 	__type(value, struct tls_recent);
 } tls_recent SEC(".maps");
 
+/*
+ * The Go probes' state (goprobe.c): what is Go's alone, goroutines and
+ * field offsets; the requests' records themselves are the mechanism's
+ * (struct claimd_thread), held per serving goroutine rather than per
+ * thread.
+ */
+
+/* Who holds a goroutine's request: the serving goroutine and its ingress. */
+struct go_owner {
+	__u64 g;
+	__u64 seq;
+};
+
+/* A request held by its serving goroutine. */
+struct go_req {
+	__u32 slots;  /* egress log slots taken (atomically: fan-out goroutines) */
+	__u32 status; /* gRPC: from WriteStatus */
+	__u64 resp;   /* net/http: the *response, whose status is read at the end */
+	__u64 entry;  /* what its entry probe saw (go_entry_of) */
+	struct claimd_thread t;
+};
+
+/* A call in progress on a goroutine. */
+struct go_call {
+	struct claimd_pending p; /* start, target, method; its ingress's seq and slot */
+	struct claimd_addr callee;
+	__u64 owner_g;
+	__u64 entry; /* what its entry probe saw (go_entry_of) */
+};
+
+/* runtime.newproc1 in progress on a thread: the creator's request. */
+struct go_spawn {
+	struct go_owner owner;
+	__u32 tgid;
+	__u32 pad;
+};
+
+/*
+ * Per Go executable probed, the offsets its probes read (headers/goprobe.h),
+ * in the slot their BPF cookie names: written by claimd once per executable
+ * (user/claimd/observer.c), in order, never cleared (a slot is not reused
+ * while claimd runs).
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, CLAIMD_GO_EXES_MAX);
+	__type(key, __u32);
+	__type(value, struct go_offsets);
+} go_exes SEC(".maps");
+
+/*
+ * The request each serving goroutine holds (idle once answered:
+ * t.conn.tgid 0). Added at a goroutine's first request (go_req_open),
+ * removed when its next request is on a connection claimd does not follow;
+ * an idle entry is reused by the goroutine's next request, and the oldest
+ * goes when the map is full.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, CLAIMD_THREADS_MAX);
+	__type(key, struct go_key);
+	__type(value, struct go_req);
+} go_reqs SEC(".maps");
+
+/*
+ * Goroutines started while their creator served a request: that request.
+ * Added when runtime.newproc1 returns the new goroutine (go_newproc_ret),
+ * removed there when a goroutine is started again at the same address by a
+ * creator serving none; full, the oldest goes. An entry whose request ended
+ * ties nothing (go_owner_find compares its seq).
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, CLAIMD_GOROUTINES);
+	__type(key, struct go_key);
+	__type(value, struct go_owner);
+} go_lineage SEC(".maps");
+
+/*
+ * The call each goroutine has in progress: added at its entry
+ * (go_call_open), removed at its return (go_call_close); a goroutine that
+ * never returns (it panicked through) leaves its entry until its next call
+ * replaces it, or the map, full, drops the oldest.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, CLAIMD_GOROUTINES);
+	__type(key, struct go_key);
+	__type(value, struct go_call);
+} go_calls SEC(".maps");
+
+/*
+ * A runtime.newproc1 in progress on a thread (by tid): added at its entry
+ * when the creator serves a request (go_newproc), removed at its return
+ * (go_newproc_ret) or at the thread's next newproc1 by a creator serving
+ * none; full, the oldest goes.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, CLAIMD_THREADS_MAX);
+	__type(key, __u32); /* tid */
+	__type(value, struct go_spawn);
+} go_spawns SEC(".maps");
+
 #include "proc.bpf.h"
 #include "sock.bpf.h"
 
+/* The mechanism: verdicts and counting, then what every runtime hands it. */
 #include "verdict.c"
 #include "counts.c"
+#include "runtime.bpf.h"
+/* The syscall path (its framers take OpenSSL's plaintext too: tls.c before sockio.c). */
 #include "ingress.c"
 #include "scan.c"
 #include "stream.c"
@@ -381,4 +536,5 @@ struct {
 #include "context.c"
 #include "sockio.c"
 #include "sockstate.c"
+/* Runtimes that hand over parsed requests, each a fragment of its own, after all it calls. */
 #include "goprobe.c"

@@ -83,7 +83,7 @@ static __always_inline void submit_now(void *rec)
 #define PROC_MUX       CLAIMD_PROC_MUX
 #define PROC_GO	       CLAIMD_PROC_GO
 #define PROC_GO_SERVES CLAIMD_PROC_GO_SERVES
-#define PROC_GO_UNTIED CLAIMD_PROC_GO_UNTIED
+#define PROC_UNTIED    CLAIMD_PROC_UNTIED
 /* Bits 16-31: its listening sockets (CLAIMD_PROC_LISTENER_ONE each): a
  * service, whose calls outside requests are no root calls. */
 #define PROC_LISTENER_ONE CLAIMD_PROC_LISTENER_ONE
@@ -172,7 +172,7 @@ static __always_inline int proc_listens(__u32 tgid)
 /*
  * A call outside any request (made by a thread serving none) began or ended
  * in process tgid, which serves: the requests open meanwhile learn it at
- * their answer (ingress_overlapped). A worker pool's thread calling for a
+ * their answer (ingress_untied, runtime.bpf.h). A worker pool's thread calling for a
  * request another thread read is the shape.
  */
 static __always_inline void outside_calls_add(__u32 tgid)

@@ -19,9 +19,11 @@ static __always_inline __u64 scan_word_upto(const struct scan_buf *buf, __u32 at
 {
 	__u32 drop = at + 8 > len ? at + 8 - len : 0, i = (at - drop) & (SCAN_WINDOW - 1);
 
+	/* Kept masked: clang 14 drops the mask otherwise (scan_window's note). */
 	barrier_var(i);
 	if (i > SCAN_WINDOW - 8)
 		return 0;
+	/* drop is at most 7 (at < len); masked, the shift is plainly below 64 (64 is undefined). */
 	return scan_word_at(buf, i) >> (8 * (drop & 7));
 }
 
@@ -50,6 +52,7 @@ static __always_inline __u32 scan_start_line(struct http_framer *f, struct scan_
 	__u32 idx = pos & (SCAN_WINDOW - 1), r;
 	__u64 w, w2;
 
+	/* Kept masked: clang 14 drops the mask otherwise (scan_window's note). */
 	barrier_var(idx);
 	if (pos + 11 > len || idx > SCAN_WINDOW - 8)
 		return 0;
@@ -78,6 +81,7 @@ static __always_inline __u32 scan_line(struct http_framer *f, struct scan_buf *b
 	__u32 idx = pos & (SCAN_WINDOW - 1), k, kind, n;
 	__u64 w, w2 = 0, w3 = 0;
 
+	/* Kept masked: clang 14 drops the mask otherwise (scan_window's note). */
 	barrier_var(idx);
 	if (pos + 8 >= len || idx > SCAN_WINDOW - 8)
 		return 0;
@@ -101,6 +105,7 @@ static __always_inline __u32 scan_line(struct http_framer *f, struct scan_buf *b
 		__u32 at = pos + 8 * k, i = at & (SCAN_WINDOW - 1);
 		__u64 m;
 
+		/* Kept masked: scan_window's note. */
 		barrier_var(i);
 		if (at + 8 > len || i > SCAN_WINDOW - 8)
 			return 0;
@@ -146,7 +151,7 @@ __noinline __u32 scan_window(struct http_framer *f, struct scan_buf *buf, __u32 
 				__u32 n;
 
 				idx = pos & (SCAN_WINDOW - 1);
-				barrier_var(idx);
+				barrier_var(idx); /* kept masked: the note below */
 				if (pos + 8 > len || idx > SCAN_WINDOW - 8)
 					break;
 				n = http_skip_word(f, scan_word_at(buf, idx));
@@ -200,13 +205,13 @@ __noinline __u32 scan_window(struct http_framer *f, struct scan_buf *buf, __u32 
 			}
 		}
 		idx = pos & (SCAN_WINDOW - 1);
-		barrier_var(idx);
+		barrier_var(idx); /* kept masked: the note above */
 		c = buf->data[idx];
 		/* The CRLF that ends a head, at once. */
 		if (c == '\r' && f->state == HS_HDR_LINE && pos + 1 < len) {
 			__u32 i1 = (pos + 1) & (SCAN_WINDOW - 1);
 
-			barrier_var(i1);
+			barrier_var(i1); /* kept masked: the note above */
 			if (buf->data[i1] == '\n') {
 				ev = http_head_crlf(f);
 				if (ev) {

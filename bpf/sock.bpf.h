@@ -98,6 +98,7 @@ static __always_inline struct sock_head sock_head_of(__u64 skaddr)
 	}
 	raw = bpf_rdonly_cast((void *)skaddr, 0);
 	w = *(const __u64 *)(raw + bpf_core_field_offset(struct sock, __sk_common.skc_portpair));
+	/* Little-endian, in the order sock_head_packed checked: pair, family at +4, state at +6. */
 	h.portpair = (__u32)w;
 	h.family = (__u16)(w >> 32);
 	h.state = (__u8)(w >> 48);
@@ -111,6 +112,7 @@ static __always_inline struct sock_head sock_head_of(__u64 skaddr)
  */
 static __always_inline __u32 sock_head_slot(const struct sock_head *h, __u64 skaddr)
 {
+	/* skc_portpair: skc_dport (network order) in the low half, skc_num (host order) above. */
 	return claimd_sock_slot(sock_local_port((void *)skaddr, h->portpair >> 16),
 				bpf_ntohs((__u16)h->portpair));
 }
@@ -126,6 +128,7 @@ static __always_inline __u32 sock_slot(const void *sk)
 /* n more (or fewer) followed sockets in slot. */
 static __always_inline void sock_mark_add(__u32 slot, int n)
 {
+	/* slot is below CLAIMD_SOCK_MARKS (claimd_sock_slot); masked, the global's index is bounded. */
 	__sync_fetch_and_add(&sock_marks[slot & (CLAIMD_SOCK_MARKS - 1)], n);
 }
 
@@ -139,6 +142,7 @@ static __always_inline void sock_unmark(struct claimd_sock *s)
 /* May a socket in slot be one that conns follows, or one born under watch? */
 static __always_inline int sock_marked(__u32 slot)
 {
+	/* As in sock_mark_add: an index into a global array must carry its bound. */
 	return sock_marks[slot & (CLAIMD_SOCK_MARKS - 1)];
 }
 

@@ -248,6 +248,7 @@ __noinline __u64 feed_segment(struct claimd_conn *c, struct io *io, struct scan_
 				buf->wlen = wlen;
 			}
 			r = scan_window(f, buf, off - wbase, wlen);
+			/* scan_window answers in one word: position in bits 0-15, events above. */
 			off = wbase + (r & 0xffff);
 			ev = r >> 16;
 		}

@@ -141,6 +141,7 @@ static __always_inline void slot_write(__u32 tid, __u8 active, __u32 packed,
 	barrier();
 	s->tid = tid;
 	s->active = active;
+	/* As VERDICT() packs them: verdict, rule, cause, from the bottom byte up. */
 	s->verdict = packed & 0xff;
 	s->rule = (packed >> 8) & 0xff;
 	if (r && cause < CLAIMD_EGRESS_MAX) {

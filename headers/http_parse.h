@@ -1002,6 +1002,7 @@ HTTP_INLINE __u64 http_name_ends(__u64 w)
 HTTP_INLINE int http_name_ruled_out(__u64 w2, __u64 w3)
 {
 	__u32 i = http_word_first(http_name_ends(w2)), p = 8 + i;
+	/* i is 8 when w2 holds no end: masked, the shift stays below 64 (64 is undefined in C). */
 	__u8 c = w2 >> (8 * (i & 7));
 
 	if (i == 8) {

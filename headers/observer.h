@@ -290,9 +290,10 @@ struct claimd_thread_slot {
 #define CLAIMD_PROC_MUX	      0x4  /* it served two requests at once on a thread: no verdicts */
 #define CLAIMD_PROC_GO	      0x8  /* Go: its HTTP followed per goroutine, not by its syscalls */
 #define CLAIMD_PROC_GO_SERVES 0x10 /* Go: it serves requests */
-/* Go: while serving, it made a call on a goroutine tied to no request (a
- * worker pool, a channel): its requests' logs may miss calls, no verdict. */
-#define CLAIMD_PROC_GO_UNTIED 0x20
+/* While serving, it made a call tied to no request in a way that cannot say
+ * which request it served (Go: a goroutine fed by a worker pool, a channel):
+ * its requests' logs may miss calls, no verdict (bpf/runtime.bpf.h). */
+#define CLAIMD_PROC_UNTIED 0x20
 /* Bits 16-31: how many listening sockets it has open (a service: its calls
  * outside requests are no root calls). claimd seeds the older ones. */
 #define CLAIMD_PROC_LISTENER_ONE (1u << 16)
