@@ -179,6 +179,15 @@ $(BUILD)/vmlinux.h: FORCE | $(DEPS_STAMP)
 	$(Q)tmp=$@.$$$$.tmp; $(BPFTOOL) btf dump file /sys/kernel/btf/vmlinux format c > $$tmp && \
 		{ cmp -s $$tmp $@ && rm -f $$tmp || { printf '  %-8s %s\n' GEN $@; mv $$tmp $@; }; }
 
+# The runtimes observer.bpf.c includes: every bpf/runtimes/*.c, so adding
+# one is adding its file. Rewritten only when the list changed.
+BPF_RUNTIMES := $(sort $(wildcard bpf/runtimes/*.c))
+$(BUILD)/runtimes.bpf.inc: FORCE
+	$(Q)mkdir -p $(@D)
+	$(Q)tmp=$@.$$$$.tmp; printf '#include "%s"\n' $(patsubst bpf/%,%,$(BPF_RUNTIMES)) > $$tmp && \
+		{ cmp -s $$tmp $@ && rm -f $$tmp || { printf '  %-8s %s\n' GEN $@; mv $$tmp $@; }; }
+$(BUILD)/observer.bpf.o: $(BUILD)/runtimes.bpf.inc
+
 $(BUILD)/%.bpf.o: bpf/%.bpf.c $(BUILD)/vmlinux.h | $(DEPS_STAMP)
 	$(call msg,BPF,$@)
 	$(Q)$(CLANG) $(BPF_CFLAGS) -c $< -o $@

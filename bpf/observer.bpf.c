@@ -17,9 +17,10 @@
  */
 /*
  * One compile unit, one skeleton: this file owns the load-time
- * configuration and every map: each is declared here once, with its key
- * and value, its size, who adds an entry and who removes it (or what
- * bounds it when nothing does). claimd and the tests find maps by these
+ * configuration and every map of the mechanism and of the syscall path:
+ * each is declared here once, with its key and value, its size, who adds an
+ * entry and who removes it (or what bounds it when nothing does). A runtime
+ * in bpf/runtimes/ declares its own maps the same way, in its own file. claimd and the tests find maps by these
  * names. Helpers are in the bpf/ headers named .bpf.h (static functions
  * only); programs and their global functions are in the fragments included
  * at the end, named .c because they are pieces of this unit, in the order
@@ -417,110 +418,6 @@ struct {
 	__type(value, struct tls_recent);
 } tls_recent SEC(".maps");
 
-/*
- * The Go probes' state (goprobe.c): what is Go's alone, goroutines and
- * field offsets; the requests' records themselves are the mechanism's
- * (struct claimd_thread), held per serving goroutine rather than per
- * thread.
- */
-
-/* Who holds a goroutine's request: the serving goroutine and its ingress. */
-struct go_owner {
-	__u64 g;
-	__u64 seq;
-};
-
-/* A request held by its serving goroutine. */
-struct go_req {
-	__u32 slots;  /* egress log slots taken (atomically: fan-out goroutines) */
-	__u32 status; /* gRPC: from WriteStatus */
-	__u64 resp;   /* net/http: the *response, whose status is read at the end */
-	__u64 entry;  /* what its entry probe saw (go_entry_of) */
-	struct claimd_thread t;
-};
-
-/* A call in progress on a goroutine. */
-struct go_call {
-	struct claimd_pending p; /* start, target, method; its ingress's seq and slot */
-	struct claimd_addr callee;
-	__u64 owner_g;
-	__u64 entry; /* what its entry probe saw (go_entry_of) */
-};
-
-/* runtime.newproc1 in progress on a thread: the creator's request. */
-struct go_spawn {
-	struct go_owner owner;
-	__u32 tgid;
-	__u32 pad;
-};
-
-/*
- * Per Go executable probed, the offsets its probes read (headers/goprobe.h),
- * in the slot their BPF cookie names: written by claimd once per executable
- * (user/claimd/observer.c), in order, never cleared (a slot is not reused
- * while claimd runs).
- */
-struct {
-	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, CLAIMD_GO_EXES_MAX);
-	__type(key, __u32);
-	__type(value, struct go_offsets);
-} go_exes SEC(".maps");
-
-/*
- * The request each serving goroutine holds (idle once answered:
- * t.conn.tgid 0). Added at a goroutine's first request (go_req_open),
- * removed when its next request is on a connection claimd does not follow;
- * an idle entry is reused by the goroutine's next request, and the oldest
- * goes when the map is full.
- */
-struct {
-	__uint(type, BPF_MAP_TYPE_LRU_HASH);
-	__uint(max_entries, CLAIMD_THREADS_MAX);
-	__type(key, struct go_key);
-	__type(value, struct go_req);
-} go_reqs SEC(".maps");
-
-/*
- * Goroutines started while their creator served a request: that request.
- * Added when runtime.newproc1 returns the new goroutine (go_newproc_ret),
- * removed there when a goroutine is started again at the same address by a
- * creator serving none; full, the oldest goes. An entry whose request ended
- * ties nothing (go_owner_find compares its seq).
- */
-struct {
-	__uint(type, BPF_MAP_TYPE_LRU_HASH);
-	__uint(max_entries, CLAIMD_GOROUTINES);
-	__type(key, struct go_key);
-	__type(value, struct go_owner);
-} go_lineage SEC(".maps");
-
-/*
- * The call each goroutine has in progress: added at its entry
- * (go_call_open), removed at its return (go_call_close); a goroutine that
- * never returns (it panicked through) leaves its entry until its next call
- * replaces it, or the map, full, drops the oldest.
- */
-struct {
-	__uint(type, BPF_MAP_TYPE_LRU_HASH);
-	__uint(max_entries, CLAIMD_GOROUTINES);
-	__type(key, struct go_key);
-	__type(value, struct go_call);
-} go_calls SEC(".maps");
-
-/*
- * A runtime.newproc1 in progress on a thread (by tid): added at its entry
- * when the creator serves a request (go_newproc), removed at its return
- * (go_newproc_ret) or at the thread's next newproc1 by a creator serving
- * none; full, the oldest goes.
- */
-struct {
-	__uint(type, BPF_MAP_TYPE_LRU_HASH);
-	__uint(max_entries, CLAIMD_THREADS_MAX);
-	__type(key, __u32); /* tid */
-	__type(value, struct go_spawn);
-} go_spawns SEC(".maps");
-
 #include "proc.bpf.h"
 #include "sock.bpf.h"
 
@@ -536,5 +433,10 @@ struct {
 #include "context.c"
 #include "sockio.c"
 #include "sockstate.c"
-/* Runtimes that hand over parsed requests, each a fragment of its own, after all it calls. */
-#include "goprobe.c"
+/*
+ * Runtimes that hand over parsed requests (bpf/runtimes/<runtime>.c), each
+ * a fragment that owns its own maps, after all it calls: the build lists
+ * every file of the folder (runtimes.bpf.inc), so a new runtime is a new
+ * file and no edit here.
+ */
+#include "runtimes.bpf.inc"

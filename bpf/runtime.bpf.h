@@ -3,7 +3,7 @@
  * What a runtime hands the mechanism. A runtime is whatever finds requests
  * and calls: the syscall path frames a socket's bytes (sockio.c, stream.c,
  * ingress.c), OpenSSL's plaintext goes through the same framers (tls.c),
- * Go's probes read them out of net/http and grpc-go (goprobe.c). Each keeps
+ * Go's probes read them out of net/http and grpc-go (runtimes/go.c). Each keeps
  * its own state for what is its own (connections' FIFOs and threads; SSL
  * pointers; goroutines and field offsets) and hands over, through these
  * helpers only:

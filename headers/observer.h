@@ -71,7 +71,7 @@ enum claimd_role {
 #define CLAIMD_IN_LOST	    0x40 /* its own response's framing was lost: status unknown */
 #define CLAIMD_IN_UNCOUNTED \
 	0x80		   /* the service counters were full: claimd counts it from the record */
-#define CLAIMD_IN_GO 0x100 /* followed per goroutine by the Go probes (bpf/goprobe.c) */
+#define CLAIMD_IN_GO 0x100 /* followed per goroutine by the Go probes (bpf/runtimes/go.c) */
 /* its thread talked to a dependency in another protocol than HTTP (a database): no call to judge */
 #define CLAIMD_IN_OPAQUE 0x200
 

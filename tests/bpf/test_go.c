@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Go services through the Go probes (bpf/goprobe.c), with real Go 1.19
+ * Go services through the Go probes (bpf/runtimes/go.c), with real Go 1.19
  * programs built here (tests/peers/go/goservice), plain and stripped:
  *
  *  - chain: a Go load driver (4 goroutines, 250 requests) -> Go front ->
