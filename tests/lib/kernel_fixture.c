@@ -24,11 +24,11 @@
 #include "harness.h"
 #include "kernel_fixture.h"
 #include "observer.skel.h"
-#include "sock_marks.h"
+#include "kernel/sock_marks.h"
 #include "sockets.h"
-#include "sysprobe.h"
+#include "host/sysprobe.h"
 #include "test_progs.h"
-#include "thread_slots.h"
+#include "kernel/thread_slots.h"
 
 /* proc.bpf.h's traced[] bit for "owns a socket we follow". */
 #define PROC_TRACED 0x1

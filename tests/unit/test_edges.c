@@ -18,8 +18,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "edges.h"
-#include "names.h"
+#include "model/edges.h"
+#include "model/names.h"
 #include "verdict_names.h"
 #include "test_progs.h"
 

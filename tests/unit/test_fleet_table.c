@@ -8,7 +8,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "fleet_table.h"
+#include "fleet/fleet_table.h"
 #include "promql.h"
 #include "test_progs.h"
 

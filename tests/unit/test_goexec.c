@@ -16,7 +16,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "goexec.h"
+#include "probes/go/goexec.h"
 #include "harness.h"
 #include "test_progs.h"
 

@@ -7,7 +7,7 @@
 #include <stdint.h>
 
 #include "goprobe.h"
-#include "grpc_codes.h"
+#include "probes/go/grpc_codes.h"
 #include "test_progs.h"
 
 void test_grpc_codes(void)

@@ -21,7 +21,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "memory.h"
+#include "model/memory.h"
 #include "test_progs.h"
 
 #define WALL ((time_t)1700000000)

@@ -15,9 +15,9 @@
 
 #include "graph.h"
 #include "harness.h"
-#include "metrics.h"
+#include "expose/metrics.h"
 #include "verdict_names.h"
-#include "metrics_text.h"
+#include "expose/metrics_text.h"
 #include "test_progs.h"
 
 #define WALL ((time_t)1700000000)

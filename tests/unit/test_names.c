@@ -13,7 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "names.h"
+#include "model/names.h"
 #include "test_progs.h"
 
 #define V4(a, b, c, d)                                                           \

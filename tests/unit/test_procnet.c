@@ -9,7 +9,7 @@
  */
 #include <string.h>
 
-#include "procnet.h"
+#include "kernel/procnet.h"
 #include "test_progs.h"
 
 #define V4(a, b, c, d)                                                           \

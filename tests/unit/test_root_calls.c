@@ -14,11 +14,11 @@
  */
 #include <string.h>
 
-#include "edges.h"
-#include "names.h"
+#include "model/edges.h"
+#include "model/names.h"
 #include "counts.h"
 #include "outcome.h"
-#include "roots.h"
+#include "model/roots.h"
 #include "test_progs.h"
 
 #define TGID_A 0x7ffffff1u

@@ -13,7 +13,7 @@
 
 #include "harness.h"
 #include "log.h"
-#include "sysprobe.h"
+#include "host/sysprobe.h"
 #include "test_progs.h"
 
 struct fake {
