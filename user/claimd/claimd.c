@@ -45,7 +45,7 @@
 #include "expose/snapshot.h"
 #include "host/sysprobe.h"
 #include "probes/go/grpc_codes.h"
-#include "probes/uprobes.h"
+#include "probes/probes.h"
 #include "expose/trace_fmt.h"
 #include "verdict_names.h"
 
@@ -95,7 +95,7 @@ struct claimd {
 	struct roots *roots;
 	struct classes *classes;
 	struct kcounts *kcounts;
-	struct uprobes *uprobes;
+	struct probes *probes;
 	struct control *ctl;
 	struct fleet *fleet;	/* --fleet-classes, or NULL */
 	uint64_t fleet_changes; /* the fleet's classes came or went */
@@ -580,8 +580,8 @@ static int on_record(void *ctx, void *data, size_t size)
 		count_poll(d);
 		names__listen(d->names, l->tgid, &l->local, l->comm, l->closed);
 		/* Before it serves anything: probe its libssl or libclaim context. */
-		if (!l->closed && d->uprobes)
-			uprobes__scan_pid(d->uprobes, l->tgid);
+		if (!l->closed && d->probes)
+			probes__scan_pid(d->probes, l->tgid);
 		break;
 	}
 	case CLAIMD_REC_EXIT: {
@@ -732,17 +732,7 @@ static struct json_object *status_json(struct claimd *d)
 	json_object_object_add(o, "memory", m);
 	json_object_object_add(o, "verdicts",
 			       json_object_new_string(observer__verdicts_path(d->obs)));
-	json_object_object_add(
-		o, "tls_files",
-		json_object_new_int(d->uprobes ? uprobes__tls_files(d->uprobes) : 0));
-	json_object_object_add(
-		o, "context_files",
-		json_object_new_int(d->uprobes ? uprobes__context_files(d->uprobes) : 0));
-	json_object_object_add(o, "go_files",
-			       json_object_new_int(d->uprobes ? uprobes__go_files(d->uprobes) : 0));
-	json_object_object_add(
-		o, "go_refused",
-		json_object_new_int(d->uprobes ? uprobes__go_refused(d->uprobes) : 0));
+	probes__status(d->probes, o);
 	json_object_object_add(o, "programs", observer__programs_json(d->obs));
 	json_object_object_add(o, "trace_dropped",
 			       json_object_new_uint64(control__dropped(d->ctl)));
@@ -932,9 +922,9 @@ static void housekeeping(struct claimd *d)
 			d->fill[2].max_entries, classes__refused(d->classes));
 	d->classes_full = classes__refused(d->classes) > 0;
 	/* libssl and libclaim in processes started since: probed from their next call. */
-	if (d->uprobes && now - d->last_uprobe_scan >= UPROBE_RESCAN_S) {
+	if (d->probes && now - d->last_uprobe_scan >= UPROBE_RESCAN_S) {
 		d->last_uprobe_scan = now;
-		uprobes__scan(d->uprobes);
+		probes__scan(d->probes);
 	}
 	if (now - d->last_persist >= d->opt->persist_s) {
 		d->last_persist = now;
@@ -1126,17 +1116,20 @@ int main(int argc, char **argv)
 	if (observer__attach(d.obs))
 		goto out;
 	observer__set_alive(d.obs, true);
-	if (d.probe.uprobes)
-		d.uprobes = uprobes__new(d.obs, !opt.no_tls, true, !opt.no_go);
-	if (d.uprobes)
-		uprobes__scan(d.uprobes);
+	if (d.probe.uprobes) {
+		const char *off[] = { opt.no_tls ? "tls" : "", opt.no_go ? "go" : "", NULL };
+
+		d.probes = probes__new(d.obs, off);
+	}
+	if (d.probes)
+		probes__scan(d.probes);
 	if (!opt.no_seed) {
 		err = seed__existing(d.obs, &opt.obs, d.names, &d.seeded);
 		if (err)
 			pr_warn("could not look for existing sockets: %s", strerror(-err));
 		/* The processes seeded are followed now: their programs may be Go. */
-		if (d.uprobes)
-			uprobes__scan(d.uprobes);
+		if (d.probes)
+			probes__scan(d.probes);
 	}
 	pr_info("attached; followed from before start: %d listeners, %d inbound and %d outbound "
 		"connections in %d processes; control socket %s",
@@ -1155,7 +1148,7 @@ out:
 	fleet__stop(d.fleet);
 	control__close(d.ctl);
 	ring_buffer__free(d.rb);
-	uprobes__free(d.uprobes);
+	probes__free(d.probes);
 	classes__free(d.classes);
 	kcounts__free(d.kcounts);
 	snapshot__free(&d.snap);

@@ -14,7 +14,6 @@
 #include <bpf/libbpf.h>
 
 #include "kernel/counters.h"
-#include "probes/go/goexec.h"
 #include "kernel/io_attach.h"
 #include "log.h"
 #include "kernel/observer_api.h"
@@ -24,23 +23,14 @@
 #include "host/sysprobe.h"
 #include "verdict.h"
 
-#define TLS_FILES_MAX  32
-#define TLS_PROBES     8
-#define CTX_FILES_MAX  64
 #define DETACH_THREADS 32
-#define GO_FILES_MAX   CLAIMD_GO_EXES_MAX
-#define GO_LINKS_MAX   (GOFN__COUNT + GOFN__COUNT * GOEXEC_RETS_MAX)
 
 struct observer {
 	struct observer_bpf *skel;
 	int ncpus;
 	struct bpf_link *io_links[IO_ATTACH_MAX]; /* tp_io_x beyond its section's tracepoint */
-	struct bpf_link *tls_links[TLS_FILES_MAX][TLS_PROBES];
-	int tls_files;
-	struct bpf_link *ctx_links[CTX_FILES_MAX][2];
-	int ctx_files;
-	struct bpf_link *go_links[GO_FILES_MAX][GO_LINKS_MAX];
-	int go_files;
+	struct bpf_link **uprobe_links; /* what the runtimes attached (probes/), detached here */
+	int n_uprobe_links, cap_uprobe_links;
 	char verdicts_path[512];
 	unsigned long forgotten;
 	bool verdicts_reused;
@@ -289,142 +279,30 @@ int observer__attach(struct observer *obs)
 	return err;
 }
 
-int observer__attach_tls(struct observer *obs, const char *path)
+struct bpf_object *observer__object(const struct observer *obs)
 {
-	struct {
-		struct bpf_program *prog;
-		const char *func;
-		bool ret;
-	} probes[TLS_PROBES] = {
-		{ obs->skel->progs.tls_read, "SSL_read", false },
-		{ obs->skel->progs.tls_read_ret, "SSL_read", true },
-		{ obs->skel->progs.tls_write, "SSL_write", false },
-		{ obs->skel->progs.tls_write_ret, "SSL_write", true },
-		{ obs->skel->progs.tls_read_ex, "SSL_read_ex", false },
-		{ obs->skel->progs.tls_read_ex_ret, "SSL_read_ex", true },
-		{ obs->skel->progs.tls_write_ex, "SSL_write_ex", false },
-		{ obs->skel->progs.tls_write_ex_ret, "SSL_write_ex", true },
-	};
-	struct bpf_link **links;
-	int i, attached = 0, err = -ENOENT;
-
-	if (obs->tls_files >= TLS_FILES_MAX)
-		return -ENOSPC;
-	links = obs->tls_links[obs->tls_files];
-	for (i = 0; i < TLS_PROBES; i++) {
-		LIBBPF_OPTS(bpf_uprobe_opts, opts, .func_name = probes[i].func,
-			    .retprobe = probes[i].ret);
-
-		/* pid -1: every process that maps this file, now or later. */
-		links[i] = bpf_program__attach_uprobe_opts(probes[i].prog, -1, path, 0, &opts);
-		if (!links[i])
-			err = -errno;
-		else
-			attached++;
-	}
-	if (!attached)
-		return err;
-	obs->tls_files++;
-	return 0;
+	return obs->skel->obj;
 }
 
-int observer__tls_files(const struct observer *obs)
+int observer__keep_links(struct observer *obs, struct bpf_link **links, int n)
 {
-	return obs->tls_files;
-}
+	int i;
 
-int observer__attach_context(struct observer *obs, const char *path)
-{
-	LIBBPF_OPTS(bpf_uprobe_opts, enter, .func_name = "claim_context_enter");
-	LIBBPF_OPTS(bpf_uprobe_opts, leave, .func_name = "claim_context_leave");
-	struct bpf_link **links;
-	int err;
+	if (obs->n_uprobe_links + n > obs->cap_uprobe_links) {
+		int cap = (obs->n_uprobe_links + n) * 2;
+		struct bpf_link **l = realloc(obs->uprobe_links, cap * sizeof(*l));
 
-	if (obs->ctx_files >= CTX_FILES_MAX)
-		return -ENOSPC;
-	links = obs->ctx_links[obs->ctx_files];
-	links[0] = bpf_program__attach_uprobe_opts(obs->skel->progs.ctx_enter, -1, path, 0, &enter);
-	if (!links[0])
-		return -errno;
-	links[1] = bpf_program__attach_uprobe_opts(obs->skel->progs.ctx_leave, -1, path, 0, &leave);
-	if (!links[1]) {
-		err = -errno;
-		bpf_link__destroy(links[0]);
-		return err;
-	}
-	obs->ctx_files++;
-	return 0;
-}
-
-/* One uprobe at a file offset of path, its cookie the executable's slot. */
-static struct bpf_link *attach_at(struct bpf_program *prog, const char *path, uint64_t off,
-				  __u32 slot)
-{
-	LIBBPF_OPTS(bpf_uprobe_opts, opts, .bpf_cookie = slot);
-
-	return bpf_program__attach_uprobe_opts(prog, -1, path, off, &opts);
-}
-
-int observer__attach_go(struct observer *obs, const char *path, const struct goexec *g)
-{
-	struct bpf_program *entry[GOFN__COUNT] = {
-		[GOFN_SERVE] = obs->skel->progs.go_serve,
-		[GOFN_ROUND_TRIP] = obs->skel->progs.go_round_trip,
-		[GOFN_NEWPROC] = obs->skel->progs.go_newproc,
-		[GOFN_GRPC_SERVE] = obs->skel->progs.go_grpc_serve,
-		[GOFN_GRPC_STATUS] = obs->skel->progs.go_grpc_status,
-		[GOFN_GRPC_INVOKE] = obs->skel->progs.go_grpc_invoke,
-	};
-	/* Functions whose return matters: a probe at each of their RETs. */
-	struct bpf_program *ret[GOFN__COUNT] = {
-		[GOFN_SERVE] = obs->skel->progs.go_serve_ret,
-		[GOFN_ROUND_TRIP] = obs->skel->progs.go_round_trip_ret,
-		[GOFN_NEWPROC] = obs->skel->progs.go_newproc_ret,
-		[GOFN_GRPC_SERVE] = obs->skel->progs.go_serve_ret,
-		[GOFN_GRPC_INVOKE] = obs->skel->progs.go_grpc_invoke_ret,
-	};
-	__u32 slot = obs->go_files;
-	struct bpf_link **links;
-	int f, n = 0, err = 0;
-	uint32_t i;
-
-	if (obs->go_files >= GO_FILES_MAX)
-		return -ENOSPC;
-	if (bpf_map_update_elem(bpf_map__fd(obs->skel->maps.go_exes), &slot, &g->offsets, 0))
-		return -errno;
-	links = obs->go_links[slot];
-	for (f = 0; f < GOFN__COUNT && !err; f++) {
-		const struct goexec_fn *fn = &g->fn[f];
-
-		if (!fn->entry || (ret[f] && !fn->n_rets))
-			continue; /* not in this program: its part stays out */
-		links[n] = attach_at(entry[f], path, fn->entry, slot);
-		if (!links[n++]) {
-			err = -errno;
-			break;
+		if (!l) {
+			for (i = 0; i < n; i++)
+				bpf_link__destroy(links[i]);
+			return -ENOMEM;
 		}
-		for (i = 0; ret[f] && i < fn->n_rets; i++) {
-			links[n] = attach_at(ret[f], path, fn->rets[i], slot);
-			if (!links[n++]) {
-				err = -errno;
-				break;
-			}
-		}
+		obs->uprobe_links = l;
+		obs->cap_uprobe_links = cap;
 	}
-	if (err) {
-		while (n--) {
-			bpf_link__destroy(links[n]);
-			links[n] = NULL;
-		}
-		return err;
-	}
-	obs->go_files++;
+	for (i = 0; i < n; i++)
+		obs->uprobe_links[obs->n_uprobe_links++] = links[i];
 	return 0;
-}
-
-int observer__go_files(const struct observer *obs)
-{
-	return obs->go_files;
 }
 
 struct detach_work {
@@ -455,11 +333,9 @@ static void detach_all(struct observer *obs)
 	int n_skel = sizeof(obs->skel->links) / sizeof(struct bpf_link *);
 	struct detach_work w = { 0 };
 	pthread_t th[DETACH_THREADS];
-	int f, i, started = 0;
+	int i, started = 0;
 
-	w.links = calloc(n_skel + IO_ATTACH_MAX + TLS_FILES_MAX * TLS_PROBES + CTX_FILES_MAX * 2 +
-				 GO_FILES_MAX * GO_LINKS_MAX,
-			 sizeof(*w.links));
+	w.links = calloc(n_skel + IO_ATTACH_MAX + obs->n_uprobe_links, sizeof(*w.links));
 	if (!w.links)
 		return; /* observer_bpf__destroy detaches them one by one */
 	/* The skeleton's links struct holds nothing but link pointers. */
@@ -473,19 +349,9 @@ static void detach_all(struct observer *obs)
 			w.links[w.n++] = obs->io_links[i];
 		obs->io_links[i] = NULL;
 	}
-	for (f = 0; f < obs->tls_files; f++)
-		for (i = 0; i < TLS_PROBES; i++)
-			if (obs->tls_links[f][i])
-				w.links[w.n++] = obs->tls_links[f][i];
-	for (f = 0; f < obs->ctx_files; f++)
-		for (i = 0; i < 2; i++)
-			if (obs->ctx_links[f][i])
-				w.links[w.n++] = obs->ctx_links[f][i];
-	for (f = 0; f < obs->go_files; f++)
-		for (i = 0; i < GO_LINKS_MAX; i++)
-			if (obs->go_links[f][i])
-				w.links[w.n++] = obs->go_links[f][i];
-	obs->tls_files = obs->ctx_files = obs->go_files = 0;
+	for (i = 0; i < obs->n_uprobe_links; i++)
+		w.links[w.n++] = obs->uprobe_links[i];
+	obs->n_uprobe_links = 0;
 	for (i = 0; i < DETACH_THREADS && i < w.n; i++)
 		if (!pthread_create(&th[started], NULL, detach_worker, &w))
 			started++;
@@ -502,6 +368,9 @@ void observer__destroy(struct observer *obs)
 	if (obs->skel)
 		detach_all(obs);
 	io_detach(obs->io_links); /* what detach_all could not take */
+	while (obs->n_uprobe_links)
+		bpf_link__destroy(obs->uprobe_links[--obs->n_uprobe_links]);
+	free(obs->uprobe_links);
 	observer_bpf__destroy(obs->skel);
 	free(obs);
 }

@@ -85,18 +85,13 @@ struct json_object *observer__programs_json(const struct observer *obs);
 int observer__stats(const struct observer *obs, __u64 out[CLAIMD_ST__COUNT]);
 const char *observer__stat_name(int which);
 
-/* Attaches the SSL_read/SSL_write probes (and _ex forms) to one libssl file.
- * Returns 0, or -errno (-ENOENT: the file has none of those functions). */
-int observer__attach_tls(struct observer *obs, const char *path);
-int observer__tls_files(const struct observer *obs);
-/* Attaches the claim_context_enter/leave probes to a file holding libclaim
- * (libclaim.so, or a program linked with libclaim.a). 0, or -errno. */
-int observer__attach_context(struct observer *obs, const char *path);
-struct goexec;
-/* Attaches the Go probes to the Go executable at path, read into g
- * (goexec.h). 0, or -errno (-ENOSPC: CLAIMD_GO_EXES_MAX executables). */
-int observer__attach_go(struct observer *obs, const char *path, const struct goexec *g);
-int observer__go_files(const struct observer *obs);
+/* The loaded object: the uprobe runtimes (probes/) find their programs and
+ * maps in it by name, so that common code names none of them. */
+struct bpf_object *observer__object(const struct observer *obs);
+/* Takes the n links a runtime attached: detached with the rest at the end.
+ * 0, or -ENOMEM (then they are detached now). */
+struct bpf_link;
+int observer__keep_links(struct observer *obs, struct bpf_link **links, int n);
 
 /* Forgets the connections of processes that exited; returns how many. */
 int observer__forget_processes(struct observer *obs, const __u32 *tgids, int n);

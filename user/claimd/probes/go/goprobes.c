@@ -1,56 +1,131 @@
 // SPDX-License-Identifier: GPL-2.0
-/* Go executables found in followed processes and probed once; see goprobes.h. */
+/*
+ * Go services, as a uprobe runtime (probes/runtime.h): in, each followed
+ * process's executable, offered once per file; out, for a Go one with the
+ * register ABI and net/http (goexec.h), the Go probes (bpf/goprobe.c)
+ * attached to the file, so every process running it, now or later, is
+ * probed, and its offsets in go_exes. Each process running a probed
+ * executable is marked CLAIMD_PROC_GO: its HTTP is followed per goroutine,
+ * and the syscall path leaves its bytes alone (one path per process, never
+ * both). Status: go_files probed, go_refused (found and left to the
+ * syscall path: too old, no net/http).
+ */
 #include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include <json-c/json.h>
 
 #include "probes/go/goexec.h"
-#include "probes/go/goprobes.h"
-#include "hashtab.h"
 #include "log.h"
 #include "kernel/observer_api.h"
+#include "probes/runtime.h"
 
 /* What a file turned out to be. */
 #define GO_FILE_OTHER  ((void *)1) /* not Go, or Go left to the syscall path */
 #define GO_FILE_PROBED ((void *)2)
 
-struct file_id {
-	dev_t dev;
-	ino_t ino;
-};
+#define GO_LINKS_MAX (GOFN__COUNT + GOFN__COUNT * GOEXEC_RETS_MAX)
 
 struct goprobes {
 	struct observer *obs;
-	struct hashtab *files; /* struct file_id -> GO_FILE_* */
-	int probed, refused;
+	int probed, refused; /* probed: the next executable's slot in go_exes too */
 };
 
-struct goprobes *goprobes__new(struct observer *obs)
+static void *goprobes_open(struct observer *obs)
 {
 	struct goprobes *gp = calloc(1, sizeof(*gp));
 
-	if (!gp)
-		return NULL;
-	gp->obs = obs;
-	gp->files = hashtab__new();
-	if (!gp->files) {
-		free(gp);
-		return NULL;
-	}
+	if (gp)
+		gp->obs = obs;
 	return gp;
 }
 
-void goprobes__free(struct goprobes *gp)
+static void goprobes_close(void *state)
 {
-	if (!gp)
-		return;
-	hashtab__free(gp->files);
-	free(gp);
+	free(state);
+}
+
+/* One uprobe at a file offset of path, its cookie the executable's slot. */
+static struct bpf_link *attach_at(struct bpf_object *obj, const char *prog, const char *path,
+				  uint64_t off, __u32 slot)
+{
+	LIBBPF_OPTS(bpf_uprobe_opts, opts, .bpf_cookie = slot);
+	struct bpf_program *p = bpf_object__find_program_by_name(obj, prog);
+
+	if (!p) {
+		errno = ENOENT;
+		return NULL;
+	}
+	return bpf_program__attach_uprobe_opts(p, -1, path, off, &opts);
+}
+
+/* The Go probes into the executable at path, read into g. 0, or -errno
+ * (-ENOSPC: CLAIMD_GO_EXES_MAX executables). */
+static int attach_go(struct goprobes *gp, const char *path, const struct goexec *g)
+{
+	static const char *const entry[GOFN__COUNT] = {
+		[GOFN_SERVE] = "go_serve",
+		[GOFN_ROUND_TRIP] = "go_round_trip",
+		[GOFN_NEWPROC] = "go_newproc",
+		[GOFN_GRPC_SERVE] = "go_grpc_serve",
+		[GOFN_GRPC_STATUS] = "go_grpc_status",
+		[GOFN_GRPC_INVOKE] = "go_grpc_invoke",
+	};
+	/* Functions whose return matters: a probe at each of their RETs. */
+	static const char *const ret[GOFN__COUNT] = {
+		[GOFN_SERVE] = "go_serve_ret",
+		[GOFN_ROUND_TRIP] = "go_round_trip_ret",
+		[GOFN_NEWPROC] = "go_newproc_ret",
+		[GOFN_GRPC_SERVE] = "go_serve_ret",
+		[GOFN_GRPC_INVOKE] = "go_grpc_invoke_ret",
+	};
+	struct bpf_object *obj = observer__object(gp->obs);
+	struct bpf_map *exes = bpf_object__find_map_by_name(obj, "go_exes");
+	__u32 slot = gp->probed;
+	struct bpf_link **links;
+	int f, n = 0, err = 0;
+	uint32_t i;
+
+	if (gp->probed >= CLAIMD_GO_EXES_MAX)
+		return -ENOSPC;
+	if (!exes)
+		return -ENOENT;
+	if (bpf_map_update_elem(bpf_map__fd(exes), &slot, &g->offsets, 0))
+		return -errno;
+	links = calloc(GO_LINKS_MAX, sizeof(*links));
+	if (!links)
+		return -ENOMEM;
+	for (f = 0; f < GOFN__COUNT && !err; f++) {
+		const struct goexec_fn *fn = &g->fn[f];
+
+		if (!fn->entry || (ret[f] && !fn->n_rets))
+			continue; /* not in this program: its part stays out */
+		links[n] = attach_at(obj, entry[f], path, fn->entry, slot);
+		if (!links[n++]) {
+			err = -errno;
+			break;
+		}
+		for (i = 0; ret[f] && i < fn->n_rets; i++) {
+			links[n] = attach_at(obj, ret[f], path, fn->rets[i], slot);
+			if (!links[n++]) {
+				err = -errno;
+				break;
+			}
+		}
+	}
+	if (err) {
+		while (n--)
+			bpf_link__destroy(links[n]);
+	} else {
+		err = observer__keep_links(gp->obs, links, n);
+	}
+	free(links);
+	return err;
 }
 
 /* Reads the file and probes it if it is a Go program the probes can follow. */
@@ -71,7 +146,7 @@ static void *look_at(struct goprobes *gp, const char *path, __u32 tgid)
 		gp->refused++;
 		return GO_FILE_OTHER;
 	}
-	err = observer__attach_go(gp->obs, path, &g);
+	err = attach_go(gp, path, &g);
 	if (err) {
 		pr_warn("Go: cannot probe the program of process %u: %s", tgid, strerror(-err));
 		gp->refused++;
@@ -97,37 +172,31 @@ static void mark_go(struct goprobes *gp, __u32 tgid)
 	bpf_map_update_elem(fd, &tgid, &v, BPF_ANY);
 }
 
-int goprobes__process(struct goprobes *gp, __u32 tgid)
+static bool goprobes_probe(void *state, const struct probe_file *f)
 {
-	struct file_id id;
-	char path[64];
-	struct stat st;
-	void *what;
-	int fresh = 0;
-
-	snprintf(path, sizeof(path), "/proc/%u/exe", tgid);
-	if (stat(path, &st) || !S_ISREG(st.st_mode))
-		return 0;
-	memset(&id, 0, sizeof(id));
-	id.dev = st.st_dev;
-	id.ino = st.st_ino;
-	what = hashtab__get(gp->files, &id, sizeof(id));
-	if (!what) {
-		what = look_at(gp, path, tgid);
-		hashtab__put(gp->files, &id, sizeof(id), what, NULL);
-		fresh = what == GO_FILE_PROBED;
-	}
-	if (what == GO_FILE_PROBED)
-		mark_go(gp, tgid);
-	return fresh;
+	return look_at(state, f->path, f->tgid) == GO_FILE_PROBED;
 }
 
-int goprobes__files(const struct goprobes *gp)
+static void goprobes_follow(void *state, __u32 tgid)
 {
-	return gp->probed;
+	mark_go(state, tgid);
 }
 
-int goprobes__refused(const struct goprobes *gp)
+static void goprobes_status(const void *state, struct json_object *o)
 {
-	return gp->refused;
+	const struct goprobes *gp = state;
+
+	json_object_object_add(o, "go_files", json_object_new_int(gp ? gp->probed : 0));
+	json_object_object_add(o, "go_refused", json_object_new_int(gp ? gp->refused : 0));
 }
+
+static const struct probe_runtime go_runtime = {
+	.name = "go",
+	.exe = true,
+	.open = goprobes_open,
+	.close = goprobes_close,
+	.probe = goprobes_probe,
+	.follow = goprobes_follow,
+	.status = goprobes_status,
+};
+PROBE_RUNTIME(go_runtime);
