@@ -18,23 +18,12 @@ struct fleet_table {
 	struct hashtab *names; /* "ip:port" (with its NUL) -> its service's name */
 };
 
-static int free_value(const struct hashtab_entry *e, void *ctx)
-{
-	(void)ctx;
-	free(e->value);
-	return 0;
-}
-
 void fleet_table__free(struct fleet_table *t)
 {
 	if (!t)
 		return;
-	if (t->edges)
-		hashtab__for_each(t->edges, free_value, NULL);
-	if (t->names)
-		hashtab__for_each(t->names, free_value, NULL);
-	hashtab__free(t->edges);
-	hashtab__free(t->names);
+	hashtab__free_all(t->edges);
+	hashtab__free_all(t->names);
 	free(t);
 }
 
@@ -199,7 +188,6 @@ void fleet_table__drop_classes(struct fleet_table *t)
 		hashtab__free(empty);
 		return;
 	}
-	hashtab__for_each(t->edges, free_value, NULL);
-	hashtab__free(t->edges);
+	hashtab__free_all(t->edges);
 	t->edges = empty;
 }

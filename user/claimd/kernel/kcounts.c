@@ -113,23 +113,12 @@ struct kcounts *kcounts__new(const struct kcounts_maps *m)
 	return k;
 }
 
-static int free_value(const struct hashtab_entry *e, void *ctx)
-{
-	(void)ctx;
-	free(e->value);
-	return 0;
-}
-
 void kcounts__free(struct kcounts *k)
 {
 	if (!k)
 		return;
-	if (k->edges)
-		hashtab__for_each(k->edges, free_value, NULL);
-	if (k->services)
-		hashtab__for_each(k->services, free_value, NULL);
-	hashtab__free(k->edges);
-	hashtab__free(k->services);
+	hashtab__free_all(k->edges);
+	hashtab__free_all(k->services);
 	free(k->keys);
 	free(k->values);
 	free(k->dirty);

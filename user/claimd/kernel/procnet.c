@@ -109,20 +109,12 @@ static void read_tcp_table(struct netns *ns, __u32 pid, int v6)
 	fclose(f);
 }
 
-static int free_value(const struct hashtab_entry *e, void *ctx)
-{
-	(void)ctx;
-	free(e->value);
-	return 0;
-}
-
 static int free_netns(const struct hashtab_entry *e, void *ctx)
 {
 	struct netns *ns = e->value;
 
 	(void)ctx;
-	hashtab__for_each(ns->by_inode, free_value, NULL);
-	hashtab__free(ns->by_inode);
+	hashtab__free_all(ns->by_inode);
 	hashtab__free(ns->listen_ports);
 	free(ns);
 	return 0;

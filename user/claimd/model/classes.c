@@ -46,23 +46,12 @@ struct classes *classes__new(int map_fd)
 	return c;
 }
 
-static int free_value(const struct hashtab_entry *e, void *ctx)
-{
-	(void)ctx;
-	free(e->value);
-	return 0;
-}
-
 void classes__free(struct classes *c)
 {
 	if (!c)
 		return;
-	if (c->instances)
-		hashtab__for_each(c->instances, free_value, NULL);
-	if (c->callees)
-		hashtab__for_each(c->callees, free_value, NULL);
-	hashtab__free(c->instances);
-	hashtab__free(c->callees);
+	hashtab__free_all(c->instances);
+	hashtab__free_all(c->callees);
 	hashtab__free(c->written);
 	hashtab__free(c->edges_in);
 	hashtab__free(c->refused);

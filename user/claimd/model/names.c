@@ -166,19 +166,11 @@ struct names *names__new(void)
 	return n;
 }
 
-static int free_str(const struct hashtab_entry *e, void *ctx)
-{
-	(void)ctx;
-	free(e->value);
-	return 0;
-}
-
 static void proc_free(struct proc_info *p)
 {
 	if (!p)
 		return;
-	hashtab__for_each(p->by_port, free_str, NULL);
-	hashtab__free(p->by_port);
+	hashtab__free_all(p->by_port);
 	free(p);
 }
 
@@ -209,17 +201,11 @@ void names__free(struct names *n)
 		hashtab__for_each(n->procs, free_proc, NULL);
 	if (n->listeners)
 		hashtab__for_each(n->listeners, free_listeners, NULL);
-	if (n->callees)
-		hashtab__for_each(n->callees, free_str, NULL);
-	if (n->mapped)
-		hashtab__for_each(n->mapped, free_str, NULL);
-	if (n->remote)
-		hashtab__for_each(n->remote, free_str, NULL);
-	hashtab__free(n->mapped);
-	hashtab__free(n->remote);
+	hashtab__free_all(n->mapped);
+	hashtab__free_all(n->remote);
 	hashtab__free(n->procs);
 	hashtab__free(n->listeners);
-	hashtab__free(n->callees);
+	hashtab__free_all(n->callees);
 	free(n->local_addrs);
 	free(n);
 }
