@@ -151,17 +151,6 @@ struct sync_ctx {
 	int err;
 };
 
-static size_t pair_key(const char *a, const char *b, char *buf, size_t len)
-{
-	size_t x = strlen(a), y = strlen(b);
-
-	if (x + y + 2 > len)
-		return 0;
-	memcpy(buf, a, x + 1);
-	memcpy(buf + x + 1, b, y + 1);
-	return x + y + 2;
-}
-
 /* Keys grouped by name: a service's instances, a callee's addresses. */
 struct group {
 	size_t n, cap, key_size;
@@ -236,7 +225,7 @@ static void want_edge(struct edge *ed, void *arg)
 	cls = edges__effective(s->e, ed, s->now, s->wall);
 	if (cls.cls == CLAIM_CLASS_UNKNOWN)
 		return;
-	n = pair_key(ed->caller, ed->callee, pk, sizeof(pk));
+	n = edges__pair_key(ed->caller, ed->callee, pk, sizeof(pk));
 	for (i = 0; i < callers->n; i++) {
 		const struct instance_key *ik =
 			(const void *)(callers->keys + i * callers->key_size);
@@ -371,7 +360,7 @@ unsigned long classes__refusals(const struct classes *c)
 bool classes__in_kernel(const struct classes *c, const char *caller, const char *callee)
 {
 	char pk[512];
-	size_t n = pair_key(caller, callee, pk, sizeof(pk));
+	size_t n = edges__pair_key(caller, callee, pk, sizeof(pk));
 
 	return n && hashtab__get(c->edges_in, pk, n);
 }

@@ -111,7 +111,7 @@ enum claim_class edges__classify(double callee_failures, double both_failed,
 	return CLAIM_CLASS_UNKNOWN;
 }
 
-static size_t pair_key(const char *caller, const char *callee, char *buf, size_t len)
+size_t edges__pair_key(const char *caller, const char *callee, char *buf, size_t len)
 {
 	size_t a = strlen(caller), b = strlen(callee);
 
@@ -125,7 +125,7 @@ static size_t pair_key(const char *caller, const char *callee, char *buf, size_t
 static struct edge *edge_find(struct hashtab *h, const char *caller, const char *callee)
 {
 	char key[512];
-	size_t n = pair_key(caller, callee, key, sizeof(key));
+	size_t n = edges__pair_key(caller, callee, key, sizeof(key));
 
 	return n ? hashtab__get(h, key, n) : NULL;
 }
@@ -133,7 +133,7 @@ static struct edge *edge_find(struct hashtab *h, const char *caller, const char 
 static struct edge *edge_get(struct hashtab *h, const char *caller, const char *callee, bool root)
 {
 	char key[512];
-	size_t n = pair_key(caller, callee, key, sizeof(key));
+	size_t n = edges__pair_key(caller, callee, key, sizeof(key));
 	struct edge *ed;
 	int err;
 

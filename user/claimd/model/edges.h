@@ -144,6 +144,9 @@ enum claim_class edges__classify(double callee_failures, double both_failed,
 				 unsigned int min_failures);
 
 struct edge *edges__find(struct edges *e, const char *caller, const char *callee);
+/* An edge's key, caller and callee each NUL-ended, into buf: its length, or
+ * 0 when it does not fit. Classes key their tables the same way. */
+size_t edges__pair_key(const char *caller, const char *callee, char *buf, size_t len);
 /* Finds or makes the edge; NULL only when out of memory. */
 struct edge *edges__get(struct edges *e, const char *caller, const char *callee);
 /* The window's sums at time now. */
