@@ -204,62 +204,42 @@ static void render_kernel(struct metrics_text *w, struct json_object *k)
 	}
 }
 
+/* One family per field of a map's fill (metrics_maps.h); some maps have no such field. */
+static const struct {
+	const char *name, *field, *help;
+	enum prom_type type;
+	bool always;
+} map_families[] = {
+	{ "claimd_map_entries", "entries",
+	  "Entries in claimd's BPF maps (counted every few seconds).", PROM_GAUGE, true },
+	{ "claimd_map_max_entries", "max_entries", "Capacity of claimd's BPF maps.", PROM_GAUGE,
+	  true },
+	{ "claimd_map_evictions_total", "evicted",
+	  "Entries of a full LRU map evicted to make room, oldest first (conns, threads).",
+	  PROM_COUNTER, false },
+	{ "claimd_map_refused", "refused",
+	  "Entries claimd could not write into a full map, at its last update (edge_class: see "
+	  "--classes).",
+	  PROM_GAUGE, false },
+	{ "claimd_map_refusals_total", "refused_total",
+	  "Entries newly refused by a full map since claimd started.", PROM_COUNTER, false },
+};
+
 static void render_maps(struct metrics_text *w, struct json_object *maps)
 {
+	size_t i;
+
 	if (!json_object_is_type(maps, json_type_object))
 		return;
-	metrics_text__family(w, "claimd_map_entries", PROM_GAUGE,
-			     "Entries in claimd's BPF maps (counted every few seconds).");
-	{
+	for (i = 0; i < sizeof(map_families) / sizeof(map_families[0]); i++) {
+		metrics_text__family(w, map_families[i].name, map_families[i].type,
+				     map_families[i].help);
 		json_object_object_foreach(maps, name, m) {
 			const char *labels[] = { "map", name, NULL };
 
-			metrics_text__sample(w, "claimd_map_entries", labels, num(m, "entries"));
-		}
-	}
-	metrics_text__family(w, "claimd_map_max_entries", PROM_GAUGE,
-			     "Capacity of claimd's BPF maps.");
-	{
-		json_object_object_foreach(maps, name, m) {
-			const char *labels[] = { "map", name, NULL };
-
-			metrics_text__sample(w, "claimd_map_max_entries", labels,
-					     num(m, "max_entries"));
-		}
-	}
-	metrics_text__family(w, "claimd_map_evictions_total", PROM_COUNTER,
-			     "Entries of a full LRU map evicted to make room, oldest first (conns, "
-			     "threads).");
-	{
-		json_object_object_foreach(maps, name, m) {
-			const char *labels[] = { "map", name, NULL };
-
-			if (get(m, "evicted"))
-				metrics_text__sample(w, "claimd_map_evictions_total", labels,
-						     num(m, "evicted"));
-		}
-	}
-	metrics_text__family(w, "claimd_map_refused", PROM_GAUGE,
-			     "Entries claimd could not write into a full map, at its last update "
-			     "(edge_class: see --classes).");
-	{
-		json_object_object_foreach(maps, name, m) {
-			const char *labels[] = { "map", name, NULL };
-
-			if (get(m, "refused"))
-				metrics_text__sample(w, "claimd_map_refused", labels,
-						     num(m, "refused"));
-		}
-	}
-	metrics_text__family(w, "claimd_map_refusals_total", PROM_COUNTER,
-			     "Entries newly refused by a full map since claimd started.");
-	{
-		json_object_object_foreach(maps, name, m) {
-			const char *labels[] = { "map", name, NULL };
-
-			if (get(m, "refused_total"))
-				metrics_text__sample(w, "claimd_map_refusals_total", labels,
-						     num(m, "refused_total"));
+			if (map_families[i].always || get(m, map_families[i].field))
+				metrics_text__sample(w, map_families[i].name, labels,
+						     num(m, map_families[i].field));
 		}
 	}
 }
