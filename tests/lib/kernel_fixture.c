@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The skeleton-level tests' fixture; see kernel_fixture.h. The observer is
- * configured the way claimd configures it (user/claimd/observer.c), but
+ * configured the way claimd configures it (user/claimd/kernel/observer.c), but
  * filtered to this process alone, with small tables and without the
  * uprobes, so nothing else on the host shows in what the tests read.
  */

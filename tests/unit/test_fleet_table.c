@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The fleet's classes as claimd reads them back from Prometheus
- * (user/claimd/fleet_table.c, user/common/promql.c), from answers shaped as
+ * (user/claimd/fleet/fleet_table.c, user/common/promql.c), from answers shaped as
  * the HTTP API gives them: an edge named on every host, one this host knows
  * only by address, unknown and unreadable samples, and the API's errors.
  */

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * goexec__open (user/claimd/goexec.c) on real Go programs built here by
+ * goexec__open (user/claimd/probes/go/goexec.c) on real Go programs built here by
  * Debian's Go and grpc-go (tests/peers/go/goservice, net/http and gRPC,
  * plain and stripped with -s -w):
  * the version from .go.buildinfo, the probed functions from .gopclntab in
