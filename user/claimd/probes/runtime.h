@@ -12,6 +12,7 @@
 #define CLAIMD_PROBES_RUNTIME_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <linux/types.h>
 
 struct json_object;
@@ -30,19 +31,39 @@ struct probe_runtime {
 	const char *const *libs;
 	/* It looks at the executables of followed processes. */
 	bool exe;
-	/* Its state for one claimd, or NULL (errno set) when it cannot run. */
-	void *(*open)(struct observer *obs);
+	/* Its state for one claimd: the walk gives it this many bytes, zeroed. */
+	size_t state_size;
+	/* Optional: readies the state; 0, or -errno when the runtime cannot run. */
+	int (*open)(void *state, struct observer *obs);
+	/* Optional: frees what open took. */
 	void (*close)(void *state);
 	/* Looks at a file it asked for, once per file (by device and inode):
 	 * true when it probed it. */
-	bool (*probe)(void *state, const struct probe_file *f);
-	/* A followed process runs or maps a file it probed, on every walk;
-	 * NULL when that asks for nothing more. */
-	void (*follow)(void *state, __u32 tgid);
+	bool (*probe)(void *state, struct observer *obs, const struct probe_file *f);
+	/* Optional: a followed process runs or maps a file it probed, on every walk. */
+	void (*follow)(void *state, struct observer *obs, __u32 tgid);
 	/* Its counts into claimd's status; state NULL when it does not run
 	 * (the same keys, each 0). */
 	void (*status)(const void *state, struct json_object *o);
 };
+
+#define PROBE_FNS_MAX 16 /* probes__attach_fns at once */
+
+/* A uprobe at a function's entry or return, its program found by name. */
+struct probe_fn {
+	const char *prog;
+	const char *func;
+	bool ret;
+};
+
+/*
+ * Attaches the n programs at their functions in the file at path (pid -1:
+ * every process that maps it, now or later) and hands the links to the
+ * observer. all: each or none; else as many as the file has functions for.
+ * 0, or -errno (-ENOENT: not one attached; -E2BIG: more than PROBE_FNS_MAX).
+ */
+int probes__attach_fns(struct observer *obs, const char *path, const struct probe_fn *fns, int n,
+		       bool all);
 
 /* Registers rt with the walk: the linker gathers every descriptor into one
  * section, which the walk reads between its __start_ and __stop_ symbols. */

@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 
 #include <bpf/bpf.h>
+#include <bpf/libbpf.h>
 
 #include "hashtab.h"
 #include "log.h"
@@ -80,9 +81,13 @@ struct probes *probes__new(struct observer *obs, const char *const *off)
 			continue;
 		}
 		p->run[p->n].rt = *rt;
-		p->run[p->n].state = (*rt)->open(obs);
+		p->run[p->n].state = calloc(1, (*rt)->state_size ?: 1);
 		if (!p->run[p->n].state)
 			goto fail;
+		if ((*rt)->open && (errno = -(*rt)->open(p->run[p->n].state, obs))) {
+			free(p->run[p->n].state);
+			goto fail;
+		}
 		p->n++;
 	}
 	return p;
@@ -95,8 +100,11 @@ void probes__free(struct probes *p)
 {
 	if (!p)
 		return;
-	while (p->n--)
-		p->run[p->n].rt->close(p->run[p->n].state);
+	while (p->n--) {
+		if (p->run[p->n].rt->close)
+			p->run[p->n].rt->close(p->run[p->n].state);
+		free(p->run[p->n].state);
+	}
 	hashtab__free(p->seen);
 	free(p);
 }
@@ -159,13 +167,13 @@ static int consider(struct probes *p, const char *path, __u32 tgid, bool exe)
 			continue;
 		if (!(bits & looked)) {
 			bits |= looked;
-			if (rt->probe(p->run[i].state, &f)) {
+			if (rt->probe(p->run[i].state, p->obs, &f)) {
 				bits |= probed;
 				n++;
 			}
 		}
 		if ((bits & probed) && tgid && rt->follow)
-			rt->follow(p->run[i].state, tgid);
+			rt->follow(p->run[i].state, p->obs, tgid);
 	}
 	if (bits != was)
 		hashtab__put(p->seen, &id, sizeof(id), (void *)bits, NULL);
@@ -267,6 +275,37 @@ int probes__scan_pid(struct probes *p, unsigned int pid)
 
 	snprintf(s, sizeof(s), "%u", pid);
 	return scan_maps(p, s) + (followed(p, pid) ? scan_exe(p, s) : 0);
+}
+
+int probes__attach_fns(struct observer *obs, const char *path, const struct probe_fn *fns, int n,
+		       bool all)
+{
+	struct bpf_object *obj = observer__object(obs);
+	struct bpf_link *links[PROBE_FNS_MAX];
+	int i, attached = 0, err = -ENOENT;
+
+	if (n > PROBE_FNS_MAX)
+		return -E2BIG;
+	for (i = 0; i < n; i++) {
+		LIBBPF_OPTS(bpf_uprobe_opts, opts, .func_name = fns[i].func,
+			    .retprobe = fns[i].ret);
+		struct bpf_program *prog = bpf_object__find_program_by_name(obj, fns[i].prog);
+
+		links[attached] =
+			prog ? bpf_program__attach_uprobe_opts(prog, -1, path, 0, &opts) : NULL;
+		if (links[attached]) {
+			attached++;
+			continue;
+		}
+		err = prog ? -errno : -ENOENT;
+		if (all)
+			break;
+	}
+	if (attached && (!all || attached == n))
+		return observer__keep_links(obs, links, attached);
+	while (attached--)
+		bpf_link__destroy(links[attached]);
+	return err;
 }
 
 void probes__status(const struct probes *p, struct json_object *o)

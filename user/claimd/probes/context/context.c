@@ -10,40 +10,27 @@
 #include <fcntl.h>
 #include <gelf.h>
 #include <libelf.h>
-#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-#include <bpf/libbpf.h>
 #include <json-c/json.h>
 
 #include "log.h"
-#include "kernel/observer_api.h"
 #include "probes/runtime.h"
 
 #define CONTEXT_SYMBOL "claim_context_enter"
 #define CTX_FILES_MAX  64
 
 struct context {
-	struct observer *obs;
 	int files;
 };
 
-static void *context_open(struct observer *obs)
+static int context_open(void *state, struct observer *obs)
 {
-	struct context *c = calloc(1, sizeof(*c));
-
-	if (!c)
-		return NULL;
-	c->obs = obs;
+	(void)state, (void)obs;
 	if (elf_version(EV_CURRENT) == EV_NONE)
 		pr_warn("libelf is unusable: programs linked with libclaim.a are not probed");
-	return c;
-}
-
-static void context_close(void *state)
-{
-	free(state);
+	return 0;
 }
 
 /* Does the ELF file at path define the function 'name'? */
@@ -83,42 +70,21 @@ static bool elf_has_symbol(const char *path, const char *name)
 	return found;
 }
 
-/* 0, or -errno. */
-static int attach(struct context *c, const char *path)
-{
-	static const char *const fn[2][2] = {
-		{ "ctx_enter", "claim_context_enter" },
-		{ "ctx_leave", "claim_context_leave" },
-	};
-	struct bpf_object *obj = observer__object(c->obs);
-	struct bpf_link *links[2];
-	int i, err;
+static const struct probe_fn context_fns[] = {
+	{ "ctx_enter", "claim_context_enter", false },
+	{ "ctx_leave", "claim_context_leave", false },
+};
 
-	if (c->files >= CTX_FILES_MAX)
-		return -ENOSPC;
-	for (i = 0; i < 2; i++) {
-		LIBBPF_OPTS(bpf_uprobe_opts, opts, .func_name = fn[i][1]);
-		struct bpf_program *prog = bpf_object__find_program_by_name(obj, fn[i][0]);
-
-		links[i] = prog ? bpf_program__attach_uprobe_opts(prog, -1, path, 0, &opts) : NULL;
-		if (!links[i]) {
-			err = prog ? -errno : -ENOENT;
-			while (i--)
-				bpf_link__destroy(links[i]);
-			return err;
-		}
-	}
-	return observer__keep_links(c->obs, links, 2);
-}
-
-static bool context_probe(void *state, const struct probe_file *f)
+static bool context_probe(void *state, struct observer *obs, const struct probe_file *f)
 {
 	struct context *c = state;
 	int err;
 
 	if (!elf_has_symbol(f->path, CONTEXT_SYMBOL))
 		return false;
-	err = attach(c, f->path);
+	/* Both or neither: a context entered and never left is worse than none. */
+	err = c->files >= CTX_FILES_MAX ? -ENOSPC
+					: probes__attach_fns(obs, f->path, context_fns, 2, true);
 	if (err) {
 		pr_warn("cannot probe claim_context_* in %s: %s", f->path, strerror(-err));
 		return false;
@@ -141,8 +107,8 @@ static const struct probe_runtime context_runtime = {
 	.name = "context",
 	.libs = context_libs,
 	.exe = true,
+	.state_size = sizeof(struct context),
 	.open = context_open,
-	.close = context_close,
 	.probe = context_probe,
 	.status = context_status,
 };

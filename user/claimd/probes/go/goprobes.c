@@ -36,18 +36,12 @@ struct goprobes {
 	int probed, refused; /* probed: the next executable's slot in go_exes too */
 };
 
-static void *goprobes_open(struct observer *obs)
+static int goprobes_open(void *state, struct observer *obs)
 {
-	struct goprobes *gp = calloc(1, sizeof(*gp));
+	struct goprobes *gp = state;
 
-	if (gp)
-		gp->obs = obs;
-	return gp;
-}
-
-static void goprobes_close(void *state)
-{
-	free(state);
+	gp->obs = obs;
+	return 0;
 }
 
 /* One uprobe at a file offset of path, its cookie the executable's slot. */
@@ -172,13 +166,15 @@ static void mark_go(struct goprobes *gp, __u32 tgid)
 	bpf_map_update_elem(fd, &tgid, &v, BPF_ANY);
 }
 
-static bool goprobes_probe(void *state, const struct probe_file *f)
+static bool goprobes_probe(void *state, struct observer *obs, const struct probe_file *f)
 {
+	(void)obs; /* gp's own, since open */
 	return look_at(state, f->path, f->tgid) == GO_FILE_PROBED;
 }
 
-static void goprobes_follow(void *state, __u32 tgid)
+static void goprobes_follow(void *state, struct observer *obs, __u32 tgid)
 {
+	(void)obs;
 	mark_go(state, tgid);
 }
 
@@ -193,8 +189,8 @@ static void goprobes_status(const void *state, struct json_object *o)
 static const struct probe_runtime go_runtime = {
 	.name = "go",
 	.exe = true,
+	.state_size = sizeof(struct goprobes),
 	.open = goprobes_open,
-	.close = goprobes_close,
 	.probe = goprobes_probe,
 	.follow = goprobes_follow,
 	.status = goprobes_status,
