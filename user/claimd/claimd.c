@@ -6,6 +6,14 @@
  * HTTP server of /metrics and the map has a thread of its own, which reads
  * only the snapshot published here once a second: metrics_http.h.)
  * Runs in the foreground until SIGINT or SIGTERM, then detaches and exits 0.
+ *
+ * The stages, a folder each: host/ says what the host allows; kernel/
+ * loads the observer and turns its maps and records into typed values;
+ * probes/ finds the files for the uprobe runtimes; model/ learns edges,
+ * names and classes from the counts and records, and writes the classes
+ * back into the kernel; fleet/ brings the fleet's classes from Prometheus;
+ * expose/ gives what was learned to claimctl, Prometheus and the map.
+ * This file runs them in that order and owns the loop between them.
  */
 #include <errno.h>
 #include <fcntl.h>

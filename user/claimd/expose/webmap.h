@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The live service map: one HTML page (user/claimd/webmap.html, embedded in claimd
+ * The live service map: one HTML page (webmap.html beside this file, embedded in claimd
  * at build time) with inline CSS and JS that draws the graph (graph.h) as
  * SVG and polls /graph.json to redraw it. No external assets, no fetch but
  * /graph.json. The page comes with the current graph inside it, so it

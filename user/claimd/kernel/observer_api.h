@@ -1,7 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * User side of the observer module (bpf/observer.bpf.c, headers/observer.h):
- * configure, load and attach the programs, and read their counters.
+ * configure, load and attach the programs, and read their counters. In:
+ * struct observer_config from the command line and the host's checks;
+ * out: the maps' descriptors for the other stages, the loaded object for
+ * the uprobe runtimes (probes/), the kernel's counters for the status.
  */
 #ifndef CLAIMD_OBSERVER_API_H
 #define CLAIMD_OBSERVER_API_H

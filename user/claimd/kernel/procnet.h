@@ -1,5 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* Every process's TCP sockets with their addresses and roles, from /proc. */
+/*
+ * Every process's TCP sockets with their addresses and roles: in, /proc
+ * (each process's fds, net/tcp and tcp6 once per network namespace); out,
+ * each socket found, handed to the seed (seed.h) one at a time.
+ */
 #ifndef CLAIMD_PROCNET_H
 #define CLAIMD_PROCNET_H
 
