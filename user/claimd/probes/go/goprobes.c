@@ -1,14 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Go services, as a uprobe runtime (probes/runtime.h): in, each followed
- * process's executable, offered once per file; out, for a Go one with the
- * register ABI and net/http (goexec.h), the Go probes (bpf/goprobe.c)
- * attached to the file, so every process running it, now or later, is
- * probed, and its offsets in go_exes. Each process running a probed
- * executable is marked CLAIMD_PROC_GO: its HTTP is followed per goroutine,
- * and the syscall path leaves its bytes alone (one path per process, never
- * both). Status: go_files probed, go_refused (found and left to the
- * syscall path: too old, no net/http).
+ * Go services, a uprobe runtime (probes/runtime.h): in, followed processes'
+ * executables; out, the Go probes in each Go one (goattach.h), and its
+ * processes marked CLAIMD_PROC_GO: followed per goroutine, not by syscall.
  */
 #include <errno.h>
 #include <stdint.h>
