@@ -65,6 +65,8 @@ struct probes *probes__new(struct observer *obs, const char *const *off)
 {
 	const struct probe_runtime *const *rt;
 	struct probes *p = calloc(1, sizeof(*p));
+	void *state;
+	int err;
 
 	if (!p)
 		return NULL;
@@ -80,15 +82,17 @@ struct probes *probes__new(struct observer *obs, const char *const *off)
 				RUNTIMES_MAX);
 			continue;
 		}
-		p->run[p->n].rt = *rt;
-		p->run[p->n].state = calloc(1, (*rt)->state_size ?: 1);
-		if (!p->run[p->n].state)
+		state = calloc(1, (*rt)->state_size ?: 1);
+		if (!state)
 			goto fail;
-		if ((*rt)->open && (errno = -(*rt)->open(p->run[p->n].state, obs))) {
-			free(p->run[p->n].state);
+		err = (*rt)->open ? (*rt)->open(state, obs) : 0;
+		if (err) {
+			free(state);
+			errno = -err;
 			goto fail;
 		}
-		p->n++;
+		p->run[p->n].rt = *rt;
+		p->run[p->n++].state = state;
 	}
 	return p;
 fail:
