@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* Loading, configuring and attaching the observer programs; see observer.h. */
+/* Loading, configuring and attaching the observer programs; see observer_api.h. */
 #include <errno.h>
 #include <fcntl.h>
 #include <malloc.h>
