@@ -88,10 +88,12 @@ TEST_SRCS := $(sort $(wildcard tests/unit/*.c tests/bpf/*.c))
 TEST_LIB_SRCS := $(sort $(wildcard tests/lib/*.c))
 TEST_OBJS := $(patsubst tests/%.c,$(BUILD)/tests/%.o,$(TEST_SRCS) $(TEST_LIB_SRCS))
 # Objects of claimd the unit tests exercise directly.
+# Every uprobe runtime (probes/) is linked in: the registry's test finds them all.
 TEST_USER_OBJS := $(patsubst %,$(BUILD)/user/claimd/%.o,kernel/record model/names model/edges \
 	model/memory kernel/procnet expose/trace_fmt host/sysprobe kernel/counters model/roots \
-	expose/metrics expose/metrics_text fleet/fleet_table probes/go/goexec probes/go/grpc_codes \
-	kernel/io_attach kernel/sock_marks kernel/thread_slots) \
+	expose/metrics expose/metrics_text fleet/fleet_table kernel/io_attach kernel/sock_marks \
+	kernel/thread_slots kernel/observer) \
+	$(filter $(BUILD)/user/claimd/probes/%,$(CLAIMD_OBJS)) \
 	$(BUILD)/user/claimctl/storm.o $(COMMON_OBJS)
 
 # libclaim: the client shim, static and shared, position-independent.
