@@ -37,7 +37,7 @@
 #include "fleet/fleet.h"
 #include "graph.h"
 #include "host/handover.h"
-#include "kernel/kcounts.h"
+#include "model/kcounts.h"
 #include "log.h"
 #include "model/memory.h"
 #include "expose/metrics.h"

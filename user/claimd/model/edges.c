@@ -10,7 +10,6 @@
 #include "model/names.h"
 #include "counts.h"
 #include "outcome.h"
-#include "kernel/record.h"
 #include "verdict_names.h"
 
 struct edges {

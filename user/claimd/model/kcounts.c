@@ -13,7 +13,7 @@
 #include "counts.h"
 #include "model/edges.h"
 #include "hashtab.h"
-#include "kernel/kcounts.h"
+#include "model/kcounts.h"
 #include "model/names.h"
 #include "model/roots.h"
 
