@@ -77,6 +77,9 @@ enum kind {
 	CALL,	   /* fn(o, arg, the number in [min, max] when max > min) */
 };
 
+/* Where a row's help names its bounds: they are written in from the row. */
+#define RANGE "@RANGE@"
+
 struct row;
 typedef const char *(*opt_fn)(struct options *o, const char *arg, long v, const struct row *r);
 
@@ -212,14 +215,14 @@ static const struct row rows[] = {
 	  "in a table",
 	  3, U32, NUM32(obs.threads_max), 64, 1l << 20 },
 	{ "ringbuf-size", OPT_RINGBUF, "BYTES",
-	  "Ring buffer for records from the kernel: a power of two, 4096 to 1073741824, k or m "
+	  "Ring buffer for records from the kernel: a power of two, " RANGE ", k or m "
 	  "suffix allowed (default 8m)",
 	  3, POW2, NUM32(obs.ringbuf_size), 4096, 1l << 30 },
 	{ "classes", OPT_CLASSES, "N",
-	  "Edge classes kept in the kernel for verdicts, 16 to 1048576 (default 16384)", 3, U32,
+	  "Edge classes kept in the kernel for verdicts, " RANGE " (default 16384)", 3, U32,
 	  NUM32(obs.classes_max), 16, 1l << 20 },
 	{ "edges", OPT_EDGES, "N",
-	  "Edge counters kept in the kernel, 16 to 1048576 (default 16384); beyond them, "
+	  "Edge counters kept in the kernel, " RANGE " (default 16384); beyond them, "
 	  "requests come to claimd as records and are counted there",
 	  3, U32, NUM32(obs.edges_max), 16, 1l << 20 },
 	{ "sample", OPT_SAMPLE, "N",
@@ -277,6 +280,18 @@ static const struct row rows[] = {
 };
 
 #define N_ROWS (sizeof(rows) / sizeof(rows[0]))
+
+/* A row's help with its bounds where it says RANGE, as argp shows it. */
+static const char *help_of(const struct row *r, char *buf, size_t len)
+{
+	const char *at = strstr(r->doc, RANGE);
+
+	if (!at)
+		return r->doc;
+	snprintf(buf, len, "%.*s%ld to %ld%s", (int)(at - r->doc), r->doc, r->min, r->max,
+		 at + strlen(RANGE));
+	return buf;
+}
 
 /* "4096", "64k", "8m": a power of two in [min, max]. */
 static int parse_pow2_size(const char *arg, unsigned long min, unsigned long max,
@@ -374,6 +389,7 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 int options__parse(int argc, char **argv, struct options *o)
 {
 	static struct argp_option list[N_ROWS + 1];
+	static char help[N_ROWS][512];
 	static const struct argp argp = { .options = list, .parser = parse_opt, .doc = doc };
 	size_t i;
 
@@ -395,7 +411,7 @@ int options__parse(int argc, char **argv, struct options *o)
 		list[i] = (struct argp_option){ .name = rows[i].name,
 						.key = rows[i].key,
 						.arg = rows[i].arg,
-						.doc = rows[i].doc,
+						.doc = help_of(&rows[i], help[i], sizeof(help[i])),
 						.group = rows[i].group };
 	if (argp_parse(&argp, argc, argv, 0, NULL, o))
 		return -1;
