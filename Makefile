@@ -74,7 +74,9 @@ SKELS := $(patsubst %,$(BUILD)/%.skel.h,$(BPF_MODS))
 
 # What claimd, claimctl and the lab share (user/common/), and each product's own.
 COMMON_SRCS := $(sort $(wildcard user/common/*.c))
-CLAIMD_SRCS := $(sort $(wildcard user/claimd/*.c))
+# claimd is a folder per stage (host, kernel, probes, model, fleet, expose),
+# a runtime's probes a folder of probes/: every .c two levels down is built.
+CLAIMD_SRCS := $(sort $(wildcard user/claimd/*.c user/claimd/*/*.c user/claimd/*/*/*.c))
 CLAIMCTL_SRCS := $(sort $(wildcard user/claimctl/*.c))
 LDLIBS_HTTP := -lmicrohttpd -lpthread
 
@@ -86,9 +88,12 @@ TEST_SRCS := $(sort $(wildcard tests/unit/*.c tests/bpf/*.c))
 TEST_LIB_SRCS := $(sort $(wildcard tests/lib/*.c))
 TEST_OBJS := $(patsubst tests/%.c,$(BUILD)/tests/%.o,$(TEST_SRCS) $(TEST_LIB_SRCS))
 # Objects of claimd the unit tests exercise directly.
-TEST_USER_OBJS := $(patsubst %,$(BUILD)/user/claimd/%.o,record names edges memory procnet \
-	trace_fmt sysprobe counters roots metrics metrics_text fleet_table goexec grpc_codes \
-	io_attach sock_marks thread_slots) \
+# Every uprobe runtime (probes/) is linked in: the registry's test finds them all.
+TEST_USER_OBJS := $(patsubst %,$(BUILD)/user/claimd/%.o,kernel/record model/names model/edges \
+	model/memory kernel/procnet expose/trace_fmt host/sysprobe kernel/counters model/roots \
+	expose/metrics expose/metrics_text fleet/fleet_table kernel/io_attach kernel/sock_marks \
+	kernel/thread_slots kernel/observer) \
+	$(filter $(BUILD)/user/claimd/probes/%,$(CLAIMD_OBJS)) \
 	$(BUILD)/user/claimctl/storm.o $(COMMON_OBJS)
 
 # libclaim: the client shim, static and shared, position-independent.
@@ -122,8 +127,8 @@ FUZZ_CC ?= clang
 FUZZ_SECONDS ?= 60
 FUZZ_FLAGS := -std=gnu11 -g -O1 -Wall -Wextra -Iheaders $(USER_INC) -I$(BUILD) -D_GNU_SOURCE \
 	-fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all
-FUZZ_SRCS := $(patsubst %,user/claimd/%.c,record trace_fmt names edges memory counters \
-	fleet_table) \
+FUZZ_SRCS := $(patsubst %,user/claimd/%.c,kernel/record expose/trace_fmt model/names \
+	model/edges model/memory kernel/counters fleet/fleet_table) \
 	$(patsubst %,user/common/%.c,hashtab ctlproto log addr argnum verdict_names promql)
 FUZZ_OBJS := $(patsubst user/%.c,$(BUILD)/fuzz/obj/%.o,$(FUZZ_SRCS))
 FUZZ_BINS := $(patsubst %,$(BUILD)/fuzz/fuzz_%,$(FUZZ_TARGETS))
@@ -219,10 +224,10 @@ $(BUILD)/libclaim.so: $(LIBCLAIM_OBJS)
 # The parser microbenchmark loads a BPF object of its own, its floor
 # attached where claimd attaches tp_io_x (io_attach).
 $(BUILD)/tests/parse_bench: tests/peers/parse_bench.c $(BUILD)/parsebench.skel.h \
-		$(BUILD)/user/claimd/io_attach.o
+		$(BUILD)/user/claimd/kernel/io_attach.o
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(@D)
-	$(Q)$(CC) $(CFLAGS) $< $(BUILD)/user/claimd/io_attach.o $(LDLIBS_BPF) -o $@
+	$(Q)$(CC) $(CFLAGS) $< $(BUILD)/user/claimd/kernel/io_attach.o $(LDLIBS_BPF) -o $@
 
 $(BUILD)/tests/%: tests/peers/%.c $(BUILD)/libclaim.a
 	$(call msg,CC,$@)
@@ -250,7 +255,7 @@ $(BUILD)/claimd: $(CLAIMD_OBJS) $(COMMON_OBJS)
 	$(Q)$(CC) $(LDFLAGS) $^ $(LDLIBS_BPF) $(LDLIBS_GO) $(LDLIBS_JSON) $(LDLIBS_HTTP) $(LDLIBS_CURL) -lm -o $@
 
 # The map page is embedded with .incbin: -MMD does not see it.
-$(BUILD)/user/claimd/webmap.o: user/claimd/webmap.html
+$(BUILD)/user/claimd/expose/webmap.o: user/claimd/expose/webmap.html
 
 $(BUILD)/claimd.service: scripts/claimd.service
 	$(call msg,GEN,$@)

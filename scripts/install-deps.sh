@@ -23,7 +23,7 @@ build_pkgs=(
 	libbpf-dev bpftool libelf-dev zlib1g-dev
 	libjson-c-dev libmicrohttpd-dev libcurl4-openssl-dev help2man
 	libssl-dev # tests/peers/pool_proxy: TLS through memory BIOs
-	libcapstone-dev # user/claimd/goexec: the RET instructions of Go functions
+	libcapstone-dev # user/claimd/probes/go/goexec: the RET instructions of Go functions
 )
 # Fuzzers: clang's libFuzzer and the sanitizers' runtimes (tests/fuzz).
 fuzz_pkgs=(libclang-rt-14-dev)

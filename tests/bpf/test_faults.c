@@ -23,7 +23,7 @@
 #include <unistd.h>
 
 #include "harness.h"
-#include "io_attach.h"
+#include "kernel/io_attach.h"
 #include "services.h"
 #include "test_progs.h"
 #include "truth.h"

@@ -48,7 +48,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "goexec.h"
+#include "probes/go/goexec.h"
 #include "gopatch.h"
 #include "harness.h"
 #include "test_progs.h"

@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fleet_table.h"
+#include "fleet/fleet_table.h"
 #include "promql.h"
 
 static void probe(const struct fleet_table *t, struct json_object *res)

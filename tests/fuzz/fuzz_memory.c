@@ -9,8 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "edges.h"
-#include "memory.h"
+#include "model/edges.h"
+#include "model/memory.h"
 
 static int count;
 

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "names.h"
+#include "model/names.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

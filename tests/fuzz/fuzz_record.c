@@ -13,10 +13,10 @@
 
 #include <json-c/json.h>
 
-#include "edges.h"
-#include "names.h"
-#include "record.h"
-#include "trace_fmt.h"
+#include "model/edges.h"
+#include "model/names.h"
+#include "kernel/record.h"
+#include "expose/trace_fmt.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The skeleton-level tests' fixture; see kernel_fixture.h. The observer is
- * configured the way claimd configures it (user/claimd/observer.c), but
+ * configured the way claimd configures it (user/claimd/kernel/observer.c), but
  * filtered to this process alone, with small tables and without the
  * uprobes, so nothing else on the host shows in what the tests read.
  */
@@ -24,11 +24,11 @@
 #include "harness.h"
 #include "kernel_fixture.h"
 #include "observer.skel.h"
-#include "sock_marks.h"
+#include "kernel/sock_marks.h"
 #include "sockets.h"
-#include "sysprobe.h"
+#include "host/sysprobe.h"
 #include "test_progs.h"
-#include "thread_slots.h"
+#include "kernel/thread_slots.h"
 
 /* proc.bpf.h's traced[] bit for "owns a socket we follow". */
 #define PROC_TRACED 0x1

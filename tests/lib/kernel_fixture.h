@@ -16,7 +16,7 @@
 #include <sys/types.h>
 
 #include "counts.h"
-#include "io_attach.h"
+#include "kernel/io_attach.h"
 #include "observer.h"
 #include "test_progs.h"
 #include "verdict.h"

@@ -24,7 +24,7 @@
 #include <bpf/libbpf.h>
 
 #include "http_parse.h"
-#include "io_attach.h"
+#include "kernel/io_attach.h"
 #include "parsebench.skel.h"
 
 static const char response[] = "HTTP/1.1 200 OK\r\nServer: nginx/1.22.1\r\n"

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Edge learning (user/claimd/edges.c) from hand-made ingress records: the class
+ * Edge learning (user/claimd/model/edges.c) from hand-made ingress records: the class
  * thresholds of edges__classify; what counts as a call, a callee failure and
  * a failure of both (once per ingress and callee, a failed call superseded by
  * a retry right after it not counting); multiplexed and context-less records
@@ -18,8 +18,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "edges.h"
-#include "names.h"
+#include "model/edges.h"
+#include "model/names.h"
 #include "verdict_names.h"
 #include "test_progs.h"
 

@@ -1,14 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The fleet's classes as claimd reads them back from Prometheus
- * (user/claimd/fleet_table.c, user/common/promql.c), from answers shaped as
+ * (user/claimd/fleet/fleet_table.c, user/common/promql.c), from answers shaped as
  * the HTTP API gives them: an edge named on every host, one this host knows
  * only by address, unknown and unreadable samples, and the API's errors.
  */
 #include <math.h>
 #include <string.h>
 
-#include "fleet_table.h"
+#include "fleet/fleet_table.h"
 #include "promql.h"
 #include "test_progs.h"
 

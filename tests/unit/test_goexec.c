@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * goexec__open (user/claimd/goexec.c) on real Go programs built here by
+ * goexec__open (user/claimd/probes/go/goexec.c) on real Go programs built here by
  * Debian's Go and grpc-go (tests/peers/go/goservice, net/http and gRPC,
  * plain and stripped with -s -w):
  * the version from .go.buildinfo, the probed functions from .gopclntab in
@@ -22,8 +22,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "goexec.h"
 #include "gopatch.h"
+#include "probes/go/goexec.h"
 #include "harness.h"
 #include "test_progs.h"
 

@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * grpc_codes__parse (user/claimd/grpc_codes.c): the --grpc-fail-codes list,
+ * grpc_codes__parse (user/claimd/probes/go/grpc_codes.c): the --grpc-fail-codes list,
  * by name in any case or by number, into the mask the Go probes read; the
  * default mask named; words that are no code refused.
  */
 #include <stdint.h>
 
 #include "goprobe.h"
-#include "grpc_codes.h"
+#include "probes/go/grpc_codes.h"
 #include "test_progs.h"
 
 void test_grpc_codes(void)

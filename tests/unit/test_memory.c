@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The edge memory's file (user/claimd/memory.c): memory__parse takes a valid file
+ * The edge memory's file (user/claimd/model/memory.c): memory__parse takes a valid file
  * and refuses, with a reason and without changing anything in the edges,
  * every truncation of one, other formats and versions, a missing or
  * non-array "edges", malformed edges (missing fields, strings where numbers
@@ -21,7 +21,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "memory.h"
+#include "model/memory.h"
 #include "test_progs.h"
 
 #define WALL ((time_t)1700000000)

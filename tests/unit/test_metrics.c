@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The graph (user/common/graph.c) and the Prometheus exposition built from it
- * (user/claimd/metrics.c, user/claimd/metrics_text.c), from hand-made edges, services and
+ * (user/claimd/expose/metrics.c, user/claimd/expose/metrics_text.c), from hand-made edges, services and
  * status: nodes for callees only called, failing and origin services,
  * unclaimed edges and chains; the writer's escaping, names and numbers;
  * every family with HELP and TYPE before its samples, counters ending in
@@ -15,9 +15,9 @@
 
 #include "graph.h"
 #include "harness.h"
-#include "metrics.h"
+#include "expose/metrics.h"
 #include "verdict_names.h"
-#include "metrics_text.h"
+#include "expose/metrics_text.h"
 #include "test_progs.h"
 
 #define WALL ((time_t)1700000000)

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Naming (user/claimd/names.c): "ip:port" and "[ipv6]:port" parsed, formatted and
+ * Naming (user/claimd/model/names.c): "ip:port" and "[ipv6]:port" parsed, formatted and
  * refused when malformed; loopback and wildcard addresses; the names map
  * (good lines, comments, blank lines, and a bad line anywhere refusing the
  * whole text with nothing added); callees named by the map, by a local
@@ -13,7 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "names.h"
+#include "model/names.h"
 #include "test_progs.h"
 
 #define V4(a, b, c, d)                                                           \

@@ -14,9 +14,9 @@
 #include "addr.h"
 #include "claim.h"
 #include "counts.h"
-#include "names.h"
+#include "model/names.h"
 #include "outcome.h"
-#include "trace_fmt.h"
+#include "expose/trace_fmt.h"
 #include "verdict_names.h"
 #include "test_progs.h"
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * procnet__parse_line (user/claimd/procnet.c) on lines shaped like those of
+ * procnet__parse_line (user/claimd/kernel/procnet.c) on lines shaped like those of
  * /proc/net/tcp and /proc/net/tcp6: the addresses (IPv4 mapped into IPv6,
  * or IPv6 as four host-order words), ports, the state and the inode; and
  * malformed lines (the header, blank lines, missing fields, addresses of
@@ -9,7 +9,7 @@
  */
 #include <string.h>
 
-#include "procnet.h"
+#include "kernel/procnet.h"
 #include "test_progs.h"
 
 #define V4(a, b, c, d)                                                           \

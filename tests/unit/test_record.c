@@ -3,7 +3,7 @@
 #include <stddef.h>
 #include <string.h>
 
-#include "record.h"
+#include "kernel/record.h"
 #include "test_progs.h"
 
 static void hdr(struct claimd_rec_hdr *h, int type, size_t size)

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Root calls (user/claimd/roots.c): the retry rule the kernel applies
+ * Root calls (user/claimd/model/roots.c): the retry rule the kernel applies
  * (headers/counts.h: same callee, method and target, right after a failed
  * call of the same process, at most CLAIMD_ROOT_RETRY_WINDOW_NS later; a
  * lost answer is no failure to retry); records of calls the kernel could
@@ -14,11 +14,11 @@
  */
 #include <string.h>
 
-#include "edges.h"
-#include "names.h"
+#include "model/edges.h"
+#include "model/names.h"
 #include "counts.h"
 #include "outcome.h"
-#include "roots.h"
+#include "model/roots.h"
 #include "test_progs.h"
 
 #define TGID_A 0x7ffffff1u

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * claimd's host checks (user/claimd/sysprobe.c) on hosts this machine is not:
+ * claimd's host checks (user/claimd/host/sysprobe.c) on hosts this machine is not:
  * the paths point at missing files and the kernel's answers are faked, and
  * each missing piece must be refused with a sentence that says what to do
  * (not root, no BTF, bpffs or tracefs not mounted, no TCP tracepoints,
@@ -13,7 +13,7 @@
 
 #include "harness.h"
 #include "log.h"
-#include "sysprobe.h"
+#include "host/sysprobe.h"
 #include "test_progs.h"
 
 struct fake {

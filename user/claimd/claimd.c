@@ -6,8 +6,15 @@
  * HTTP server of /metrics and the map has a thread of its own, which reads
  * only the snapshot published here once a second: metrics_http.h.)
  * Runs in the foreground until SIGINT or SIGTERM, then detaches and exits 0.
+ *
+ * The stages, a folder each: host/ says what the host allows; kernel/
+ * loads the observer and turns its maps and records into typed values;
+ * probes/ finds the files for the uprobe runtimes; model/ learns edges,
+ * names and classes from the counts and records, and writes the classes
+ * back into the kernel; fleet/ brings the fleet's classes from Prometheus;
+ * expose/ gives what was learned to claimctl, Prometheus and the map.
+ * This file runs them in that order and owns the loop between them.
  */
-#include <argp.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -21,47 +28,42 @@
 
 #include <bpf/libbpf.h>
 
-#include "argnum.h"
-#include "classes.h"
-#include "control.h"
-#include "counters.h"
-#include "edges.h"
+#include "model/classes.h"
+#include "expose/control.h"
+#include "kernel/counters.h"
+#include "model/edges.h"
 #include "evloop.h"
-#include "fleet.h"
-#include "goexec.h"
+#include "options.h"
+#include "fleet/fleet.h"
 #include "graph.h"
-#include "handover.h"
-#include "kcounts.h"
+#include "host/handover.h"
+#include "model/kcounts.h"
 #include "log.h"
-#include "memory.h"
-#include "metrics.h"
-#include "metrics_http.h"
-#include "metrics_maps.h"
-#include "names.h"
-#include "observer_api.h"
+#include "model/memory.h"
+#include "expose/metrics.h"
+#include "expose/metrics_http.h"
+#include "kernel/metrics_maps.h"
+#include "model/names.h"
+#include "kernel/observer_api.h"
 #include "outcome.h"
-#include "record.h"
-#include "roots.h"
-#include "seed.h"
-#include "snapshot.h"
-#include "sysprobe.h"
-#include "grpc_codes.h"
-#include "uprobes.h"
-#include "trace_fmt.h"
+#include "kernel/record.h"
+#include "model/roots.h"
+#include "kernel/seed.h"
+#include "expose/snapshot.h"
+#include "host/sysprobe.h"
+#include "probes/probes.h"
+#include "expose/trace_fmt.h"
 #include "verdict_names.h"
 
-#define DEFAULT_PIN_DIR	  "/sys/fs/bpf/claimd"
-#define DEFAULT_STATE_DIR "/var/lib/claimd"
-#define MAX_EXITED	  512
-#define UPROBE_RESCAN_S	  5   /* seconds between looks for new files to probe */
-#define RB_DRAIN_MS	  20  /* while records flow, they wait at most this long in the ring */
-#define TICK_S		  1.0 /* housekeeping: counts read, classes synced, state kept */
-#define DEFAULT_METRICS	  "127.0.0.1:9464"
-#define MAP_COUNT_S	  10   /* how often the BPF maps' entries are counted */
-#define N_FILL		  3    /* maps counted: conns, threads, edge_class */
-#define PUBLISH_IDLE_S	  60   /* a snapshot older than this is rendered again when asked for */
-#define FLEET_INTERVAL_S  15   /* how often the fleet's classes are read (a scrape interval) */
-#define FLEET_TIMEOUT_MS  2000 /* each query to Prometheus, connecting included */
+#define MAX_EXITED	512
+#define UPROBE_RESCAN_S 5   /* seconds between looks for new files to probe */
+#define RB_DRAIN_MS	20  /* while records flow, they wait at most this long in the ring */
+#define TICK_S		1.0 /* housekeeping: counts read, classes synced, state kept */
+#define MAP_COUNT_S	10  /* how often the BPF maps' entries are counted */
+#define PUBLISH_IDLE_S	60  /* a snapshot older than this is rendered again when asked for */
+
+/* The maps whose fill claimd counts (metrics_maps.h), by name. */
+enum { FILL_CONNS, FILL_THREADS, FILL_CLASSES, N_FILL };
 
 /* Exit codes, besides 0 (stopped by a signal) and 64 (bad usage: argp, EX_USAGE). */
 #define EXIT_FAILURE_RT 1 /* failed while starting or running: see the message */
@@ -69,24 +71,6 @@
 #define EXIT_BUSY	4 /* another claimd holds the pin directory or control socket */
 
 static volatile sig_atomic_t exiting;
-
-struct options {
-	struct observer_config obs;
-	struct edges_config edges;
-	const char *state_dir;
-	const char *names_file;
-	unsigned int persist_s;
-	struct control_opts control;
-	bool no_seed;
-	bool no_tls;
-	bool no_go;
-	int verbose;
-	const char *metrics; /* HOST:PORT, or NULL for none */
-	bool metrics_given;
-	const char *fleet_url; /* Prometheus, for the fleet's classes; NULL: none */
-	unsigned int fleet_interval_s;
-	long fleet_timeout_ms;
-};
 
 struct claimd {
 	struct options *opt;
@@ -96,7 +80,7 @@ struct claimd {
 	struct roots *roots;
 	struct classes *classes;
 	struct kcounts *kcounts;
-	struct uprobes *uprobes;
+	struct probes *probes;
 	struct control *ctl;
 	struct fleet *fleet;	/* --fleet-classes, or NULL */
 	uint64_t fleet_changes; /* the fleet's classes came or went */
@@ -117,8 +101,8 @@ struct claimd {
 	int n_exited;
 	struct metrics_http *http;
 	struct ep_src http_src;
-	struct snapshot snap;	      /* what the metrics are rendered from, arrays reused */
-	struct map_fill fill[N_FILL]; /* connections, threads, edge classes */
+	struct snapshot snap; /* what the metrics are rendered from, arrays reused */
+	struct map_fill fill[N_FILL];
 	struct sysprobe probe;
 	double last_map_count;
 	bool classes_full;	 /* the edge class map refused some, last time */
@@ -131,310 +115,6 @@ struct claimd {
 	double last_publish;
 	int count_errors;
 };
-
-const char *argp_program_version = "claimd 0.1";
-static const char doc[] =
-	"claimd -- error ownership for every request on this host.\n\n"
-	"Follows every inbound HTTP/1.x request, the outbound calls made while serving it and "
-	"how each ended, with no change to the services. Runs in the foreground; claimctl "
-	"talks to it.\v"
-	"Exit status: 0 after SIGINT or SIGTERM; 1 when it failed to start or run; 64 on bad "
-	"usage; 3 when this user or kernel cannot run it (not root, no BTF, bpffs, tracefs, or "
-	"a BPF feature it needs; lockdown forbidding kernel reads); 4 when another claimd "
-	"holds the pin directory or the control socket. See SECURITY.md for what it reads and "
-	"publishes.";
-
-enum {
-	OPT_PIN_DIR = 0x100,
-	OPT_CONTROL,
-	OPT_CONTROL_GROUP,
-	OPT_CGROUP,
-	OPT_NETNS,
-	OPT_CONNS,
-	OPT_THREADS,
-	OPT_NO_SEED,
-	OPT_NO_TLS,
-	OPT_NO_GO,
-	OPT_GRPC_FAIL_CODES,
-	OPT_STATE_DIR,
-	OPT_WINDOW,
-	OPT_HALF_LIFE,
-	OPT_PERSIST,
-	OPT_MIN_FAILURES,
-	OPT_FAIL_STATUS,
-	OPT_NO_MEMORY,
-	OPT_NAMES,
-	OPT_METRICS,
-	OPT_RINGBUF,
-	OPT_CLASSES,
-	OPT_EDGES,
-	OPT_SAMPLE,
-	OPT_FLEET,
-	OPT_FLEET_INTERVAL,
-	OPT_FLEET_TIMEOUT,
-};
-
-static const struct argp_option options[] = {
-	{ "pid", 'p', "PID", 0, "Follow only this process (repeatable)", 1 },
-	{ "port", 'P', "PORT", 0,
-	  "Follow only connections to or from this service port (repeatable)", 1 },
-	{ "cgroup", OPT_CGROUP, "DIR", 0, "Follow only processes under this cgroup v2 directory",
-	  1 },
-	{ "netns", OPT_NETNS, "PATH", 0,
-	  "Follow only processes in this network namespace (/proc/PID/ns/net, "
-	  "/run/netns/NAME): one claimd per host of a fleet made of namespaces",
-	  1 },
-	{ "pin-dir", OPT_PIN_DIR, "DIR", 0,
-	  "claimd's own bpffs directory (default " DEFAULT_PIN_DIR ")", 2 },
-	{ "control", OPT_CONTROL, "PATH", 0,
-	  "Control socket for claimctl (default " CTL_DEFAULT_SOCKET ")", 2 },
-	{ "control-group", OPT_CONTROL_GROUP, "GID", 0,
-	  "Let this group use the control socket too (mode 0660)", 2 },
-	{ "metrics", OPT_METRICS, "ADDR", 0,
-	  "Serve /metrics (Prometheus), /graph.json and the service map at /map on HOST:PORT "
-	  "(default " DEFAULT_METRICS "; '[::]:PORT' or '0.0.0.0:PORT' for every interface; "
-	  "'none' to serve nothing)",
-	  2 },
-	{ "conns", OPT_CONNS, "N", 0, "Connections followed at once (default 32768)", 3 },
-	{ "threads", OPT_THREADS, "N", 0,
-	  "Threads serving requests at once (default 8192): half in slots their ids name, the rest "
-	  "in a table",
-	  3 },
-	{ "ringbuf-size", OPT_RINGBUF, "BYTES", 0,
-	  "Ring buffer for records from the kernel: a power of two, 4096 to 1073741824, k or m "
-	  "suffix allowed (default 8m)",
-	  3 },
-	{ "classes", OPT_CLASSES, "N", 0,
-	  "Edge classes kept in the kernel for verdicts, 16 to 1048576 (default 16384)", 3 },
-	{ "edges", OPT_EDGES, "N", 0,
-	  "Edge counters kept in the kernel, 16 to 1048576 (default 16384); beyond them, "
-	  "requests come to claimd as records and are counted there",
-	  3 },
-	{ "sample", OPT_SAMPLE, "N", 0,
-	  "Send one request's record in N to claimd even when nobody traces (default 0: "
-	  "records only while tracing; counts never need them)",
-	  3 },
-	{ "no-seed", OPT_NO_SEED, NULL, 0,
-	  "Do not look for sockets that existed before claimd started (with --pid or "
-	  "--cgroup, connections to their listeners then go unseen too)",
-	  3 },
-	{ "no-tls", OPT_NO_TLS, NULL, 0, "Do not probe OpenSSL (TLS traffic stays unseen)", 3 },
-	{ "grpc-fail-codes", OPT_GRPC_FAIL_CODES, "LIST", 0,
-	  "gRPC codes that are failures, by name or number (default UNKNOWN,DEADLINE_EXCEEDED,"
-	  "RESOURCE_EXHAUSTED,INTERNAL,UNAVAILABLE,DATA_LOSS)",
-	  3 },
-	{ "no-go", OPT_NO_GO, NULL, 0,
-	  "Do not probe Go programs (their HTTP is followed through syscalls: multiplexed)", 3 },
-	{ "state-dir", OPT_STATE_DIR, "DIR", 0,
-	  "Where the edge memory is kept (default " DEFAULT_STATE_DIR ")", 5 },
-	{ "window", OPT_WINDOW, "SECONDS", 0, "Recent window of edge ratios (default 300)", 5 },
-	{ "memory-half-life", OPT_HALF_LIFE, "DAYS", 0,
-	  "How fast the long-term memory forgets (default 14)", 5 },
-	{ "persist-interval", OPT_PERSIST, "SECONDS", 0,
-	  "How often the memory is written to disk (default 60)", 5 },
-	{ "min-failures", OPT_MIN_FAILURES, "N", 0,
-	  "Callee failures needed before an edge gets a class (default 20)", 5 },
-	{ "fail-status", OPT_FAIL_STATUS, "CODE", 0,
-	  "Statuses from this one up are failures (default 500)", 5 },
-	{ "no-memory", OPT_NO_MEMORY, NULL, 0,
-	  "Classify edges from the recent window only; do not load the memory", 5 },
-	{ "names", OPT_NAMES, "FILE", 0, "Names for callees off this host: lines of 'ip:port name'",
-	  5 },
-	{ "fleet-classes", OPT_FLEET, "URL", 0,
-	  "Read the fleet's edge classes from this Prometheus (http://HOST:9090, with the "
-	  "recording rules of claimd.rules.yml): an edge this host cannot classify takes the "
-	  "fleet's class",
-	  6 },
-	{ "fleet-interval", OPT_FLEET_INTERVAL, "SECONDS", 0,
-	  "How often the fleet's classes are read (default 15)", 6 },
-	{ "fleet-timeout", OPT_FLEET_TIMEOUT, "MS", 0,
-	  "How long one query to Prometheus may take (default 2000); slower is unreachable", 6 },
-	{ "verbose", 'v', NULL, 0, "More messages (repeat for debug)", 4 },
-	{},
-};
-
-/* "4096", "64k", "8m": a power of two in [min, max]. */
-static int parse_pow2_size(const char *arg, unsigned long min, unsigned long max,
-			   unsigned long *out)
-{
-	unsigned long long v;
-	char *end;
-
-	errno = 0;
-	v = strtoull(arg, &end, 10);
-	if (errno || end == arg || *arg == '-')
-		return -1;
-	if (*end == 'k' || *end == 'K')
-		v <<= 10, end++;
-	else if (*end == 'm' || *end == 'M')
-		v <<= 20, end++;
-	if (*end || v < min || v > max || (v & (v - 1)))
-		return -1;
-	*out = v;
-	return 0;
-}
-
-static error_t parse_opt(int key, char *arg, struct argp_state *state)
-{
-	struct options *o = state->input;
-	unsigned long size = 0;
-	long v = 0;
-
-	switch (key) {
-	case 'p':
-		if (o->obs.n_pids >= OBSERVER_MAX_FILTER || arg_long(arg, 1, UINT32_MAX, &v))
-			argp_error(state, "invalid or too many --pid: %s", arg);
-		o->obs.pids[o->obs.n_pids++] = v;
-		break;
-	case 'P':
-		if (o->obs.n_ports >= OBSERVER_MAX_FILTER || arg_long(arg, 1, 65535, &v))
-			argp_error(state, "invalid or too many --port: %s", arg);
-		o->obs.ports[o->obs.n_ports++] = v;
-		break;
-	case OPT_CGROUP:
-		o->obs.cgroup = arg;
-		break;
-	case OPT_NETNS:
-		if (observer__netns_inode(arg, &o->obs.netns_ino))
-			argp_error(state, "--netns %s: not a network namespace", arg);
-		o->obs.netns = arg;
-		break;
-	case OPT_PIN_DIR:
-		o->obs.pin_dir = arg;
-		break;
-	case OPT_CONTROL:
-		o->control.path = arg;
-		break;
-	case OPT_CONTROL_GROUP:
-		if (arg_long(arg, 0, UINT32_MAX - 1, &v))
-			argp_error(state, "invalid --control-group: %s", arg);
-		o->control.group = v;
-		o->control.mode = 0660;
-		break;
-	case OPT_CONNS:
-		if (arg_long(arg, 64, 1u << 24, &v))
-			argp_error(state, "--conns must be 64 to 16777216");
-		o->obs.conns_max = v;
-		break;
-	case OPT_THREADS:
-		if (arg_long(arg, 64, 1u << 20, &v))
-			argp_error(state, "--threads must be 64 to 1048576");
-		o->obs.threads_max = v;
-		break;
-	case OPT_RINGBUF:
-		if (parse_pow2_size(arg, 4096, 1ul << 30, &size))
-			argp_error(state, "--ringbuf-size must be a power of two from 4096 to "
-					  "1073741824 (4k to 1024m)");
-		o->obs.ringbuf_size = size;
-		break;
-	case OPT_CLASSES:
-		if (arg_long(arg, 16, 1u << 20, &v))
-			argp_error(state, "--classes must be 16 to 1048576");
-		o->obs.classes_max = v;
-		break;
-	case OPT_EDGES:
-		if (arg_long(arg, 16, 1u << 20, &v))
-			argp_error(state, "--edges must be 16 to 1048576");
-		o->obs.edges_max = v;
-		break;
-	case OPT_SAMPLE:
-		if (arg_long(arg, 0, 1u << 30, &v))
-			argp_error(state, "--sample must be 0 to 1073741824");
-		o->obs.sample_every = v;
-		break;
-	case OPT_NO_SEED:
-		o->no_seed = true;
-		break;
-	case OPT_NO_TLS:
-		o->no_tls = true;
-		break;
-	case OPT_NO_GO:
-		o->no_go = true;
-		break;
-	case OPT_GRPC_FAIL_CODES: {
-		char err[128];
-		uint32_t mask;
-
-		if (grpc_codes__parse(arg, &mask, err, sizeof(err)))
-			argp_error(state, "--grpc-fail-codes: %s", err);
-		o->obs.grpc_fail_codes = mask;
-		o->obs.grpc_fail_codes_set = true;
-		break;
-	}
-	case OPT_STATE_DIR:
-		o->state_dir = arg;
-		break;
-	case OPT_WINDOW:
-		if (arg_long(arg, EDGES_WINDOW_BUCKETS, 86400, &v))
-			argp_error(state, "--window must be 10 to 86400 seconds");
-		o->edges.window_s = v;
-		break;
-	case OPT_HALF_LIFE:
-		if (arg_long(arg, 1, 3650, &v))
-			argp_error(state, "--memory-half-life must be 1 to 3650 days");
-		o->edges.memory_half_life_s = v * 86400.0;
-		break;
-	case OPT_PERSIST:
-		if (arg_long(arg, 1, 86400, &v))
-			argp_error(state, "--persist-interval must be 1 to 86400 seconds");
-		o->persist_s = v;
-		break;
-	case OPT_MIN_FAILURES:
-		if (arg_long(arg, 1, 1u << 30, &v))
-			argp_error(state, "invalid --min-failures: %s", arg);
-		o->edges.min_failures = v;
-		break;
-	case OPT_FAIL_STATUS:
-		if (arg_long(arg, 100, 599, &v))
-			argp_error(state, "--fail-status must be 100 to 599");
-		o->edges.fail_status = v;
-		o->obs.fail_status = v;
-		break;
-	case OPT_NO_MEMORY:
-		o->edges.use_memory = false;
-		break;
-	case OPT_NAMES:
-		o->names_file = arg;
-		break;
-	case OPT_METRICS:
-		if (strcmp(arg, "none")) {
-			struct sockaddr_storage ss;
-			socklen_t sl;
-			char err[256];
-
-			/* A bad address is a usage error, said before anything is loaded. */
-			if (metrics_http__parse_addr(arg, &ss, &sl, err, sizeof(err)))
-				argp_error(state, "--metrics: %s", err);
-		}
-		o->metrics = strcmp(arg, "none") ? arg : NULL;
-		o->metrics_given = true;
-		break;
-	case OPT_FLEET:
-		if (strncmp(arg, "http://", 7) && strncmp(arg, "https://", 8))
-			argp_error(state, "--fleet-classes wants an http:// or https:// URL");
-		o->fleet_url = arg;
-		break;
-	case OPT_FLEET_INTERVAL:
-		if (arg_long(arg, 1, 86400, &v))
-			argp_error(state, "--fleet-interval must be 1 to 86400 seconds");
-		o->fleet_interval_s = v;
-		break;
-	case OPT_FLEET_TIMEOUT:
-		if (arg_long(arg, 10, 600000, &v))
-			argp_error(state, "--fleet-timeout must be 10 to 600000 ms");
-		o->fleet_timeout_ms = v;
-		break;
-	case 'v':
-		o->verbose++;
-		break;
-	case ARGP_KEY_ARG:
-		argp_error(state, "unexpected argument: %s", arg);
-		break;
-	default:
-		return ARGP_ERR_UNKNOWN;
-	}
-	return 0;
-}
 
 static void on_signal(int sig)
 {
@@ -581,8 +261,8 @@ static int on_record(void *ctx, void *data, size_t size)
 		count_poll(d);
 		names__listen(d->names, l->tgid, &l->local, l->comm, l->closed);
 		/* Before it serves anything: probe its libssl or libclaim context. */
-		if (!l->closed && d->uprobes)
-			uprobes__scan_pid(d->uprobes, l->tgid);
+		if (!l->closed && d->probes)
+			probes__scan_pid(d->probes, l->tgid);
 		break;
 	}
 	case CLAIMD_REC_EXIT: {
@@ -641,19 +321,20 @@ static void map_fill_update(struct claimd *d)
 	map_fill__count(d->fill, N_FILL);
 	ev = (long long)(st[CLAIMD_ST_CONNS] + d->seeded.inbound + d->seeded.outbound) -
 	     (long long)(st[CLAIMD_ST_CONN_CLOSED] + observer__forgotten(d->obs) +
-			 d->fill[0].entries);
-	if (!d->fill[0].err && ev > (long long)d->fill[0].evicted)
-		d->fill[0].evicted = ev;
-	d->fill[0].has_evicted = true;
-	ev = (long long)st[CLAIMD_ST_THREAD_CTXS] - (long long)d->fill[1].entries;
-	if (!d->fill[1].err && ev > (long long)d->fill[1].evicted)
-		d->fill[1].evicted = ev;
-	d->fill[1].has_evicted = true;
+			 d->fill[FILL_CONNS].entries);
+	if (!d->fill[FILL_CONNS].err && ev > (long long)d->fill[FILL_CONNS].evicted)
+		d->fill[FILL_CONNS].evicted = ev;
+	d->fill[FILL_CONNS].has_evicted = true;
+	ev = (long long)st[CLAIMD_ST_THREAD_CTXS] - (long long)d->fill[FILL_THREADS].entries;
+	if (!d->fill[FILL_THREADS].err && ev > (long long)d->fill[FILL_THREADS].evicted)
+		d->fill[FILL_THREADS].evicted = ev;
+	d->fill[FILL_THREADS].has_evicted = true;
 	/* With the contexts in slots: evictions are the table's only. */
-	d->fill[1].entries += st[CLAIMD_ST_THREAD_SLOTS] - st[CLAIMD_ST_THREAD_SLOTS_FREED];
-	d->fill[2].refused = classes__refused(d->classes);
-	d->fill[2].refused_total = classes__refusals(d->classes);
-	d->fill[2].has_refused = true;
+	d->fill[FILL_THREADS].entries +=
+		st[CLAIMD_ST_THREAD_SLOTS] - st[CLAIMD_ST_THREAD_SLOTS_FREED];
+	d->fill[FILL_CLASSES].refused = classes__refused(d->classes);
+	d->fill[FILL_CLASSES].refused_total = classes__refusals(d->classes);
+	d->fill[FILL_CLASSES].has_refused = true;
 	d->last_map_count = since(&d->started);
 	if (memcmp(before, d->fill, sizeof(before)))
 		d->status_changes++;
@@ -677,19 +358,6 @@ static struct json_object *unknown_json(const struct edges *e)
 }
 
 /* Go executables left to the syscall path, by reason (goexec.h's classes). */
-static struct json_object *go_refused_json(const struct claimd *d)
-{
-	struct json_object *o = json_object_new_object();
-	int r;
-
-	for (r = GOEXEC_PROBED + 1; r < GOEXEC__REFUSALS; r++)
-		json_object_object_add(
-			o, goexec__refusal_name(r),
-			json_object_new_int(d->uprobes ? uprobes__go_refused_by(d->uprobes, r)
-						       : 0));
-	return o;
-}
-
 static struct json_object *status_json(struct claimd *d)
 {
 	const struct roots_counts *rc = roots__counts(d->roots);
@@ -747,18 +415,7 @@ static struct json_object *status_json(struct claimd *d)
 	json_object_object_add(o, "memory", m);
 	json_object_object_add(o, "verdicts",
 			       json_object_new_string(observer__verdicts_path(d->obs)));
-	json_object_object_add(
-		o, "tls_files",
-		json_object_new_int(d->uprobes ? uprobes__tls_files(d->uprobes) : 0));
-	json_object_object_add(
-		o, "context_files",
-		json_object_new_int(d->uprobes ? uprobes__context_files(d->uprobes) : 0));
-	json_object_object_add(o, "go_files",
-			       json_object_new_int(d->uprobes ? uprobes__go_files(d->uprobes) : 0));
-	json_object_object_add(
-		o, "go_refused",
-		json_object_new_int(d->uprobes ? uprobes__go_refused(d->uprobes) : 0));
-	json_object_object_add(o, "go_refused_by", go_refused_json(d));
+	probes__status(d->probes, o);
 	json_object_object_add(o, "programs", observer__programs_json(d->obs));
 	json_object_object_add(o, "trace_dropped",
 			       json_object_new_uint64(control__dropped(d->ctl)));
@@ -945,12 +602,12 @@ static void housekeeping(struct claimd *d)
 	if (classes__refused(d->classes) && !d->classes_full)
 		pr_warn("the edge class map is full (--classes %u): %zu edge classes are not in "
 			"the kernel, their verdicts treat them as unknown",
-			d->fill[2].max_entries, classes__refused(d->classes));
+			d->fill[FILL_CLASSES].max_entries, classes__refused(d->classes));
 	d->classes_full = classes__refused(d->classes) > 0;
 	/* libssl and libclaim in processes started since: probed from their next call. */
-	if (d->uprobes && now - d->last_uprobe_scan >= UPROBE_RESCAN_S) {
+	if (d->probes && now - d->last_uprobe_scan >= UPROBE_RESCAN_S) {
 		d->last_uprobe_scan = now;
-		uprobes__scan(d->uprobes);
+		probes__scan(d->probes);
 	}
 	if (now - d->last_persist >= d->opt->persist_s) {
 		d->last_persist = now;
@@ -1026,162 +683,191 @@ static int run(struct claimd *d)
 	return 0;
 }
 
+/* Before the kernel: the host checked, the pin directory taken, the model made. */
+static int claimd_open(struct claimd *d)
+{
+	struct options *opt = d->opt;
+	struct sigaction sa = { .sa_handler = on_signal };
+	int err;
+
+	if (sysprobe__run(&d->probe))
+		return EXIT_HOST;
+	opt->obs.no_uprobes = !d->probe.uprobes;
+	opt->obs.untyped_cast = d->probe.untyped_cast;
+	err = lock_pin_dir(d);
+	if (err)
+		return err == -EWOULDBLOCK ? EXIT_BUSY : EXIT_FAILURE_RT;
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
+
+	d->names = names__new();
+	d->edges = edges__new(&opt->edges);
+	d->roots = roots__new();
+	d->epfd = epoll_create1(EPOLL_CLOEXEC);
+	if (!d->names || !d->edges || !d->roots || d->epfd < 0) {
+		pr_err("out of memory or file descriptors");
+		return EXIT_FAILURE_RT;
+	}
+	if (opt->names_file && names__load_map(d->names, opt->names_file))
+		return EXIT_FAILURE_RT;
+	if (opt->obs.netns && names__use_netns(d->names, opt->obs.netns)) {
+		pr_err("cannot read the addresses of network namespace %s: %s", opt->obs.netns,
+		       strerror(errno));
+		return EXIT_FAILURE_RT;
+	}
+	if (opt->edges.use_memory) {
+		if (memory__load(d->edges, opt->state_dir, time(NULL), &d->memory))
+			pr_warn("cannot read the memory in %s: %s; starting without it",
+				opt->state_dir, strerror(errno));
+		else if (d->memory.corrupt)
+			pr_err("the memory file in %s is unreadable (%s); moved it to %s and "
+			       "started with an empty memory",
+			       opt->state_dir, d->memory.why, d->memory.moved_to);
+		else if (d->memory.edges)
+			pr_info("memory: %d edges loaded from %s", d->memory.edges, opt->state_dir);
+	}
+	return 0;
+}
+
+/* The programs loaded, and what reads them wired: classes, counts, the fleet,
+ * the ring buffer, the control socket, the maps' fill, the metrics. */
+static int claimd_load(struct claimd *d)
+{
+	struct options *opt = d->opt;
+
+	d->obs = observer__load(&opt->obs);
+	if (!d->obs)
+		return EXIT_FAILURE_RT;
+	d->classes = classes__new(observer__classes_fd(d->obs));
+	d->kcounts = kcounts__new(&(struct kcounts_maps){
+		.edge_fd = observer__edge_counts_fd(d->obs),
+		.service_fd = observer__service_counts_fd(d->obs),
+		.dirty_edges_fd = observer__dirty_edges_fd(d->obs),
+		.dirty_services_fd = observer__dirty_services_fd(d->obs),
+		.epoch = observer__count_epoch(d->obs),
+	});
+	if (!d->classes || !d->kcounts)
+		return EXIT_FAILURE_RT;
+	if (opt->fleet_url) {
+		d->fleet =
+			fleet__start(opt->fleet_url, opt->fleet_interval_s, opt->fleet_timeout_ms);
+		if (!d->fleet)
+			return EXIT_FAILURE_RT;
+		edges__set_fallback(d->edges, fleet__class, d->fleet);
+		names__set_remote(d->names, fleet__name, d->fleet);
+	}
+	d->rb = ring_buffer__new(observer__events_fd(d->obs), on_record, d, NULL);
+	if (!d->rb) {
+		pr_err("cannot set up the ring buffer: %s", strerror(errno));
+		return EXIT_FAILURE_RT;
+	}
+	d->rb_src.fd = ring_buffer__epoll_fd(d->rb);
+	d->rb_src.on_event = rb_event;
+	if (ep_add(d->epfd, &d->rb_src, EPOLLIN)) {
+		pr_err("epoll: %s", strerror(errno));
+		return EXIT_FAILURE_RT;
+	}
+	d->ctl = control__open(&opt->control, d->epfd, handle_request, d);
+	if (!d->ctl)
+		return errno == EADDRINUSE ? EXIT_BUSY : EXIT_FAILURE_RT;
+	map_fill__init(&d->fill[FILL_CONNS], "conns", observer__conns_fd(d->obs));
+	map_fill__init(&d->fill[FILL_THREADS], "threads", observer__threads_fd(d->obs));
+	d->fill[FILL_THREADS].max_entries += observer__thread_slots(d->obs);
+	map_fill__init(&d->fill[FILL_CLASSES], "edge_class", observer__classes_fd(d->obs));
+	map_fill_update(d);
+	return start_metrics(d) ? EXIT_FAILURE_RT : 0;
+}
+
+/*
+ * Attach first, then seed: a socket made in between is seen by the kernel,
+ * and the seed does not overwrite what the kernel already knows. The
+ * uprobe runtimes look at the processes followed, and again once the
+ * seeded ones are.
+ */
+static int claimd_attach(struct claimd *d)
+{
+	struct options *opt = d->opt;
+	int err;
+
+	if (observer__attach(d->obs))
+		return EXIT_FAILURE_RT;
+	observer__set_alive(d->obs, true);
+	if (d->probe.uprobes) {
+		const char *off[] = { opt->no_tls ? "tls" : "", opt->no_go ? "go" : "", NULL };
+
+		d->probes = probes__new(d->obs, off);
+	}
+	if (d->probes)
+		probes__scan(d->probes);
+	if (!opt->no_seed) {
+		err = seed__existing(d->obs, &opt->obs, d->names, &d->seeded);
+		if (err)
+			pr_warn("could not look for existing sockets: %s", strerror(-err));
+		/* The processes seeded are followed now: their programs may be Go. */
+		if (d->probes)
+			probes__scan(d->probes);
+	}
+	pr_info("attached; followed from before start: %d listeners, %d inbound and %d outbound "
+		"connections in %d processes; control socket %s",
+		d->seeded.listeners, d->seeded.inbound, d->seeded.outbound, d->seeded.processes,
+		opt->control.path);
+	return 0;
+}
+
+/* Stopped by a signal: a claimd started now waits for this one; the memory kept. */
+static void claimd_stop(struct claimd *d)
+{
+	handover__mark_leaving();
+	observer__set_alive(d->obs, false);
+	persist(d);
+	pr_info("detaching: %lu ingress and %lu root egress records seen, %lu malformed; memory "
+		"written to %s",
+		d->n_ingress, d->n_root, d->n_invalid, d->opt->state_dir);
+}
+
+/* Whatever was made, in the reverse order. */
+static void claimd_free(struct claimd *d)
+{
+	metrics_http__stop(d->http);
+	fleet__stop(d->fleet);
+	control__close(d->ctl);
+	ring_buffer__free(d->rb);
+	probes__free(d->probes);
+	classes__free(d->classes);
+	kcounts__free(d->kcounts);
+	snapshot__free(&d->snap);
+	observer__destroy(d->obs);
+	roots__free(d->roots);
+	edges__free(d->edges);
+	names__free(d->names);
+	if (d->epfd >= 0)
+		close(d->epfd);
+	if (d->lock_fd >= 0)
+		close(d->lock_fd);
+}
+
 int main(int argc, char **argv)
 {
-	static const struct argp argp = { .options = options, .parser = parse_opt, .doc = doc };
-	struct options opt = {
-		.obs = { .pin_dir = DEFAULT_PIN_DIR, .fail_status = OUTCOME_FAIL_STATUS_DEFAULT },
-		.edges = { .window_s = 300,
-			   .memory_half_life_s = 14 * 86400.0,
-			   .min_failures = 20,
-			   .fail_status = OUTCOME_FAIL_STATUS_DEFAULT,
-			   .use_memory = true },
-		.state_dir = DEFAULT_STATE_DIR,
-		.persist_s = 60,
-		.fleet_interval_s = FLEET_INTERVAL_S,
-		.fleet_timeout_ms = FLEET_TIMEOUT_MS,
-		.control = { .path = CTL_DEFAULT_SOCKET, .mode = 0600, .group = (gid_t)-1 },
-		.metrics = DEFAULT_METRICS,
-	};
+	struct options opt;
 	struct claimd d = { .opt = &opt, .epfd = -1, .lock_fd = -1 };
-	struct sigaction sa = { .sa_handler = on_signal };
-	int err, ret = EXIT_FAILURE_RT;
+	int ret;
 
-	err = argp_parse(&argp, argc, argv, 0, NULL, &opt);
-	if (err)
+	if (options__parse(argc, argv, &opt))
 		return 2;
 	log_set_level(LOG_INFO + (opt.verbose > 1 ? 1 : 0));
 	libbpf_set_print(libbpf_print);
 	clock_gettime(CLOCK_MONOTONIC, &d.started);
 
-	if (sysprobe__run(&d.probe))
-		return EXIT_HOST;
-	opt.obs.no_uprobes = !d.probe.uprobes;
-	opt.obs.untyped_cast = d.probe.untyped_cast;
-	err = lock_pin_dir(&d);
-	if (err) {
-		ret = err == -EWOULDBLOCK ? EXIT_BUSY : EXIT_FAILURE_RT;
-		goto out;
+	ret = claimd_open(&d);
+	if (!ret)
+		ret = claimd_load(&d);
+	if (!ret)
+		ret = claimd_attach(&d);
+	if (!ret) {
+		ret = run(&d) ? EXIT_FAILURE_RT : 0;
+		claimd_stop(&d);
 	}
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	signal(SIGPIPE, SIG_IGN);
-
-	d.names = names__new();
-	d.edges = edges__new(&opt.edges);
-	d.roots = roots__new();
-	d.epfd = epoll_create1(EPOLL_CLOEXEC);
-	if (!d.names || !d.edges || !d.roots || d.epfd < 0) {
-		pr_err("out of memory or file descriptors");
-		goto out;
-	}
-	if (opt.names_file && names__load_map(d.names, opt.names_file))
-		goto out;
-	if (opt.obs.netns && names__use_netns(d.names, opt.obs.netns)) {
-		pr_err("cannot read the addresses of network namespace %s: %s", opt.obs.netns,
-		       strerror(errno));
-		goto out;
-	}
-	if (opt.edges.use_memory) {
-		if (memory__load(d.edges, opt.state_dir, time(NULL), &d.memory))
-			pr_warn("cannot read the memory in %s: %s; starting without it",
-				opt.state_dir, strerror(errno));
-		else if (d.memory.corrupt)
-			pr_err("the memory file in %s is unreadable (%s); moved it to %s and "
-			       "started with an empty memory",
-			       opt.state_dir, d.memory.why, d.memory.moved_to);
-		else if (d.memory.edges)
-			pr_info("memory: %d edges loaded from %s", d.memory.edges, opt.state_dir);
-	}
-	d.obs = observer__load(&opt.obs);
-	if (!d.obs)
-		goto out;
-	d.classes = classes__new(observer__classes_fd(d.obs));
-	d.kcounts = kcounts__new(&(struct kcounts_maps){
-		.edge_fd = observer__edge_counts_fd(d.obs),
-		.service_fd = observer__service_counts_fd(d.obs),
-		.dirty_edges_fd = observer__dirty_edges_fd(d.obs),
-		.dirty_services_fd = observer__dirty_services_fd(d.obs),
-		.epoch = observer__count_epoch(d.obs),
-	});
-	if (!d.classes || !d.kcounts)
-		goto out;
-	if (opt.fleet_url) {
-		d.fleet = fleet__start(opt.fleet_url, opt.fleet_interval_s, opt.fleet_timeout_ms);
-		if (!d.fleet)
-			goto out;
-		edges__set_fallback(d.edges, fleet__class, d.fleet);
-		names__set_remote(d.names, fleet__name, d.fleet);
-	}
-	d.rb = ring_buffer__new(observer__events_fd(d.obs), on_record, &d, NULL);
-	if (!d.rb) {
-		pr_err("cannot set up the ring buffer: %s", strerror(errno));
-		goto out;
-	}
-	d.rb_src.fd = ring_buffer__epoll_fd(d.rb);
-	d.rb_src.on_event = rb_event;
-	if (ep_add(d.epfd, &d.rb_src, EPOLLIN)) {
-		pr_err("epoll: %s", strerror(errno));
-		goto out;
-	}
-	d.ctl = control__open(&opt.control, d.epfd, handle_request, &d);
-	if (!d.ctl) {
-		if (errno == EADDRINUSE)
-			ret = EXIT_BUSY;
-		goto out;
-	}
-	map_fill__init(&d.fill[0], "conns", observer__conns_fd(d.obs));
-	map_fill__init(&d.fill[1], "threads", observer__threads_fd(d.obs));
-	d.fill[1].max_entries += observer__thread_slots(d.obs);
-	map_fill__init(&d.fill[2], "edge_class", observer__classes_fd(d.obs));
-	map_fill_update(&d);
-	if (start_metrics(&d))
-		goto out;
-	/* Attach first, then seed: a socket made in between is seen by the kernel,
-	 * and the seed does not overwrite what the kernel already knows. */
-	if (observer__attach(d.obs))
-		goto out;
-	observer__set_alive(d.obs, true);
-	if (d.probe.uprobes)
-		d.uprobes = uprobes__new(d.obs, !opt.no_tls, true, !opt.no_go);
-	if (d.uprobes)
-		uprobes__scan(d.uprobes);
-	if (!opt.no_seed) {
-		err = seed__existing(d.obs, &opt.obs, d.names, &d.seeded);
-		if (err)
-			pr_warn("could not look for existing sockets: %s", strerror(-err));
-		/* The processes seeded are followed now: their programs may be Go. */
-		if (d.uprobes)
-			uprobes__scan(d.uprobes);
-	}
-	pr_info("attached; followed from before start: %d listeners, %d inbound and %d outbound "
-		"connections in %d processes; control socket %s",
-		d.seeded.listeners, d.seeded.inbound, d.seeded.outbound, d.seeded.processes,
-		opt.control.path);
-
-	ret = run(&d) ? EXIT_FAILURE_RT : 0;
-	handover__mark_leaving(); /* a claimd started now waits for this one */
-	observer__set_alive(d.obs, false);
-	persist(&d);
-	pr_info("detaching: %lu ingress and %lu root egress records seen, %lu malformed; memory "
-		"written to %s",
-		d.n_ingress, d.n_root, d.n_invalid, opt.state_dir);
-out:
-	metrics_http__stop(d.http);
-	fleet__stop(d.fleet);
-	control__close(d.ctl);
-	ring_buffer__free(d.rb);
-	uprobes__free(d.uprobes);
-	classes__free(d.classes);
-	kcounts__free(d.kcounts);
-	snapshot__free(&d.snap);
-	observer__destroy(d.obs);
-	roots__free(d.roots);
-	edges__free(d.edges);
-	names__free(d.names);
-	if (d.epfd >= 0)
-		close(d.epfd);
-	if (d.lock_fd >= 0)
-		close(d.lock_fd);
+	claimd_free(&d);
 	return ret;
 }

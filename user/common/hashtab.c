@@ -45,6 +45,20 @@ void hashtab__free(struct hashtab *h)
 	free(h);
 }
 
+static int free_value(const struct hashtab_entry *e, void *ctx)
+{
+	(void)ctx;
+	free(e->value);
+	return 0;
+}
+
+void hashtab__free_all(struct hashtab *h)
+{
+	if (h)
+		hashtab__for_each(h, free_value, NULL);
+	hashtab__free(h);
+}
+
 static struct hashtab_entry **find(const struct hashtab *h, const void *key, size_t len,
 				   unsigned long hash)
 {

@@ -22,6 +22,8 @@ struct hashtab_entry {
 struct hashtab *hashtab__new(void);
 /* Frees the table; values are the caller's (free them first, with hashtab__for_each). */
 void hashtab__free(struct hashtab *h);
+/* Frees the table and, with free(), every value: for values that own nothing. */
+void hashtab__free_all(struct hashtab *h);
 void *hashtab__get(const struct hashtab *h, const void *key, size_t key_len);
 /* Inserts or replaces; returns the value replaced, or NULL. Returns NULL and sets
  * *err on allocation failure when err is given. */

@@ -1,0 +1,173 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Seeding the connection table from /proc; see seed.h. */
+#include <errno.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <bpf/bpf.h>
+
+#include "model/names.h"
+#include "kernel/procnet.h"
+#include "kernel/seed.h"
+
+struct seed_ctx {
+	const struct observer_config *cfg;
+	struct names *names;
+	struct seed_counts *counts;
+	struct observer *obs;
+	int conns_fd;
+	int traced_fd;
+	int mark_fd;
+	int listeners_fd;
+	int listen_ports_fd;
+};
+
+static int filtered_out(const struct observer_config *cfg, const struct procnet_sock *s)
+{
+	__u16 port = s->role == CLAIMD_ROLE_OUTBOUND ? s->remote.port : s->local.port;
+	int i, ok;
+
+	if (cfg->netns && s->netns != cfg->netns_ino)
+		return 1;
+	if (cfg->n_pids) {
+		for (ok = 0, i = 0; i < cfg->n_pids; i++)
+			ok |= cfg->pids[i] == s->tgid;
+		if (!ok)
+			return 1;
+	}
+	if (cfg->n_ports) {
+		for (ok = 0, i = 0; i < cfg->n_ports; i++)
+			ok |= cfg->ports[i] == port;
+		if (!ok)
+			return 1;
+	}
+	return 0;
+}
+
+/* The mark of a process traced[] names, on its leader (proc.bpf.h): untraced ones have none. */
+static void proc_mark(int mark_fd, __u32 tgid)
+{
+	int pfd = syscall(SYS_pidfd_open, tgid, 0);
+	__u8 one = 1;
+
+	if (pfd < 0)
+		return; /* gone: nothing to follow */
+	bpf_map_update_elem(mark_fd, &pfd, &one, BPF_ANY);
+	close(pfd);
+}
+
+/* Its word: traced, and one more listener if this is one (headers/observer.h). */
+static void proc_word(struct seed_ctx *ctx, __u32 tgid, int listener)
+{
+	__u32 word;
+
+	if (bpf_map_lookup_elem(ctx->traced_fd, &tgid, &word))
+		word = 0;
+	word |= CLAIMD_PROC_TRACED;
+	if (listener)
+		word += CLAIMD_PROC_LISTENER_ONE;
+	bpf_map_update_elem(ctx->traced_fd, &tgid, &word, BPF_ANY);
+	proc_mark(ctx->mark_fd, tgid);
+}
+
+/*
+ * A listener: kept by inode number, as the programs keep the ones they see
+ * open, and its port counted, so that the connections it takes from now
+ * on are born under watch. 0, or -1 when the kernel saw it first.
+ */
+static int seed_listener(struct seed_ctx *ctx, const struct procnet_sock *s)
+{
+	struct claimd_listener l = { .tgid = s->tgid, .netns = (__u32)s->netns, .local = s->local };
+	struct claimd_listen_port lp = { .netns = (__u32)s->netns, .port = s->local.port };
+	__u32 n = 0;
+
+	/* NOEXIST: what the kernel saw since attaching is newer than /proc. */
+	if (bpf_map_update_elem(ctx->listeners_fd, &s->ino, &l, BPF_NOEXIST))
+		return -1;
+	/* The programs add to the count too; claimd adds before they could see this one end. */
+	if (bpf_map_lookup_elem(ctx->listen_ports_fd, &lp, &n))
+		n = 0;
+	n++;
+	bpf_map_update_elem(ctx->listen_ports_fd, &lp, &n, BPF_ANY);
+	return 0;
+}
+
+/*
+ * A connection: an entry under its process and fd, its socket known by
+ * inode number until the programs see its bytes (on_io), marked in the
+ * filter by its ports. 0, or -1 when it could not be.
+ */
+static int seed_conn(struct seed_ctx *ctx, const struct procnet_sock *s)
+{
+	struct claimd_conn_key key = { .tgid = s->tgid, .fd = s->fd };
+	__u32 slot = claimd_sock_slot(s->local.port, s->remote.port);
+	int out = s->role == CLAIMD_ROLE_OUTBOUND;
+	struct claimd_conn c;
+
+	memset(&c, 0, sizeof(c));
+	c.role = s->role;
+	c.flags = CLAIMD_CONN_SEEDED;
+	c.local = s->local;
+	c.remote = s->remote;
+	/* Joined mid-stream: junk resyncs at the next buffer instead of losing the stream. */
+	http_framer_init(&c.rx, out ? HTTP_KIND_RESPONSE : HTTP_KIND_REQUEST, 1);
+	http_framer_init(&c.tx, out ? HTTP_KIND_REQUEST : HTTP_KIND_RESPONSE, 1);
+	c.ino = s->ino;
+	/* Marked first, as the programs mark theirs: never an entry its mark does not count. */
+	if (observer__sock_mark(ctx->obs, slot, 1))
+		return -1;
+	/* NOEXIST: what the kernel saw since attaching is newer than /proc. */
+	if (bpf_map_update_elem(ctx->conns_fd, &key, &c, BPF_NOEXIST)) {
+		observer__sock_mark(ctx->obs, slot, -1);
+		return -1;
+	}
+	return 0;
+}
+
+static void seed_one(const struct procnet_sock *s, void *arg)
+{
+	struct seed_ctx *ctx = arg;
+	int listener = s->role == CLAIMD_ROLE_LISTENER;
+
+	if (filtered_out(ctx->cfg, s) || (listener ? seed_listener(ctx, s) : seed_conn(ctx, s))) {
+		ctx->counts->skipped++;
+		return;
+	}
+	proc_word(ctx, s->tgid, listener);
+	switch (s->role) {
+	case CLAIMD_ROLE_LISTENER:
+		ctx->counts->listeners++;
+		names__listen(ctx->names, s->tgid, &s->local, NULL, 0);
+		break;
+	case CLAIMD_ROLE_INBOUND:
+		ctx->counts->inbound++;
+		break;
+	default:
+		ctx->counts->outbound++;
+	}
+}
+
+int seed__existing(struct observer *obs, const struct observer_config *cfg, struct names *names,
+		   struct seed_counts *out)
+{
+	struct seed_ctx ctx = {
+		.cfg = cfg,
+		.names = names,
+		.counts = out,
+		.obs = obs,
+		.conns_fd = observer__conns_fd(obs),
+		.traced_fd = observer__traced_fd(obs),
+		.mark_fd = observer__proc_mark_fd(obs),
+		.listeners_fd = observer__listeners_fd(obs),
+		.listen_ports_fd = observer__listen_ports_fd(obs),
+	};
+	int n;
+
+	memset(out, 0, sizeof(*out));
+	n = procnet__scan(getpid(), seed_one, &ctx);
+	if (n < 0)
+		return n;
+	out->processes = n;
+	return 0;
+}

@@ -1,0 +1,618 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Service and callee naming; see names.h. */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <ifaddrs.h>
+#include <netinet/in.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "hashtab.h"
+#include "model/names.h"
+
+#define NAME_MAX_LEN 128
+#define ENV_MAX	     (256 * 1024)
+
+struct proc_info {
+	char comm[CLAIMD_COMM_LEN + 1];
+	char service[NAME_MAX_LEN]; /* CLAIMD_SERVICE, or empty */
+	int listening;		    /* listeners it holds: it serves */
+	struct hashtab *by_port;    /* port -> char * "<name>" for that port */
+};
+
+struct listener {
+	__u32 tgid;
+	struct claimd_addr local;
+	struct listener *next;
+};
+
+struct names {
+	struct hashtab *procs;	   /* tgid -> struct proc_info */
+	struct hashtab *listeners; /* port -> struct listener list */
+	struct hashtab *callees;   /* struct claimd_addr -> char * "ip:port" */
+	struct hashtab *mapped;	   /* struct claimd_addr -> char * name from --names */
+	struct hashtab *remote;	   /* addr + name -> char * name, as the fleet gave it */
+	names_remote_fn remote_fn; /* names off this host, from their own hosts */
+	void *remote_ctx;
+	struct claimd_addr *local_addrs;
+	int n_local;
+	unsigned long generation; /* bumped when a name may have changed */
+};
+
+unsigned long names__generation(const struct names *n)
+{
+	return n->generation;
+}
+
+static void load_local_addrs(struct names *n)
+{
+	struct ifaddrs *ifa, *i;
+	int cap = 0;
+
+	free(n->local_addrs);
+	n->local_addrs = NULL;
+	n->n_local = 0;
+	if (getifaddrs(&ifa))
+		return;
+	for (i = ifa; i; i = i->ifa_next) {
+		struct claimd_addr a = { 0 };
+
+		if (!i->ifa_addr)
+			continue;
+		if (i->ifa_addr->sa_family == AF_INET) {
+			a.addr[10] = a.addr[11] = 0xff;
+			memcpy(&a.addr[12], &((struct sockaddr_in *)i->ifa_addr)->sin_addr, 4);
+		} else if (i->ifa_addr->sa_family == AF_INET6) {
+			memcpy(a.addr, &((struct sockaddr_in6 *)i->ifa_addr)->sin6_addr, 16);
+		} else {
+			continue;
+		}
+		if (n->n_local == cap) {
+			void *p = realloc(n->local_addrs, (cap ? cap * 2 : 8) * sizeof(a));
+
+			if (!p)
+				break;
+			n->local_addrs = p;
+			cap = cap ? cap * 2 : 8;
+		}
+		n->local_addrs[n->n_local++] = a;
+	}
+	freeifaddrs(ifa);
+}
+
+int names__use_netns(struct names *n, const char *path)
+{
+	int self = open("/proc/thread-self/ns/net", O_RDONLY | O_CLOEXEC);
+	int target = open(path, O_RDONLY | O_CLOEXEC);
+	int ret = -1;
+
+	if (self < 0 || target < 0 || setns(target, CLONE_NEWNET))
+		goto out;
+	n->generation++;
+	load_local_addrs(n);
+	if (setns(self, CLONE_NEWNET)) {
+		/* Stuck in the other namespace: nothing claimd binds later would be right. */
+		perror("claimd: cannot return to its own network namespace");
+		abort();
+	}
+	ret = 0;
+out:
+	if (self >= 0)
+		close(self);
+	if (target >= 0)
+		close(target);
+	return ret;
+}
+
+void names__set_remote(struct names *n, names_remote_fn fn, void *ctx)
+{
+	n->remote_fn = fn;
+	n->remote_ctx = ctx;
+	n->generation++;
+}
+
+void names__remote_changed(struct names *n)
+{
+	n->generation++;
+}
+
+/* The name another host gives a callee known here by address: the same
+ * string for the same address and name (edges and classes compare them). */
+static const char *remote_name(struct names *n, const struct claimd_addr *a)
+{
+	char buf[ADDR_STR_MAX], key[sizeof(*a) + NAME_MAX_LEN], *name;
+	const char *r;
+	size_t len;
+
+	if (!n->remote_fn)
+		return NULL;
+	addr__format(a, buf, sizeof(buf));
+	r = n->remote_fn(n->remote_ctx, buf);
+	if (!r || !*r || strlen(r) >= NAME_MAX_LEN)
+		return NULL;
+	memcpy(key, a, sizeof(*a));
+	len = strlen(r);
+	memcpy(key + sizeof(*a), r, len);
+	name = hashtab__get(n->remote, key, sizeof(*a) + len);
+	if (name)
+		return name;
+	name = strdup(r);
+	if (!name)
+		return NULL;
+	hashtab__put(n->remote, key, sizeof(*a) + len, name, NULL);
+	return name;
+}
+
+struct names *names__new(void)
+{
+	struct names *n = calloc(1, sizeof(*n));
+
+	if (!n)
+		return NULL;
+	n->procs = hashtab__new();
+	n->listeners = hashtab__new();
+	n->callees = hashtab__new();
+	n->mapped = hashtab__new();
+	n->remote = hashtab__new();
+	if (!n->procs || !n->listeners || !n->callees || !n->mapped || !n->remote) {
+		names__free(n);
+		return NULL;
+	}
+	load_local_addrs(n);
+	return n;
+}
+
+static void proc_free(struct proc_info *p)
+{
+	if (!p)
+		return;
+	hashtab__free_all(p->by_port);
+	free(p);
+}
+
+static int free_proc(const struct hashtab_entry *e, void *ctx)
+{
+	(void)ctx;
+	proc_free(e->value);
+	return 0;
+}
+
+static int free_listeners(const struct hashtab_entry *e, void *ctx)
+{
+	struct listener *l = e->value, *next;
+
+	(void)ctx;
+	for (; l; l = next) {
+		next = l->next;
+		free(l);
+	}
+	return 0;
+}
+
+void names__free(struct names *n)
+{
+	if (!n)
+		return;
+	if (n->procs)
+		hashtab__for_each(n->procs, free_proc, NULL);
+	if (n->listeners)
+		hashtab__for_each(n->listeners, free_listeners, NULL);
+	hashtab__free_all(n->mapped);
+	hashtab__free_all(n->remote);
+	hashtab__free(n->procs);
+	hashtab__free(n->listeners);
+	hashtab__free_all(n->callees);
+	free(n->local_addrs);
+	free(n);
+}
+
+/* CLAIMD_SERVICE from /proc/<pid>/environ, if set. */
+static void read_service_env(__u32 tgid, char *out, size_t len)
+{
+	static const char key[] = "CLAIMD_SERVICE=";
+	char path[64], *buf, *p, *end;
+	ssize_t got, total = 0;
+	int fd;
+
+	out[0] = 0;
+	snprintf(path, sizeof(path), "/proc/%u/environ", tgid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	buf = malloc(ENV_MAX);
+	if (!buf) {
+		close(fd);
+		return;
+	}
+	while (total < ENV_MAX - 1 && (got = read(fd, buf + total, ENV_MAX - 1 - total)) > 0)
+		total += got;
+	close(fd);
+	buf[total] = 0;
+	for (p = buf, end = buf + total; p < end; p += strlen(p) + 1) {
+		if (!strncmp(p, key, sizeof(key) - 1) && p[sizeof(key) - 1]) {
+			snprintf(out, len, "%s", p + sizeof(key) - 1);
+			break;
+		}
+	}
+	free(buf);
+}
+
+static void read_comm(__u32 tgid, char *out, size_t len)
+{
+	char path[64];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%u/comm", tgid);
+	f = fopen(path, "r");
+	if (!f)
+		return;
+	if (fgets(out, len, f))
+		out[strcspn(out, "\n")] = 0;
+	fclose(f);
+}
+
+static struct proc_info *proc_get(struct names *n, __u32 tgid, const char *comm)
+{
+	struct proc_info *p = hashtab__get(n->procs, &tgid, sizeof(tgid));
+
+	if (p)
+		return p;
+	p = calloc(1, sizeof(*p));
+	if (!p)
+		return NULL;
+	p->by_port = hashtab__new();
+	if (!p->by_port) {
+		free(p);
+		return NULL;
+	}
+	/* A record's comm need not end in a NUL: never read past its 16 bytes. */
+	if (comm)
+		snprintf(p->comm, sizeof(p->comm), "%.*s", CLAIMD_COMM_LEN, comm);
+	read_comm(tgid, p->comm, sizeof(p->comm));
+	if (!p->comm[0])
+		snprintf(p->comm, sizeof(p->comm), "pid%u", tgid);
+	read_service_env(tgid, p->service, sizeof(p->service));
+	hashtab__put(n->procs, &tgid, sizeof(tgid), p, NULL);
+	return p;
+}
+
+const char *names__service(struct names *n, __u32 tgid, __u16 port, const char *comm)
+{
+	struct proc_info *p = proc_get(n, tgid, comm);
+	char buf[NAME_MAX_LEN + 8], *name;
+
+	if (!p)
+		return "?";
+	if (p->service[0])
+		return p->service;
+	name = hashtab__get(p->by_port, &port, sizeof(port));
+	if (name)
+		return name;
+	snprintf(buf, sizeof(buf), "%s:%u", p->comm, port);
+	name = strdup(buf);
+	if (!name)
+		return "?";
+	hashtab__put(p->by_port, &port, sizeof(port), name, NULL);
+	return name;
+}
+
+const char *names__process(struct names *n, __u32 tgid, const char *comm)
+{
+	struct proc_info *p = proc_get(n, tgid, comm);
+
+	if (!p)
+		return "?";
+	return p->service[0] ? p->service : p->comm;
+}
+
+bool names__addr_is_any(const struct claimd_addr *a)
+{
+	static const __u8 any6[16];
+	static const __u8 any4[16] = { [10] = 0xff, [11] = 0xff };
+
+	return !memcmp(a->addr, any6, 16) || !memcmp(a->addr, any4, 16);
+}
+
+bool names__addr_is_loopback(const struct claimd_addr *a)
+{
+	static const __u8 lo6[16] = { [15] = 1 };
+	static const __u8 v4mapped[12] = { [10] = 0xff, [11] = 0xff };
+
+	if (!memcmp(a->addr, lo6, 16))
+		return true;
+	return !memcmp(a->addr, v4mapped, 12) && a->addr[12] == 127;
+}
+
+static bool addr_is_local(const struct names *n, const struct claimd_addr *a)
+{
+	int i;
+
+	if (names__addr_is_loopback(a))
+		return true;
+	for (i = 0; i < n->n_local; i++)
+		if (!memcmp(n->local_addrs[i].addr, a->addr, 16))
+			return true;
+	return false;
+}
+
+void names__listen(struct names *n, __u32 tgid, const struct claimd_addr *local, const char *comm,
+		   bool closed)
+{
+	__u16 port = local->port;
+	struct listener *head = hashtab__get(n->listeners, &port, sizeof(port));
+	struct listener **pp, *l;
+	struct proc_info *p;
+
+	for (pp = &head; *pp; pp = &(*pp)->next) {
+		if ((*pp)->tgid == tgid && !memcmp((*pp)->local.addr, local->addr, 16))
+			break;
+	}
+	n->generation++;
+	if (closed) {
+		if (*pp) {
+			p = hashtab__get(n->procs, &tgid, sizeof(tgid));
+			if (p && p->listening > 0)
+				p->listening--;
+			l = *pp;
+			*pp = l->next;
+			free(l);
+			hashtab__put(n->listeners, &port, sizeof(port), head, NULL);
+			if (!head)
+				hashtab__del(n->listeners, &port, sizeof(port));
+		}
+		return;
+	}
+	if (*pp)
+		return;
+	l = calloc(1, sizeof(*l));
+	if (!l)
+		return;
+	l->tgid = tgid;
+	l->local = *local;
+	l->next = head;
+	hashtab__put(n->listeners, &port, sizeof(port), l, NULL);
+	/* Read its name while the process is surely there. */
+	p = proc_get(n, tgid, comm);
+	if (p)
+		p->listening++;
+}
+
+bool names__listening(struct names *n, __u32 tgid)
+{
+	struct proc_info *p = hashtab__get(n->procs, &tgid, sizeof(tgid));
+
+	return p && p->listening > 0;
+}
+
+struct exiting {
+	__u32 tgid;
+	int n;
+	struct claimd_addr addrs[64];
+};
+
+static int collect_listeners(const struct hashtab_entry *e, void *arg)
+{
+	struct exiting *x = arg;
+	const struct listener *l;
+
+	for (l = e->value; l && x->n < (int)(sizeof(x->addrs) / sizeof(x->addrs[0])); l = l->next)
+		if (l->tgid == x->tgid)
+			x->addrs[x->n++] = l->local;
+	return 0;
+}
+
+void names__exit(struct names *n, __u32 tgid)
+{
+	struct exiting x = { .tgid = tgid };
+	int i;
+
+	n->generation++;
+	/* Collect, then remove: the table may not change during a walk. */
+	hashtab__for_each(n->listeners, collect_listeners, &x);
+	for (i = 0; i < x.n; i++)
+		names__listen(n, tgid, &x.addrs[i], NULL, true);
+	proc_free(hashtab__del(n->procs, &tgid, sizeof(tgid)));
+}
+
+const char *names__callee(struct names *n, const struct claimd_addr *a)
+{
+	struct listener *l = hashtab__get(n->listeners, &a->port, sizeof(a->port));
+	char buf[64], *name = hashtab__get(n->mapped, a, sizeof(*a));
+
+	if (name)
+		return name;
+	for (; l; l = l->next) {
+		if (!memcmp(l->local.addr, a->addr, 16) ||
+		    (names__addr_is_any(&l->local) && addr_is_local(n, a)))
+			return names__service(n, l->tgid, a->port, NULL);
+	}
+	name = (char *)remote_name(n, a);
+	if (name)
+		return name;
+	name = hashtab__get(n->callees, a, sizeof(*a));
+	if (name)
+		return name;
+	addr__format(a, buf, sizeof(buf));
+	name = strdup(buf);
+	if (!name)
+		return "?";
+	hashtab__put(n->callees, a, sizeof(*a), name, NULL);
+	return name;
+}
+
+static bool addr_is_link_local(const struct claimd_addr *a)
+{
+	return a->addr[0] == 0xfe && (a->addr[1] & 0xc0) == 0x80;
+}
+
+static bool addr_is_v4(const struct claimd_addr *a)
+{
+	static const __u8 v4mapped[12] = { [10] = 0xff, [11] = 0xff };
+
+	return !memcmp(a->addr, v4mapped, 12);
+}
+
+struct addr_walk {
+	struct names *n;
+	void (*fn)(const char *service, const struct claimd_addr *a, void *ctx);
+	void *ctx;
+};
+
+static int walk_listeners(const struct hashtab_entry *e, void *arg)
+{
+	struct addr_walk *w = arg;
+	const struct listener *l;
+	int i;
+
+	for (l = e->value; l; l = l->next) {
+		const char *service = names__service(w->n, l->tgid, l->local.port, NULL);
+
+		if (!names__addr_is_any(&l->local)) {
+			if (!names__addr_is_loopback(&l->local) && !addr_is_link_local(&l->local))
+				w->fn(service, &l->local, w->ctx);
+			continue;
+		}
+		for (i = 0; i < w->n->n_local; i++) {
+			struct claimd_addr a = w->n->local_addrs[i];
+
+			if (names__addr_is_loopback(&a) || addr_is_link_local(&a) ||
+			    (addr_is_v4(&l->local) && !addr_is_v4(&a)))
+				continue;
+			a.port = l->local.port;
+			w->fn(service, &a, w->ctx);
+		}
+	}
+	return 0;
+}
+
+void names__for_each_address(struct names *n,
+			     void (*fn)(const char *service, const struct claimd_addr *a,
+					void *ctx),
+			     void *ctx)
+{
+	struct addr_walk w = { n, fn, ctx };
+
+	hashtab__for_each(n->listeners, walk_listeners, &w);
+}
+
+struct map_entry {
+	struct claimd_addr addr;
+	char name[NAME_MAX_LEN];
+};
+
+int names__parse_map(struct names *n, const char *text, size_t len, char *err, size_t errlen)
+{
+	struct map_entry *entries = NULL;
+	size_t count = 0, cap = 0, lineno = 0, i;
+	const char *p = text, *end = text + len;
+	int ret = -1;
+
+	while (p < end) {
+		const char *nl = memchr(p, '\n', end - p);
+		size_t l = nl ? (size_t)(nl - p) : (size_t)(end - p);
+		char line[512], addr[256], name[256], extra[2];
+		int fields;
+
+		lineno++;
+		if (l >= sizeof(line)) {
+			snprintf(err, errlen, "line %zu: longer than %zu bytes", lineno,
+				 sizeof(line) - 1);
+			goto out;
+		}
+		memcpy(line, p, l);
+		line[l] = 0;
+		p += l + (nl ? 1 : 0);
+		if (memchr(line, 0, l)) {
+			snprintf(err, errlen, "line %zu: contains a NUL byte", lineno);
+			goto out;
+		}
+		line[strcspn(line, "#\r")] = 0;
+		fields = sscanf(line, "%255s %255s %1s", addr, name, extra);
+		if (fields <= 0)
+			continue; /* blank or comment */
+		if (fields != 2) {
+			snprintf(err, errlen, "line %zu: expected 'ip:port name'", lineno);
+			goto out;
+		}
+		if (strlen(addr) >= sizeof(addr) - 1) { /* sscanf split a longer word */
+			snprintf(err, errlen, "line %zu: address longer than %zu bytes", lineno,
+				 sizeof(addr) - 2);
+			goto out;
+		}
+		if (strlen(name) >= NAME_MAX_LEN) {
+			snprintf(err, errlen, "line %zu: name longer than %d bytes", lineno,
+				 NAME_MAX_LEN - 1);
+			goto out;
+		}
+		if (count == cap) {
+			void *q = realloc(entries, (cap ? cap * 2 : 16) * sizeof(*entries));
+
+			if (!q) {
+				snprintf(err, errlen, "out of memory");
+				goto out;
+			}
+			entries = q;
+			cap = cap ? cap * 2 : 16;
+		}
+		if (addr__parse(addr, &entries[count].addr)) {
+			snprintf(err, errlen, "line %zu: '%s' is not ip:port", lineno, addr);
+			goto out;
+		}
+		snprintf(entries[count].name, sizeof(entries[count].name), "%s", name);
+		count++;
+	}
+	/* All lines are good: only now does anything change. */
+	for (i = 0; i < count; i++) {
+		char *copy = strdup(entries[i].name);
+
+		if (copy)
+			free(hashtab__put(n->mapped, &entries[i].addr, sizeof(entries[i].addr),
+					  copy, NULL));
+	}
+	ret = (int)count;
+	n->generation++;
+out:
+	free(entries);
+	return ret;
+}
+
+int names__load_map(struct names *n, const char *path)
+{
+	char err[256], *text;
+	FILE *f = fopen(path, "r");
+	long size;
+	int ret;
+
+	if (!f) {
+		fprintf(stderr, "claimd: error: cannot open the names file %s: %s\n", path,
+			strerror(errno));
+		return -1;
+	}
+	fseek(f, 0, SEEK_END);
+	size = ftell(f);
+	rewind(f);
+	if (size < 0 || size > (16 << 20)) {
+		fclose(f);
+		fprintf(stderr, "claimd: error: names file %s is too large\n", path);
+		return -1;
+	}
+	text = malloc(size + 1);
+	if (!text || fread(text, 1, size, f) != (size_t)size) {
+		free(text);
+		fclose(f);
+		fprintf(stderr, "claimd: error: cannot read the names file %s\n", path);
+		return -1;
+	}
+	fclose(f);
+	ret = names__parse_map(n, text, size, err, sizeof(err));
+	free(text);
+	if (ret < 0) {
+		fprintf(stderr, "claimd: error: names file %s: %s\n", path, err);
+		return -1;
+	}
+	return 0;
+}

@@ -1,0 +1,57 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Root calls into root edges; see roots.h. */
+#include <stdlib.h>
+
+#include "model/edges.h"
+#include "model/names.h"
+#include "outcome.h"
+#include "model/roots.h"
+
+struct roots {
+	struct roots_counts counts;
+};
+
+struct roots *roots__new(void)
+{
+	return calloc(1, sizeof(struct roots));
+}
+
+void roots__free(struct roots *r)
+{
+	free(r);
+}
+
+enum root_call roots__count(struct roots *r, struct edges *e, struct names *names, __u32 tgid,
+			    const char *comm, const struct claimd_addr *callee,
+			    const struct edge_counts *d, double now)
+{
+	if (!edges__add_root(e, names__process(names, tgid, comm), names__callee(names, callee), d,
+			     now))
+		return ROOT_CALL_DROPPED;
+	r->counts.edge_calls += d->calls;
+	return ROOT_CALL_EDGE;
+}
+
+enum root_call roots__add(struct roots *r, struct edges *e, struct names *names,
+			  const struct claimd_root_egress *rec, double now)
+{
+	const struct claimd_egress *x = &rec->egress;
+	struct edge_counts d = { .calls = 1 };
+
+	if (x->flags & CLAIMD_EG_LATE)
+		return ROOT_CALL_LATE;
+	if (!(x->flags & CLAIMD_EG_UNCOUNTED)) {
+		/* Counted; named now, while the process most likely lives. */
+		names__process(names, rec->tgid, rec->comm);
+		return ROOT_CALL_COUNTED;
+	}
+	d.callee_failures = outcome_of_call(x->status, x->flags, edges__config(e)->fail_status) ==
+			    CLAIMD_OUTCOME_FAILED;
+	d.retries = !!(x->flags & CLAIMD_EG_RETRY);
+	return roots__count(r, e, names, rec->tgid, rec->comm, &x->callee, &d, now);
+}
+
+const struct roots_counts *roots__counts(const struct roots *r)
+{
+	return &r->counts;
+}

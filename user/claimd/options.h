@@ -1,0 +1,45 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * claimd's command line: in, argv; out, struct options, every setting with
+ * its default, checked before anything is loaded (a bad one exits with
+ * status 64). Each option is one row of a table (options.c): its name, its
+ * help, its bounds and where its value goes; the message a value out of
+ * bounds gets is made from the bounds.
+ */
+#ifndef CLAIMD_OPTIONS_H
+#define CLAIMD_OPTIONS_H
+
+#include <stdbool.h>
+
+#include "expose/control.h"
+#include "kernel/observer_api.h"
+#include "model/edges.h"
+
+#define DEFAULT_PIN_DIR	  "/sys/fs/bpf/claimd"
+#define DEFAULT_STATE_DIR "/var/lib/claimd"
+#define DEFAULT_METRICS	  "127.0.0.1:9464"
+
+struct options {
+	/* The kernel's settings; its fail_status is the edges' (one --fail-status). */
+	struct observer_config obs;
+	struct edges_config edges;
+	const char *state_dir;
+	const char *names_file;
+	unsigned int persist_s;
+	struct control_opts control;
+	bool no_seed;
+	bool no_tls;
+	bool no_go;
+	int verbose;
+	const char *metrics; /* HOST:PORT, or NULL for none */
+	bool metrics_given;
+	const char *fleet_url; /* Prometheus, for the fleet's classes; NULL: none */
+	unsigned int fleet_interval_s;
+	long fleet_timeout_ms;
+};
+
+/* Fills o from the defaults and argv; exits (64) on bad usage. 0, or -1
+ * when argp itself failed. */
+int options__parse(int argc, char **argv, struct options *o);
+
+#endif

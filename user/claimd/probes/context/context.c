@@ -1,0 +1,115 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * libclaim's explicit context, as a uprobe runtime (runtime.h): in, every
+ * libclaim.so* a followed process maps or the dynamic linker knows, and
+ * the executables of followed processes (linked with libclaim.a); out, the
+ * probes of bpf/context.c at claim_context_enter/leave, attached to each
+ * file that defines them. Status: context_files, the files probed.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <libelf.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <json-c/json.h>
+
+#include "log.h"
+#include "probes/runtime.h"
+
+#define CONTEXT_SYMBOL "claim_context_enter"
+#define CTX_FILES_MAX  64
+
+struct context {
+	int files;
+};
+
+static int context_open(void *state, struct observer *obs)
+{
+	(void)state, (void)obs;
+	if (elf_version(EV_CURRENT) == EV_NONE)
+		pr_warn("libelf is unusable: programs linked with libclaim.a are not probed");
+	return 0;
+}
+
+/* Does the ELF file at path define the function 'name'? */
+static bool elf_has_symbol(const char *path, const char *name)
+{
+	Elf_Scn *scn = NULL;
+	bool found = false;
+	Elf *elf;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return false;
+	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	while (elf && !found && (scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr sh;
+		Elf_Data *data;
+		size_t i, n;
+
+		if (!gelf_getshdr(scn, &sh) ||
+		    (sh.sh_type != SHT_SYMTAB && sh.sh_type != SHT_DYNSYM))
+			continue;
+		data = elf_getdata(scn, NULL);
+		n = sh.sh_entsize ? sh.sh_size / sh.sh_entsize : 0;
+		for (i = 0; data && i < n && !found; i++) {
+			GElf_Sym sym;
+			const char *s;
+
+			if (!gelf_getsym(data, i, &sym) || GELF_ST_TYPE(sym.st_info) != STT_FUNC ||
+			    !sym.st_value)
+				continue;
+			s = elf_strptr(elf, sh.sh_link, sym.st_name);
+			found = s && !strcmp(s, name);
+		}
+	}
+	elf_end(elf);
+	close(fd);
+	return found;
+}
+
+static const struct probe_fn context_fns[] = {
+	{ "ctx_enter", "claim_context_enter", false },
+	{ "ctx_leave", "claim_context_leave", false },
+};
+
+static bool context_probe(void *state, struct observer *obs, const struct probe_file *f)
+{
+	struct context *c = state;
+	int err;
+
+	if (!elf_has_symbol(f->path, CONTEXT_SYMBOL))
+		return false;
+	/* Both or neither: a context entered and never left is worse than none. */
+	err = c->files >= CTX_FILES_MAX ? -ENOSPC
+					: probes__attach_fns(obs, f->path, context_fns, 2, true);
+	if (err) {
+		pr_warn("cannot probe claim_context_* in %s: %s", f->path, strerror(-err));
+		return false;
+	}
+	pr_info("explicit context: probing claim_context_enter/leave in %s", f->path);
+	c->files++;
+	return true;
+}
+
+static void context_status(const void *state, struct json_object *o)
+{
+	const struct context *c = state;
+
+	json_object_object_add(o, "context_files", json_object_new_int(c ? c->files : 0));
+}
+
+static const char *const context_libs[] = { "libclaim.so", NULL };
+
+static const struct probe_runtime context_runtime = {
+	.name = "context",
+	.libs = context_libs,
+	.exe = true,
+	.state_size = sizeof(struct context),
+	.open = context_open,
+	.probe = context_probe,
+	.status = context_status,
+};
+PROBE_RUNTIME(context_runtime);

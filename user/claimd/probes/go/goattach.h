@@ -1,0 +1,20 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The Go probes (bpf/goprobe.c) into one Go executable: in, the file and
+ * what goexec read of it (its functions' entries and RETs, its struct
+ * offsets); out, the executable's offsets in go_exes at its slot, and a
+ * uprobe at each entry and RET, the slot its cookie, handed to the
+ * observer. The programs and the map are found by name in its object.
+ */
+#ifndef CLAIMD_GOATTACH_H
+#define CLAIMD_GOATTACH_H
+
+#include <linux/types.h>
+
+struct goexec;
+struct observer;
+
+/* 0, or -errno (-ENOSPC: slot beyond CLAIMD_GO_EXES_MAX; then nothing is attached). */
+int goattach(struct observer *obs, __u32 slot, const char *path, const struct goexec *g);
+
+#endif

@@ -1,0 +1,74 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * What a uprobe runtime gives the discovery walk (probes.h): one descriptor,
+ * registered with PROBE_RUNTIME in the runtime's own folder (probes/<name>/,
+ * its programs in bpf/<name>.c). In: the files the walk finds that the
+ * runtime asks for (libraries by base name, followed processes'
+ * executables), each once. Out: the runtime's uprobes, handed to the
+ * observer (observer__keep_links), and its counts in claimd's status.
+ * A new runtime needs no edit to claimd.c, the loader or the walk.
+ */
+#ifndef CLAIMD_PROBES_RUNTIME_H
+#define CLAIMD_PROBES_RUNTIME_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <linux/types.h>
+
+struct json_object;
+struct observer;
+
+/* A file the walk found. */
+struct probe_file {
+	const char *path; /* as claimd can open it: through /proc/PID/root, or /proc/PID/exe */
+	__u32 tgid;	  /* the process it was found in; 0 for a library directory */
+	bool exe;	  /* the executable of a followed process */
+};
+
+struct probe_runtime {
+	const char *name;
+	/* Libraries it probes, by the start of their base name (NULL-ended), or NULL. */
+	const char *const *libs;
+	/* It looks at the executables of followed processes. */
+	bool exe;
+	/* Its state for one claimd: the walk gives it this many bytes, zeroed. */
+	size_t state_size;
+	/* Optional: readies the state; 0, or -errno when the runtime cannot run. */
+	int (*open)(void *state, struct observer *obs);
+	/* Optional: frees what open took. */
+	void (*close)(void *state);
+	/* Looks at a file it asked for, once per file (by device and inode):
+	 * true when it probed it. */
+	bool (*probe)(void *state, struct observer *obs, const struct probe_file *f);
+	/* Optional: a followed process runs or maps a file it probed, on every walk. */
+	void (*follow)(void *state, struct observer *obs, __u32 tgid);
+	/* Its counts into claimd's status; state NULL when it does not run
+	 * (the same keys, each 0). */
+	void (*status)(const void *state, struct json_object *o);
+};
+
+#define PROBE_FNS_MAX 16 /* probes__attach_fns at once */
+
+/* A uprobe at a function's entry or return, its program found by name. */
+struct probe_fn {
+	const char *prog;
+	const char *func;
+	bool ret;
+};
+
+/*
+ * Attaches the n programs at their functions in the file at path (pid -1:
+ * every process that maps it, now or later) and hands the links to the
+ * observer. all: each or none; else as many as the file has functions for.
+ * 0, or -errno (-ENOENT: not one attached; -E2BIG: more than PROBE_FNS_MAX).
+ */
+int probes__attach_fns(struct observer *obs, const char *path, const struct probe_fn *fns, int n,
+		       bool all);
+
+/* Registers rt with the walk: the linker gathers every descriptor into one
+ * section, which the walk reads between its __start_ and __stop_ symbols. */
+#define PROBE_RUNTIME(rt)                                           \
+	static const struct probe_runtime *const probe_runtime_##rt \
+		__attribute__((section("claimd_runtimes"), used, aligned(sizeof(void *)))) = &rt
+
+#endif
