@@ -140,7 +140,7 @@ struct {
  * another one holds has its context in threads (added by owner_ctx_get,
  * never removed: an idle context is reused by its thread's next request,
  * and the oldest goes when the map is full). claimd sizes both
- * (user/claimd/thread_slots.c).
+ * (user/claimd/kernel/thread_slots.c).
  */
 const volatile __u32 thread_slots_mask = CLAIMD_THREADS_MAX / 2 - 1;
 

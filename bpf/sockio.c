@@ -331,7 +331,7 @@ static __always_inline void on_io(struct task_struct *task, __u32 tgid, const st
  * Every time a TCP socket's bytes move: at the end of sock_recvmsg and
  * sock_sendmsg, whichever syscall called them (the section names the
  * receiving side; claimd attaches the same program to sock_send_length,
- * user/claimd/io_attach.c). These tracepoints fire only for sockets: a read
+ * user/claimd/kernel/io_attach.c). These tracepoints fire only for sockets: a read
  * or write of a file, a pipe or a terminal runs no program at all, where
  * the syscalls' own tracepoints ran one for every read and write on the
  * host. Attached raw: the program gets the tracepoint's arguments (the

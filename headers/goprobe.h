@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
- * The Go probes' ABI (bpf/runtimes/go.c, user/claimd/goexec.c, goprobes.c).
+ * The Go probes' ABI (bpf/runtimes/go.c, user/claimd/probes/go/).
  * claimd finds a Go executable's functions and the offsets of the struct
  * fields the probes read, writes the offsets into slot i of the go_exes
  * map and attaches the probes with i as their BPF cookie: one program for

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
  * A runtime of observer.bpf.c (bpf/runtimes/). Go services, followed per goroutine: uprobes
- * on the Go runtime and net/http (user/claimd/goprobes.c attaches them per
+ * on the Go runtime and net/http (user/claimd/probes/go/ attaches them per
  * executable, the executable's slot in go_exes as their cookie). A Go
  * server runs many requests' goroutines on a few threads, and its client
  * does its socket I/O on goroutines of the library's own, so the thread
@@ -79,7 +79,7 @@ struct go_spawn {
 /*
  * Per Go executable probed, the offsets its probes read (headers/goprobe.h),
  * in the slot their BPF cookie names: written by claimd once per executable
- * (user/claimd/observer.c), in order, never cleared (a slot is not reused
+ * (user/claimd/probes/go/goattach.c), in order, never cleared (a slot is not reused
  * while claimd runs).
  */
 struct {

@@ -20,7 +20,7 @@
  *    helpers below it return -1 and log nothing, so a failure is not told
  *    twice. Command-line errors go through argp_error (exit 64).
  * Exceptions, left where they are: libbpf's callbacks and libbpf-style
- * wrappers keep libbpf's -errno returns (observer.c, uprobes.c); the lab's
+ * wrappers keep libbpf's -errno returns (kernel/observer.c, probes/); the lab's
  * lab_write_atomic returns -errno to its callers' existing checks.
  */
 #ifndef CLAIMD_LOG_H

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The Go probes (bpf/goprobe.c) into one Go executable: in, the file and
+ * The Go probes (bpf/runtimes/go.c) into one Go executable: in, the file and
  * what goexec read of it (its functions' entries and RETs, its struct
  * offsets); out, the executable's offsets in go_exes at its slot, and a
  * uprobe at each entry and RET, the slot its cookie, handed to the
