@@ -1,0 +1,148 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Recorded conversations and event traces for the wire framers' tests
+ * (wire_trace.h): reading a vector file, and running a framer over one
+ * the way the BPF side would, chunk by chunk, in pieces.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "test_progs.h"
+#include "wire_trace.h"
+
+int wire_vector_load(const char *name, struct wire_vector *v)
+{
+	char path[512];
+	size_t off = 0, cap = 64;
+	FILE *f;
+	long size;
+
+	memset(v, 0, sizeof(*v));
+	snprintf(path, sizeof(path), "%s/tests/unit/vectors/%s", test__top_dir(), name);
+	f = fopen(path, "rb");
+	if (!f) {
+		printf("%s: cannot open\n", path);
+		return -1;
+	}
+	if (fseek(f, 0, SEEK_END) || (size = ftell(f)) < 0 || fseek(f, 0, SEEK_SET))
+		goto bad;
+	v->size = size;
+	v->bytes = malloc(v->size ? v->size : 1);
+	v->chunks = malloc(cap * sizeof(*v->chunks));
+	if (!v->bytes || !v->chunks || fread(v->bytes, 1, v->size, f) != v->size)
+		goto bad;
+	while (off < v->size) {
+		struct wire_chunk *c;
+		__u32 len;
+
+		if (v->size - off < 5 || (v->bytes[off] != 'C' && v->bytes[off] != 'S'))
+			goto bad;
+		memcpy(&len, v->bytes + off + 1, 4);
+		if (len > v->size - off - 5)
+			goto bad;
+		if (v->n == cap) {
+			struct wire_chunk *more = realloc(v->chunks, 2 * cap * sizeof(*more));
+
+			if (!more)
+				goto bad;
+			v->chunks = more;
+			cap *= 2;
+		}
+		c = &v->chunks[v->n++];
+		c->dir = v->bytes[off] == 'C' ? WIRE_TO_SERVER : WIRE_TO_CLIENT;
+		c->len = len;
+		c->data = v->bytes + off + 5;
+		off += 5 + len;
+	}
+	fclose(f);
+	return 0;
+bad:
+	printf("%s: not a vector file\n", path);
+	fclose(f);
+	wire_vector_free(v);
+	return -1;
+}
+
+void wire_vector_free(struct wire_vector *v)
+{
+	free(v->bytes);
+	free(v->chunks);
+	memset(v, 0, sizeof(*v));
+}
+
+static void trace_add(struct wire_trace *t, __u32 dir, __u32 ev, const struct wire_calls *c)
+{
+	if (ev & WIRE_EV_CALL_START)
+		t->starts++;
+	if (ev & WIRE_EV_CALL_END) {
+		t->ends++;
+		if (c->outcome < WIRE_OUTCOME__COUNT)
+			t->outcomes[c->outcome]++;
+	}
+	if (ev & WIRE_EV_ERROR)
+		t->errors++;
+	if (ev & WIRE_EV_OPAQUE)
+		t->opaque++;
+	if (t->n < WIRE_TRACE_MAX) {
+		struct wire_event *e = &t->ev[t->n++];
+
+		e->dir = dir;
+		e->ev = ev;
+		e->outcome = (ev & WIRE_EV_CALL_END) ? c->outcome : 0;
+		e->pending = c->pending;
+	}
+}
+
+void wire_trace_event(void *ctx, __u32 dir, __u32 ev)
+{
+	struct wire_trace *t = ctx;
+
+	trace_add(t, dir, ev, t->ops->calls(t->framer));
+}
+
+void wire_trace_run(const struct wire_ops *ops, void *framer, const struct wire_chunk *chunks,
+		    unsigned int n, size_t piece, int close, struct wire_trace *t)
+{
+	struct wire_calls *calls = (struct wire_calls *)ops->calls(framer);
+	unsigned int i;
+
+	memset(t, 0, sizeof(*t));
+	t->ops = ops;
+	t->framer = framer;
+	for (i = 0; i < n; i++) {
+		size_t off = 0;
+
+		while (off < chunks[i].len) {
+			size_t k = chunks[i].len - off;
+			__u8 *copy;
+
+			if (piece && k > piece)
+				k = piece;
+			/* A buffer of exactly the piece's size: ASan sees a read past it. */
+			copy = malloc(k);
+			if (!copy)
+				return;
+			memcpy(copy, chunks[i].data + off, k);
+			wire_feed(ops, framer, chunks[i].dir, copy, k, wire_trace_event, t);
+			free(copy);
+			off += k;
+		}
+	}
+	if (close && calls->state == WIRE_OPEN) {
+		__u32 left = wire_close(calls), j;
+
+		for (j = 0; j < left; j++) {
+			trace_add(t, WIRE_TO_CLIENT, WIRE_EV_CALL_END, calls);
+			calls->outcome = WIRE_RESET; /* all but the oldest */
+		}
+	}
+}
+
+int wire_trace_same(const struct wire_trace *a, const struct wire_trace *b)
+{
+	return a->n == b->n && a->starts == b->starts && a->ends == b->ends &&
+	       a->errors == b->errors && a->opaque == b->opaque &&
+	       !memcmp(a->outcomes, b->outcomes, sizeof(a->outcomes)) &&
+	       !memcmp(a->ev, b->ev, a->n * sizeof(a->ev[0]));
+}

@@ -1,0 +1,73 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * What the wire framers' tests share (tests/unit/test_resp_parse.c,
+ * test_pgwire_parse.c, test_mysql_parse.c, tests/bpf/test_proto_verify.c):
+ * a conversation recorded from a real server (tests/unit/vectors/, records
+ * of one direction's chunk each), read back; and a trace of the events a
+ * framer reports over a conversation, fed whole, a byte at a time or cut
+ * in pieces, so that runs can be compared.
+ */
+#ifndef CLAIMD_TEST_WIRE_TRACE_H
+#define CLAIMD_TEST_WIRE_TRACE_H
+
+#include <stddef.h>
+
+#include "wire_parse.h"
+
+#define WIRE_TRACE_MAX 4096
+
+/* One event as the framer reported it, with the calls' count then. */
+struct wire_event {
+	__u8 dir;
+	__u8 ev;
+	__u8 outcome; /* at a WIRE_EV_CALL_END */
+	__u32 pending;
+};
+
+struct wire_trace {
+	struct wire_event ev[WIRE_TRACE_MAX];
+	unsigned int n;	     /* events kept (the first WIRE_TRACE_MAX) */
+	unsigned int starts; /* WIRE_EV_CALL_START */
+	unsigned int ends;   /* WIRE_EV_CALL_END */
+	unsigned int outcomes[WIRE_OUTCOME__COUNT];
+	unsigned int errors; /* WIRE_EV_ERROR */
+	unsigned int opaque; /* WIRE_EV_OPAQUE */
+	/* For the callback: the framer's calls. */
+	const struct wire_ops *ops;
+	const void *framer;
+};
+
+/* A recorded conversation: chunks in order, each of one direction. */
+struct wire_chunk {
+	__u8 dir; /* WIRE_TO_SERVER ('C' in the file), WIRE_TO_CLIENT ('S') */
+	__u32 len;
+	const __u8 *data;
+};
+
+struct wire_vector {
+	__u8 *bytes; /* the file */
+	size_t size;
+	struct wire_chunk *chunks;
+	unsigned int n;
+};
+
+/* Reads tests/unit/vectors/<name>; 0, or -1 (printed). */
+int wire_vector_load(const char *name, struct wire_vector *v);
+void wire_vector_free(struct wire_vector *v);
+
+/* The event callback wire_feed takes: ctx a struct wire_trace. */
+void wire_trace_event(void *ctx, __u32 dir, __u32 ev);
+
+/*
+ * A conversation through a framer (already initialised): each chunk fed in
+ * pieces of at most piece bytes (0: whole), then, with close, the
+ * connection's end (its unanswered calls counted as ends with the close's
+ * outcomes). t is cleared first.
+ */
+void wire_trace_run(const struct wire_ops *ops, void *framer, const struct wire_chunk *chunks,
+		    unsigned int n, size_t piece, int close, struct wire_trace *t);
+
+/* Do two traces hold the same events? */
+int wire_trace_same(const struct wire_trace *a, const struct wire_trace *b);
+
+#endif
