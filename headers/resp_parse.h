@@ -67,8 +67,8 @@ struct resp_dir {
 };
 
 struct resp_framer {
-	struct resp_dir dir[2]; /* [WIRE_TO_SERVER], [WIRE_TO_CLIENT] */
-	struct wire_calls calls;
+	struct wire_calls calls; /* first: wire_calls_first */
+	struct resp_dir dir[2];	 /* [WIRE_TO_SERVER], [WIRE_TO_CLIENT] */
 };
 
 /* Eight bytes as one word, in memory order: a name's first eight bytes. */
@@ -418,19 +418,14 @@ static inline int resp_skipping_any(const void *f, __u32 dir)
 	return resp_skipping(f, dir);
 }
 
-static inline const struct wire_calls *resp_calls_any(const void *f)
-{
-	return &((const struct resp_framer *)f)->calls;
-}
+static const struct wire_ops resp_ops = { resp_step_any, resp_skip_any, resp_skipping_any,
+					  wire_calls_first };
 
 /* User space: a buffer of direction dir, as the BPF side feeds it (wire_feed). */
 static inline __u64 resp_feed(struct resp_framer *f, __u32 dir, const __u8 *buf, __u64 len,
 			      wire_event_fn fn, void *ctx)
 {
-	static const struct wire_ops ops = { resp_step_any, resp_skip_any, resp_skipping_any,
-					     resp_calls_any };
-
-	return wire_feed(&ops, f, dir, buf, len, fn, ctx);
+	return wire_feed(&resp_ops, f, dir, buf, len, fn, ctx);
 }
 #endif
 

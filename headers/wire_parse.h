@@ -140,7 +140,7 @@ WIRE_INLINE __u8 wire_byte(__u64 w, __u32 i)
  * way the BPF side does, bytes stepped one by one where the framer reads
  * them, skipped by count where it does not, and nothing once the
  * connection is opaque or lost. The framer's own three functions are
- * passed in; fn sees every event. Returns bytes consumed.
+ * passed in (its struct wire_calls first in it); fn sees every event. Returns bytes consumed.
  */
 typedef void (*wire_event_fn)(void *ctx, __u32 dir, __u32 ev);
 
@@ -150,6 +150,12 @@ struct wire_ops {
 	int (*skipping)(const void *framer, __u32 dir);
 	const struct wire_calls *(*calls)(const void *framer);
 };
+
+/* Every framer keeps its struct wire_calls first: its calls, whichever it is. */
+static inline const struct wire_calls *wire_calls_first(const void *framer)
+{
+	return framer;
+}
 
 static inline __u64 wire_feed(const struct wire_ops *ops, void *framer, __u32 dir, const __u8 *buf,
 			      __u64 len, wire_event_fn fn, void *ctx)

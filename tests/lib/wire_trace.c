@@ -146,3 +146,110 @@ int wire_trace_same(const struct wire_trace *a, const struct wire_trace *b)
 	       !memcmp(a->outcomes, b->outcomes, sizeof(a->outcomes)) &&
 	       !memcmp(a->ev, b->ev, a->n * sizeof(a->ev[0]));
 }
+
+void wire_trace_pair(const struct wire_subject *w, const char *c, size_t clen, const char *s,
+		     size_t slen, size_t cut_c, size_t cut_s, size_t piece, struct wire_trace *t)
+{
+	struct wire_chunk ch[4];
+	unsigned int n = 0;
+
+	if (cut_c && cut_c < clen) {
+		ch[n++] = (struct wire_chunk){ WIRE_TO_SERVER, cut_c, (const __u8 *)c };
+		ch[n++] = (struct wire_chunk){ WIRE_TO_SERVER, clen - cut_c,
+					       (const __u8 *)c + cut_c };
+	} else {
+		ch[n++] = (struct wire_chunk){ WIRE_TO_SERVER, clen, (const __u8 *)c };
+	}
+	if (cut_s && cut_s < slen) {
+		ch[n++] = (struct wire_chunk){ WIRE_TO_CLIENT, cut_s, (const __u8 *)s };
+		ch[n++] = (struct wire_chunk){ WIRE_TO_CLIENT, slen - cut_s,
+					       (const __u8 *)s + cut_s };
+	} else {
+		ch[n++] = (struct wire_chunk){ WIRE_TO_CLIENT, slen, (const __u8 *)s };
+	}
+	w->init(w->framer);
+	wire_trace_run(w->ops, w->framer, ch, n, piece, 1, t);
+}
+
+static struct wire_trace tr, ref;
+
+/* The exchange cut at every byte of each side, and a byte at a time: as whole? */
+static int same_every_split(const struct wire_subject *w, const struct wire_case *k)
+{
+	size_t i;
+
+	wire_trace_pair(w, k->c, k->clen, k->s, k->slen, 0, 0, 0, &ref);
+	for (i = 1; i < k->clen; i++) {
+		wire_trace_pair(w, k->c, k->clen, k->s, k->slen, i, 0, 0, &tr);
+		if (!wire_trace_same(&tr, &ref))
+			return 0;
+	}
+	for (i = 1; i < k->slen; i++) {
+		wire_trace_pair(w, k->c, k->clen, k->s, k->slen, 0, i, 0, &tr);
+		if (!wire_trace_same(&tr, &ref))
+			return 0;
+	}
+	wire_trace_pair(w, k->c, k->clen, k->s, k->slen, 0, 0, 1, &tr);
+	return wire_trace_same(&tr, &ref);
+}
+
+void wire_check_cases(const struct wire_subject *w, const struct wire_case *cases, unsigned int n)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++) {
+		const struct wire_case *k = &cases[i];
+		const struct wire_calls *calls = w->ops->calls(w->framer);
+
+		if (!test__start_subtest(k->name))
+			continue;
+		wire_trace_pair(w, k->c, k->clen, k->s, k->slen, 0, 0, 0, &tr);
+		ASSERT_EQ(tr.starts, k->starts, "calls started");
+		ASSERT_EQ(tr.outcomes[WIRE_OK], k->ok, "calls ok");
+		ASSERT_EQ(tr.outcomes[WIRE_CALLEE_ERROR], k->err, "calls failed by an error reply");
+		ASSERT_EQ(tr.outcomes[WIRE_PARTIAL], k->partial, "calls with an error inside");
+		ASSERT_EQ(tr.outcomes[WIRE_RESET], k->reset, "calls ended by the close");
+		ASSERT_EQ(tr.errors, k->errors, "framing lost");
+		ASSERT_EQ(tr.opaque, k->opaque, "opaque");
+		ASSERT_EQ(calls->state,
+			  k->errors   ? WIRE_LOST
+			  : k->opaque ? WIRE_OPAQUE
+				      : WIRE_OPEN,
+			  "connection state");
+		ASSERT_TRUE(same_every_split(w, k), "same events at every split");
+	}
+}
+
+void wire_check_vectors(const struct wire_subject *w, const struct wire_vector_case *cases,
+			unsigned int n)
+{
+	static const size_t pieces[] = { 1, 3, 7, 64, 1000 };
+	unsigned int i, j;
+
+	for (i = 0; i < n; i++) {
+		const struct wire_vector_case *k = &cases[i];
+		const struct wire_calls *calls = w->ops->calls(w->framer);
+		struct wire_vector v;
+
+		if (!test__start_subtest(k->file))
+			continue;
+		if (!ASSERT_OK(wire_vector_load(k->file, &v), "vector"))
+			continue;
+		w->init(w->framer);
+		wire_trace_run(w->ops, w->framer, v.chunks, v.n, 0, 0, &ref);
+		ASSERT_EQ(ref.starts, k->calls, "calls");
+		ASSERT_EQ(ref.ends, k->opaque ? 0 : k->calls, "answers");
+		ASSERT_EQ(ref.outcomes[WIRE_OK], k->ok, "ok");
+		ASSERT_EQ(ref.outcomes[WIRE_CALLEE_ERROR], k->err, "error replies");
+		ASSERT_EQ(ref.outcomes[WIRE_PARTIAL], k->partial, "errors inside a reply");
+		ASSERT_EQ(ref.errors, 0, "framing kept");
+		ASSERT_EQ(ref.opaque, k->opaque, "opaque");
+		ASSERT_EQ(calls->pending, k->opaque ? k->calls : 0, "nothing pending");
+		for (j = 0; j < sizeof(pieces) / sizeof(pieces[0]); j++) {
+			w->init(w->framer);
+			wire_trace_run(w->ops, w->framer, v.chunks, v.n, pieces[j], 0, &tr);
+			ASSERT_TRUE(wire_trace_same(&tr, &ref), "same events in pieces");
+		}
+		wire_vector_free(&v);
+	}
+}

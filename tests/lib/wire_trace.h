@@ -70,4 +70,48 @@ void wire_trace_run(const struct wire_ops *ops, void *framer, const struct wire_
 /* Do two traces hold the same events? */
 int wire_trace_same(const struct wire_trace *a, const struct wire_trace *b);
 
+/* A framer to test: its functions, the framer, how to make it new. */
+struct wire_subject {
+	const struct wire_ops *ops;
+	void *framer;
+	void (*init)(void *framer);
+};
+
+/*
+ * An exchange: what the client writes, then what it reads, each one chunk,
+ * cut in two at cut_c / cut_s (0: not cut), fed in pieces of at most piece
+ * bytes (0: whole), then the connection's end; through a new framer.
+ */
+void wire_trace_pair(const struct wire_subject *w, const char *c, size_t clen, const char *s,
+		     size_t slen, size_t cut_c, size_t cut_s, size_t piece, struct wire_trace *t);
+
+/* An exchange and what it must give: calls started, outcomes, losses. */
+struct wire_case {
+	const char *name;
+	const char *c;
+	size_t clen;
+	const char *s;
+	size_t slen;
+	unsigned int starts, ok, err, partial, reset, errors, opaque;
+};
+
+/*
+ * A table of exchanges, one subtest each: the counts each must give, the
+ * connection's state after it, and the same events cut at every byte of
+ * either side and fed a byte at a time.
+ */
+void wire_check_cases(const struct wire_subject *w, const struct wire_case *cases, unsigned int n);
+
+/*
+ * Recorded conversations (wire_vector_load), one subtest each: the counts
+ * each must give, framed to its end with nothing pending, and the same
+ * events fed in pieces of several sizes.
+ */
+struct wire_vector_case {
+	const char *file;
+	unsigned int calls, ok, err, partial, opaque;
+};
+void wire_check_vectors(const struct wire_subject *w, const struct wire_vector_case *cases,
+			unsigned int n);
+
 #endif

@@ -19,75 +19,22 @@
 #include "test_progs.h"
 #include "wire_trace.h"
 
-static const struct wire_ops ops = { resp_step_any, resp_skip_any, resp_skipping_any,
-				     resp_calls_any };
-
 static struct resp_framer fr;
-static struct wire_trace tr, ref;
+static struct wire_trace tr;
 
-/* client then server bytes, each as one chunk, cut at cut_c / cut_s (0: not cut). */
-static void run2(const char *c, size_t clen, const char *s, size_t slen, size_t cut_c, size_t cut_s,
-		 size_t piece, struct wire_trace *t)
+static void init(void *f)
 {
-	struct wire_chunk ch[4];
-	unsigned int n = 0;
-
-	if (cut_c && cut_c < clen) {
-		ch[n++] = (struct wire_chunk){ WIRE_TO_SERVER, cut_c, (const __u8 *)c };
-		ch[n++] = (struct wire_chunk){ WIRE_TO_SERVER, clen - cut_c,
-					       (const __u8 *)c + cut_c };
-	} else {
-		ch[n++] = (struct wire_chunk){ WIRE_TO_SERVER, clen, (const __u8 *)c };
-	}
-	if (cut_s && cut_s < slen) {
-		ch[n++] = (struct wire_chunk){ WIRE_TO_CLIENT, cut_s, (const __u8 *)s };
-		ch[n++] = (struct wire_chunk){ WIRE_TO_CLIENT, slen - cut_s,
-					       (const __u8 *)s + cut_s };
-	} else {
-		ch[n++] = (struct wire_chunk){ WIRE_TO_CLIENT, slen, (const __u8 *)s };
-	}
-	resp_framer_init(&fr);
-	wire_trace_run(&ops, &fr, ch, n, piece, 1, t);
+	resp_framer_init(f);
 }
 
-/*
- * The exchange whole into ref, then cut at every byte of each side and fed
- * a byte at a time: the same events each time. Returns whether they were.
- */
-static int same_every_split(const char *c, size_t clen, const char *s, size_t slen)
-{
-	size_t k;
-
-	run2(c, clen, s, slen, 0, 0, 0, &ref);
-	for (k = 1; k < clen; k++) {
-		run2(c, clen, s, slen, k, 0, 0, &tr);
-		if (!wire_trace_same(&tr, &ref))
-			return 0;
-	}
-	for (k = 1; k < slen; k++) {
-		run2(c, clen, s, slen, 0, k, 0, &tr);
-		if (!wire_trace_same(&tr, &ref))
-			return 0;
-	}
-	run2(c, clen, s, slen, 0, 0, 1, &tr);
-	return wire_trace_same(&tr, &ref);
-}
+static const struct wire_subject subject = { &resp_ops, &fr, init };
 
 #define S(x) (x), sizeof(x) - 1
-
-struct rcase {
-	const char *name;
-	const char *c;
-	size_t clen;
-	const char *s;
-	size_t slen;
-	unsigned int starts, ok, err, partial, reset, errors, opaque;
-};
 
 #define GET_K "*2\r\n$3\r\nGET\r\n$1\r\nk\r\n"
 #define SET_K "*3\r\n$3\r\nSET\r\n$1\r\nk\r\n$1\r\nv\r\n"
 
-static const struct rcase cases[] = {
+static const struct wire_case cases[] = {
 	{ "get", S(GET_K), S("$1\r\nv\r\n"), 1, 1, 0, 0, 0, 0, 0 },
 	{ "get_null", S(GET_K), S("$-1\r\n"), 1, 1, 0, 0, 0, 0, 0 },
 	{ "error", S(GET_K), S("-WRONGTYPE Operation against a key\r\n"), 1, 0, 1, 0, 0, 0, 0 },
@@ -147,29 +94,7 @@ static const struct rcase cases[] = {
 
 void test_resp_parse(void)
 {
-	unsigned int i;
-
-	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		const struct rcase *k = &cases[i];
-
-		if (!test__start_subtest(k->name))
-			continue;
-		run2(k->c, k->clen, k->s, k->slen, 0, 0, 0, &tr);
-		ASSERT_EQ(tr.starts, k->starts, "calls started");
-		ASSERT_EQ(tr.outcomes[WIRE_OK], k->ok, "calls ok");
-		ASSERT_EQ(tr.outcomes[WIRE_CALLEE_ERROR], k->err, "calls failed by an error reply");
-		ASSERT_EQ(tr.outcomes[WIRE_PARTIAL], k->partial, "calls with an error inside");
-		ASSERT_EQ(tr.outcomes[WIRE_RESET], k->reset, "calls ended by the close");
-		ASSERT_EQ(tr.errors, k->errors, "framing lost");
-		ASSERT_EQ(tr.opaque, k->opaque, "opaque");
-		ASSERT_EQ(fr.calls.state,
-			  k->errors   ? WIRE_LOST
-			  : k->opaque ? WIRE_OPAQUE
-				      : WIRE_OPEN,
-			  "connection state");
-		ASSERT_TRUE(same_every_split(k->c, k->clen, k->s, k->slen),
-			    "same events at every split");
-	}
+	wire_check_cases(&subject, cases, sizeof(cases) / sizeof(cases[0]));
 }
 
 /* Replies in the order of their commands: the outcomes in sequence. */
@@ -180,7 +105,7 @@ void test_resp_pipeline_order(void)
 	static const __u8 want[] = { WIRE_OK, WIRE_CALLEE_ERROR, WIRE_PARTIAL, WIRE_CALLEE_ERROR };
 	unsigned int i, k = 0;
 
-	run2(S(c), S(s), 0, 0, 0, &tr);
+	wire_trace_pair(&subject, S(c), S(s), 0, 0, 0, &tr);
 	for (i = 0; i < tr.n; i++) {
 		if (!(tr.ev[i].ev & WIRE_EV_CALL_END))
 			continue;
@@ -249,11 +174,6 @@ void test_resp_detect(void)
 	}
 }
 
-struct rvector {
-	const char *file;
-	unsigned int calls, ok, err, partial;
-};
-
 /*
  * Conversations recorded from redis-server 7 (tests/unit/vectors/README):
  * every call answered, in the outcomes redis-cli printed, whatever the
@@ -261,39 +181,13 @@ struct rvector {
  * deep; redis_resp3 has HELLO 3 and an invalidation push (CLIENT
  * TRACKING) between replies.
  */
-static const struct rvector vectors[] = {
-	{ "redis_resp2.bin", 16, 13, 2, 1 },
-	{ "redis_resp3.bin", 11, 10, 1, 0 },
-	{ "redis_pipe.bin", 203, 201, 2, 0 },
+static const struct wire_vector_case vectors[] = {
+	{ "redis_resp2.bin", 16, 13, 2, 1, 0 },
+	{ "redis_resp3.bin", 11, 10, 1, 0, 0 },
+	{ "redis_pipe.bin", 203, 201, 2, 0, 0 },
 };
 
 void test_resp_vectors(void)
 {
-	static const size_t pieces[] = { 1, 3, 7, 64, 1000 };
-	unsigned int i, j;
-
-	for (i = 0; i < sizeof(vectors) / sizeof(vectors[0]); i++) {
-		const struct rvector *k = &vectors[i];
-		struct wire_vector v;
-
-		if (!test__start_subtest(k->file))
-			continue;
-		if (!ASSERT_OK(wire_vector_load(k->file, &v), "vector"))
-			continue;
-		resp_framer_init(&fr);
-		wire_trace_run(&ops, &fr, v.chunks, v.n, 0, 0, &ref);
-		ASSERT_EQ(ref.starts, k->calls, "calls");
-		ASSERT_EQ(ref.ends, k->calls, "answers");
-		ASSERT_EQ(ref.outcomes[WIRE_OK], k->ok, "ok");
-		ASSERT_EQ(ref.outcomes[WIRE_CALLEE_ERROR], k->err, "error replies");
-		ASSERT_EQ(ref.outcomes[WIRE_PARTIAL], k->partial, "errors inside a reply");
-		ASSERT_EQ(ref.errors + ref.opaque, 0, "framed to the end");
-		ASSERT_EQ(fr.calls.pending, 0, "nothing pending");
-		for (j = 0; j < sizeof(pieces) / sizeof(pieces[0]); j++) {
-			resp_framer_init(&fr);
-			wire_trace_run(&ops, &fr, v.chunks, v.n, pieces[j], 0, &tr);
-			ASSERT_TRUE(wire_trace_same(&tr, &ref), "same events in pieces");
-		}
-		wire_vector_free(&v);
-	}
+	wire_check_vectors(&subject, vectors, sizeof(vectors) / sizeof(vectors[0]));
 }

@@ -35,7 +35,10 @@ def relay(client, server, out):
             if not ready:
                 return
             for s in ready:
-                data = s.recv(65536)
+                try:
+                    data = s.recv(65536)
+                except ConnectionResetError:
+                    return
                 if not data:
                     return
                 other, tag = peers[s]
