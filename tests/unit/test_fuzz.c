@@ -19,10 +19,10 @@
 #include "test_progs.h"
 
 #define FUZZ_SECONDS "3"
-#define N_TARGETS    6
+#define N_TARGETS    8
 
-static const char *const targets[N_TARGETS] = { "http",	 "record",   "memory",
-						"names", "ctlproto", "fleet" };
+static const char *const targets[N_TARGETS] = { "http",	    "record", "memory", "names",
+						"ctlproto", "fleet",  "resp",	"pg" };
 
 struct run {
 	pid_t pid;
