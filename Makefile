@@ -68,7 +68,7 @@ DEPS_DEMO := $(BUILD)/.deps-demo
 DEPS_BENCH := $(BUILD)/.deps-bench
 DEPS_GO := $(BUILD)/.deps-go
 
-BPF_MODS := observer parsebench
+BPF_MODS := observer parsebench protocheck
 BPF_OBJS := $(patsubst %,$(BUILD)/%.bpf.o,$(BPF_MODS))
 SKELS := $(patsubst %,$(BUILD)/%.skel.h,$(BPF_MODS))
 
