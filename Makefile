@@ -117,7 +117,7 @@ BINS := $(BUILD)/claimd $(BUILD)/claimctl $(BUILD)/libclaim.a $(BUILD)/libclaim.
 # $(BUILD)/fuzz/ from the same user/ sources; not part of 'all' (they need the
 # fuzz group). 'make test' builds them and runs each for a few seconds from
 # its seed corpus (tests/unit/test_fuzz.c); 'make fuzz' longer.
-FUZZ_TARGETS := http record memory names ctlproto fleet resp pg
+FUZZ_TARGETS := http record memory names ctlproto fleet resp pg mysql
 FUZZ_CC ?= clang
 FUZZ_SECONDS ?= 60
 FUZZ_FLAGS := -std=gnu11 -g -O1 -Wall -Wextra -Iheaders $(USER_INC) -I$(BUILD) -D_GNU_SOURCE \

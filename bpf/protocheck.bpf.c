@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
- * The database and cache framers (headers/resp_parse.h, pgwire_parse.h)
+ * The database and cache framers (headers/resp_parse.h, pgwire_parse.h,
+ * mysql_parse.h)
  * compiled for the kernel, to show they verify and frame there as in user
  * space: one program per framer runs it over a buffer user space fills
  * ('sample', one direction's bytes at a time), stepped a byte at a time
@@ -18,6 +19,7 @@
 
 #include "resp_parse.h"
 #include "pgwire_parse.h"
+#include "mysql_parse.h"
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
@@ -32,6 +34,7 @@ __u32 sample_dir;
 /* The framers, kept from run to run (zeroed by user space: their init). */
 struct resp_framer resp_fr;
 struct pg_framer pg_fr;
+struct mysql_framer mysql_fr;
 
 /* What the runs reported: ev | dir << 8 | outcome (at an end) << 16 | pending << 32. */
 __u64 events[MAX_EVENTS];
@@ -86,6 +89,24 @@ static long pg_one(__u32 i, void *ctx)
 	return 0;
 }
 
+static long mysql_one(__u32 i, void *ctx)
+{
+	__u32 pos = cursor, len = sample_len, dir = sample_dir & 1, ev = 0;
+
+	if (pos >= len || len > SAMPLE_SIZE || mysql_fr.calls.state != WIRE_OPEN)
+		return 1;
+	if (mysql_skipping(&mysql_fr, dir)) {
+		cursor = pos + (__u32)mysql_skip(&mysql_fr, dir, len - pos, &ev);
+	} else {
+		/* mask: pos < len <= SAMPLE_SIZE; the verifier needs it said */
+		ev = mysql_step(&mysql_fr, dir, sample[pos & (SAMPLE_SIZE - 1)]);
+		cursor = pos + 1;
+	}
+	if (ev)
+		record(ev, dir, &mysql_fr.calls);
+	return 0;
+}
+
 SEC("tc")
 int resp_check(struct __sk_buff *skb)
 {
@@ -99,5 +120,13 @@ int pg_check(struct __sk_buff *skb)
 {
 	cursor = 0;
 	bpf_loop(SAMPLE_SIZE, pg_one, NULL, 0);
+	return 0;
+}
+
+SEC("tc")
+int mysql_check(struct __sk_buff *skb)
+{
+	cursor = 0;
+	bpf_loop(SAMPLE_SIZE, mysql_one, NULL, 0);
 	return 0;
 }

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The database and cache framers in the kernel: bpf/protocheck.bpf.c
- * loads (the verifier accepts headers/resp_parse.h and pgwire_parse.h as
- * compiled for BPF) and, run with BPF_PROG_TEST_RUN over conversations
+ * loads (the verifier accepts headers/resp_parse.h, pgwire_parse.h and
+ * mysql_parse.h as compiled for BPF) and, run with BPF_PROG_TEST_RUN over conversations
  * recorded from real servers (tests/unit/vectors), a chunk of one
  * direction at a time, reports exactly the events the same framer
  * reports in user space over the same chunks. Prints each program's
@@ -14,6 +14,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
+#include "mysql_parse.h"
 #include "pgwire_parse.h"
 #include "resp_parse.h"
 /* After the framers: the skeleton's .bss holds them. */
@@ -77,6 +78,7 @@ static void check_vector(struct protocheck_bpf *s, const struct bpf_program *pro
 	wire_trace_run(w->ops, w->framer, v.chunks, v.n, SAMPLE_SIZE, 0, &ref);
 	memset(&s->bss->resp_fr, 0, sizeof(s->bss->resp_fr));
 	memset(&s->bss->pg_fr, 0, sizeof(s->bss->pg_fr));
+	memset(&s->bss->mysql_fr, 0, sizeof(s->bss->mysql_fr));
 	s->bss->n_events = 0;
 	if (!ASSERT_OK(kernel_run(s, prog, &v), "test runs")) {
 		wire_vector_free(&v);
@@ -100,6 +102,7 @@ static void check_vector(struct protocheck_bpf *s, const struct bpf_program *pro
 
 static struct resp_framer resp_user;
 static struct pg_framer pg_user;
+static struct mysql_framer mysql_user;
 
 static void resp_init(void *f)
 {
@@ -111,15 +114,23 @@ static void pg_init(void *f)
 	pg_framer_init(f);
 }
 
+static void mysql_init(void *f)
+{
+	mysql_framer_init(f);
+}
+
 void test_proto_verify(void)
 {
 	static const struct wire_subject resp = { &resp_ops, &resp_user, resp_init };
 	static const struct wire_subject pg = { &pg_ops, &pg_user, pg_init };
+	static const struct wire_subject my = { &mysql_ops, &mysql_user, mysql_init };
 	static const char *const resp_files[] = { "redis_resp2.bin", "redis_resp3.bin",
 						  "redis_pipe.bin" };
 	static const char *const pg_files[] = { "pg_simple.bin", "pg_extended.bin",
 						"pg_pipeline_error.bin", "pg_badpass.bin",
 						"pg_ssl.bin" };
+	static const char *const my_files[] = { "my_cli.bin", "my_pymysql.bin", "my_stmt.bin",
+						"my_badpass.bin", "my_tls.bin" };
 	struct protocheck_bpf *s;
 	unsigned int i;
 
@@ -130,11 +141,15 @@ void test_proto_verify(void)
 		return;
 	print_insns(s->progs.resp_check);
 	print_insns(s->progs.pg_check);
+	print_insns(s->progs.mysql_check);
 	for (i = 0; i < sizeof(resp_files) / sizeof(resp_files[0]); i++)
 		if (test__start_subtest(resp_files[i]))
 			check_vector(s, s->progs.resp_check, &resp, resp_files[i]);
 	for (i = 0; i < sizeof(pg_files) / sizeof(pg_files[0]); i++)
 		if (test__start_subtest(pg_files[i]))
 			check_vector(s, s->progs.pg_check, &pg, pg_files[i]);
+	for (i = 0; i < sizeof(my_files) / sizeof(my_files[0]); i++)
+		if (test__start_subtest(my_files[i]))
+			check_vector(s, s->progs.mysql_check, &my, my_files[i]);
 	protocheck_bpf__destroy(s);
 }

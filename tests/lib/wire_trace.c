@@ -139,6 +139,15 @@ void wire_trace_run(const struct wire_ops *ops, void *framer, const struct wire_
 	}
 }
 
+__u64 wire_first_word(const void *b, size_t n, __u32 *got)
+{
+	__u64 w = 0;
+
+	*got = n < 8 ? n : 8;
+	memcpy(&w, b, *got);
+	return w;
+}
+
 int wire_trace_same(const struct wire_trace *a, const struct wire_trace *b)
 {
 	return a->n == b->n && a->starts == b->starts && a->ends == b->ends &&
@@ -150,8 +159,18 @@ int wire_trace_same(const struct wire_trace *a, const struct wire_trace *b)
 void wire_trace_pair(const struct wire_subject *w, const char *c, size_t clen, const char *s,
 		     size_t slen, size_t cut_c, size_t cut_s, size_t piece, struct wire_trace *t)
 {
-	struct wire_chunk ch[4];
+	wire_trace_after(w, NULL, 0, c, clen, s, slen, cut_c, cut_s, piece, t);
+}
+
+void wire_trace_after(const struct wire_subject *w, const char *pre, size_t prelen, const char *c,
+		      size_t clen, const char *s, size_t slen, size_t cut_c, size_t cut_s,
+		      size_t piece, struct wire_trace *t)
+{
+	struct wire_chunk ch[5];
 	unsigned int n = 0;
+
+	if (prelen)
+		ch[n++] = (struct wire_chunk){ WIRE_TO_CLIENT, prelen, (const __u8 *)pre };
 
 	if (cut_c && cut_c < clen) {
 		ch[n++] = (struct wire_chunk){ WIRE_TO_SERVER, cut_c, (const __u8 *)c };
@@ -178,18 +197,18 @@ static int same_every_split(const struct wire_subject *w, const struct wire_case
 {
 	size_t i;
 
-	wire_trace_pair(w, k->c, k->clen, k->s, k->slen, 0, 0, 0, &ref);
+	wire_trace_after(w, k->pre, k->prelen, k->c, k->clen, k->s, k->slen, 0, 0, 0, &ref);
 	for (i = 1; i < k->clen; i++) {
-		wire_trace_pair(w, k->c, k->clen, k->s, k->slen, i, 0, 0, &tr);
+		wire_trace_after(w, k->pre, k->prelen, k->c, k->clen, k->s, k->slen, i, 0, 0, &tr);
 		if (!wire_trace_same(&tr, &ref))
 			return 0;
 	}
 	for (i = 1; i < k->slen; i++) {
-		wire_trace_pair(w, k->c, k->clen, k->s, k->slen, 0, i, 0, &tr);
+		wire_trace_after(w, k->pre, k->prelen, k->c, k->clen, k->s, k->slen, 0, i, 0, &tr);
 		if (!wire_trace_same(&tr, &ref))
 			return 0;
 	}
-	wire_trace_pair(w, k->c, k->clen, k->s, k->slen, 0, 0, 1, &tr);
+	wire_trace_after(w, k->pre, k->prelen, k->c, k->clen, k->s, k->slen, 0, 0, 1, &tr);
 	return wire_trace_same(&tr, &ref);
 }
 
@@ -203,7 +222,7 @@ void wire_check_cases(const struct wire_subject *w, const struct wire_case *case
 
 		if (!test__start_subtest(k->name))
 			continue;
-		wire_trace_pair(w, k->c, k->clen, k->s, k->slen, 0, 0, 0, &tr);
+		wire_trace_after(w, k->pre, k->prelen, k->c, k->clen, k->s, k->slen, 0, 0, 0, &tr);
 		ASSERT_EQ(tr.starts, k->starts, "calls started");
 		ASSERT_EQ(tr.outcomes[WIRE_OK], k->ok, "calls ok");
 		ASSERT_EQ(tr.outcomes[WIRE_CALLEE_ERROR], k->err, "calls failed by an error reply");

@@ -67,6 +67,9 @@ void wire_trace_event(void *ctx, __u32 dir, __u32 ev);
 void wire_trace_run(const struct wire_ops *ops, void *framer, const struct wire_chunk *chunks,
 		    unsigned int n, size_t piece, int close, struct wire_trace *t);
 
+/* The first eight bytes of b (n long) as the detectors take them; *got: how many. */
+__u64 wire_first_word(const void *b, size_t n, __u32 *got);
+
 /* Do two traces hold the same events? */
 int wire_trace_same(const struct wire_trace *a, const struct wire_trace *b);
 
@@ -84,8 +87,16 @@ struct wire_subject {
  */
 void wire_trace_pair(const struct wire_subject *w, const char *c, size_t clen, const char *s,
 		     size_t slen, size_t cut_c, size_t cut_s, size_t piece, struct wire_trace *t);
+/* The same, after what the server says first (pre, prelen: MySQL's greeting). */
+void wire_trace_after(const struct wire_subject *w, const char *pre, size_t prelen, const char *c,
+		      size_t clen, const char *s, size_t slen, size_t cut_c, size_t cut_s,
+		      size_t piece, struct wire_trace *t);
 
-/* An exchange and what it must give: calls started, outcomes, losses. */
+/*
+ * An exchange and what it must give: calls started, outcomes, losses. pre:
+ * what the server says before the client writes (MySQL's greeting), or
+ * NULL.
+ */
 struct wire_case {
 	const char *name;
 	const char *c;
@@ -93,6 +104,8 @@ struct wire_case {
 	const char *s;
 	size_t slen;
 	unsigned int starts, ok, err, partial, reset, errors, opaque;
+	const char *pre;
+	size_t prelen;
 };
 
 /*

@@ -259,10 +259,10 @@ void test_pgwire_detect(void)
 	for (i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
 		char b[128];
 		size_t n = msgs(b, t[i].spec);
-		__u64 w = 0;
+		__u32 got;
+		__u64 w = wire_first_word(b, n, &got);
 
-		memcpy(&w, b, n < 8 ? n : 8);
-		ASSERT_EQ(pg_detect(w, n < 8 ? n : 8), t[i].yes, t[i].spec);
+		ASSERT_EQ(pg_detect(w, got), t[i].yes, t[i].spec);
 	}
 }
 

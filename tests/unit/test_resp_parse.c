@@ -35,61 +35,65 @@ static const struct wire_subject subject = { &resp_ops, &fr, init };
 #define SET_K "*3\r\n$3\r\nSET\r\n$1\r\nk\r\n$1\r\nv\r\n"
 
 static const struct wire_case cases[] = {
-	{ "get", S(GET_K), S("$1\r\nv\r\n"), 1, 1, 0, 0, 0, 0, 0 },
-	{ "get_null", S(GET_K), S("$-1\r\n"), 1, 1, 0, 0, 0, 0, 0 },
-	{ "error", S(GET_K), S("-WRONGTYPE Operation against a key\r\n"), 1, 0, 1, 0, 0, 0, 0 },
+	{ "get", S(GET_K), S("$1\r\nv\r\n"), 1, 1, 0, 0, 0, 0, 0, NULL, 0 },
+	{ "get_null", S(GET_K), S("$-1\r\n"), 1, 1, 0, 0, 0, 0, 0, NULL, 0 },
+	{ "error", S(GET_K), S("-WRONGTYPE Operation against a key\r\n"), 1, 0, 1, 0, 0, 0, 0, NULL,
+	  0 },
 	{ "pipeline", S(SET_K GET_K GET_K SET_K), S("+OK\r\n$1\r\nv\r\n-ERR x\r\n:12\r\n"), 4, 3, 1,
-	  0, 0, 0, 0 },
+	  0, 0, 0, 0, NULL, 0 },
 	{ "pipeline_order", S(GET_K GET_K GET_K), S("-ERR a\r\n$0\r\n\r\n-ERR b\r\n"), 3, 1, 2, 0,
-	  0, 0, 0 },
+	  0, 0, 0, NULL, 0 },
 	{ "array", S("*4\r\n$6\r\nLRANGE\r\n$1\r\nl\r\n$1\r\n0\r\n$2\r\n-1\r\n"),
-	  S("*3\r\n$1\r\na\r\n*2\r\n:1\r\n$-1\r\n*0\r\n"), 1, 1, 0, 0, 0, 0, 0 },
+	  S("*3\r\n$1\r\na\r\n*2\r\n:1\r\n$-1\r\n*0\r\n"), 1, 1, 0, 0, 0, 0, 0, NULL, 0 },
 	{ "exec_nested_error", S("*1\r\n$4\r\nEXEC\r\n"), S("*2\r\n+OK\r\n-ERR not an integer\r\n"),
-	  1, 0, 0, 1, 0, 0, 0 },
+	  1, 0, 0, 1, 0, 0, 0, NULL, 0 },
 	{ "resp3_types", S(GET_K GET_K GET_K GET_K GET_K GET_K),
 	  S("%1\r\n+a\r\n~2\r\n:1\r\n#t\r\n_\r\n,3.14\r\n(12345678901234567890\r\n"
 	    "=7\r\ntxt:abc\r\n!9\r\nERR blob!\r\n"),
-	  6, 5, 1, 0, 0, 0, 0 },
+	  6, 5, 1, 0, 0, 0, 0, NULL, 0 },
 	{ "push_not_reply", S(GET_K GET_K),
 	  S(">2\r\n$10\r\ninvalidate\r\n*1\r\n$1\r\nk\r\n$1\r\nv\r\n"
 	    ">3\r\n$7\r\nmessage\r\n$1\r\nc\r\n$1\r\nm\r\n-ERR y\r\n"),
-	  2, 1, 1, 0, 0, 0, 0 },
+	  2, 1, 1, 0, 0, 0, 0, NULL, 0 },
 	{ "attribute_not_reply", S(GET_K),
 	  S("|1\r\n+key-popularity\r\n%1\r\n$1\r\na\r\n,0.19\r\n*2\r\n|1\r\n+ttl\r\n:3\r\n:1\r\n:"
 	    "2\r\n"),
-	  1, 1, 0, 0, 0, 0, 0 },
-	{ "empty_attribute", S(GET_K), S("|0\r\n+OK\r\n"), 1, 1, 0, 0, 0, 0, 0 },
-	{ "inline", S("PING\r\nset a b\r\n\r\n   \r\n"), S("+PONG\r\n+OK\r\n"), 2, 2, 0, 0, 0, 0,
+	  1, 1, 0, 0, 0, 0, 0, NULL, 0 },
+	{ "empty_attribute", S(GET_K), S("|0\r\n+OK\r\n"), 1, 1, 0, 0, 0, 0, 0, NULL, 0 },
+	{ "inline", S("PING\r\nset a b\r\n\r\n   \r\n"), S("+PONG\r\n+OK\r\n"), 2, 2, 0, 0, 0, 0, 0,
+	  NULL, 0 },
+	{ "no_command", S("*0\r\n*-1\r\n" GET_K), S("$1\r\nv\r\n"), 1, 1, 0, 0, 0, 0, 0, NULL, 0 },
+	{ "close_pending", S(GET_K GET_K GET_K), S("$1\r\nv\r\n$2\r\nv"), 3, 1, 0, 0, 2, 0, 0, NULL,
 	  0 },
-	{ "no_command", S("*0\r\n*-1\r\n" GET_K), S("$1\r\nv\r\n"), 1, 1, 0, 0, 0, 0, 0 },
-	{ "close_pending", S(GET_K GET_K GET_K), S("$1\r\nv\r\n$2\r\nv"), 3, 1, 0, 0, 2, 0, 0 },
 	{ "subscribe", S(GET_K "*2\r\n$9\r\nsubscribe\r\n$1\r\nc\r\n"),
-	  S("$1\r\nv\r\n*3\r\n$9\r\nsubscribe\r\n$1\r\nc\r\n:1\r\n"), 2, 0, 0, 0, 0, 0, 1 },
-	{ "psubscribe", S("*2\r\n$10\r\nPSUBSCRIBE\r\n$2\r\nc*\r\n"), S("*3\r\n"), 1, 0, 0, 0, 0, 0,
-	  1 },
-	{ "monitor_inline", S("monitor\r\n"), S("+OK\r\n+123 \"get\"\r\n"), 1, 0, 0, 0, 0, 0, 1 },
-	{ "long_name", S("*1\r\n$12\r\nSUBSCRIBEXYZ\r\n"), S("-ERR unknown\r\n"), 1, 0, 1, 0, 0, 0,
+	  S("$1\r\nv\r\n*3\r\n$9\r\nsubscribe\r\n$1\r\nc\r\n:1\r\n"), 2, 0, 0, 0, 0, 0, 1, NULL,
 	  0 },
+	{ "psubscribe", S("*2\r\n$10\r\nPSUBSCRIBE\r\n$2\r\nc*\r\n"), S("*3\r\n"), 1, 0, 0, 0, 0, 0,
+	  1, NULL, 0 },
+	{ "monitor_inline", S("monitor\r\n"), S("+OK\r\n+123 \"get\"\r\n"), 1, 0, 0, 0, 0, 0, 1,
+	  NULL, 0 },
+	{ "long_name", S("*1\r\n$12\r\nSUBSCRIBEXYZ\r\n"), S("-ERR unknown\r\n"), 1, 0, 1, 0, 0, 0,
+	  0, NULL, 0 },
 	/* Hostile: each loses framing, counted, and the calls pending stay unanswered. */
-	{ "bulk_2_40", S(GET_K), S("$1099511627776\r\nxxxx"), 1, 0, 0, 0, 0, 1, 0 },
-	{ "bulk_too_long", S(GET_K), S("$536870913\r\n"), 1, 0, 0, 0, 0, 1, 0 },
-	{ "count_too_large", S(GET_K), S("*268435457\r\n"), 1, 0, 0, 0, 0, 1, 0 },
-	{ "client_bulk_2_40", S("*1\r\n$1099511627776\r\n"), S(""), 1, 0, 0, 0, 0, 1, 0 },
+	{ "bulk_2_40", S(GET_K), S("$1099511627776\r\nxxxx"), 1, 0, 0, 0, 0, 1, 0, NULL, 0 },
+	{ "bulk_too_long", S(GET_K), S("$536870913\r\n"), 1, 0, 0, 0, 0, 1, 0, NULL, 0 },
+	{ "count_too_large", S(GET_K), S("*268435457\r\n"), 1, 0, 0, 0, 0, 1, 0, NULL, 0 },
+	{ "client_bulk_2_40", S("*1\r\n$1099511627776\r\n"), S(""), 1, 0, 0, 0, 0, 1, 0, NULL, 0 },
 	{ "too_deep", S(GET_K),
 	  S("*1\r\n*1\r\n*1\r\n*1\r\n*1\r\n*1\r\n*1\r\n*1\r\n*1\r\n*1\r\n*1\r\n*1\r\n*1\r\n*1\r\n*"
 	    "1\r\n*1\r\n*1\r\n:1\r\n"),
-	  1, 0, 0, 0, 0, 1, 0 },
+	  1, 0, 0, 0, 0, 1, 0, NULL, 0 },
 	{ "deep_enough", S(GET_K),
 	  S("*1\r\n*1\r\n*1\r\n*1\r\n*1\r\n*1\r\n*1\r\n*1\r\n*1\r\n*1\r\n*1\r\n*1\r\n*1\r\n*1\r\n*"
 	    "1\r\n*1\r\n:1\r\n"),
-	  1, 1, 0, 0, 0, 0, 0 },
-	{ "streamed", S(GET_K), S("$?\r\n;4\r\nHell\r\n;0\r\n"), 1, 0, 0, 0, 0, 1, 0 },
-	{ "bare_lf", S(GET_K), S("+OK\n"), 1, 0, 0, 0, 0, 1, 0 },
-	{ "negative_length", S(GET_K), S("$-2\r\n"), 1, 0, 0, 0, 0, 1, 0 },
-	{ "no_crlf_after_bulk", S(GET_K), S("$1\r\nvv\r\n"), 1, 0, 0, 0, 0, 1, 0 },
-	{ "junk_type", S(GET_K), S("HTTP/1.1 200 OK\r\n"), 1, 0, 0, 0, 0, 1, 0 },
-	{ "reply_to_nothing", S(GET_K), S("+OK\r\n+OK\r\n"), 1, 1, 0, 0, 0, 1, 0 },
-	{ "client_not_bulk", S("*1\r\n:1\r\n"), S(""), 1, 0, 0, 0, 0, 1, 0 },
+	  1, 1, 0, 0, 0, 0, 0, NULL, 0 },
+	{ "streamed", S(GET_K), S("$?\r\n;4\r\nHell\r\n;0\r\n"), 1, 0, 0, 0, 0, 1, 0, NULL, 0 },
+	{ "bare_lf", S(GET_K), S("+OK\n"), 1, 0, 0, 0, 0, 1, 0, NULL, 0 },
+	{ "negative_length", S(GET_K), S("$-2\r\n"), 1, 0, 0, 0, 0, 1, 0, NULL, 0 },
+	{ "no_crlf_after_bulk", S(GET_K), S("$1\r\nvv\r\n"), 1, 0, 0, 0, 0, 1, 0, NULL, 0 },
+	{ "junk_type", S(GET_K), S("HTTP/1.1 200 OK\r\n"), 1, 0, 0, 0, 0, 1, 0, NULL, 0 },
+	{ "reply_to_nothing", S(GET_K), S("+OK\r\n+OK\r\n"), 1, 1, 0, 0, 0, 1, 0, NULL, 0 },
+	{ "client_not_bulk", S("*1\r\n:1\r\n"), S(""), 1, 0, 0, 0, 0, 1, 0, NULL, 0 },
 };
 
 void test_resp_parse(void)
@@ -159,17 +163,15 @@ void test_resp_detect(void)
 	unsigned int i;
 
 	for (i = 0; i < sizeof(yes) / sizeof(yes[0]); i++) {
-		__u64 w = 0;
-		__u32 n = strlen(yes[i]) < 8 ? strlen(yes[i]) : 8;
+		__u32 n;
+		__u64 w = wire_first_word(yes[i], strlen(yes[i]), &n);
 
-		memcpy(&w, yes[i], n);
 		ASSERT_TRUE(resp_detect(w, n), yes[i]);
 	}
 	for (i = 0; i < sizeof(no) / sizeof(no[0]); i++) {
-		__u64 w = 0;
-		__u32 n = strlen(no[i]) < 8 ? strlen(no[i]) : 8;
+		__u32 n;
+		__u64 w = wire_first_word(no[i], strlen(no[i]), &n);
 
-		memcpy(&w, no[i], n);
 		ASSERT_FALSE(resp_detect(w, n), no[i]);
 	}
 }
