@@ -17,7 +17,8 @@
  *
  * Commands after which replies no longer answer commands one for one
  * (SUBSCRIBE and its kin, MONITOR, SYNC and PSYNC) make the connection
- * opaque: calls still pending then have no outcome (the caller's unknown).
+ * opaque once the calls written before them are answered (resp_fence):
+ * that command's call has no outcome (the caller's unknown).
  */
 #ifndef CLAIMD_RESP_PARSE_H
 #define CLAIMD_RESP_PARSE_H
@@ -69,6 +70,8 @@ struct resp_dir {
 struct resp_framer {
 	struct wire_calls calls; /* first: wire_calls_first */
 	struct resp_dir dir[2];	 /* [WIRE_TO_SERVER], [WIRE_TO_CLIENT] */
+	__u8 fenced;		 /* a command that leaves replies written: see resp_fence */
+	__u8 pad[7];
 };
 
 /* Eight bytes as one word, in memory order: a name's first eight bytes. */
@@ -104,6 +107,20 @@ WIRE_INLINE void resp_name_byte(struct resp_dir *d, __u32 at, __u8 c)
 		d->name |= (__u64)c << (8 * (at & 7)); /* & 7: a byte of the word */
 }
 
+/*
+ * A command after which replies stop answering commands was written: the
+ * calls before it are still answered, in order, and then the connection
+ * is opaque (the command's own call has no outcome). The client's bytes
+ * meanwhile are a subscriber's: not framed.
+ */
+WIRE_INLINE __u32 resp_fence(struct resp_framer *f)
+{
+	if (f->calls.pending <= 1)
+		return wire_opaque(&f->calls);
+	f->fenced = 1;
+	return 0;
+}
+
 /* A top-level frame complete: a command written, or a reply read. */
 WIRE_INLINE __u32 resp_frame_done(struct resp_framer *f, struct resp_dir *d, __u32 dir)
 {
@@ -115,7 +132,7 @@ WIRE_INLINE __u32 resp_frame_done(struct resp_framer *f, struct resp_dir *d, __u
 			return 0; /* "*0", "*-1": Redis runs nothing, answers nothing */
 		d->flags &= ~RESP_F_CALL;
 		if (resp_leaves_replies(d->name, d->namelen))
-			return wire_opaque(&f->calls);
+			return resp_fence(f);
 		return 0;
 	}
 	if (d->top == '>')
@@ -124,6 +141,8 @@ WIRE_INLINE __u32 resp_frame_done(struct resp_framer *f, struct resp_dir *d, __u
 		outcome = WIRE_CALLEE_ERROR;
 	else if (d->flags & RESP_F_NESTED_ERR)
 		outcome = WIRE_PARTIAL;
+	if (f->fenced && f->calls.pending == 2) /* the last before the fence */
+		return wire_call_end(&f->calls, outcome) | wire_opaque(&f->calls);
 	return wire_call_end(&f->calls, outcome);
 }
 
@@ -268,7 +287,7 @@ WIRE_INLINE __u32 resp_inline_byte(struct resp_framer *f, struct resp_dir *d, __
 			return 0; /* a blank line: Redis runs nothing, answers nothing */
 		ev = wire_call_start(&f->calls);
 		if (ev == WIRE_EV_CALL_START && resp_leaves_replies(d->name, d->namelen))
-			ev |= wire_opaque(&f->calls);
+			ev |= resp_fence(f);
 		return ev;
 	}
 	if (++d->line > RESP_MAX_INLINE)
@@ -291,7 +310,7 @@ WIRE_INLINE __u32 resp_step(struct resp_framer *f, __u32 dir, __u8 c)
 	struct resp_dir *d = &f->dir[dir & 1]; /* & 1: one of two directions */
 
 	dir &= 1;
-	if (f->calls.state != WIRE_OPEN)
+	if (f->calls.state != WIRE_OPEN || (f->fenced && dir == WIRE_TO_SERVER))
 		return 0;
 	switch (d->state) {
 	case RS_TYPE: {

@@ -5,7 +5,7 @@
  * fuzz_wire.h, and the framer's own invariants: states and types in
  * range, the aggregate stack no deeper than RESP_MAX_DEPTH, no element
  * count at zero in an open aggregate, a bulk's bytes left within the
- * largest bulk.
+ * largest bulk, a fence only while calls before it are pending.
  */
 #include "resp_parse.h"
 #include "fuzz_wire.h"
@@ -38,6 +38,9 @@ static void check(const void *p)
 		if (d == WIRE_TO_SERVER && (r->state == RS_LINE))
 			abort(); /* commands have no line elements */
 	}
+	/* Fenced: the fence's call and one before it at least, until opaque. */
+	if (f->calls.state == WIRE_OPEN && f->fenced && f->calls.pending < 2)
+		abort();
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
