@@ -125,12 +125,15 @@ void test_proto_verify(void)
 	static const struct wire_subject pg = { &pg_ops, &pg_user, pg_init };
 	static const struct wire_subject my = { &mysql_ops, &mysql_user, mysql_init };
 	static const char *const resp_files[] = { "redis_resp2.bin", "redis_resp3.bin",
-						  "redis_pipe.bin" };
-	static const char *const pg_files[] = { "pg_simple.bin", "pg_extended.bin",
-						"pg_pipeline_error.bin", "pg_badpass.bin",
-						"pg_ssl.bin" };
-	static const char *const my_files[] = { "my_cli.bin", "my_pymysql.bin", "my_stmt.bin",
-						"my_badpass.bin", "my_tls.bin" };
+						  "redis_pipe.bin", "redis_killed.bin" };
+	static const char *const pg_files[] = {
+		"pg_simple.bin",  "pg_extended.bin", "pg_pipeline_error.bin",
+		"pg_badpass.bin", "pg_ssl.bin",	     "pg_terminated.bin"
+	};
+	static const char *const my_files[] = {
+		"my_cli.bin",	  "my_pymysql.bin", "my_stmt.bin",
+		"my_badpass.bin", "my_tls.bin",	    "my_killed.bin"
+	};
 	struct protocheck_bpf *s;
 	unsigned int i;
 

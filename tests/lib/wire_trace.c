@@ -255,18 +255,20 @@ void wire_check_vectors(const struct wire_subject *w, const struct wire_vector_c
 		if (!ASSERT_OK(wire_vector_load(k->file, &v), "vector"))
 			continue;
 		w->init(w->framer);
-		wire_trace_run(w->ops, w->framer, v.chunks, v.n, 0, 0, &ref);
+		wire_trace_run(w->ops, w->framer, v.chunks, v.n, 0, 1, &ref);
 		ASSERT_EQ(ref.starts, k->calls, "calls");
 		ASSERT_EQ(ref.ends, k->opaque ? 0 : k->calls, "answers");
 		ASSERT_EQ(ref.outcomes[WIRE_OK], k->ok, "ok");
 		ASSERT_EQ(ref.outcomes[WIRE_CALLEE_ERROR], k->err, "error replies");
 		ASSERT_EQ(ref.outcomes[WIRE_PARTIAL], k->partial, "errors inside a reply");
+		ASSERT_EQ(ref.outcomes[WIRE_RESET], k->reset, "left unanswered at the end");
 		ASSERT_EQ(ref.errors, 0, "framing kept");
 		ASSERT_EQ(ref.opaque, k->opaque, "opaque");
-		ASSERT_EQ(calls->pending, k->opaque ? k->calls : 0, "nothing pending");
+		ASSERT_EQ(calls->pending, k->opaque ? k->calls : 0,
+			  "nothing pending after the end");
 		for (j = 0; j < sizeof(pieces) / sizeof(pieces[0]); j++) {
 			w->init(w->framer);
-			wire_trace_run(w->ops, w->framer, v.chunks, v.n, pieces[j], 0, &tr);
+			wire_trace_run(w->ops, w->framer, v.chunks, v.n, pieces[j], 1, &tr);
 			ASSERT_TRUE(wire_trace_same(&tr, &ref), "same events in pieces");
 		}
 		wire_vector_free(&v);

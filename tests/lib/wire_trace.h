@@ -116,13 +116,14 @@ struct wire_case {
 void wire_check_cases(const struct wire_subject *w, const struct wire_case *cases, unsigned int n);
 
 /*
- * Recorded conversations (wire_vector_load), one subtest each: the counts
- * each must give, framed to its end with nothing pending, and the same
- * events fed in pieces of several sizes.
+ * Recorded conversations (wire_vector_load), one subtest each, then the
+ * connection's end: the counts each must give (reset: calls the end left
+ * unanswered), framed to its end, and the same events fed in pieces of
+ * several sizes.
  */
 struct wire_vector_case {
 	const char *file;
-	unsigned int calls, ok, err, partial, opaque;
+	unsigned int calls, ok, err, partial, opaque, reset;
 };
 void wire_check_vectors(const struct wire_subject *w, const struct wire_vector_case *cases,
 			unsigned int n);

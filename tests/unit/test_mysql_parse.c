@@ -297,12 +297,13 @@ void test_mysql_detect(void)
  * client (8 queries of which 2 fail, a procedure's two result sets, 1000
  * rows), PyMySQL (classic EOFs, COM_PING, COM_INIT_DB,
  * COM_QUIT), libmariadb's prepared statements (prepare, execute, close; a
- * prepare and an execute that fail), a wrong password, TLS.
+ * prepare and an execute that fail), a wrong password, TLS, a query
+ * ended by KILL (the connection closed: a reset).
  */
 static const struct wire_vector_case vectors[] = {
-	{ "my_cli.bin", 9, 7, 2, 0, 0 },  { "my_pymysql.bin", 9, 7, 2, 0, 0 },
-	{ "my_stmt.bin", 7, 5, 2, 0, 0 }, { "my_badpass.bin", 1, 0, 1, 0, 0 },
-	{ "my_tls.bin", 0, 0, 0, 0, 1 },
+	{ "my_cli.bin", 9, 7, 2, 0, 0, 0 },  { "my_pymysql.bin", 9, 7, 2, 0, 0, 0 },
+	{ "my_stmt.bin", 7, 5, 2, 0, 0, 0 }, { "my_badpass.bin", 1, 0, 1, 0, 0, 0 },
+	{ "my_tls.bin", 0, 0, 0, 0, 1, 0 },  { "my_killed.bin", 3, 2, 0, 0, 0, 1 },
 };
 
 void test_mysql_vectors(void)

@@ -272,12 +272,14 @@ void test_pgwire_detect(void)
  * of which 5 fail (a duplicate key, twice; no such table; division by zero
  * and the query after it in the failed transaction); pgbench's extended
  * protocol and pipelines; pgbench's prepared statements with a pipeline
- * that fails, and the client gone after it; a wrong password.
+ * that fails, and the client gone after it; a wrong password; a query
+ * ended by pg_terminate_backend (a FATAL error, then the close: the call
+ * failed by the error, not a reset).
  */
 static const struct wire_vector_case vectors[] = {
-	{ "pg_ssl.bin", 0, 0, 0, 0, 1 },      { "pg_simple.bin", 14, 9, 5, 0, 0 },
-	{ "pg_extended.bin", 9, 9, 0, 0, 0 }, { "pg_pipeline_error.bin", 7, 6, 1, 0, 0 },
-	{ "pg_badpass.bin", 1, 0, 1, 0, 0 },
+	{ "pg_ssl.bin", 0, 0, 0, 0, 1, 0 },	 { "pg_simple.bin", 14, 9, 5, 0, 0, 0 },
+	{ "pg_extended.bin", 9, 9, 0, 0, 0, 0 }, { "pg_pipeline_error.bin", 7, 6, 1, 0, 0, 0 },
+	{ "pg_badpass.bin", 1, 0, 1, 0, 0, 0 },	 { "pg_terminated.bin", 3, 2, 1, 0, 0, 0 },
 };
 
 void test_pgwire_vectors(void)
