@@ -144,20 +144,24 @@ static void check_hostile(struct protocheck_bpf *s, const struct wire_subject *r
 	size_t len = sizeof(hdr) - 1 + (1u << 20) + 2;
 	__u8 *buf;
 
-	if (test__start_subtest("bulk_2_40")) {
-		check_chunks(s, s->progs.resp_check, resp, bulk_2_40, 2);
-		ASSERT_EQ(ref.errors, 1, "framing lost");
-	}
-	if (test__start_subtest("too_deep")) {
-		check_chunks(s, s->progs.resp_check, resp, too_deep, 2);
-		ASSERT_EQ(ref.errors, 1, "framing lost");
-	}
-	if (test__start_subtest("pg_length")) {
-		check_chunks(s, s->progs.pg_check, pg, pg_length, 2);
-		ASSERT_EQ(ref.errors, 1, "framing lost");
-	}
-	if (test__start_subtest("my_greeting")) {
-		check_chunks(s, s->progs.mysql_check, my, my_greeting, 1);
+	const struct {
+		const char *name;
+		const struct bpf_program *prog;
+		const struct wire_subject *w;
+		const struct wire_chunk *chunks;
+		unsigned int n;
+	} lost[] = {
+		{ "bulk_2_40", s->progs.resp_check, resp, bulk_2_40, 2 },
+		{ "too_deep", s->progs.resp_check, resp, too_deep, 2 },
+		{ "pg_length", s->progs.pg_check, pg, pg_length, 2 },
+		{ "my_greeting", s->progs.mysql_check, my, my_greeting, 1 },
+	};
+	unsigned int i;
+
+	for (i = 0; i < sizeof(lost) / sizeof(lost[0]); i++) {
+		if (!test__start_subtest(lost[i].name))
+			continue;
+		check_chunks(s, lost[i].prog, lost[i].w, lost[i].chunks, lost[i].n);
 		ASSERT_EQ(ref.errors, 1, "framing lost");
 	}
 	if (!test__start_subtest("bulk_1mib"))
