@@ -183,14 +183,14 @@ void test_resp_detect(void)
 /*
  * Conversations recorded from redis-server 7 (tests/unit/vectors/README):
  * every call answered, in the outcomes redis-cli printed, whatever the
- * pieces. Each starts with redis-cli's COMMAND DOCS, a reply nested 12
- * deep; redis_resp3 has HELLO 3 and an invalidation push (CLIENT
+ * pieces. redis_resp2 starts with redis-cli's COMMAND DOCS, a reply nested
+ * 12 deep; redis_resp3 has HELLO 3, a map, and an invalidation push (CLIENT
  * TRACKING) between replies. redis_killed ends with two calls unanswered
  * (CLIENT KILL while a BLPOP waits).
  */
 static const struct wire_vector_case vectors[] = {
 	{ "redis_resp2.bin", 16, 13, 2, 1, 0, 0 },
-	{ "redis_resp3.bin", 11, 10, 1, 0, 0, 0 },
+	{ "redis_resp3.bin", 10, 9, 1, 0, 0, 0 },
 	{ "redis_pipe.bin", 203, 201, 2, 0, 0, 0 },
 	{ "redis_killed.bin", 4, 2, 0, 0, 0, 2 },
 };
