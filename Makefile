@@ -68,7 +68,7 @@ DEPS_DEMO := $(BUILD)/.deps-demo
 DEPS_BENCH := $(BUILD)/.deps-bench
 DEPS_GO := $(BUILD)/.deps-go
 
-BPF_MODS := observer parsebench
+BPF_MODS := observer parsebench protocheck
 BPF_OBJS := $(patsubst %,$(BUILD)/%.bpf.o,$(BPF_MODS))
 SKELS := $(patsubst %,$(BUILD)/%.skel.h,$(BPF_MODS))
 
@@ -122,7 +122,7 @@ BINS := $(BUILD)/claimd $(BUILD)/claimctl $(BUILD)/libclaim.a $(BUILD)/libclaim.
 # $(BUILD)/fuzz/ from the same user/ sources; not part of 'all' (they need the
 # fuzz group). 'make test' builds them and runs each for a few seconds from
 # its seed corpus (tests/unit/test_fuzz.c); 'make fuzz' longer.
-FUZZ_TARGETS := http record memory names ctlproto fleet
+FUZZ_TARGETS := http record memory names ctlproto fleet resp pg mysql
 FUZZ_CC ?= clang
 FUZZ_SECONDS ?= 60
 FUZZ_FLAGS := -std=gnu11 -g -O1 -Wall -Wextra -Iheaders $(USER_INC) -I$(BUILD) -D_GNU_SOURCE \

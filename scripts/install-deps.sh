@@ -35,6 +35,10 @@ test_pkgs=(
 	prometheus # promtool, and a server the tests start
 	chromium chromium-driver # the map in a headless browser
 	tmux # claimctl top in a real terminal
+	# The servers and clients the wire framers' conversations were recorded
+	# from (tests/unit/vectors/README), to record them again.
+	redis-server postgresql-15 postgresql-client-15 mariadb-server mariadb-client
+	python3-psycopg2 python3-pymysql libmariadb-dev
 )
 # Go: the Go peers of the tests and the benchmark (tests/peers/go), Go 1.19
 # and grpc-go built in GOPATH mode.

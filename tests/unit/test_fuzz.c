@@ -19,10 +19,10 @@
 #include "test_progs.h"
 
 #define FUZZ_SECONDS "3"
-#define N_TARGETS    6
+#define N_TARGETS    9
 
-static const char *const targets[N_TARGETS] = { "http",	 "record",   "memory",
-						"names", "ctlproto", "fleet" };
+static const char *const targets[N_TARGETS] = { "http",	 "record", "memory", "names", "ctlproto",
+						"fleet", "resp",   "pg",     "mysql" };
 
 struct run {
 	pid_t pid;
