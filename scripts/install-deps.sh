@@ -12,6 +12,7 @@
 #   go      the Go peers (make go-peers)
 #   demo    make demo
 #   bench   make bench
+#   record  record the wire framers' test conversations again (by hand)
 #
 # The Makefile calls it with the group of each target, once per build
 # directory (a stamp file); run it by hand to install ahead of time.
@@ -35,8 +36,11 @@ test_pkgs=(
 	prometheus # promtool, and a server the tests start
 	chromium chromium-driver # the map in a headless browser
 	tmux # claimctl top in a real terminal
-	# The servers and clients the wire framers' conversations were recorded
-	# from (tests/unit/vectors/README), to record them again.
+)
+# Recording: the servers and clients the wire framers' conversations were
+# recorded from (tests/unit/vectors/README), to record them again. The
+# tests replay the recordings and need none of these.
+record_pkgs=(
 	redis-server postgresql-15 postgresql-client-15 mariadb-server mariadb-client
 	python3-psycopg2 python3-pymysql libmariadb-dev
 )
@@ -50,7 +54,7 @@ demo_pkgs=(python3)
 bench_pkgs=(python3 wrk procps nginx)
 
 usage() {
-	echo "usage: $0 [build|fuzz|test|go|demo|bench]..." >&2
+	echo "usage: $0 [build|fuzz|test|go|demo|bench|record]..." >&2
 	exit 2
 }
 
@@ -64,6 +68,7 @@ for g in "$@"; do
 	go) wanted+=("${go_pkgs[@]}") ;;
 	demo) wanted+=("${demo_pkgs[@]}") ;;
 	bench) wanted+=("${bench_pkgs[@]}" "${go_pkgs[@]}") ;;
+	record) wanted+=("${record_pkgs[@]}") ;;
 	-h | --help) usage ;;
 	*)
 		echo "install-deps: no group '$g'" >&2
