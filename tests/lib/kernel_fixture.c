@@ -376,6 +376,7 @@ static bool edge_counts_of(struct kfix *f, const struct claimd_edge_key *key,
 	for (c = 0; c < f->ncpus; c++) {
 		out->calls += v[c].calls;
 		out->callee_failures += v[c].callee_failures;
+		out->tied_failures += v[c].tied_failures;
 		out->both_failed += v[c].both_failed;
 		out->retries += v[c].retries;
 	}
