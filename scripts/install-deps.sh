@@ -35,6 +35,7 @@ test_pkgs=(
 	prometheus # promtool, and a server the tests start
 	chromium chromium-driver # the map in a headless browser
 	tmux # claimctl top in a real terminal
+	openjdk-17-jdk-headless # tests/peers/java: HttpServer and HttpClient (test_java)
 )
 # Go: the Go peers of the tests and the benchmark (tests/peers/go), Go 1.19
 # and grpc-go built in GOPATH mode.
