@@ -991,26 +991,37 @@ out:
 /*
  * A forking server: the parent accepts, a child it forks reads the request
  * and answers it, the parent closes its copy of the fd (no end: the child
- * holds the socket), the child exits. The socket is a connection of the
- * process that moved its first bytes, the child: its request answered
- * 200, recorded under the child, nothing closed unanswered.
+ * holds the socket), the child calls outside any request and exits. The
+ * socket is a connection of the process that moved its first bytes, the
+ * child: its request answered 200, recorded under the child, nothing
+ * closed unanswered. The child served, though its parent listens: its call
+ * is its service's, on its edge, no root call.
  */
 static void subtest_forked_child(struct kfix *f)
 {
+	struct peer_step steps[] = { { PEER_ANSWER, RESP(503, "Busy") } };
 	const struct claimd_ingress *in;
 	int gate[2] = { -1, -1 }, status = -1;
+	struct claimd_edge_counts e;
+	__u64 outside;
 	struct kcase c;
 	char buf[512];
 	pid_t pid;
 
-	if (!kcase_open(f, &c, NULL, 0) || !ASSERT_OK(pipe(gate), "pipe"))
+	if (!kcase_open(f, &c, steps, 1) || !ASSERT_OK(pipe(gate), "pipe"))
 		goto out;
+	outside = kfix_stat(f, CLAIMD_ST_CALLS_OUTSIDE);
 	pid = fork();
 	if (pid == 0) {
-		/* Serves once it is followed (the fixture follows listed processes only). */
+		/*
+		 * Serves once it is followed (the fixture follows listed
+		 * processes only), then calls outside any request: its parent
+		 * holds the listener, it serves.
+		 */
 		if (read(gate[0], buf, 1) == 1 &&
 		    sock_recv_until(c.s.afd, buf, sizeof(buf), "\r\n\r\n", sizeof(buf)) > 0)
 			write_pieces(c.s.afd, RESP(200, "OK"), 4096);
+		call_once(c.p.port, NULL, REQ_CALL);
 		_exit(0);
 	}
 	if (!ASSERT_GT(pid, 0, "fork"))
@@ -1030,6 +1041,16 @@ static void subtest_forked_child(struct kfix *f)
 		ASSERT_EQ(in->flags, 0, "nothing lost or closed");
 	}
 	ASSERT_EQ(kfix_stat(f, CLAIMD_ST_CONN_STALE), 0, "none stale");
+	/* The child served: its call outside requests is its service's, no root call. */
+	ASSERT_EQ(kfix_stat(f, CLAIMD_ST_CALLS_OUTSIDE) - outside, 2,
+		  "calls outside requests: the child's, and the client's (this process)");
+	if (ASSERT_TRUE(kfix_proc_edge_counts(f, pid, c.s.port, c.p.port, &e),
+			"its service's edge")) {
+		ASSERT_EQ(e.calls, 1, "its call");
+		ASSERT_EQ(e.callee_failures, 1, "its callee failure (503)");
+		ASSERT_EQ(e.tied_failures + e.both_failed, 0, "taught nothing");
+	}
+	ASSERT_FALSE(kfix_root_counts(f, pid, c.p.port, &e), "no root edge");
 out:
 	if (gate[0] >= 0) {
 		close(gate[0]);

@@ -349,12 +349,18 @@ bool kfix_edge_counts(struct kfix *f, int service_port, int callee_port,
 	return edge_counts_of(f, &key, out);
 }
 
-bool kfix_root_counts(struct kfix *f, pid_t tgid, int callee_port, struct claimd_edge_counts *out)
+bool kfix_proc_edge_counts(struct kfix *f, pid_t tgid, int service_port, int callee_port,
+			   struct claimd_edge_counts *out)
 {
-	struct claimd_edge_key key = edge_key(f, CLAIMD_ROOT_PORT, callee_port);
+	struct claimd_edge_key key = edge_key(f, service_port, callee_port);
 
 	key.tgid = tgid;
 	return edge_counts_of(f, &key, out);
+}
+
+bool kfix_root_counts(struct kfix *f, pid_t tgid, int callee_port, struct claimd_edge_counts *out)
+{
+	return kfix_proc_edge_counts(f, tgid, CLAIMD_ROOT_PORT, callee_port, out);
 }
 
 bool kfix_follow(struct kfix *f, pid_t tgid)
