@@ -384,5 +384,6 @@ clean:
 .PHONY: FORCE
 FORCE:
 
--include $(wildcard $(BUILD)/*.d $(BUILD)/user/*/*.d $(BUILD)/libclaim/*.d \
-	$(BUILD)/tests/*.d $(BUILD)/tests/*/*.d $(BUILD)/fuzz/*.d $(BUILD)/fuzz/obj/*/*.d)
+# Every .d under the build directory, however deep its source's folder
+# (user/claimd/probes/go/, ...): a changed header rebuilds what includes it.
+-include $(shell find $(BUILD) -name '*.d' 2>/dev/null)
