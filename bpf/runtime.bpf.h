@@ -122,22 +122,11 @@ static __always_inline __u64 ingress_reset(struct claimd_thread *t, struct claim
 					   const struct claimd_conn_key *key, __u32 tid, __u64 now,
 					   const struct claimd_pending *p, __u32 flags)
 {
-	struct claimd_outside *o = bpf_map_lookup_elem(&outside_calls, &key->tgid);
 	struct claimd_ingress *r = &t->rec;
 	__u64 seq = now > r->seq ? now : r->seq + 1;
 
 	ingress_fill(r, c, key->tgid, tid, p);
-	t->outside_seen = 0;
-	if (o) {
-		t->outside_seen = o->calls;
-		/*
-		 * It serves: its calls outside requests go on this port's
-		 * edges from now on (struct claimd_outside). Written only
-		 * when it changes, the line read here anyway.
-		 */
-		if (o->port != c->local.port)
-			o->port = c->local.port;
-	}
+	t->outside_seen = outside_calls_of(key->tgid);
 	r->seq = seq;
 	r->end_ns = 0;
 	r->flags = flags;
@@ -203,12 +192,8 @@ static __always_inline void ingress_end(struct claimd_thread *t, __u64 now, __u3
 	ingress_emit(t, now, status, flags, packed, 1);
 }
 
-/*
- * A call outside any ingress (or finished after it), of process tgid, on
- * the edge of its service on port (CLAIMD_ROOT_PORT: a root edge): a record
- * of its own.
- */
-static __always_inline void egress_emit_root(__u32 tgid, __u16 port, const struct claimd_pending *p,
+/* A call outside any ingress (or finished after it), of process tgid: a record of its own. */
+static __always_inline void egress_emit_root(__u32 tgid, const struct claimd_pending *p,
 					     const struct claimd_addr *callee, __u32 status,
 					     __u32 flags, __u32 claim, __u64 end_ns, int now)
 {
@@ -225,8 +210,6 @@ static __always_inline void egress_emit_root(__u32 tgid, __u16 port, const struc
 	r->tgid = tgid;
 	r->tid = p->tid;
 	proc_comm(r->comm);
-	r->local_port = port;
-	__builtin_memset(r->pad, 0, sizeof(r->pad));
 	r->egress.start_ns = p->start_ns;
 	r->egress.end_ns = end_ns;
 	r->egress.callee = *callee;
@@ -318,19 +301,18 @@ static __noinline int egress_end_outside(__u32 tgid, const struct claimd_pending
 	__u32 status = end->status, flags = end->flags, claim = end->claim;
 	__u64 end_ns = end->end_ns;
 	enum root_record want;
-	__u16 port = CLAIMD_ROOT_PORT;
 
 	if (flags & CLAIMD_EG_LATE) {
 		stat_inc(CLAIMD_ST_LATE_CALLS);
 		if (records_wanted(count_next_id()))
-			egress_emit_root(tgid, port, p, callee, status, flags, claim, end_ns, 0);
+			egress_emit_root(tgid, p, callee, status, flags, claim, end_ns, 0);
 		return 0;
 	}
 	flags |= CLAIMD_EG_DONE;
 	want = count_root_call(tgid, callee, p->start_ns, end_ns, p->method, p->target_hash, status,
-			       &flags, &port);
+			       &flags);
 	if (want != ROOT_RECORD_NONE)
-		egress_emit_root(tgid, port, p, callee, status, flags, claim, end_ns,
+		egress_emit_root(tgid, p, callee, status, flags, claim, end_ns,
 				 want == ROOT_RECORD_NOW);
 	return 0;
 }

@@ -36,7 +36,6 @@ test_pkgs=(
 	prometheus # promtool, and a server the tests start
 	chromium chromium-driver # the map in a headless browser
 	tmux # claimctl top in a real terminal
-	openjdk-17-jdk-headless # tests/peers/java: HttpServer and HttpClient (test_java)
 )
 # Recording: the servers and clients the wire framers' conversations were
 # recorded from (tests/unit/vectors/README), to record them again. The

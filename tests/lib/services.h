@@ -69,13 +69,4 @@ void svc_t3_verdicts(const struct trace_cap *tc, size_t from, const struct svc *
 /* GET path from 127.0.0.1:port on a new connection; the status, or -1. */
 int http_get(int port, const char *path);
 
-/*
- * tests/peers/load_client.py against 127.0.0.1:port: threads threads,
- * requests each (GET /r/<id>, id = thread * requests + i), over TLS with
- * the CA file tls (NULL: in the clear), its summary in dir. status[id] (n
- * of them): the answer each id got (0: none). 0, or -1 (asserted).
- */
-int load_client_run(const char *dir, int port, int threads, int requests, const char *tls,
-		    int *status, int n);
-
 #endif
