@@ -65,6 +65,27 @@ struct probe_fn {
 int probes__attach_fns(struct observer *obs, const char *path, const struct probe_fn *fns, int n,
 		       bool all);
 
+/*
+ * A library runtime's probes, attached file by file up to a bound: its
+ * functions (all: each or none), at most max files, and what its log lines
+ * call it (name: "cannot probe <name> in <file>"; says: "<says> in <file>").
+ */
+struct probe_set {
+	const struct probe_fn *fns;
+	int n;
+	bool all;
+	int max;
+	const char *name;
+	const char *says;
+};
+
+/*
+ * Attaches set's probes to the file f (probes__attach_fns), said in the log
+ * either way; *files counts the files probed. True when it probed f.
+ */
+bool probes__attach_set(struct observer *obs, const struct probe_file *f,
+			const struct probe_set *set, int *files);
+
 /* Registers rt with the walk: the linker gathers every descriptor into one
  * section, which the walk reads between its __start_ and __stop_ symbols. */
 #define PROBE_RUNTIME(rt)                                           \

@@ -312,6 +312,21 @@ int probes__attach_fns(struct observer *obs, const char *path, const struct prob
 	return err;
 }
 
+bool probes__attach_set(struct observer *obs, const struct probe_file *f,
+			const struct probe_set *set, int *files)
+{
+	int err = *files >= set->max ? -ENOSPC
+				     : probes__attach_fns(obs, f->path, set->fns, set->n, set->all);
+
+	if (err) {
+		pr_warn("cannot probe %s in %s: %s", set->name, f->path, strerror(-err));
+		return false;
+	}
+	pr_info("%s in %s", set->says, f->path);
+	(*files)++;
+	return true;
+}
+
 void probes__status(const struct probes *p, struct json_object *o)
 {
 	const struct probe_runtime *const *rt;

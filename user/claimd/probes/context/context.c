@@ -6,7 +6,6 @@
  * probes of bpf/context.c at claim_context_enter/leave, attached to each
  * file that defines them. Status: context_files, the files probed.
  */
-#include <errno.h>
 #include <fcntl.h>
 #include <gelf.h>
 #include <libelf.h>
@@ -75,23 +74,21 @@ static const struct probe_fn context_fns[] = {
 	{ "ctx_leave", "claim_context_leave", false },
 };
 
+static const struct probe_set context_set = {
+	.fns = context_fns,
+	.n = sizeof(context_fns) / sizeof(context_fns[0]),
+	.all = true, /* both or neither: a context entered and never left is worse than none */
+	.max = CTX_FILES_MAX,
+	.name = "claim_context_*",
+	.says = "explicit context: probing claim_context_enter/leave",
+};
+
 static bool context_probe(void *state, struct observer *obs, const struct probe_file *f)
 {
 	struct context *c = state;
-	int err;
 
-	if (!elf_has_symbol(f->path, CONTEXT_SYMBOL))
-		return false;
-	/* Both or neither: a context entered and never left is worse than none. */
-	err = c->files >= CTX_FILES_MAX ? -ENOSPC
-					: probes__attach_fns(obs, f->path, context_fns, 2, true);
-	if (err) {
-		pr_warn("cannot probe claim_context_* in %s: %s", f->path, strerror(-err));
-		return false;
-	}
-	pr_info("explicit context: probing claim_context_enter/leave in %s", f->path);
-	c->files++;
-	return true;
+	return elf_has_symbol(f->path, CONTEXT_SYMBOL) &&
+	       probes__attach_set(obs, f, &context_set, &c->files);
 }
 
 static void context_status(const void *state, struct json_object *o)

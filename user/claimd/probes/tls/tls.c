@@ -7,12 +7,9 @@
  * that maps it, now or later).
  * Status: tls_files, the files probed.
  */
-#include <errno.h>
-#include <string.h>
 
 #include <json-c/json.h>
 
-#include "log.h"
 #include "probes/runtime.h"
 
 #define TLS_FILES_MAX 32
@@ -21,7 +18,6 @@ struct tls {
 	int files;
 };
 
-/* A libssl with only one of the forms is probed at what it has. */
 static const struct probe_fn tls_fns[] = {
 	{ "tls_read", "SSL_read", false },
 	{ "tls_read_ret", "SSL_read", true },
@@ -36,21 +32,20 @@ static const struct probe_fn tls_fns[] = {
 	{ "tls_handshake_ret", "SSL_do_handshake", true },
 };
 
+static const struct probe_set tls_set = {
+	.fns = tls_fns,
+	.n = sizeof(tls_fns) / sizeof(tls_fns[0]),
+	.all = false, /* a libssl with only one of the forms is probed at what it has */
+	.max = TLS_FILES_MAX,
+	.name = "TLS",
+	.says = "TLS: probing SSL_read/SSL_write",
+};
+
 static bool tls_probe(void *state, struct observer *obs, const struct probe_file *f)
 {
 	struct tls *t = state;
-	int err = t->files >= TLS_FILES_MAX
-			  ? -ENOSPC
-			  : probes__attach_fns(obs, f->path, tls_fns,
-					       sizeof(tls_fns) / sizeof(tls_fns[0]), false);
 
-	if (err) {
-		pr_warn("cannot probe TLS in %s: %s", f->path, strerror(-err));
-		return false;
-	}
-	pr_info("TLS: probing SSL_read/SSL_write in %s", f->path);
-	t->files++;
-	return true;
+	return probes__attach_set(obs, f, &tls_set, &t->files);
 }
 
 static void tls_status(const void *state, struct json_object *o)
