@@ -149,6 +149,13 @@ static __always_inline int ssl_enter(void *ssl, void *buf, void *count_ptr, __u3
 	return 0;
 }
 
+/* An SSL call of thread tid ended: the next starts with no ciphertext seen. */
+static __always_inline void ssl_call_done(__u32 tid)
+{
+	bpf_map_delete_elem(&ssl_calls, &tid);
+	bpf_map_delete_elem(&tls_recent, &tid);
+}
+
 /* The call returned: n plaintext bytes (n <= 0: nothing to frame). */
 static __always_inline int ssl_exit(long n, int ex)
 {
@@ -198,8 +205,7 @@ static __always_inline int ssl_exit(long n, int ex)
 		feed_unframed(c, &io, n); /* no memory for a window: body skipped, else lost */
 	conn_taint_io(c, &io);
 out:
-	bpf_map_delete_elem(&ssl_calls, &tid);
-	bpf_map_delete_elem(&tls_recent, &tid);
+	ssl_call_done(tid);
 	return 0;
 }
 
@@ -254,8 +260,7 @@ int BPF_KRETPROBE(tls_handshake_ret, int ret)
 	/* No syscall of its own: a memory BIO's ciphertext, moved before. */
 	if (call->fd < 0)
 		tls_tie(call, id >> 32, tid);
-	bpf_map_delete_elem(&ssl_calls, &tid);
-	bpf_map_delete_elem(&tls_recent, &tid);
+	ssl_call_done(tid);
 	return 0;
 }
 
