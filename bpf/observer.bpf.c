@@ -40,6 +40,7 @@
 #include "tls.bpf.h"
 #include "goprobe.h"
 #include "sysnr.bpf.h"
+#include "unixaddr.h"
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
@@ -233,6 +234,30 @@ struct {
 } socks SEC(".maps");
 
 /*
+ * The accepted ends of Unix stream connections a followed process made,
+ * counted by slot (unix_slot, bpf/unix.bpf.h): the server's bytes on one
+ * pass tp_io_x's filter though its process is not followed yet, and it
+ * becomes followed at its first bytes (bpf/unixsock.c). Raised by the
+ * client's first bytes, lowered by the server's (or left behind if the
+ * server never moves any: the cost of a lookup for another socket in
+ * the slot). A global array, as sock_marks.
+ */
+__u32 unix_marks[CLAIMD_UNIX_MARKS];
+
+/*
+ * Socket files a followed process was seen serving on, by (process, name
+ * hash): the first connection it takes on one makes a listener record for
+ * claimd's names (no state change shows a Unix listener). Added by
+ * bpf/unixsock.c; full, the oldest goes (a record again, harmless).
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 4096);
+	__type(key, struct unix_service_key);
+	__type(value, __u8);
+} unix_services SEC(".maps");
+
+/*
  * Listening sockets of followed processes, by inode number: added at
  * listen (sockstate.c) or by claimd's seeding, removed at their close.
  */
@@ -420,6 +445,7 @@ struct {
 
 #include "proc.bpf.h"
 #include "sock.bpf.h"
+#include "unix.bpf.h"
 
 /* The mechanism: verdicts and counting, then what every runtime hands it. */
 #include "verdict.c"
@@ -433,6 +459,7 @@ struct {
 #include "context.c"
 #include "sockio.c"
 #include "sockstate.c"
+#include "unixsock.c"
 /*
  * Runtimes that hand over parsed requests (bpf/runtimes/<runtime>.c), each
  * a fragment that owns its own maps, after all it calls: the build lists

@@ -74,6 +74,10 @@ static __always_inline int port_wanted(__u16 port)
 }
 
 __noinline int conn_stale(struct claimd_conn *c, struct claimd_conn_key *key, __u32 tid);
+__noinline int conn_end(struct claimd_conn *c, struct claimd_conn_key *key, __u32 tid);
+__noinline int conn_adopt_unix(__u64 skaddr, __u32 tgid, int fd);
+__noinline int unix_io_failed(struct claimd_conn *c, struct claimd_conn_key *key, struct io *io,
+			      long ret);
 
 /*
  * claimd's change to the count of followed sockets in a slot of the filter
@@ -233,8 +237,11 @@ static __always_inline struct claimd_conn *conn_of_socket(struct claimd_conn_key
 	struct claimd_conn *c;
 	int rejoin = 0;
 
-	if (!s)
-		return NULL;
+	/* A Unix socket needs no birth seen (bpf/unixsock.c): a TCP one is not ours. */
+	if (!s || (s->flags & CLAIMD_SOCK_UNIX))
+		return conn_adopt_unix(skaddr, key->tgid, key->fd)
+			       ? bpf_map_lookup_elem(&conns, key)
+			       : NULL;
 	if (s->key.tgid) {
 		c = bpf_map_lookup_elem(&conns, &s->key);
 		if (c && c->sk_tag == claimd_sock_tag(skaddr)) {
@@ -295,6 +302,8 @@ static __always_inline void on_io(struct task_struct *task, __u32 tgid, const st
 	}
 	if (ret <= 0) {
 		io_failed(c, &io, ret, a->a1, a->a2);
+		if (c->flags & CLAIMD_CONN_UNIX)
+			unix_io_failed(c, &key, &io, ret);
 		return;
 	}
 	/* TLS: the plaintext comes from the SSL_* probes; these bytes are ciphertext. */
@@ -366,14 +375,24 @@ int tp_io_x(struct bpf_raw_tracepoint_args *ctx)
 	struct sys_args a;
 	int fd;
 
-	if (h.family != AF_INET && h.family != AF_INET6)
-		return 0;
-	if (!sock_marked(sock_head_slot(&h, skaddr)) && !sock_fastopen(&h, skaddr, ret))
-		return 0;
-	if (sk->sk_protocol != IPPROTO_TCP || (flags & MSG_ERRQUEUE))
-		return 0;
-	task = bpf_get_current_task_btf();
-	/* A process not followed yet becomes one only by a socket born under watch. */
+	if (h.family != AF_INET && h.family != AF_INET6) {
+		if (h.family != AF_UNIX)
+			return 0;
+		/* A Unix socket: its own filter (bpf/unix.bpf.h), off the TCP path. */
+		task = bpf_get_current_task_btf();
+		if (!unix_io_wanted(sk, skaddr, task))
+			return 0;
+	} else {
+		if (!sock_marked(sock_head_slot(&h, skaddr)) && !sock_fastopen(&h, skaddr, ret))
+			return 0;
+		if (sk->sk_protocol != IPPROTO_TCP || (flags & MSG_ERRQUEUE))
+			return 0;
+		task = bpf_get_current_task_btf();
+	}
+	/*
+	 * A process not followed yet becomes one only by a socket born under
+	 * watch (a Unix one: the accepted end of a followed process's call).
+	 */
 	if (!task_may_be_traced(task) && !bpf_map_lookup_elem(&socks, &skaddr))
 		return 0;
 	regs = (struct pt_regs *)bpf_task_pt_regs(task);

@@ -35,6 +35,7 @@ enum claimd_role {
 
 /* claimd_conn.flags */
 #define CLAIMD_CONN_SEEDED 0x01 /* found at start; parsing joined mid-stream */
+#define CLAIMD_CONN_UNIX   0x02 /* a Unix stream socket (bpf/unixsock.c): no state change ends it */
 #define CLAIMD_CONN_FAILED 0x04 /* transport failure already reported */
 #define CLAIMD_CONN_SENT   0x08 /* a request was written */
 #define CLAIMD_CONN_MUXED  0x10 /* its ingress lost its thread to another one */
@@ -128,6 +129,8 @@ enum claimd_stat {
 	CLAIMD_ST_THREAD_SLOTS,	 /* thread contexts made in their thread's slot */
 	CLAIMD_ST_THREAD_SLOTS_FREED, /* ... and slots given back at the thread's exit */
 	CLAIMD_ST_OPAQUE,	      /* ingresses that talked to a dependency not HTTP */
+	CLAIMD_ST_UNIX_CONNS,	      /* Unix stream connections followed */
+	CLAIMD_ST_UNIX_UNSURE, /* Unix stream connections whose role is unclear: not followed */
 	CLAIMD_ST__COUNT,
 };
 
@@ -322,6 +325,8 @@ struct claimd_sock {
  * connects, or where it moves bytes first while connecting (Fast Open).
  */
 #define CLAIMD_SOCK_MARKED 0x80
+/* claimd_sock.flags: the accepted end of a Unix connection, marked in unix_marks (bpf/unixsock.c). */
+#define CLAIMD_SOCK_UNIX 0x40
 
 /* A listening socket of a followed process (the listeners map, by inode number). */
 struct claimd_listener {

@@ -1,9 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * An event-loop server: nginx (Debian's package, a config of the test's
- * own) as a reverse proxy in front of two Python backends. nginx rewrites
- * its environment area for its process titles, so it is named by design.md's
- * fallback, "nginx:<port>". One request at a
+ * An event-loop server: nginx (tests/lib/nginx.h) as a reverse proxy in
+ * front of two Python backends. One request at a
  * time, its worker serves requests one after another, and its calls to each
  * backend are seen as edges. Once its one thread juggles requests (made to,
  * at once, before the concurrent load), the service is flagged multiplexed,
@@ -17,71 +15,21 @@
 #include <unistd.h>
 
 #include "harness.h"
+#include "nginx.h"
 #include "services.h"
 #include "sockets.h"
 #include "test_progs.h"
 #include "truth.h"
 
-struct ngx {
-	pid_t pid;
-	int port;
-	char conf[H_PATH];
-	char name[32]; /* as claimd names it */
-};
-
-static int nginx_start(struct ngx *n, const char *dir, const char *name, int b1, int b2)
+/* The proxy's routes: / and /a/ to backend b1, /b/ to b2. */
+static const char *locations(char *out, size_t len, int b1, int b2)
 {
-	char text[4096], prefix[H_DIR + 16];
-	const char *argv[] = { "nginx", "-p", prefix, "-c", n->conf, NULL };
-	long long end = now_ms() + 10000;
-
-	n->port = sock_free_port();
-	snprintf(prefix, sizeof(prefix), "%s/nginx-%s", dir, name);
-	snprintf(text, sizeof(text), "mkdir -p %s/logs", prefix);
-	if (system(text))
-		return -1;
-	snprintf(n->conf, sizeof(n->conf), "%s/nginx.conf", prefix);
-	snprintf(text, sizeof(text),
-		 "worker_processes 1;\n"
-		 "daemon off;\n"
-		 "master_process on;\n"
-		 "pid %s/nginx.pid;\n"
-		 "error_log %s/logs/error.log;\n"
-		 "events { worker_connections 256; }\n"
-		 "http {\n"
-		 "  access_log off;\n"
-		 "  client_body_temp_path %s; proxy_temp_path %s;\n"
-		 "  fastcgi_temp_path %s; uwsgi_temp_path %s; scgi_temp_path %s;\n"
-		 "  server {\n"
-		 "    listen 127.0.0.1:%d;\n"
-		 "    location / { proxy_pass http://127.0.0.1:%d; }\n"
-		 "    location /a/ { proxy_pass http://127.0.0.1:%d; }\n"
-		 "    location /b/ { proxy_pass http://127.0.0.1:%d; }\n"
-		 "  }\n"
-		 "}\n",
-		 prefix, prefix, prefix, prefix, prefix, prefix, prefix, n->port, b1, b1, b2);
-	if (write_file(n->conf, text))
-		return -1;
-	snprintf(n->name, sizeof(n->name), "nginx:%d", n->port);
-	n->pid = proc_spawn(argv, NULL, NULL);
-	while (now_ms() < end) {
-		int fd = sock_connect(n->port);
-
-		if (fd >= 0) {
-			close(fd);
-			return 0;
-		}
-		sleep_ms(50);
-	}
-	printf("nginx did not start (config %s)\n", n->conf);
-	return -1;
-}
-
-static void nginx_stop(struct ngx *n)
-{
-	if (n->pid > 0)
-		proc_stop(n->pid, 5000);
-	n->pid = 0;
+	snprintf(out, len,
+		 "location / { proxy_pass http://127.0.0.1:%d; }\n"
+		 "location /a/ { proxy_pass http://127.0.0.1:%d; }\n"
+		 "location /b/ { proxy_pass http://127.0.0.1:%d; }\n",
+		 b1, b1, b2);
+	return out;
 }
 
 static struct json_object *service_of(struct claimd_h *h, const char *name)
@@ -134,13 +82,14 @@ static void check_verdicts(const struct trace_cap *t, size_t mark, const struct 
 /* One request at a time: every request has exactly the call to its backend. */
 static void serial(struct claimd_h *h, struct trace_cap *t, const struct svc *b1, int b2)
 {
+	char text[512];
 	struct json_object *all = NULL, *svc = NULL, *e;
 	struct ngx n = { 0 };
 	struct svc_name m = { n.name };
 	int i, seen = 0, right = 0;
 	size_t k, mark = trace_mark(t);
 
-	if (nginx_start(&n, h->dir, "ngx1", b1->port, b2))
+	if (nginx_start(&n, h->dir, "ngx1", locations(text, sizeof(text), b1->port, b2)))
 		goto out;
 	for (i = 0; i < 40; i++) {
 		char path[32];
@@ -218,6 +167,7 @@ out:
 
 static void concurrent(struct claimd_h *h, struct trace_cap *t, const struct svc *b1)
 {
+	char text[512];
 	char script[H_PATH], port[16], out[H_PATH];
 	const char *argv[] = { "python3",    script, "--port", port, "--threads", "8",
 			       "--requests", "60",   "--out",  out,  NULL };
@@ -231,7 +181,7 @@ static void concurrent(struct claimd_h *h, struct trace_cap *t, const struct svc
 
 	/* load_client.py asks for /r/<id>: location / goes to nb1; /b/ to the slow one. */
 	if (svc_start(&slow, &(struct svc_spec){ .name = "nslow", .delay_ms = 300 }, h->dir) ||
-	    nginx_start(&n, h->dir, "ngx2", b1->port, slow.port))
+	    nginx_start(&n, h->dir, "ngx2", locations(text, sizeof(text), b1->port, slow.port)))
 		goto out;
 	if (!ASSERT_OK(juggle_once(&n), "two requests at once on nginx's worker"))
 		goto out;

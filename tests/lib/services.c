@@ -19,7 +19,7 @@
 
 struct svc_cmd {
 	const char *argv[SVC_ARGS];
-	char words[SVC_WORDS][40];
+	char words[SVC_WORDS][128]; /* a socket file's path fits */
 	int n, w;
 };
 
@@ -65,6 +65,8 @@ int svc_start(struct svc *s, const struct svc_spec *spec, const char *dir)
 	unlink(ready);
 	if (spec->downstream)
 		cmd_opt(&c, "--downstream", "127.0.0.1:%d", spec->downstream);
+	if (spec->down_unix)
+		cmd_opt(&c, "--downstream", "unix:%s", spec->down_unix);
 	if (spec->fail_mod) {
 		cmd_int(&c, "--fail-mod", spec->fail_mod);
 		cmd_opt(&c, "--fail-rem", "%d", spec->fail_rem);
@@ -83,6 +85,8 @@ int svc_start(struct svc *s, const struct svc_spec *spec, const char *dir)
 	cmd_flag(&c, spec->kv_store, "--kv-store");
 	if (spec->kv)
 		cmd_opt(&c, "--kv", "127.0.0.1:%d", spec->kv);
+	if (spec->kv_unix)
+		cmd_opt(&c, "--kv", "unix:%s", spec->kv_unix);
 	if (spec->bind)
 		cmd_opt(&c, "--bind", "%s", spec->bind);
 	cmd_int(&c, "--delay-ms", spec->delay_ms);

@@ -34,7 +34,10 @@ struct svc_spec {
 	bool kv_store;		  /* serves a key-value line protocol, not HTTP (a database) */
 	int kv;			  /* the port of such a store, asked for each request */
 	const struct netns_h *ns; /* started inside this namespace (NULL: the test's own) */
-	const char *bind; /* the address it listens on (NULL: 127.0.0.1; "::": both families) */
+	const char *bind;      /* the address it listens on (NULL: 127.0.0.1; "::": both families;
+			     "unix:PATH": a socket file) */
+	const char *down_unix; /* its downstream's socket file, in place of a port */
+	const char *kv_unix;   /* its key-value store's socket file, in place of a port */
 };
 
 struct svc {

@@ -54,8 +54,9 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--port", type=int, default=0)
     ap.add_argument("--bind", default="127.0.0.1",
-                    help="the address to listen on (IPv6: ::1, or :: for both families)")
-    ap.add_argument("--downstream", help="host:port of the next service")
+                    help="the address to listen on (IPv6: ::1, or :: for both families; "
+                         "unix:PATH: a socket file)")
+    ap.add_argument("--downstream", help="host:port of the next service, or unix:PATH")
     ap.add_argument("--fail-mod", type=int, default=0)
     ap.add_argument("--fail-rem", type=int, default=0)
     ap.add_argument("--fail-after", action="store_true")
@@ -76,7 +77,7 @@ def main():
                     help="downstream calls time out; a failed one is closed after the answer")
     ap.add_argument("--kv-store", action="store_true",
                     help="serve a key-value line protocol, not HTTP")
-    ap.add_argument("--kv", help="host:port of a key-value store asked first")
+    ap.add_argument("--kv", help="host:port (or unix:PATH) of a key-value store asked first")
     ap.add_argument("--spawn", action="store_true",
                     help="downstream calls made by curl, run in a child process")
     args = ap.parse_args()
@@ -100,20 +101,38 @@ def main():
 
     timeout = args.down_timeout_ms / 1000.0 if args.down_timeout_ms else None
 
+    class UnixHTTPConnection(http.client.HTTPConnection):
+        """HTTP over a socket file (a downstream given as unix:PATH)."""
+
+        def __init__(self, path, timeout=None):
+            super().__init__("localhost", timeout=timeout)
+            self.unix_path = path
+
+        def connect(self):
+            s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+            if self.timeout is not None:
+                s.settimeout(self.timeout)
+            s.connect(self.unix_path)
+            self.sock = s
+
     def new_conn(host, port):
+        if host == "unix":
+            return UnixHTTPConnection(port, timeout=timeout)
         if client_ctx:
             return http.client.HTTPSConnection(host, port, context=client_ctx, timeout=timeout)
         return http.client.HTTPConnection(host, port, timeout=timeout)
 
     def downstream_conn():
-        host, port = args.downstream.rsplit(":", 1)
+        host, port = args.downstream.split(":", 1) if args.downstream.startswith("unix:") \
+            else args.downstream.rsplit(":", 1)
+        port = port if host == "unix" else int(port)
         if args.keepalive:
             c = getattr(local, "conn", None)
             if c is None:
-                c = new_conn(host, int(port))
+                c = new_conn(host, port)
                 local.conn = c
             return c
-        return new_conn(host, int(port))
+        return new_conn(host, port)
 
     def fastopen_get(path):
         """GET path from the downstream, the request in the SYN; its status, 0 if none."""
@@ -175,8 +194,12 @@ def main():
     kv = {}
 
     def kv_connect():
-        host, port = args.kv.rsplit(":", 1)
-        sock = socket.create_connection((host, int(port)))
+        if args.kv.startswith("unix:"):
+            sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+            sock.connect(args.kv[5:])
+        else:
+            host, port = args.kv.rsplit(":", 1)
+            sock = socket.create_connection((host, int(port)))
         kv["conn"] = (sock, sock.makefile("rb"))
 
     def kv_get(key):
@@ -256,9 +279,18 @@ def main():
                 self.socket.setsockopt(socket.IPPROTO_TCP, socket.TCP_FASTOPEN, 16)
             super().server_bind()
 
-    if ":" in args.bind:
+    class UnixServer(socketserver.ThreadingMixIn, socketserver.UnixStreamServer):
+        daemon_threads = True
+        request_queue_size = 128
+
+    if args.bind.startswith("unix:"):
+        srv = UnixServer(args.bind[5:], Handler)
+        srv.server_address = (args.bind, 0)
+    elif ":" in args.bind:
         Server.address_family = socket.AF_INET6
-    srv = Server((args.bind, args.port), Handler)
+        srv = Server((args.bind, args.port), Handler)
+    else:
+        srv = Server((args.bind, args.port), Handler)
     if args.tls:
         cert, key = args.tls.split(",", 1)
         server_ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
@@ -288,8 +320,15 @@ def serve_kv_store(args):
         daemon_threads = True
         allow_reuse_address = True
 
-    srv = Server((args.bind, args.port), Handler)
-    write_ready(args.ready_file, srv.server_address[1])
+    class UnixServer(socketserver.ThreadingMixIn, socketserver.UnixStreamServer):
+        daemon_threads = True
+
+    if args.bind.startswith("unix:"):
+        srv = UnixServer(args.bind[5:], Handler)
+        write_ready(args.ready_file, 0)
+    else:
+        srv = Server((args.bind, args.port), Handler)
+        write_ready(args.ready_file, srv.server_address[1])
     srv.serve_forever()
 
 

@@ -108,7 +108,12 @@
 	  "Thread context slots given back when their thread exited.")                            \
 	X(CLAIMD_ST_OPAQUE, "requests_with_opaque_calls",                                         \
 	  "Requests whose thread talked to a dependency in another protocol than HTTP (a "        \
-	  "database, a cache): a failure of theirs no HTTP call explains is unknown.")
+	  "database, a cache): a failure of theirs no HTTP call explains is unknown.")          \
+	X(CLAIMD_ST_UNIX_CONNS, "unix_connections",                                               \
+	  "Unix stream connections (socket files) followed, both ends of a followed process's.") \
+	X(CLAIMD_ST_UNIX_UNSURE, "unix_connections_unsure",                                       \
+	  "Unix stream sockets of followed processes whose two ends both have names, so that "    \
+	  "which end serves is not known: not followed.")
 
 /* A kernel counter's name ("?" out of range), and the help text for a name (NULL if none). */
 const char *counters__kernel_name(int which);

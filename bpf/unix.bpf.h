@@ -1,0 +1,44 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * What tp_io_x asks of a Unix socket before any helper call
+ * (bpf/unixsock.c follows them): is it a stream socket, and is it one
+ * whose bytes may concern a followed process: the current process is
+ * followed, or the socket is the accepted end of a connection a followed
+ * process made (unix_marks).
+ */
+#ifndef CLAIMD_UNIX_BPF_H
+#define CLAIMD_UNIX_BPF_H
+
+#include "unixaddr.h"
+
+#define AF_UNIX	    1
+#define SOCK_STREAM 1
+
+/* The filter's slot of the Unix socket at skaddr (its address, past its slab's alignment). */
+static __always_inline __u32 unix_slot(__u64 skaddr)
+{
+	return (__u32)((skaddr >> 6) ^ (skaddr >> 18)) & (CLAIMD_UNIX_MARKS - 1);
+}
+
+/* n more (or fewer) marked accepted ends in slot. */
+static __always_inline void unix_mark_add(__u32 slot, int n)
+{
+	/* slot is masked by unix_slot; said again, the global's index carries its bound. */
+	__sync_fetch_and_add(&unix_marks[slot & (CLAIMD_UNIX_MARKS - 1)], n);
+}
+
+/*
+ * Do the bytes of the Unix socket sk (at skaddr), moved by task, go on to
+ * the connection table? Only a stream socket's, in a process that may be
+ * followed or on a marked accepted end. A datagram socket (journald's,
+ * syslog's) leaves at its type, an untraced process's stream (D-Bus, X11)
+ * after one load from the filter and two from its task.
+ */
+static __always_inline int unix_io_wanted(struct sock *sk, __u64 skaddr, struct task_struct *task)
+{
+	if (sk->sk_type != SOCK_STREAM)
+		return 0;
+	return unix_marks[unix_slot(skaddr) & (CLAIMD_UNIX_MARKS - 1)] || task_may_be_traced(task);
+}
+
+#endif /* CLAIMD_UNIX_BPF_H */
