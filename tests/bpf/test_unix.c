@@ -49,6 +49,13 @@ static void check_edge(const struct claimd_h *h, const char *caller, const char 
 	ASSERT_EQ(j_int(e, "calls"), calls, msg);
 	ASSERT_EQ(j_int(e, "callee_failures"), failures, msg);
 	ASSERT_EQ(j_int(e, "both_failed"), both, msg);
+	if (j_int(e, "calls") != calls) {
+		const char *args[] = { "edges", NULL };
+		struct json_object *all = claimctl_json(h, args);
+
+		printf("every edge claimd has:\n%s\n", json_object_to_json_string(all));
+		json_object_put(all);
+	}
 	json_object_put(e);
 }
 

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "addr.h"
+#include "unixaddr.h"
 #include "argnum.h"
 
 static const __u8 v4mapped[12] = { [10] = 0xff, [11] = 0xff };
@@ -72,6 +73,11 @@ void addr__format(const struct claimd_addr *a, char *buf, size_t len)
 {
 	char ip[INET6_ADDRSTRLEN];
 
+	if (claimd_addr_is_unix(a)) {
+		/* A socket file whose name claimd could not find: its name's hash. */
+		snprintf(buf, len, "unix:#%016llx", (unsigned long long)claimd_addr_unix_hash(a));
+		return;
+	}
 	if (!memcmp(a->addr, v4mapped, sizeof(v4mapped))) {
 		inet_ntop(AF_INET, &a->addr[12], ip, sizeof(ip));
 		snprintf(buf, len, "%s:%u", ip, a->port);

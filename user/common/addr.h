@@ -28,7 +28,10 @@ int addr__split(const char *s, char *host, size_t hostlen, __u16 *port);
  */
 int addr__parse(const char *s, struct claimd_addr *a);
 
-/* "10.1.2.3:80" or "[::1]:80" into buf (ADDR_STR_MAX is always enough). */
+/*
+ * "10.1.2.3:80" or "[::1]:80" into buf (ADDR_STR_MAX is always enough); a
+ * socket file's endpoint (headers/unixaddr.h) as "unix:#<its name's hash>".
+ */
 void addr__format(const struct claimd_addr *a, char *buf, size_t len);
 
 #endif

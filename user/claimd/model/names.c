@@ -12,7 +12,9 @@
 #include <unistd.h>
 
 #include "hashtab.h"
+#include "host/unix_listeners.h"
 #include "model/names.h"
+#include "unixaddr.h"
 
 #define NAME_MAX_LEN 128
 #define ENV_MAX	     (256 * 1024)
@@ -339,6 +341,26 @@ static bool addr_is_local(const struct names *n, const struct claimd_addr *a)
 	return false;
 }
 
+/*
+ * A service on a socket file is "<comm>:<path>" (its port a hash's fold,
+ * headers/unixaddr.h, says nothing). A "<comm>:<port>" given before the
+ * listener was known stays allocated: a reader may hold it until the
+ * generation changes.
+ */
+static void name_socket_file(struct proc_info *p, const struct claimd_addr *local)
+{
+	char path[CLAIMD_UNIX_NAME_MAX + 2], buf[NAME_MAX_LEN + CLAIMD_UNIX_NAME_MAX + 4], *name;
+	__u16 port = local->port;
+
+	if (p->service[0] ||
+	    unix_listeners__find(claimd_addr_unix_hash(local), path, sizeof(path), NULL))
+		return;
+	snprintf(buf, sizeof(buf), "%s:%s", p->comm, path);
+	name = strdup(buf);
+	if (name)
+		hashtab__put(p->by_port, &port, sizeof(port), name, NULL);
+}
+
 void names__listen(struct names *n, __u32 tgid, const struct claimd_addr *local, const char *comm,
 		   bool closed)
 {
@@ -377,8 +399,11 @@ void names__listen(struct names *n, __u32 tgid, const struct claimd_addr *local,
 	hashtab__put(n->listeners, &port, sizeof(port), l, NULL);
 	/* Read its name while the process is surely there. */
 	p = proc_get(n, tgid, comm);
-	if (p)
-		p->listening++;
+	if (!p)
+		return;
+	p->listening++;
+	if (claimd_addr_is_unix(local))
+		name_socket_file(p, local);
 }
 
 bool names__listening(struct names *n, __u32 tgid)
@@ -418,6 +443,32 @@ void names__exit(struct names *n, __u32 tgid)
 	proc_free(hashtab__del(n->procs, &tgid, sizeof(tgid)));
 }
 
+/*
+ * A callee over a socket file whose listener no record told: the process
+ * /proc says listens there (its service, from now on a listener known),
+ * else "unix:<path>", else the address.
+ */
+static const char *unix_callee(struct names *n, const struct claimd_addr *a)
+{
+	char path[CLAIMD_UNIX_NAME_MAX + 2], buf[CLAIMD_UNIX_NAME_MAX + 8], *name;
+	__u32 tgid;
+
+	if (!unix_listeners__find(claimd_addr_unix_hash(a), path, sizeof(path), &tgid)) {
+		if (tgid) {
+			names__listen(n, tgid, a, NULL, false);
+			return names__service(n, tgid, a->port, NULL);
+		}
+		snprintf(buf, sizeof(buf), "unix:%s", path);
+	} else {
+		addr__format(a, buf, sizeof(buf));
+	}
+	name = strdup(buf);
+	if (!name)
+		return "?";
+	hashtab__put(n->callees, a, sizeof(*a), name, NULL);
+	return name;
+}
+
 const char *names__callee(struct names *n, const struct claimd_addr *a)
 {
 	struct listener *l = hashtab__get(n->listeners, &a->port, sizeof(a->port));
@@ -430,10 +481,12 @@ const char *names__callee(struct names *n, const struct claimd_addr *a)
 		    (names__addr_is_any(&l->local) && addr_is_local(n, a)))
 			return names__service(n, l->tgid, a->port, NULL);
 	}
-	name = (char *)remote_name(n, a);
+	name = hashtab__get(n->callees, a, sizeof(*a));
 	if (name)
 		return name;
-	name = hashtab__get(n->callees, a, sizeof(*a));
+	if (claimd_addr_is_unix(a))
+		return unix_callee(n, a);
+	name = (char *)remote_name(n, a);
 	if (name)
 		return name;
 	addr__format(a, buf, sizeof(buf));

@@ -1,0 +1,101 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Who listens on a socket file; see unix_listeners.h. */
+#include <ctype.h>
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "unix_listeners.h"
+#include "unixaddr.h"
+
+#define SO_ACCEPTCON_FLAG 0x10000 /* __SO_ACCEPTCON: listening */
+#define UNIX_STREAM_TYPE  1
+
+__u64 unix_listeners__hash(const char *shown)
+{
+	__u64 h = CLAIMD_UNIX_FNV_BASIS;
+	size_t i = 0;
+
+	if (shown[0] == '@') {
+		h = claimd_unix_hash_step(h, 0);
+		i = 1;
+	}
+	for (; shown[i] && i < CLAIMD_UNIX_NAME_MAX; i++)
+		h = claimd_unix_hash_step(h, (__u8)shown[i]);
+	return h;
+}
+
+/* The process (not self) holding the socket of inode ino, or 0. */
+static __u32 holder_of(unsigned long ino)
+{
+	char want[48], path[600], link[48];
+	__u32 self = getpid(), found = 0;
+	DIR *proc = opendir("/proc");
+	struct dirent *p;
+
+	if (!proc)
+		return 0;
+	snprintf(want, sizeof(want), "socket:[%lu]", ino);
+	while (!found && (p = readdir(proc))) {
+		struct dirent *f;
+		DIR *fds;
+
+		if (!isdigit((unsigned char)p->d_name[0]) || (__u32)atoi(p->d_name) == self)
+			continue;
+		snprintf(path, sizeof(path), "/proc/%s/fd", p->d_name);
+		fds = opendir(path);
+		if (!fds)
+			continue;
+		while ((f = readdir(fds))) {
+			ssize_t n;
+
+			snprintf(path, sizeof(path), "/proc/%s/fd/%s", p->d_name, f->d_name);
+			n = readlink(path, link, sizeof(link) - 1);
+			if (n <= 0)
+				continue;
+			link[n] = 0;
+			if (!strcmp(link, want)) {
+				found = atoi(p->d_name);
+				break;
+			}
+		}
+		closedir(fds);
+	}
+	closedir(proc);
+	return found;
+}
+
+int unix_listeners__find(__u64 hash, char *path, size_t len, __u32 *tgid)
+{
+	FILE *f = fopen("/proc/net/unix", "r");
+	char line[512];
+	int rc = -1;
+
+	if (tgid)
+		*tgid = 0;
+	if (!f || !hash) {
+		if (f)
+			fclose(f);
+		return -1;
+	}
+	while (fgets(line, sizeof(line), f)) {
+		unsigned int refs, proto, flags, type, st;
+		unsigned long ino;
+		char name[CLAIMD_UNIX_NAME_MAX + 2] = "";
+
+		if (sscanf(line, "%*[0-9a-f]: %x %x %x %x %x %lu %109s", &refs, &proto, &flags,
+			   &type, &st, &ino, name) < 7 ||
+		    !(flags & SO_ACCEPTCON_FLAG) || type != UNIX_STREAM_TYPE || !name[0] ||
+		    unix_listeners__hash(name) != hash)
+			continue;
+		snprintf(path, len, "%s", name);
+		if (tgid)
+			*tgid = holder_of(ino);
+		rc = 0;
+		break;
+	}
+	fclose(f);
+	return rc;
+}

@@ -1,0 +1,27 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Who listens on a socket file: the listening Unix stream sockets of this
+ * network namespace (/proc/net/unix), their names hashed as
+ * headers/unixaddr.h says, and the process holding each (/proc/PID/fd).
+ * How claimd names a callee reached over a socket file, and the service
+ * that serves on one.
+ */
+#ifndef CLAIMD_UNIX_LISTENERS_H
+#define CLAIMD_UNIX_LISTENERS_H
+
+#include <stddef.h>
+#include <linux/types.h>
+
+/* The hash of a name as /proc/net/unix prints it ('@' first: an abstract name). */
+__u64 unix_listeners__hash(const char *shown);
+
+/*
+ * The listening Unix stream socket whose name hashes to hash: its name as
+ * /proc/net/unix prints it into path, and, when tgid is given, the
+ * process holding it into *tgid (0 when none is found: a walk of every
+ * process's fds, once per name asked). 0, or -1 when there is no such
+ * listener (or hash is 0: an unnamed end).
+ */
+int unix_listeners__find(__u64 hash, char *path, size_t len, __u32 *tgid);
+
+#endif
