@@ -443,6 +443,17 @@ void names__exit(struct names *n, __u32 tgid)
 	proc_free(hashtab__del(n->procs, &tgid, sizeof(tgid)));
 }
 
+/* The name of a callee no listener names, kept for the next ask. */
+static const char *callee_keep(struct names *n, const struct claimd_addr *a, const char *text)
+{
+	char *name = strdup(text);
+
+	if (!name)
+		return "?";
+	hashtab__put(n->callees, a, sizeof(*a), name, NULL);
+	return name;
+}
+
 /*
  * A callee over a socket file whose listener no record told: the process
  * /proc says listens there (its service, from now on a listener known),
@@ -450,7 +461,7 @@ void names__exit(struct names *n, __u32 tgid)
  */
 static const char *unix_callee(struct names *n, const struct claimd_addr *a)
 {
-	char path[CLAIMD_UNIX_NAME_MAX + 2], buf[CLAIMD_UNIX_NAME_MAX + 8], *name;
+	char path[CLAIMD_UNIX_NAME_MAX + 2], buf[CLAIMD_UNIX_NAME_MAX + 8];
 	__u32 tgid;
 
 	if (!unix_listeners__find(claimd_addr_unix_hash(a), path, sizeof(path), &tgid)) {
@@ -462,11 +473,7 @@ static const char *unix_callee(struct names *n, const struct claimd_addr *a)
 	} else {
 		addr__format(a, buf, sizeof(buf));
 	}
-	name = strdup(buf);
-	if (!name)
-		return "?";
-	hashtab__put(n->callees, a, sizeof(*a), name, NULL);
-	return name;
+	return callee_keep(n, a, buf);
 }
 
 const char *names__callee(struct names *n, const struct claimd_addr *a)
@@ -490,11 +497,7 @@ const char *names__callee(struct names *n, const struct claimd_addr *a)
 	if (name)
 		return name;
 	addr__format(a, buf, sizeof(buf));
-	name = strdup(buf);
-	if (!name)
-		return "?";
-	hashtab__put(n->callees, a, sizeof(*a), name, NULL);
-	return name;
+	return callee_keep(n, a, buf);
 }
 
 static bool addr_is_link_local(const struct claimd_addr *a)
