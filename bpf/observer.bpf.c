@@ -41,6 +41,7 @@
 #include "goprobe.h"
 #include "sysnr.bpf.h"
 #include "unixaddr.h"
+#include "wire.bpf.h"
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
@@ -258,6 +259,21 @@ struct {
 } unix_services SEC(".maps");
 
 /*
+ * The framer of each outbound connection that speaks Redis, PostgreSQL or
+ * MySQL (bpf/wire.c), by the connection's key: added when its first bytes
+ * say so, removed with the connection (conn_forget); full, the oldest
+ * goes, and that connection's calls are no longer seen (counted). A
+ * quarter as many as connections: pools to databases and caches are a
+ * host's smaller part.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, CLAIMD_WIRE_CONNS_MAX);
+	__type(key, struct claimd_conn_key);
+	__type(value, struct wire_conn);
+} wire_conns SEC(".maps");
+
+/*
  * Listening sockets of followed processes, by inode number: added at
  * listen (sockstate.c) or by claimd's seeding, removed at their close.
  */
@@ -455,6 +471,7 @@ struct {
 #include "ingress.c"
 #include "scan.c"
 #include "stream.c"
+#include "wire.c"
 #include "tls.c"
 #include "context.c"
 #include "sockio.c"

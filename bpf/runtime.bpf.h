@@ -260,6 +260,7 @@ static __always_inline void egress_entry_init(struct claimd_egress *e,
 	e->method = p->method;
 	e->flags = flags;
 	e->claim = HTTP_CLAIM_NONE;
+	e->proto = p->proto;
 }
 
 /*

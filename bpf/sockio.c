@@ -76,6 +76,10 @@ static __always_inline int port_wanted(__u16 port)
 __noinline int conn_stale(struct claimd_conn *c, struct claimd_conn_key *key, __u32 tid);
 __noinline int conn_end(struct claimd_conn *c, struct claimd_conn_key *key, __u32 tid);
 __noinline int conn_adopt_unix(__u64 skaddr, __u32 tgid, int fd);
+__noinline int wire_on_io(struct claimd_conn *c, struct claimd_conn_key *key, struct io *io,
+			  struct scan_buf *buf);
+__noinline int wire_feed_segment(struct claimd_conn *c, struct io *io, struct scan_buf *buf,
+				 struct wire_conn *w);
 __noinline int unix_io_failed(struct claimd_conn *c, struct claimd_conn_key *key, struct io *io,
 			      long ret);
 
@@ -318,6 +322,22 @@ static __always_inline void on_io(struct task_struct *task, __u32 tgid, const st
 	buf = bpf_map_lookup_elem(&scratch, &zero);
 	if (!buf)
 		return;
+	/* A database or a cache (bpf/wire.c): told by the first bytes, then framed there. */
+	if (c->role == CLAIMD_ROLE_OUTBOUND && (!c->told || c->proto >= CLAIMD_PROTO_REDIS)) {
+		int wire;
+
+		buf->ubuf = kind == IO_BUF ? a->a1 : 0;
+		buf->len = ret;
+		wire = wire_on_io(c, &key, &io, buf);
+		if (wire == 2) {
+			struct wire_conn *w = bpf_map_lookup_elem(&wire_conns, &key);
+
+			if (w)
+				wire_feed_segment(c, &io, buf, w);
+		}
+		if (wire)
+			return;
+	}
 	if (kind == IO_BUF) {
 		feed_buf(c, &io, buf, a->a1, ret);
 	} else if (kind == IO_IOV) {
@@ -455,6 +475,8 @@ static __always_inline void conn_forget(struct claimd_conn *c, struct claimd_con
 
 	if (c->role == CLAIMD_ROLE_INBOUND)
 		bpf_map_delete_elem(&conn_ctx, key);
+	if (c->proto >= CLAIMD_PROTO_REDIS)
+		bpf_map_delete_elem(&wire_conns, key);
 	tls_forget(c, key);
 	if (!bpf_map_delete_elem(&conns, key)) {
 		if (unindexed)

@@ -10,7 +10,7 @@
 
 #include "http_parse.h"
 
-#define CLAIMD_RECORD_VERSION 1
+#define CLAIMD_RECORD_VERSION 2
 
 #define CLAIMD_ADDR_LEN	  16 /* IPv6, or IPv4 mapped into IPv6 */
 #define CLAIMD_COMM_LEN	  16
@@ -25,6 +25,20 @@
 #define CLAIMD_CLASSES_MAX  16384 /* edge classes in the kernel */
 #define CLAIMD_EDGES_MAX    16384 /* edge counters in the kernel (headers/counts.h) */
 #define CLAIMD_SERVICES_MAX 4096  /* service instances counted in the kernel */
+
+/*
+ * What an outbound connection speaks, told by its first bytes (bpf/wire.c):
+ * a call's protocol. A database's or a cache's call ends with an answer or
+ * an error reply (headers/wire_parse.h); HTTP's with a status.
+ */
+enum claimd_proto {
+	CLAIMD_PROTO_HTTP = 0,	   /* HTTP, or not told yet */
+	CLAIMD_PROTO_OTHER = 1,	   /* none claimd frames: its calls are not seen (opaque) */
+	CLAIMD_PROTO_REDIS = 2,	   /* RESP2/RESP3 (headers/resp_parse.h) */
+	CLAIMD_PROTO_POSTGRES = 3, /* protocol v3 (headers/pgwire_parse.h) */
+	CLAIMD_PROTO_MYSQL = 4,	   /* MySQL and MariaDB (headers/mysql_parse.h) */
+	CLAIMD_PROTO__COUNT,
+};
 
 enum claimd_role {
 	CLAIMD_ROLE_NONE = 0,
@@ -131,6 +145,9 @@ enum claimd_stat {
 	CLAIMD_ST_OPAQUE,	      /* ingresses that talked to a dependency not HTTP */
 	CLAIMD_ST_UNIX_CONNS,	      /* Unix stream connections followed */
 	CLAIMD_ST_UNIX_UNSURE, /* Unix stream connections whose role is unclear: not followed */
+	CLAIMD_ST_WIRE_CONNS,  /* connections found to speak Redis, PostgreSQL or MySQL */
+	CLAIMD_ST_WIRE_CALLS,  /* their calls framed */
+	CLAIMD_ST_WIRE_LOST,   /* ... whose framing was lost or left (TLS): calls unseen */
 	CLAIMD_ST__COUNT,
 };
 
@@ -164,8 +181,9 @@ struct claimd_pending {
 	__u32 tid;		   /* outbound: the thread that wrote it */
 	__u32 target_hash;
 	__u8 method;
-	__u8 slot; /* outbound: index in the ingress's egress log, or CLAIMD_NO_SLOT */
-	__u8 pad[6];
+	__u8 slot;  /* outbound: index in the ingress's egress log, or CLAIMD_NO_SLOT */
+	__u8 proto; /* enum claimd_proto */
+	__u8 pad[5];
 };
 
 /*
@@ -183,8 +201,10 @@ struct claimd_conn {
 	__u8 head;
 	__u8 count;
 	__u32 extra;
-	__u8 lost; /* CLAIMD_LOST_*: a direction whose framing was lost, seeking a message start */
-	__u8 pad[3];
+	__u8 lost;  /* CLAIMD_LOST_*: a direction whose framing was lost, seeking a message start */
+	__u8 proto; /* outbound: enum claimd_proto, told by its first bytes (bpf/wire.c) */
+	__u8 told;  /* outbound: its first bytes were looked at */
+	__u8 pad[1];
 	/*
 	 * The socket the fd named when the entry was made (claimd_sock_tag); 0
 	 * until its first bytes for a connection claimd seeded (by ino).
@@ -217,7 +237,8 @@ struct claimd_egress {
 	__u8 method;
 	__u8 flags; /* CLAIMD_EG_* */
 	__u8 claim; /* enum http_claim found in the response */
-	__u8 pad[3];
+	__u8 proto; /* enum claimd_proto: what the call spoke */
+	__u8 pad[2];
 };
 
 struct claimd_rec_hdr {

@@ -30,6 +30,7 @@
 #define CLAIMD_OUTCOME_H
 
 #include "observer.h"
+#include "wire_parse.h"
 
 #ifdef __bpf__
 #define OUTCOME_INLINE static __always_inline
@@ -70,6 +71,31 @@ OUTCOME_INLINE __u32 outcome_of_call(__u32 status, __u32 eg_flags, __u32 fail_st
 	    ((eg_flags & CLAIMD_EG_DONE) && status == 0) || outcome_call_given_up(eg_flags))
 		return CLAIMD_OUTCOME_FAILED;
 	return CLAIMD_OUTCOME_OK;
+}
+
+/*
+ * A database's or a cache's call (headers/wire_parse.h) as a call's end,
+ * for outcome_of_call: an answer is a status below any fail_status_min
+ * (CLAIMD_WIRE_STATUS_OK), an error reply one above any
+ * (CLAIMD_WIRE_STATUS_ERROR), the connection's end before the answer a
+ * transport failure, and an answer with an error inside it (a
+ * transaction's EXEC) neither: lost, it teaches nothing.
+ */
+#define CLAIMD_WIRE_STATUS_OK	 1
+#define CLAIMD_WIRE_STATUS_ERROR 0xffff
+
+OUTCOME_INLINE void outcome_wire_end(__u32 wire_outcome, __u32 *status, __u32 *eg_flags)
+{
+	*status = 0;
+	*eg_flags = 0;
+	if (wire_outcome == WIRE_OK)
+		*status = CLAIMD_WIRE_STATUS_OK;
+	else if (wire_outcome == WIRE_CALLEE_ERROR)
+		*status = CLAIMD_WIRE_STATUS_ERROR;
+	else if (wire_outcome == WIRE_RESET)
+		*eg_flags = CLAIMD_EG_TRANSPORT;
+	else
+		*eg_flags = CLAIMD_EG_LOST;
 }
 
 /* A request's outcome: status 0 is no response. */

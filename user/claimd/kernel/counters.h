@@ -108,12 +108,21 @@
 	  "Thread context slots given back when their thread exited.")                            \
 	X(CLAIMD_ST_OPAQUE, "requests_with_opaque_calls",                                         \
 	  "Requests whose thread talked to a dependency in another protocol than HTTP (a "        \
-	  "database, a cache): a failure of theirs no HTTP call explains is unknown.")          \
+	  "database, a cache): a failure of theirs no HTTP call explains is unknown.")            \
 	X(CLAIMD_ST_UNIX_CONNS, "unix_connections",                                               \
-	  "Unix stream connections (socket files) followed, both ends of a followed process's.") \
+	  "Unix stream connections (socket files) followed, both ends of a followed process's.")  \
 	X(CLAIMD_ST_UNIX_UNSURE, "unix_connections_unsure",                                       \
 	  "Unix stream sockets of followed processes whose two ends both have names, so that "    \
-	  "which end serves is not known: not followed.")
+	  "which end serves is not known: not followed.")                                         \
+	X(CLAIMD_ST_WIRE_CONNS, "dependency_connections",                                         \
+	  "Outbound connections whose first bytes were Redis, PostgreSQL or MySQL: their calls "  \
+	  "are framed, each with its outcome.")                                                   \
+	X(CLAIMD_ST_WIRE_CALLS, "dependency_calls",                                               \
+	  "Calls to Redis, PostgreSQL or MySQL framed (commands, queries, logins).")              \
+	X(CLAIMD_ST_WIRE_LOST, "dependency_framing_lost",                                         \
+	  "Redis, PostgreSQL or MySQL connections whose framing was lost (bytes that lie, a "     \
+	  "buffer claimd cannot read) or left (TLS, a subscription): their calls from then on "   \
+	  "are not seen, and a request that talks there is unknown when it fails.")
 
 /* A kernel counter's name ("?" out of range), and the help text for a name (NULL if none). */
 const char *counters__kernel_name(int which);
