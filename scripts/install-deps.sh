@@ -36,6 +36,10 @@ test_pkgs=(
 	prometheus # promtool, and a server the tests start
 	chromium chromium-driver # the map in a headless browser
 	tmux # claimctl top in a real terminal
+	# dependencies that speak no HTTP, over TCP and socket files (test_deps)
+	redis-server python3-redis
+	postgresql-15 python3-psycopg2
+	mariadb-server mariadb-client python3-pymysql
 )
 # Recording: the servers and clients the wire framers' conversations were
 # recorded from (tests/unit/vectors/README), to record them again. The
@@ -50,8 +54,9 @@ go_pkgs=(golang-go golang-google-grpc-dev)
 # The demo: claimlab and claimd, python3 to put the tables together.
 demo_pkgs=(python3)
 # The benchmark: wrk for throughput, python3 for the figures, sysctl; nginx
-# as the reverse-proxy hop in front of the service (its own config).
-bench_pkgs=(python3 wrk procps nginx)
+# as the reverse-proxy hop in front of the service (its own config);
+# redis-server and redis-py for a traced request that calls Redis.
+bench_pkgs=(python3 wrk procps nginx redis-server python3-redis)
 
 usage() {
 	echo "usage: $0 [build|fuzz|test|go|demo|bench|record]..." >&2

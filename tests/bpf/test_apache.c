@@ -211,8 +211,7 @@ void test_apache_ssl_proxy(void)
 
 	if (!test__need_root())
 		return;
-	if (!ASSERT_OK(claimd_start(&h, NULL), "claimd start") ||
-	    !ASSERT_OK(trace_start(&t, &h), "trace"))
+	if (claimd_traced_start(&h, &t, NULL))
 		goto out;
 	if (svc_start(&b, &(struct svc_spec){ .name = "ab1", .fail_mod = FAIL_MOD }, h.dir))
 		goto out;
@@ -221,10 +220,6 @@ void test_apache_ssl_proxy(void)
 	if (test__start_subtest("keepalive"))
 		run(&h, &t, &b, "keepalive", true);
 out:
-	if (test__failed_now())
-		claimd_print_log(&h);
-	trace_stop(&t);
 	svc_stop(&b);
-	claimd_stop(&h);
-	tmpdir_remove(h.dir);
+	claimd_traced_stop(&h, &t);
 }

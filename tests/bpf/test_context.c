@@ -184,8 +184,7 @@ void test_explicit_context(void)
 
 	if (!test__need_root())
 		return;
-	if (!ASSERT_OK(claimd_start(&h, NULL), "claimd start") ||
-	    !ASSERT_OK(trace_start(&t, &h), "trace"))
+	if (claimd_traced_start(&h, &t, NULL))
 		goto out;
 	if (svc_start(&down, &(struct svc_spec){ .name = "ctxdown", .fail_mod = 5, .delay_ms = 20 },
 		      h.dir))
@@ -195,10 +194,6 @@ void test_explicit_context(void)
 	if (test__start_subtest("without_context"))
 		without_context(&h, &t, &down);
 out:
-	if (test__failed_now())
-		claimd_print_log(&h);
-	trace_stop(&t);
 	svc_stop(&down);
-	claimd_stop(&h);
-	tmpdir_remove(h.dir);
+	claimd_traced_stop(&h, &t);
 }

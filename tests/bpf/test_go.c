@@ -787,8 +787,7 @@ void test_go(void)
 		version_refused(false);
 	if (test__start_subtest("grpc_version_refused"))
 		version_refused(true);
-	if (!ASSERT_OK(claimd_start(&h, NULL), "claimd start") ||
-	    !ASSERT_OK(trace_start(&t, &h), "trace"))
+	if (claimd_traced_start(&h, &t, NULL))
 		goto out;
 	if (test__start_subtest("chain"))
 		chain(&h, &t, "goservice", "go", false, false);
@@ -813,9 +812,5 @@ void test_go(void)
 	if (test__start_subtest("grpc_stripped"))
 		grpc_chain(&h, &t, "goservice.stripped", "grs", false);
 out:
-	if (test__failed_now())
-		claimd_print_log(&h);
-	trace_stop(&t);
-	claimd_stop(&h);
-	tmpdir_remove(h.dir);
+	claimd_traced_stop(&h, &t);
 }

@@ -252,8 +252,7 @@ void test_nginx_proxy(void)
 
 	if (!test__need_root())
 		return;
-	if (!ASSERT_OK(claimd_start(&h, NULL), "claimd start") ||
-	    !ASSERT_OK(trace_start(&t, &h), "trace"))
+	if (claimd_traced_start(&h, &t, NULL))
 		goto out;
 	if (svc_start(&b1, &(struct svc_spec){ .name = "nb1", .fail_mod = 4 }, h.dir) ||
 	    svc_start(&b2, &(struct svc_spec){ .name = "nb2" }, h.dir))
@@ -263,11 +262,7 @@ void test_nginx_proxy(void)
 	if (test__start_subtest("concurrent"))
 		concurrent(&h, &t, &b1);
 out:
-	if (test__failed_now())
-		claimd_print_log(&h);
-	trace_stop(&t);
 	svc_stop(&b1);
 	svc_stop(&b2);
-	claimd_stop(&h);
-	tmpdir_remove(h.dir);
+	claimd_traced_stop(&h, &t);
 }

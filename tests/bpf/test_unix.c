@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "edge_expect.h"
 #include "harness.h"
 #include "nginx.h"
 #include "services.h"
@@ -20,60 +21,6 @@
 
 #define REQUESTS 100
 #define FAIL_MOD 5
-
-struct edge_want {
-	int calls, failures;
-};
-
-static bool edge_done(struct json_object *e, void *ctx)
-{
-	const struct edge_want *w = ctx;
-
-	return j_int(e, "calls") >= w->calls && j_int(e, "callee_failures") >= w->failures;
-}
-
-/* The edge caller -> callee holds exactly the calls and failures the test made. */
-static void check_edge(const struct claimd_h *h, const char *caller, const char *callee, int calls,
-		       int failures, int both, const char *what)
-{
-	struct edge_want w = { calls, failures };
-	struct json_object *e = claimd_settled_edge(h, caller, callee, edge_done, &w, 15000);
-	char msg[128];
-
-	snprintf(msg, sizeof(msg), "%s: edge %s -> %s", what, caller, callee);
-	if (!ASSERT_OK_PTR(e, msg))
-		return;
-	printf("%s: %s -> %s: %lld calls, %lld callee failures, %lld both failed, class %s\n", what,
-	       caller, callee, j_int(e, "calls"), j_int(e, "callee_failures"),
-	       j_int(e, "both_failed"), j_str(e, "class"));
-	ASSERT_EQ(j_int(e, "calls"), calls, msg);
-	ASSERT_EQ(j_int(e, "callee_failures"), failures, msg);
-	ASSERT_EQ(j_int(e, "both_failed"), both, msg);
-	if (j_int(e, "calls") != calls) {
-		const char *args[] = { "edges", NULL };
-		struct json_object *all = claimctl_json(h, args);
-
-		printf("every edge claimd has:\n%s\n", json_object_to_json_string(all));
-		json_object_put(all);
-	}
-	json_object_put(e);
-}
-
-/* Asks port for /r/0 .. /r/REQUESTS-1, one at a time: the statuses that failed. */
-static int drive(int port)
-{
-	int i, failed = 0;
-
-	for (i = 0; i < REQUESTS; i++) {
-		char path[32];
-		int status;
-
-		snprintf(path, sizeof(path), "/r/%d", i);
-		status = http_get(port, path);
-		failed += status < 200 || status >= 500;
-	}
-	return failed;
-}
 
 /*
  * The verdicts of the two services of a chain (front passes up back's
@@ -117,9 +64,12 @@ static void behind_nginx(struct claimd_h *h, struct trace_cap *t)
 	    !ASSERT_OK(chmod(sock, 0666), "socket file open to nginx's worker") ||
 	    !ASSERT_OK(nginx_start(&n, h->dir, "unx", loc), "nginx in front"))
 		goto out;
-	ASSERT_EQ(drive(n.port), REQUESTS / FAIL_MOD, "behind_nginx: failures the client saw");
-	check_edge(h, n.name, "ub", REQUESTS, REQUESTS / FAIL_MOD, REQUESTS / FAIL_MOD,
-		   "behind_nginx");
+	ASSERT_EQ(svc_drive(n.port, REQUESTS), REQUESTS / FAIL_MOD,
+		  "behind_nginx: failures the client saw");
+	edge_expect(h, n.name, "ub",
+		    &(struct edge_want){ REQUESTS, REQUESTS / FAIL_MOD, REQUESTS / FAIL_MOD,
+					 "fail-close" },
+		    "behind_nginx");
 	check_chain(t, mark, n.name, 0, "ub", back.pid, 0);
 out:
 	nginx_stop(&n);
@@ -150,9 +100,12 @@ static void service_calls_unix(struct claimd_h *h, struct trace_cap *t)
 				 h->dir),
 		       "front"))
 		goto out;
-	ASSERT_EQ(drive(front.port), REQUESTS / FAIL_MOD, "service_calls_unix: failures seen");
-	check_edge(h, "uf2", "ub2", REQUESTS, REQUESTS / FAIL_MOD, REQUESTS / FAIL_MOD,
-		   "service_calls_unix");
+	ASSERT_EQ(svc_drive(front.port, REQUESTS), REQUESTS / FAIL_MOD,
+		  "service_calls_unix: failures seen");
+	edge_expect(h, "uf2", "ub2",
+		    &(struct edge_want){ REQUESTS, REQUESTS / FAIL_MOD, REQUESTS / FAIL_MOD,
+					 "fail-close" },
+		    "service_calls_unix");
 	check_chain(t, mark, "uf2", front.pid, "ub2", back.pid, 0);
 out:
 	svc_stop(&front);
@@ -194,7 +147,8 @@ static void opaque_over_unix(struct claimd_h *h, struct trace_cap *t)
 		    "front"))
 		goto out;
 	want.pid = front.pid;
-	ASSERT_EQ(drive(front.port), REQUESTS / FAIL_MOD, "opaque_over_unix: failures seen");
+	ASSERT_EQ(svc_drive(front.port, REQUESTS), REQUESTS / FAIL_MOD,
+		  "opaque_over_unix: failures seen");
 	truth__tally_trace(&tally, t, mark, &want, 1, REQUESTS / FAIL_MOD);
 	truth__expect(&tally, "ukf", 0, REQUESTS / FAIL_MOD);
 out:
@@ -210,8 +164,7 @@ void test_unix_sockets(void)
 
 	if (!test__need_root())
 		return;
-	if (!ASSERT_OK(claimd_start(&h, NULL), "claimd start") ||
-	    !ASSERT_OK(trace_start(&t, &h), "trace"))
+	if (claimd_traced_start(&h, &t, NULL))
 		goto out;
 	if (test__start_subtest("behind_nginx"))
 		behind_nginx(&h, &t);
@@ -220,9 +173,5 @@ void test_unix_sockets(void)
 	if (test__start_subtest("opaque_over_unix"))
 		opaque_over_unix(&h, &t);
 out:
-	if (test__failed_now())
-		claimd_print_log(&h);
-	trace_stop(&t);
-	claimd_stop(&h);
-	tmpdir_remove(h.dir);
+	claimd_traced_stop(&h, &t);
 }

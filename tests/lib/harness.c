@@ -489,6 +489,23 @@ void trace_stop(struct trace_cap *t)
 	t->pid = 0;
 }
 
+int claimd_traced_start(struct claimd_h *h, struct trace_cap *t, const char *const extra[])
+{
+	if (!ASSERT_OK(claimd_start(h, extra), "claimd start") ||
+	    !ASSERT_OK(trace_start(t, h), "trace"))
+		return -1;
+	return 0;
+}
+
+void claimd_traced_stop(struct claimd_h *h, struct trace_cap *t)
+{
+	if (test__failed_now())
+		claimd_print_log(h);
+	trace_stop(t);
+	claimd_stop(h);
+	tmpdir_remove(h->dir);
+}
+
 struct json_object *trace_read(const struct trace_cap *t)
 {
 	struct json_object *arr = json_object_new_array();

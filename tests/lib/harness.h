@@ -117,6 +117,14 @@ struct trace_cap {
 /* claimctl trace --json --roots into a file. */
 int trace_start(struct trace_cap *t, const struct claimd_h *h);
 void trace_stop(struct trace_cap *t);
+/*
+ * claimd (with extra options, as claimd_start) and a trace of it, each
+ * asserted: 0, or -1 with the failure recorded. claimd_traced_stop ends
+ * both, printing claimd's log when the test failed, and removes claimd's
+ * directory.
+ */
+int claimd_traced_start(struct claimd_h *h, struct trace_cap *t, const char *const extra[]);
+void claimd_traced_stop(struct claimd_h *h, struct trace_cap *t);
 /* Every line captured so far, as a JSON array (caller puts it). */
 struct json_object *trace_read(const struct trace_cap *t);
 /* The lines captured from index 'from' on (caller puts it). */

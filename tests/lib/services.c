@@ -176,3 +176,18 @@ int http_get(int port, const char *path)
 	close(fd);
 	return status;
 }
+
+int svc_drive(int port, int n)
+{
+	int i, failed = 0;
+
+	for (i = 0; i < n; i++) {
+		char path[32];
+		int status;
+
+		snprintf(path, sizeof(path), "/r/%d", i);
+		status = http_get(port, path);
+		failed += status < 200 || status >= 500;
+	}
+	return failed;
+}

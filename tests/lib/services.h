@@ -71,5 +71,7 @@ void svc_t3_verdicts(const struct trace_cap *tc, size_t from, const struct svc *
 
 /* GET path from 127.0.0.1:port on a new connection; the status, or -1. */
 int http_get(int port, const char *path);
+/* GET /r/0 .. /r/n-1 from port, one at a time: how many failed (no answer, or 500 up). */
+int svc_drive(int port, int n);
 
 #endif

@@ -37,7 +37,6 @@ pool is), and fails (502) when it answers ERR.
 """
 import argparse
 import concurrent.futures
-import os
 import http.client
 import http.server
 import select
@@ -48,6 +47,8 @@ import subprocess
 import sys
 import threading
 import time
+
+from peer_http import ThreadedServer, reply, write_ready
 
 
 def main():
@@ -226,12 +227,7 @@ def main():
             pass
 
         def reply(self, status, body):
-            data = body.encode()
-            self.send_response(status)
-            self.send_header("Content-Type", "text/plain")
-            self.send_header("Content-Length", str(len(data)))
-            self.end_headers()
-            self.wfile.write(data)
+            reply(self, status, body)
             self.wfile.flush()
             given_up = getattr(local, "close_after_reply", None)
             if given_up:
@@ -270,10 +266,7 @@ def main():
             # A body that looks like a status line must not confuse anybody.
             self.reply(200, "HTTP/1.1 200 OK\r\nok\n")
 
-    class Server(http.server.ThreadingHTTPServer):
-        daemon_threads = True
-        request_queue_size = 128
-
+    class Server(ThreadedServer):
         def server_bind(self):
             if args.fastopen:
                 self.socket.setsockopt(socket.IPPROTO_TCP, socket.TCP_FASTOPEN, 16)
@@ -330,15 +323,6 @@ def serve_kv_store(args):
         srv = Server((args.bind, args.port), Handler)
         write_ready(args.ready_file, srv.server_address[1])
     srv.serve_forever()
-
-
-def write_ready(path, port):
-    """The port (the kernel's choice with --port 0), written atomically to path, if any."""
-    if not path:
-        return
-    with open(path + ".tmp", "w") as f:
-        f.write("%d\n" % port)
-    os.rename(path + ".tmp", path)
 
 
 if __name__ == "__main__":

@@ -15,11 +15,12 @@ listening port (the kernel's choice with --port 0), written atomically.
 """
 import argparse
 import http.server
-import os
 import sys
 
 import requests
 import requests.adapters
+
+from peer_http import ThreadedServer, reply, serve
 
 
 def main():
@@ -46,26 +47,9 @@ def main():
                 status, body = r.status_code, r.content
             except requests.RequestException:
                 status, body = 502, b"backend call failed\n"
-            self.send_response(status)
-            self.send_header("Content-Type", "text/plain")
-            self.send_header("Content-Length", str(len(body)))
-            self.end_headers()
-            self.wfile.write(body)
+            reply(self, status, body)
 
-    class Server(http.server.ThreadingHTTPServer):
-        daemon_threads = True
-        request_queue_size = 128
-
-    srv = Server(("127.0.0.1", args.port), Handler)
-    tmp = args.ready_file + ".tmp"
-    with open(tmp, "w") as f:
-        f.write("%d\n" % srv.server_address[1])
-    os.rename(tmp, args.ready_file)
-    try:
-        srv.serve_forever()
-    except KeyboardInterrupt:
-        pass
-
+    serve(ThreadedServer(("127.0.0.1", args.port), Handler), args.ready_file)
 
 if __name__ == "__main__":
     sys.exit(main())

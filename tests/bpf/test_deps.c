@@ -1,0 +1,200 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Dependencies that speak no HTTP: redis-server, PostgreSQL 15 and MariaDB,
+ * each over TCP and over its socket file, called by a threaded Python
+ * service through the real client library (redis-py, psycopg2 on libpq,
+ * PyMySQL) from a pool its handler threads share. The dependency answers
+ * every fifth request's call with an error reply (tests/peers/dep_service.py):
+ *
+ *  - a service that passes those errors up (503): its edge to the
+ *    dependency's listening process has every call, the 20 failures both
+ *    failed, fail-close; its failures are unclaimed, the dependency their
+ *    cause;
+ *  - a service that swallows them (a cache miss) and fails on its own
+ *    for other requests: fail-open, its own failures claimed;
+ *  - a pool opened before the service listened (its logins made before
+ *    it serves anything): over TCP the same as passing up; over a socket
+ *    file, whose connections claimd follows only once their process
+ *    serves, joined mid-stream (below);
+ *  - a claimd started after the service, which joins its connections
+ *    mid-stream: a Redis command written whole tells what a connection
+ *    over a socket file speaks; over TCP, and for PostgreSQL and MySQL,
+ *    whose first bytes (the login) went unseen, it is not known: unknown.
+ *
+ * Every verdict is tallied against that truth: 0 wrong.
+ */
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "depservers.h"
+#include "edge_expect.h"
+#include "harness.h"
+#include "services.h"
+#include "test_progs.h"
+#include "truth.h"
+
+#define REQUESTS 100
+#define FAIL_MOD 5 /* the dependency fails ids % 5 == 0; a swallowing service, % 5 == 1 */
+
+enum shape { PASSES_UP, SWALLOWS, POOL_FIRST, JOINED };
+
+struct dep_svc {
+	pid_t pid;
+	int port;
+	char name[32];
+};
+
+/* dep_service.py, as name, calling d over TCP or its socket file. 0 or -1. */
+static int dep_svc_start(struct dep_svc *s, const char *name, const struct dep_server *d,
+			 bool over_unix, enum shape shape, const char *dir)
+{
+	char script[H_PATH], ready[H_PATH], log[H_PATH], env[64], buf[32];
+	const char *argv[16] = {
+		"/usr/bin/python3",	script,	  "--dep",
+		dep_kind_name(d->kind), "--addr", over_unix ? d->unix_addr : d->tcp_addr,
+		"--ready-file",		ready
+	};
+	const char *envv[] = { env, NULL };
+	int n = 8;
+
+	snprintf(s->name, sizeof(s->name), "%s", name);
+	peer_script("dep_service.py", script, sizeof(script));
+	snprintf(ready, sizeof(ready), "%s/ready.%s", dir, name);
+	snprintf(log, sizeof(log), "%s/svc.%s.log", dir, name);
+	snprintf(env, sizeof(env), "CLAIMD_SERVICE=%s", name);
+	if (shape == SWALLOWS) {
+		argv[n++] = "--swallow";
+		argv[n++] = "--fail-mod";
+		argv[n++] = "5";
+		argv[n++] = "--fail-rem";
+		argv[n++] = "1";
+	}
+	if (shape == POOL_FIRST || shape == JOINED)
+		argv[n++] = "--pool-first";
+	unlink(ready);
+	s->pid = proc_spawn(argv, envv, log);
+	if (s->pid <= 0 || wait_file(ready, 20000) || read_file(ready, buf, sizeof(buf)) <= 0) {
+		char text[4096];
+
+		read_file(log, text, sizeof(text));
+		printf("service %s did not start; its log:\n%s\n", name, text);
+		return -1;
+	}
+	s->port = atoi(buf);
+	return 0;
+}
+
+/*
+ * Does claimd join the connections of this shape mid-stream, not knowing
+ * what they speak? A late claimd's over TCP; over a socket file, those
+ * made before their process served, unless a Redis command tells it.
+ */
+static bool joined_blind(enum shape shape, bool over_unix, enum dep_kind kind)
+{
+	if (shape == JOINED)
+		return !over_unix;
+	return shape == POOL_FIRST && over_unix && kind != DEP_REDIS;
+}
+
+/* One service of the given shape against d: its edge and its verdicts checked. */
+static void run(struct claimd_h *h, struct trace_cap *t, const struct dep_server *d, bool over_unix,
+		enum shape shape)
+{
+	static const char *const shapes[] = { "up", "sw", "pf", "jn" };
+	static const char *const late_extra[] = { "--metrics", "none", NULL };
+	char name[32], callee[H_PATH + 32];
+	struct dep_svc s = { 0 };
+	struct claimd_h late = { 0 };
+	struct trace_cap lt = { 0 };
+	struct truth_tally tally = { 0 };
+	struct truth_svc truth = { .target = "/r/%d", .ids = REQUESTS, .mod = FAIL_MOD };
+	int fails = REQUESTS / FAIL_MOD;
+	size_t mark;
+
+	snprintf(name, sizeof(name), "%s-%s-%s", dep_kind_name(d->kind), over_unix ? "unix" : "tcp",
+		 shapes[shape]);
+	dep_server_callee(d, over_unix, callee, sizeof(callee));
+	if (!ASSERT_OK(dep_svc_start(&s, name, d, over_unix, shape, h->dir), "service start"))
+		goto out;
+	if (shape == JOINED) {
+		/* A claimd of its own, started once s is up: it joins s's connections mid-stream. */
+		snprintf(late.pin, sizeof(late.pin), "/sys/fs/bpf/claimd-test-%d-late", getpid());
+		if (claimd_traced_start(&late, &lt, late_extra))
+			goto out;
+		h = &late;
+		t = &lt;
+	}
+	mark = trace_mark(t);
+	ASSERT_EQ(svc_drive(s.port, REQUESTS), fails, "failures the client saw");
+	truth.pid = s.pid;
+	truth.service = name;
+	truth.verdict = "unclaimed";
+	truth.cause = callee;
+	if (shape == SWALLOWS) {
+		/* Its own failures make no call: 80 calls, the dependency's 20 failures among them. */
+		edge_expect(h, name, callee,
+			    &(struct edge_want){ REQUESTS - fails, fails, 0, "fail-open" }, name);
+		truth.verdict = "claimed";
+		truth.cause = "";
+		truth.rem = 1;
+	} else if (!joined_blind(shape, over_unix, d->kind)) {
+		edge_expect(h, name, callee,
+			    &(struct edge_want){ REQUESTS, fails, fails, "fail-close" }, name);
+	}
+	truth__tally_trace(&tally, t, mark, &truth, 1, fails);
+	if (joined_blind(shape, over_unix, d->kind))
+		truth__expect(&tally, name, 0, fails);
+	else
+		truth__expect(&tally, name, fails, 0);
+out:
+	if (late.dir[0])
+		claimd_traced_stop(&late, &lt);
+	if (s.pid > 0)
+		proc_stop(s.pid, 5000);
+}
+
+static void run_kind(struct claimd_h *h, struct trace_cap *t, enum dep_kind kind)
+{
+	struct dep_server d = { 0 };
+	char sub[64];
+
+	if (!ASSERT_OK(dep_server_start(&d, kind), dep_kind_name(kind)))
+		goto out;
+	snprintf(sub, sizeof(sub), "%s_tcp", dep_kind_name(kind));
+	if (test__start_subtest(sub))
+		run(h, t, &d, false, PASSES_UP);
+	snprintf(sub, sizeof(sub), "%s_unix", dep_kind_name(kind));
+	if (test__start_subtest(sub))
+		run(h, t, &d, true, PASSES_UP);
+	/* Swallowed errors: over TCP for Redis, over the socket file for the others. */
+	snprintf(sub, sizeof(sub), "%s_swallowed", dep_kind_name(kind));
+	if (test__start_subtest(sub))
+		run(h, t, &d, kind != DEP_REDIS, SWALLOWS);
+	snprintf(sub, sizeof(sub), "%s_pool_before_listen", dep_kind_name(kind));
+	if (test__start_subtest(sub))
+		run(h, t, &d, kind == DEP_POSTGRES, POOL_FIRST);
+	snprintf(sub, sizeof(sub), "%s_joined_tcp", dep_kind_name(kind));
+	if (test__start_subtest(sub))
+		run(h, t, &d, false, JOINED);
+	if (kind == DEP_REDIS && test__start_subtest("redis_joined_unix"))
+		run(h, t, &d, true, JOINED);
+out:
+	dep_server_stop(&d);
+}
+
+void test_dependencies(void)
+{
+	struct claimd_h h = { 0 };
+	struct trace_cap t = { 0 };
+
+	if (!test__need_root())
+		return;
+	if (claimd_traced_start(&h, &t, NULL))
+		goto out;
+	run_kind(&h, &t, DEP_REDIS);
+	run_kind(&h, &t, DEP_POSTGRES);
+	run_kind(&h, &t, DEP_MYSQL);
+out:
+	claimd_traced_stop(&h, &t);
+}
