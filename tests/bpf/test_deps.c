@@ -86,6 +86,29 @@ static int dep_svc_start(struct dep_svc *s, const char *name, const struct dep_s
 }
 
 /*
+ * The trace's failed requests of pid from mark on whose cause is a call of
+ * protocol proto answered with an error reply: what claimctl trace shows.
+ */
+static int error_reply_causes(const struct trace_cap *t, size_t mark, pid_t pid, const char *proto)
+{
+	struct json_object *lines = trace_read_from(t, mark);
+	int i, n = 0;
+
+	for (i = 0; i < (int)json_object_array_length(lines); i++) {
+		struct json_object *rec = json_object_array_get_idx(lines, i);
+		struct json_object *cause = j_get(rec, "cause");
+		struct json_object *eg = j_get(rec, "egress"), *call;
+
+		if (j_int(rec, "pid") != pid || !cause || !eg)
+			continue;
+		call = json_object_array_get_idx(eg, j_int(cause, "egress"));
+		n += call && !strcmp(j_str(call, "protocol"), proto) && j_bool(call, "error_reply");
+	}
+	json_object_put(lines);
+	return n;
+}
+
+/*
  * Does claimd join the connections of this shape mid-stream, not knowing
  * what they speak? A late claimd's over TCP; over a socket file, those
  * made before their process served, unless a Redis command tells it.
@@ -147,6 +170,9 @@ static void run(struct claimd_h *h, struct trace_cap *t, const struct dep_server
 		truth__expect(&tally, name, 0, fails);
 	else
 		truth__expect(&tally, name, fails, 0);
+	if (shape == PASSES_UP)
+		ASSERT_EQ(error_reply_causes(t, mark, s.pid, dep_kind_name(d->kind)), fails,
+			  "causes: the dependency's error replies, its protocol named");
 out:
 	if (late.dir[0])
 		claimd_traced_stop(&late, &lt);

@@ -6,6 +6,7 @@
  */
 #include <argp.h>
 #include <limits.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -124,11 +125,18 @@ static void print_egress(struct json_object *e)
 	struct json_object *v;
 	int64_t status = int_of(e, "status");
 
-	printf(" -> %s %s ", str_of(e, "callee"), str_of(e, "method"));
+	/* A database's or a cache's call: its protocol, and ok or an error reply. */
+	bool wire = json_object_object_get_ex(e, "protocol", &v) &&
+		    strcmp(json_object_get_string(v), "http");
+
+	printf(" -> %s %s ", str_of(e, "callee"),
+	       wire ? str_of(e, "protocol") : str_of(e, "method"));
 	if (json_object_object_get_ex(e, "transport_failure", &v) && json_object_get_boolean(v))
 		printf("FAILED(transport)");
 	else if (json_object_object_get_ex(e, "pending", &v))
 		printf("pending");
+	else if (wire && json_object_object_get_ex(e, "error_reply", &v))
+		printf("%s", json_object_get_boolean(v) ? "ERROR" : "ok");
 	else
 		printf("%" PRId64, status);
 	printf(" %.2fms", double_of(e, "duration_ms"));

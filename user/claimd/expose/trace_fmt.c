@@ -27,6 +27,17 @@ _Static_assert((int)HTTP_CLAIM_CLAIMED == (int)CLAIM_CLAIMED &&
 		       (int)HTTP_CLAIM_UNCLAIMED == (int)CLAIM_UNCLAIMED,
 	       "a header's claim is the verdict it names");
 
+const char *trace__proto_name(unsigned int proto)
+{
+	static const char *const names[CLAIMD_PROTO__COUNT] = {
+		[CLAIMD_PROTO_HTTP] = "http",	[CLAIMD_PROTO_OTHER] = "?",
+		[CLAIMD_PROTO_REDIS] = "redis", [CLAIMD_PROTO_POSTGRES] = "postgres",
+		[CLAIMD_PROTO_MYSQL] = "mysql",
+	};
+
+	return proto < CLAIMD_PROTO__COUNT ? names[proto] : "?";
+}
+
 const char *trace__claim_name(unsigned int claim)
 {
 	if (claim == HTTP_CLAIM_CLAIMED || claim == HTTP_CLAIM_UNCLAIMED)
@@ -75,7 +86,16 @@ static struct json_object *egress_json(const struct claimd_egress *e, struct nam
 	addr__format(&e->callee, addr, sizeof(addr));
 	add_str(o, "callee", names__callee(names, &e->callee));
 	add_str(o, "addr", addr);
-	add_str(o, "method", trace__method_name(e->method));
+	add_str(o, "protocol", trace__proto_name(e->proto));
+	if (e->proto >= CLAIMD_PROTO_REDIS) {
+		/* A database's or a cache's call: answered, or an error reply (the status says which). */
+		if (e->flags & CLAIMD_EG_DONE)
+			json_object_object_add(
+				o, "error_reply",
+				json_object_new_boolean(e->status == CLAIMD_WIRE_STATUS_ERROR));
+	} else {
+		add_str(o, "method", trace__method_name(e->method));
+	}
 	add_int(o, "status", e->status);
 	json_object_object_add(o, "failed",
 			       json_object_new_boolean(outcome == CLAIMD_OUTCOME_FAILED));

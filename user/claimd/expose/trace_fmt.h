@@ -14,6 +14,8 @@ struct names;
 
 const char *trace__method_name(unsigned int method);
 const char *trace__claim_name(unsigned int claim);
+/* What a call spoke (enum claimd_proto): "http", "redis", "postgres", "mysql", "?". */
+const char *trace__proto_name(unsigned int proto);
 
 /* fail_status: claimd --fail-status, for "failed" (headers/outcome.h). Verdict
  * and rule names: verdict_names.h. */
