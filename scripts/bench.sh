@@ -12,7 +12,8 @@
 #     saturation, beside the floor any framing observer pays there;
 #  4. the in-kernel framing of one message head (BPF_PROG_TEST_RUN); the
 #     untraced process's program time against an empty program's, rounds
-#     alternating, medians;
+#     alternating, medians, over TCP and over a socket file; a traced
+#     request that makes one Redis call;
 #  5. libclaim's claim_current() per call;
 #  6. claimd's CPU share and peak RSS at a fixed request rate;
 #  7. requests counted at a high rate (80,000 req/s asked): none may be lost;
@@ -35,12 +36,12 @@ EDGE_WAIT=${BENCH_EDGE_WAIT:-30}       # longest wait for claimd to know the edg
 
 tmp=$(mktemp -d /tmp/claimd-bench.XXXXXX)
 pin=/sys/fs/bpf/claimd-bench-$$
-node_pid= claimd_pid= ngx_pid= work_pid= fan_pids=()
+node_pid= claimd_pid= ngx_pid= work_pid= dep_pid= redis_pid= fan_pids=()
 claimd_metrics=none
 stats_was=$(sysctl -n kernel.bpf_stats_enabled)
 
 cleanup() {
-	stop_pids "$node_pid" "$ngx_pid" "$work_pid" "${fan_pids[@]}"
+	stop_pids "$node_pid" "$ngx_pid" "$work_pid" "$dep_pid" "$redis_pid" "${fan_pids[@]}"
 	bench_cleanup
 }
 trap cleanup EXIT INT TERM
@@ -98,18 +99,20 @@ p99_ratio=$(python3 -c "print(round($p99n / $p99o, 4))")
 #    off; then with the stats on, the program's time per run over the TCP
 #    hammer's syscalls, and its runs during the pipe hammer's (others').
 hammer() { "$build/tests/pipe_hammer" "$1" "$2" | json 'd["ns_per_syscall"]'; }
-declare -A hn=([getppid]=500000 [pipe]=200000 [tcp]=30000) bare=() with=()
-for m in getppid pipe tcp; do bare[$m]=$(hammer "${hn[$m]}" "$m"); done
+declare -A hn=([getppid]=500000 [pipe]=200000 [tcp]=30000 [unix]=30000) bare=() with=()
+for m in getppid pipe tcp unix; do bare[$m]=$(hammer "${hn[$m]}" "$m"); done
 claimd_start --pid "$node_pid"
-for m in getppid pipe tcp; do with[$m]=$(hammer "${hn[$m]}" "$m"); done
+for m in getppid pipe tcp unix; do with[$m]=$(hammer "${hn[$m]}" "$m"); done
 say "   an untraced process's syscall (ns, without / with claimd): getppid ${bare[getppid]} /" \
-	"${with[getppid]}, pipe ${bare[pipe]} / ${with[pipe]}, TCP ${bare[tcp]} / ${with[tcp]}"
+	"${with[getppid]}, pipe ${bare[pipe]} / ${with[pipe]}, TCP ${bare[tcp]} / ${with[tcp]}," \
+	"Unix ${bare[unix]} / ${with[unix]}"
 sysctl -qw kernel.bpf_stats_enabled=1
-# tp_io_x's time per run over the TCP hammer's syscalls (claimd attached).
+# tp_io_x's time per run over the hammer's syscalls (claimd attached), TCP
+# unless a mode is given.
 untraced_ns_per_run() {
-	local t0 c0 t1 c1
+	local t0 c0 t1 c1 mode=${1:-tcp}
 	read -r t0 c0 < <(status | prog_totals tp_io_x)
-	hammer "${hn[tcp]}" tcp >/dev/null
+	hammer "${hn[$mode]}" "$mode" >/dev/null
 	read -r t1 c1 < <(status | prog_totals tp_io_x)
 	python3 -c "print(round(($t1 - $t0) / max(1, $c1 - $c0), 1))"
 }
@@ -172,9 +175,64 @@ done
 untraced=$(median "${untraced_runs[@]}") empty_floor=$(median "${floor_runs[@]}")
 say "   an untraced TCP syscall's program: $untraced ns against the empty program's $empty_floor" \
 	"(medians; rounds ${untraced_runs[*]} against ${floor_runs[*]})"
+# 4b. The same over a socket file's connection (journald's, D-Bus's and
+#     X11's clients talk so): claimd follows a Unix socket only for the
+#     processes it follows, and lets the others' go at its filter.
+unix_runs=() unix_floor_runs=()
+for _ in $(seq "$UNTRACED_ROUNDS"); do
+	claimd_start --pid "$node_pid"
+	unix_runs+=("$(untraced_ns_per_run unix)")
+	claimd_stop
+	unix_floor_runs+=("$("$build/tests/parse_bench" "$build/tests/pipe_hammer" "${hn[unix]}" unix |
+		json 'd["empty_program_ns"]')")
+done
+untraced_unix=$(median "${unix_runs[@]}") unix_floor=$(median "${unix_floor_runs[@]}")
+say "   an untraced Unix socket syscall's program: $untraced_unix ns against the empty" \
+	"program's $unix_floor (medians; rounds ${unix_runs[*]} against ${unix_floor_runs[*]})"
 sysctl -qw kernel.bpf_stats_enabled="$stats_was"
 
-# 4b. A request head written with one writev of N entries (1, 8, 64: the
+# 4c. A Redis call's program time: tests/peers/dep_service.py (a threaded
+#     Python service, redis-py, keep-alive) calling redis-server over its
+#     socket file, paced, claimd following only it; all programs' time per
+#     request, with the call and without it (--no-call), and the calls
+#     claimd framed per request. What a call adds is the difference.
+redis-server --port 0 --unixsocket "$tmp/redis.sock" --save "" --appendonly no \
+	>"$tmp/redis.log" 2>&1 &
+redis_pid=$!
+for _ in $(seq 100); do [ -S "$tmp/redis.sock" ] && break; sleep 0.05; done
+# [dep_service.py option]: run_ns (per request) and run_calls (framed per request).
+redis_run() {
+	local c0 r0 c1 r1
+	rm -f "$tmp/dep.ready"
+	CLAIMD_SERVICE=benchdep /usr/bin/python3 "$(dirname "$0")/../tests/peers/dep_service.py" \
+		--dep redis --addr "$tmp/redis.sock" --dep-fail-mod 0 --keepalive \
+		--ready-file "$tmp/dep.ready" "$@" >"$tmp/dep.log" 2>&1 &
+	dep_pid=$!
+	wait_file "$tmp/dep.ready" "$dep_pid" "the Redis-calling service"
+	claimd_start --pid "$dep_pid"
+	c0=$(status | json 'd["kernel"]["dependency_calls"]')
+	r0=$(status | json 'd["kernel"]["requests_counted"]')
+	run_ns=$(port=$(cat "$tmp/dep.ready") && ns_per_request pace 200 "$PACE_SECONDS")
+	c1=$(status | json 'd["kernel"]["dependency_calls"]')
+	r1=$(status | json 'd["kernel"]["requests_counted"]')
+	claimd_stop
+	stop_pids "$dep_pid"
+	dep_pid=
+	run_calls=$(python3 -c "print(round(($c1 - $c0) / max(1, $r1 - $r0), 3))")
+}
+sysctl -qw kernel.bpf_stats_enabled=1
+redis_run
+redis_ns=$run_ns redis_calls=$run_calls
+redis_run --no-call
+nocall_ns=$run_ns
+sysctl -qw kernel.bpf_stats_enabled="$stats_was"
+stop_pids "$redis_pid"
+redis_pid=
+redis_call_ns=$(python3 -c "print(round($redis_ns - $nocall_ns, 1))")
+say "   a Redis call: $redis_call_ns ns of program time (requests $redis_ns ns with it," \
+	"$nocall_ns without; $redis_calls calls framed per request)"
+
+# 4d. A request head written with one writev of N entries (1, 8, 64: the
 #     bound framed per syscall): the read/write program's time per request
 #     of the hammer (its four syscalls: the writev, the head read, the
 #     answer written and read; one program follows them all). What 8 and 64
@@ -407,7 +465,16 @@ out = {
     "untraced_pipe_syscalls": ${hn[pipe]} * 10, "program_runs_during_them": $pipe_runs,
     "untraced_syscall_ns_without_with": {"getppid": [${bare[getppid]}, ${with[getppid]}],
                                          "pipe": [${bare[pipe]}, ${with[pipe]}],
-                                         "tcp": [${bare[tcp]}, ${with[tcp]}]},
+                                         "tcp": [${bare[tcp]}, ${with[tcp]}],
+                                         "unix": [${bare[unix]}, ${with[unix]}]},
+    "untraced_unix_ns_per_run": $untraced_unix,
+    "empty_program_unix_ns_per_run": $unix_floor,
+    "untraced_unix_ns_rounds": [$(IFS=,; echo "${unix_runs[*]}")],
+    "empty_program_unix_ns_rounds": [$(IFS=,; echo "${unix_floor_runs[*]}")],
+    "traced_redis_call_ns_per_request": $redis_ns,
+    "traced_no_call_ns_per_request": $nocall_ns,
+    "redis_call_ns": $redis_call_ns,
+    "redis_calls_framed_per_request": $redis_calls,
     "empty_program_ns_per_run": $empty_floor,
     "untraced_ns_rounds": [$(IFS=,; echo "${untraced_runs[*]}")],
     "empty_program_ns_rounds": [$(IFS=,; echo "${floor_runs[*]}")],
@@ -449,10 +516,14 @@ rows = [
     ("  program runs during its pipe syscalls", "%d of %d" % (out["program_runs_during_them"], out["untraced_pipe_syscalls"]), "0"),
     ("  an untraced syscall, added: getppid / pipe / TCP", " / ".join("+%.0f" % (w - b) for b, w in (out["untraced_syscall_ns_without_with"][k] for k in ("getppid", "pipe", "tcp"))) + " ns", ""),
     ("  an empty program on its tracepoints, the same hammer (the floor)", "%s ns" % out["empty_program_ns_per_run"], ""),
+    ("program time per run, untraced process (Unix socket)", "%s ns" % out["untraced_unix_ns_per_run"], "<= the floor + 10 ns"),
+    ("  an empty program on its tracepoints, the same hammer", "%s ns" % out["empty_program_unix_ns_per_run"], ""),
     ("program time per traced request (all programs)", "%s ns" % out["traced_ns_per_request"], "<= 800 ns"),
     ("  the same at saturation (wrk)", "%s ns" % out["traced_ns_per_request_saturated"], ""),
     ("  the floor: task, registers, one copy, one clock", "%s ns" % out["traced_floor_ns_per_request"], ""),
     ("  the floor at saturation (wrk)", "%s ns" % out["traced_floor_ns_per_request_saturated"], ""),
+    ("a traced Redis call (socket file), program time", "%s ns (%.2f framed per request)" % (out["redis_call_ns"], out["redis_calls_framed_per_request"]), ""),
+    ("  its Python service's request with / without it", "%s / %s ns" % (out["traced_redis_call_ns_per_request"], out["traced_no_call_ns_per_request"]), ""),
     ("framing one head in the kernel (resp / req)", "%s / %s ns" % (out["parse_response_head_ns"], out["parse_request_head_ns"]), ""),
     ("a request whose head is one writev of 1 / 8 / 64 pieces", "%s / %s / %s ns" % tuple(out["writev_head_ns_1_8_64_segments"]), ""),
     ("claim_current()", "%.1f ns" % out["claim_current_ns"], "<= 50 ns"),

@@ -3,12 +3,14 @@
  * An untraced process for the benchmark: N one-byte writes and reads, on a
  * pipe (no program of claimd's runs for them: its bytes come from the
  * socket tracepoints), on a loopback TCP connection (the program runs and
- * leaves at its filter), or N getppid() calls (no program, only what any
+ * leaves at its filter), on a Unix stream connection to a socket file
+ * (journald's, D-Bus's and X11's clients talk so: the same filter), or N
+ * getppid() calls (no program, only what any
  * syscall tracepoint costs every syscall). Prints the wall time per
  * syscall, best of five rounds, so that bench.sh can compare it with and
  * without claimd, and read the program's time per run for the TCP case.
  *
- *   pipe_hammer N [pipe|tcp|getppid]
+ *   pipe_hammer N [pipe|tcp|unix|getppid]
  */
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -18,6 +20,7 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
+#include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -53,6 +56,25 @@ static int tcp_pair(int fd[2])
 	return 0;
 }
 
+/* The same over a socket file (made and removed here): a named listener's connection. */
+static int unix_pair(int fd[2])
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	int l = socket(AF_UNIX, SOCK_STREAM, 0);
+
+	snprintf(sa.sun_path, sizeof(sa.sun_path), "/tmp/pipe_hammer.%d.sock", (int)getpid());
+	unlink(sa.sun_path);
+	if (l < 0 || bind(l, (struct sockaddr *)&sa, sizeof(sa)) || listen(l, 1))
+		return -1;
+	fd[1] = socket(AF_UNIX, SOCK_STREAM, 0);
+	if (fd[1] < 0 || connect(fd[1], (struct sockaddr *)&sa, sizeof(sa)))
+		return -1;
+	fd[0] = accept(l, NULL, NULL);
+	close(l);
+	unlink(sa.sun_path);
+	return fd[0] < 0 ? -1 : 0;
+}
+
 int main(int argc, char **argv)
 {
 	long n = argc > 1 ? atol(argv[1]) : 1000000, i;
@@ -72,6 +94,9 @@ int main(int argc, char **argv)
 		fd[1] = p[1];
 	} else if (!strcmp(mode, "tcp")) {
 		if (tcp_pair(fd))
+			return 2;
+	} else if (!strcmp(mode, "unix")) {
+		if (unix_pair(fd))
 			return 2;
 	} else if (strcmp(mode, "getppid")) {
 		return 2;
