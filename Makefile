@@ -327,8 +327,21 @@ $(BUILD)/tests/go/%: tests/peers/go/%/main.go $(GO_PEER_SRCS) | $(DEPS_GO)
 .PHONY: go-peers
 go-peers: $(GO_PEER_BINS)
 
+# Java peers (tests/peers/java/<Name>.java): plain javac from the test group's
+# JDK, one class file each (and its inner classes) in $(BUILD)/tests/java/.
+JAVA_PEER_SRCS := $(wildcard tests/peers/java/*.java)
+JAVA_PEER_CLASSES := $(patsubst tests/peers/java/%.java,$(BUILD)/tests/java/%.class,$(JAVA_PEER_SRCS))
+
+$(BUILD)/tests/java/%.class: tests/peers/java/%.java | $(DEPS_TEST)
+	$(call msg,JAVAC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)javac -d $(@D) $<
+
+.PHONY: java-peers
+java-peers: $(JAVA_PEER_CLASSES)
+
 .PHONY: test
-test: all $(FUZZ_BINS) $(DEPS_TEST) $(GO_PEER_BINS)
+test: all $(FUZZ_BINS) $(DEPS_TEST) $(GO_PEER_BINS) $(JAVA_PEER_CLASSES)
 	$(Q)./scripts/run-tests.sh $(BUILD)
 
 .PHONY: demo

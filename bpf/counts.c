@@ -89,6 +89,7 @@ struct count_walk {
 	__u64 id;
 	__u32 n;
 	__u32 request_failed;
+	__u32 teaches;
 	__u32 refused;
 };
 
@@ -113,19 +114,23 @@ static long count_step(__u64 k, void *data)
 		w->refused = 1;
 		return 0;
 	}
-	counts_add_call(c, w->id, failed, w->request_failed, e->flags);
+	counts_add_call(c, w->id, failed, w->request_failed, w->teaches, e->flags);
 	dirty_edge(c, &w->key);
 	return 0;
 }
 
 /*
- * The calls of the answered request r into their edges. Returns 1 if the
+ * The calls of the answered request r into their edges; teaches: whether
+ * the request teaches their class too (headers/counts.h). Returns 1 if the
  * map refused one (marked CLAIMD_EG_UNCOUNTED), else 0. A global function,
  * its loop a bpf_loop, as verdict_of.
  */
-__noinline __u32 count_edges(struct claimd_ingress *r, __u64 id, __u32 request_failed)
+__noinline __u32 count_edges(struct claimd_ingress *r, __u64 id, __u32 request_failed,
+			     __u32 teaches)
 {
-	struct count_walk w = { .r = r, .id = id, .request_failed = request_failed };
+	struct count_walk w = {
+		.r = r, .id = id, .request_failed = request_failed, .teaches = teaches
+	};
 
 	if (!r)
 		return 0;
@@ -159,16 +164,16 @@ static __always_inline int records_wanted(__u64 id)
 
 /*
  * Counts the answered request r (its status, flags and verdict set), its
- * egress log its own; with_edges 0 (a constant) where the request cannot
- * teach its edges, to keep count_edges's frames off deep paths. Returns
- * true when its record must go to claimd: asked for, or a counter map
- * refused part of it (then marked in r).
+ * egress log its own: every call of its log on its edge, teaching the
+ * edge's class only if the request can (counts_teaches_edges, not
+ * multiplexed); with_edges 0 (a constant) where the log is lost with the
+ * framing, to keep count_edges's frames off deep paths. Returns true when
+ * its record must go to claimd: asked for, or a counter map refused part
+ * of it (then marked in r).
  */
 static __always_inline int count_request(struct claimd_ingress *r, int with_edges)
 {
-	int edges = with_edges && r->n_egress &&
-		    counts_teaches_edges(r->rule, r->flags, r->egress_dropped) &&
-		    !(proc_flags(r->tgid) & PROC_MUX);
+	int edges = with_edges && r->n_egress;
 	/*
 	 * An id only where one is used (an edge's failure counted once per
 	 * request, or a sample taken): taking one is an atomic add on a cache
@@ -185,7 +190,9 @@ static __always_inline int count_request(struct claimd_ingress *r, int with_edge
 	if (edges)
 		refused |= count_edges(
 			r, id,
-			outcome_judged(outcome_of_request(r->status, r->flags, fail_status_min)));
+			outcome_judged(outcome_of_request(r->status, r->flags, fail_status_min)),
+			counts_teaches_edges(r->rule, r->flags, r->egress_dropped) &&
+				!(proc_flags(r->tgid) & PROC_MUX));
 	if (refused)
 		stat_inc(CLAIMD_ST_COUNTS_FULL);
 	/* Last: claimd reads the counters again once it sees this one move. */
@@ -197,20 +204,22 @@ static __always_inline int count_request(struct claimd_ingress *r, int with_edge
  * Is the root call of tgid, the current process (begun at start_ns, method,
  * target) to callee, which ended with outcome at end_ns, a retry of its last
  * call there? Remembers it as that callee's last call. *first: this is the
- * process's first root call claimd sees.
+ * process's first call outside requests claimd sees. own_thread: only a
+ * last call of the same thread is retried (a service's, headers/counts.h).
  */
 static __always_inline int root_call_is_retry(__u32 tgid, const struct claimd_addr *callee,
 					      __u64 start_ns, __u64 end_ns, __u32 method,
 					      __u32 target_hash, __u32 outcome, __u32 flags,
-					      int *first)
+					      int own_thread, int *first)
 {
 	struct task_struct *task = bpf_get_current_task_btf();
+	__u64 id = bpf_get_current_pid_tgid();
 	struct root_memory *m;
 	struct root_memory_slot *s = NULL;
 	int retry = 0, i;
 
 	*first = 0;
-	if (bpf_get_current_pid_tgid() >> 32 != tgid)
+	if (id >> 32 != tgid)
 		return 0; /* not the caller's own thread: no memory at hand */
 	m = bpf_task_storage_get(&root_memory, task->group_leader, 0, 0);
 	if (!m) {
@@ -223,7 +232,8 @@ static __always_inline int root_call_is_retry(__u32 tgid, const struct claimd_ad
 	for (i = 0; i < ROOT_MEMORY_SLOTS; i++)
 		if (m->slot[i].last.end_ns && addr_eq(&m->slot[i].callee, callee)) {
 			s = &m->slot[i];
-			retry = counts_root_is_retry(&s->last, start_ns, method, target_hash);
+			retry = counts_root_is_retry(&s->last, start_ns, method, target_hash) &&
+				(!own_thread || s->last.tid == (__u32)id);
 			break;
 		}
 	if (!s) {
@@ -237,6 +247,7 @@ static __always_inline int root_call_is_retry(__u32 tgid, const struct claimd_ad
 	s->last.flags = flags;
 	s->last.method = method;
 	s->last.outcome = outcome;
+	s->last.tid = (__u32)id;
 	return retry;
 }
 
@@ -249,35 +260,35 @@ enum root_record {
 
 /*
  * A call of the process tgid outside any request ended. A process that
- * listens serves requests: its calls outside them are only counted (and
- * make the requests open meanwhile unknown: outside_calls_add). Any other's
- * is a root call, into its edge's counts (headers/counts.h), CLAIMD_EG_RETRY
- * added to *flags when it retries the last one; and a call outside the
- * requests of its nearest ancestor that listens, if a service ran it
- * (outside_calls_add_ancestor). Its record goes to claimd (enum
+ * serves (it served a request or listens: proc_service_port) counts it on
+ * its service's edge (headers/counts.h), and makes the requests open
+ * meanwhile unknown (outside_calls_add): its thread may have served one of
+ * them. Any other's is a root call, on its root edge; and a call outside
+ * the requests of its nearest ancestor that serves, if a service ran it
+ * (outside_calls_add_ancestor). Either way CLAIMD_EG_RETRY is added to
+ * *flags when it retries the last one. port: the process's service's
+ * (proc_service_port), the edge it goes on (CLAIMD_ROOT_PORT: a root
+ * edge), read by the caller, whose record says it too. Its record goes to claimd (enum
  * root_record) when asked for, when the counter map refused it (then
  * CLAIMD_EG_UNCOUNTED), and at once for the process's first (claimd names
  * it while it lives).
  */
 static __always_inline enum root_record
 count_root_call(__u32 tgid, const struct claimd_addr *callee, __u64 start_ns, __u64 end_ns,
-		__u32 method, __u32 target_hash, __u32 status, __u32 *flags)
+		__u32 method, __u32 target_hash, __u32 status, __u32 *flags, __u16 port)
 {
-	struct claimd_edge_key key = { .tgid = tgid, .local_port = CLAIMD_ROOT_PORT };
+	struct claimd_edge_key key = { .tgid = tgid, .local_port = port };
 	__u32 outcome = outcome_of_call(status, *flags, fail_status_min);
 	struct claimd_edge_counts *c;
 	__u64 id = count_next_id();
 	int first;
 
-	if (proc_listens(tgid)) {
-		stat_inc(CLAIMD_ST_CALLS_OUTSIDE);
+	if (key.local_port != CLAIMD_ROOT_PORT)
 		outside_calls_add(tgid);
-		return records_wanted(id) ? ROOT_RECORD : ROOT_RECORD_NONE;
-	}
-	/* A root call, unless a service ran the command that made it. */
-	outside_calls_add_ancestor(tgid);
+	else /* a root call, unless a service ran the command that made it */
+		outside_calls_add_ancestor(tgid);
 	if (root_call_is_retry(tgid, callee, start_ns, end_ns, method, target_hash, outcome, *flags,
-			       &first))
+			       key.local_port != CLAIMD_ROOT_PORT, &first))
 		*flags |= CLAIMD_EG_RETRY;
 	key.callee_port = callee->port;
 	__builtin_memcpy(key.callee_addr, callee->addr, 16);
@@ -287,9 +298,11 @@ count_root_call(__u32 tgid, const struct claimd_addr *callee, __u64 start_ns, __
 		stat_inc(CLAIMD_ST_COUNTS_FULL);
 		return first ? ROOT_RECORD_NOW : ROOT_RECORD;
 	}
-	counts_add_call(c, id, outcome == CLAIMD_OUTCOME_FAILED, 0, *flags);
+	counts_add_call(c, id, outcome == CLAIMD_OUTCOME_FAILED, 0, 0, *flags);
 	dirty_edge(c, &key);
-	stat_inc(CLAIMD_ST_ROOT_CALLS); /* last, as for requests */
+	/* Last, as for requests: claimd reads the counters once either moves. */
+	stat_inc(key.local_port != CLAIMD_ROOT_PORT ? CLAIMD_ST_CALLS_OUTSIDE
+						    : CLAIMD_ST_ROOT_CALLS);
 	if (first)
 		return ROOT_RECORD_NOW;
 	return records_wanted(id) ? ROOT_RECORD : ROOT_RECORD_NONE;

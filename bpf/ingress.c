@@ -403,7 +403,7 @@ static __always_inline void egress_log(struct io *io, struct claimd_pending *p,
 	stat_inc(CLAIMD_ST_EGRESS);
 	if (!t || !t->conn.tgid) {
 		/* Its end is counted with the other calls outside requests (count_root_call). */
-		if (proc_listens(io->key.tgid))
+		if (proc_service_port(io->key.tgid))
 			outside_calls_add(io->key.tgid);
 		else
 			outside_calls_add_ancestor(io->key.tgid);

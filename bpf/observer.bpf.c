@@ -80,19 +80,21 @@ struct {
 } traced SEC(".maps");
 
 /*
- * Per tgid: how many times a call outside any request began or ended in
- * the process, while it listens (proc.bpf.h, outside_calls_add). A request
- * whose process counted one while it was open may have been served by a
- * call another thread made for it: unknown. Only ever added to, never
+ * Per tgid (struct claimd_outside): how many times a call outside any
+ * request began or ended in the process, while it serves (proc.bpf.h,
+ * outside_calls_add), and its service's port. A request whose process
+ * counted one while it was open may have been served by a call another
+ * thread made for it: unknown. The count is only ever added to, never
  * reset: a request compares the count at its end with the one at its
- * start, so a reused pid's old count is harmless. Sized to pid_max by
- * claimd.
+ * start, so a reused pid's old count is harmless. The port is zeroed at the
+ * process's exit (tp_proc_exit): a reused pid serves nothing until it
+ * does. Sized to pid_max by claimd.
  */
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
 	__uint(max_entries, 32768);
 	__type(key, __u32);
-	__type(value, __u32);
+	__type(value, struct claimd_outside);
 } outside_calls SEC(".maps");
 
 /*

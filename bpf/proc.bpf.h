@@ -163,24 +163,45 @@ static __always_inline void proc_listeners_add(__u32 tgid, int n)
 		__sync_fetch_and_sub(t, PROC_LISTENER_ONE);
 }
 
-/* Does process tgid listen (serve requests)? */
+/* Does process tgid listen? */
 static __always_inline int proc_listens(__u32 tgid)
 {
 	return proc_flags(tgid) >= PROC_LISTENER_ONE;
 }
 
 /*
+ * The port of the service process tgid is (struct claimd_outside): 0 if it
+ * serves nothing (neither served a request nor listens). A process that
+ * listens has one: its first listener's.
+ */
+static __always_inline __u16 proc_service_port(__u32 tgid)
+{
+	struct claimd_outside *o = bpf_map_lookup_elem(&outside_calls, &tgid);
+
+	return o ? o->port : 0;
+}
+
+/* Process tgid opened a listener on port: its service's port, unless it has one. */
+static __always_inline void proc_service_listens(__u32 tgid, __u16 port)
+{
+	struct claimd_outside *o = bpf_map_lookup_elem(&outside_calls, &tgid);
+
+	if (o && !o->port)
+		o->port = port;
+}
+
+/*
  * A call outside any request (made by a thread serving none) began or ended
  * in process tgid, which serves: the requests open meanwhile learn it at
- * their answer (ingress_untied, runtime.bpf.h). A worker pool's thread calling for a
- * request another thread read is the shape.
+ * their answer (ingress_untied, runtime.bpf.h). A worker pool's thread
+ * calling for a request another thread read is the shape.
  */
 static __always_inline void outside_calls_add(__u32 tgid)
 {
-	__u32 *n = bpf_map_lookup_elem(&outside_calls, &tgid);
+	struct claimd_outside *o = bpf_map_lookup_elem(&outside_calls, &tgid);
 
-	if (n)
-		__sync_fetch_and_add(n, 1);
+	if (o)
+		__sync_fetch_and_add(&o->calls, 1);
 }
 
 /*
@@ -190,14 +211,14 @@ static __always_inline void outside_calls_add(__u32 tgid)
 #define OUTSIDE_ANCESTORS 4
 
 /*
- * A call outside any request began or ended in process tgid, which does
- * not listen: a command a service ran while serving (curl or a cloud
- * CLI run from a handler, a CGI script) makes its request's calls in a
- * process of its own. The nearest ancestor that listens counts it as its
- * own call outside requests (outside_calls_add): the requests it has open
- * meanwhile may have been served by it. A few loads per call outside
- * requests, none on a request's path. Asked only in the process's own
- * syscall: a socket's end in softirq runs on whichever task it interrupted.
+ * A call outside any request began or ended in process tgid, which serves
+ * nothing: a command a service ran while serving (curl or a cloud CLI run
+ * from a handler, a CGI script) makes its request's calls in a process of
+ * its own. The nearest ancestor that serves counts it as its own call
+ * outside requests (outside_calls_add): the requests it has open meanwhile
+ * may have been served by it. A few loads per call outside requests, none
+ * on a request's path. Asked only in the process's own syscall: a socket's
+ * end in softirq runs on whichever task it interrupted.
  */
 static __always_inline void outside_calls_add_ancestor(__u32 tgid)
 {
@@ -214,7 +235,7 @@ static __always_inline void outside_calls_add_ancestor(__u32 tgid)
 		/* init: every process descends from it */
 		if (tgid <= 1)
 			return;
-		if (proc_listens(tgid)) {
+		if (proc_service_port(tgid)) {
 			outside_calls_add(tgid);
 			return;
 		}
@@ -224,9 +245,9 @@ static __always_inline void outside_calls_add_ancestor(__u32 tgid)
 /* How many times one did so far, in process tgid. */
 static __always_inline __u32 outside_calls_of(__u32 tgid)
 {
-	__u32 *n = bpf_map_lookup_elem(&outside_calls, &tgid);
+	struct claimd_outside *o = bpf_map_lookup_elem(&outside_calls, &tgid);
 
-	return n ? *n : 0;
+	return o ? o->calls : 0;
 }
 
 /* tgid: the current process's. */

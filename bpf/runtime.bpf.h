@@ -19,7 +19,7 @@
  *    given the holder of the request it was tied to, settles it in that
  *    request's log while the request is open (egress_settle), else counts
  *    it as a late call or a call outside any request
- *    (egress_end_outside);
+ *    (egress_count_outside);
  *  - a request ends with its status: ingress_end() judges it and emits
  *    its counts and record;
  *  - a request whose log cannot be trusted is marked so, with the reason,
@@ -122,11 +122,22 @@ static __always_inline __u64 ingress_reset(struct claimd_thread *t, struct claim
 					   const struct claimd_conn_key *key, __u32 tid, __u64 now,
 					   const struct claimd_pending *p, __u32 flags)
 {
+	struct claimd_outside *o = bpf_map_lookup_elem(&outside_calls, &key->tgid);
 	struct claimd_ingress *r = &t->rec;
 	__u64 seq = now > r->seq ? now : r->seq + 1;
 
 	ingress_fill(r, c, key->tgid, tid, p);
-	t->outside_seen = outside_calls_of(key->tgid);
+	t->outside_seen = 0;
+	if (o) {
+		t->outside_seen = o->calls;
+		/*
+		 * It serves: its calls outside requests go on this port's
+		 * edges from now on (struct claimd_outside). Written only
+		 * when it changes, the line read here anyway.
+		 */
+		if (o->port != c->local.port)
+			o->port = c->local.port;
+	}
 	r->seq = seq;
 	r->end_ns = 0;
 	r->flags = flags;
@@ -192,8 +203,12 @@ static __always_inline void ingress_end(struct claimd_thread *t, __u64 now, __u3
 	ingress_emit(t, now, status, flags, packed, 1);
 }
 
-/* A call outside any ingress (or finished after it), of process tgid: a record of its own. */
-static __always_inline void egress_emit_root(__u32 tgid, const struct claimd_pending *p,
+/*
+ * A call outside any ingress (or finished after it), of process tgid, on
+ * the edge of its service on port (CLAIMD_ROOT_PORT: a root edge): a record
+ * of its own.
+ */
+static __always_inline void egress_emit_root(__u32 tgid, __u16 port, const struct claimd_pending *p,
 					     const struct claimd_addr *callee, __u32 status,
 					     __u32 flags, __u32 claim, __u64 end_ns, int now)
 {
@@ -210,6 +225,8 @@ static __always_inline void egress_emit_root(__u32 tgid, const struct claimd_pen
 	r->tgid = tgid;
 	r->tid = p->tid;
 	proc_comm(r->comm);
+	r->local_port = port;
+	__builtin_memset(r->pad, 0, sizeof(r->pad));
 	r->egress.start_ns = p->start_ns;
 	r->egress.end_ns = end_ns;
 	r->egress.callee = *callee;
@@ -218,6 +235,7 @@ static __always_inline void egress_emit_root(__u32 tgid, const struct claimd_pen
 	r->egress.method = p->method;
 	r->egress.flags = flags | CLAIMD_EG_DONE;
 	r->egress.claim = claim;
+	r->egress.proto = p->proto;
 	__builtin_memset(r->egress.pad, 0, sizeof(r->egress.pad));
 	if (now)
 		submit_now(r);
@@ -289,32 +307,49 @@ static __always_inline __u8 egress_log_at(struct claimd_ingress *r, __u32 n,
 /*
  * A call of process tgid that no open request's log takes ended as end
  * says: late (CLAIMD_EG_LATE in its flags: its request was answered),
- * counted apart; else a call outside any request, counted
- * (count_root_call). Its record goes to claimd when asked for. A function
- * of its own: the counting's keys and the record's reservation take a
- * frame that calls nothing, off the stack of the deepest chains
- * (egress_close, verdict_of).
+ * counted apart; else a call outside any request, on the edge of the
+ * service the process is (port: proc_service_port) or a root edge
+ * (count_root_call). Returns the record claimd wants of it (enum
+ * root_record) and its flags as counted (CLAIMD_EG_RETRY added): bits 8
+ * to 15, and the low 8. A function of its own: the counting's keys take
+ * a frame that calls nothing, beside the record's (egress_emit_outside),
+ * not under it, off the stack of the deepest chains (egress_close); global
+ * functions both, which the verifier checks once, not at each call site.
  */
-static __noinline int egress_end_outside(__u32 tgid, const struct claimd_pending *p,
-					 const struct claimd_addr *callee,
-					 const struct egress_end *end)
+__noinline __u32 egress_count_outside(__u32 tgid, __u16 port, const struct claimd_pending *p,
+				      const struct claimd_addr *callee,
+				      const struct egress_end *end)
 {
-	__u32 status = end->status, flags = end->flags, claim = end->claim;
-	__u64 end_ns = end->end_ns;
 	enum root_record want;
+	__u32 flags;
 
+	if (!p || !callee || !end)
+		return ROOT_RECORD_NONE << 8;
+	flags = end->flags;
 	if (flags & CLAIMD_EG_LATE) {
 		stat_inc(CLAIMD_ST_LATE_CALLS);
-		if (records_wanted(count_next_id()))
-			egress_emit_root(tgid, p, callee, status, flags, claim, end_ns, 0);
-		return 0;
+		return (records_wanted(count_next_id()) ? ROOT_RECORD : ROOT_RECORD_NONE) << 8 |
+		       (flags & 0xff);
 	}
 	flags |= CLAIMD_EG_DONE;
-	want = count_root_call(tgid, callee, p->start_ns, end_ns, p->method, p->target_hash, status,
-			       &flags);
-	if (want != ROOT_RECORD_NONE)
-		egress_emit_root(tgid, p, callee, status, flags, claim, end_ns,
-				 want == ROOT_RECORD_NOW);
+	want = count_root_call(tgid, callee, p->start_ns, end->end_ns, p->method, p->target_hash,
+			       end->status, &flags, port);
+	return want << 8 | (flags & 0xff);
+}
+
+/*
+ * Its record, as egress_count_outside said (counted: its answer in the low
+ * 16 bits, the port above): a frame of its own beside it.
+ */
+__noinline int egress_emit_outside(__u32 tgid, const struct claimd_pending *p,
+				   const struct claimd_addr *callee, const struct egress_end *end,
+				   __u32 counted)
+{
+	__u32 want = (counted >> 8) & 0xff;
+
+	if (p && callee && end && want != ROOT_RECORD_NONE)
+		egress_emit_root(tgid, counted >> 16, p, callee, end->status, counted & 0xff,
+				 end->claim, end->end_ns, want == ROOT_RECORD_NOW);
 	return 0;
 }
 
@@ -341,7 +376,7 @@ static __always_inline void egress_settle(struct claimd_ingress *r, __u32 slot,
  * (NULL: none). Into that request's log while it is the same request and
  * still open: its record is returned, for the runtime to show its running
  * verdict if it keeps one. Else the request was answered first (a late
- * call) or there was none: a record of its own (egress_end_outside), NULL.
+ * call) or there was none: counted apart (egress_count_outside), NULL.
  */
 static __always_inline struct claimd_ingress *egress_ended(struct claimd_thread *t, __u32 tgid,
 							   const struct claimd_pending *p,
@@ -349,6 +384,8 @@ static __always_inline struct claimd_ingress *egress_ended(struct claimd_thread 
 							   const struct egress_end *end)
 {
 	struct egress_end late;
+	__u32 counted;
+	__u16 port;
 
 	if (p->ingress_seq) {
 		if (t && t->conn.tgid && t->rec.seq == p->ingress_seq) {
@@ -359,7 +396,9 @@ static __always_inline struct claimd_ingress *egress_ended(struct claimd_thread 
 		late.flags |= CLAIMD_EG_LATE;
 		end = &late;
 	}
-	egress_end_outside(tgid, p, callee, end);
+	port = proc_service_port(tgid);
+	counted = egress_count_outside(tgid, port, p, callee, end);
+	egress_emit_outside(tgid, p, callee, end, counted | (__u32)port << 16);
 	return NULL;
 }
 

@@ -569,6 +569,7 @@ int tp_proc_exit(void *ctx)
 	__u64 id = bpf_get_current_pid_tgid();
 	__u32 tgid = id >> 32;
 	__u32 *t = bpf_map_lookup_elem(&traced, &tgid);
+	struct claimd_outside *o;
 	struct claimd_exit *rec;
 
 	/* Every thread, followed or not: its process's word may be gone before it. */
@@ -577,6 +578,10 @@ int tp_proc_exit(void *ctx)
 	if ((__u32)id != tgid || !t || !*t)
 		return 0;
 	*t = 0;
+	/* A reused pid serves nothing until it does (struct claimd_outside). */
+	o = bpf_map_lookup_elem(&outside_calls, &tgid);
+	if (o)
+		o->port = 0;
 	rec = bpf_ringbuf_reserve(&events, sizeof(*rec), 0);
 	if (!rec) {
 		stat_inc(CLAIMD_ST_RB_DROPS);

@@ -158,6 +158,7 @@ static __always_inline void listener_open(struct sock *sk)
 	listen_port_add(&l, 1);
 	mark_traced(tgid);
 	proc_listeners_add(tgid, 1);
+	proc_service_listens(tgid, l.local.port);
 	listener_record(&l, 0);
 }
 

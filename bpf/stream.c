@@ -28,7 +28,7 @@
  * under: on_events opens the next pipelined request after ingress_close
  * returns; a framing error goes to conn_lost beside on_events; egress_open,
  * whose call log spills registers, is a frame of its own; a call that ends
- * outside any request is counted in egress_end_outside, beside verdict_of.
+ * outside any request is counted in egress_count_outside, beside verdict_of.
  */
 
 #define FEED_ROUNDS 256 /* windows, skips and events per buffer */

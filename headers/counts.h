@@ -11,11 +11,16 @@
  * confident, else unknown, by the reason (the rule that gave unknown, or the
  * flag that makes a verdict a guess).
  *
- * An edge (the caller instance, the callee endpoint) counts per request:
- * its calls, its retries, and at most once whether the callee failed (a
- * failed call the retry walk did not supersede, headers/outcome.h) and
- * whether the request failed with it. Only a request whose log claimd
- * followed whole teaches its edges.
+ * An edge (the caller instance, the callee endpoint) counts every call
+ * its caller made, tied to a request or not: its calls, its retries, and
+ * per request at most once whether the callee failed (a failed call the
+ * retry walk did not supersede, headers/outcome.h). Only a request whose
+ * log claimd followed whole teaches the edge's class: the callee failures
+ * it saw (tied_failures) and whether the request failed with them
+ * (both_failed), the ratio's two terms. A call outside requests, or in a
+ * request whose log may miss calls, cannot say whether its request failed
+ * for it: counted in calls and callee_failures alone, it would dilute the
+ * ratio towards fail-open.
  */
 #ifndef CLAIMD_COUNTS_H
 #define CLAIMD_COUNTS_H
@@ -55,8 +60,9 @@ struct claimd_service_key {
 /* Per CPU, per edge: struct claimd_edge_key (headers/verdict.h) -> this. */
 struct claimd_edge_counts {
 	__u64 calls;
-	__u64 callee_failures; /* requests in which the callee failed */
-	__u64 both_failed;     /* ... and the request failed too */
+	__u64 callee_failures; /* requests (or calls outside them) in which the callee failed */
+	__u64 tied_failures;   /* ... in requests that teach (counts_teaches_edges) */
+	__u64 both_failed;     /* ... of those, the request failed too */
 	__u64 retries;
 	__u64 last_failed; /* the request that last counted a callee failure here */
 	__u64 epoch;	   /* no count: see struct claimd_dirty */
@@ -190,11 +196,13 @@ OUTCOME_INLINE void counts_add_request(struct claimd_service_counts *s, __u32 st
 /*
  * Adds one call of request 'request' (an id unique among the requests that
  * count into c; never 0) to its edge's counts: callee_failed from the retry
- * walk, request_failed from outcome_judged. The callee's failure counts once
- * per request: the first of its failed calls to claim last_failed does.
+ * walk, request_failed from outcome_judged, teaches from
+ * counts_teaches_edges (0 for a call outside requests). The callee's
+ * failure counts once per request: the first of its failed calls to claim
+ * last_failed does.
  */
 OUTCOME_INLINE void counts_add_call(struct claimd_edge_counts *c, __u64 request, int callee_failed,
-				    int request_failed, __u32 eg_flags)
+				    int request_failed, int teaches, __u32 eg_flags)
 {
 	__u64 prev;
 
@@ -207,17 +215,23 @@ OUTCOME_INLINE void counts_add_call(struct claimd_edge_counts *c, __u64 request,
 	if (prev == request || !COUNTS_CAS(&c->last_failed, prev, request))
 		return;
 	COUNTS_ADD(&c->callee_failures, 1);
+	if (!teaches)
+		return;
+	COUNTS_ADD(&c->tied_failures, 1);
 	if (request_failed)
 		COUNTS_ADD(&c->both_failed, 1);
 }
 
 /*
- * Root calls (made outside any request, headers/observer.h): counted on the
- * edge from the calling process to the callee endpoint, the edge key's
- * local_port 0 (a service's port is never 0). Each root call is its own
- * request: a callee failure is one call that failed; no request of the
- * caller fails with it. A retry repeats the same process's last call to the
- * same callee endpoint (outcome_is_retry), begun at most
+ * Calls outside any request: a service's (a process that served a request
+ * or listens, struct claimd_outside) count on its service's edge, the edge
+ * key's local_port its service's port; any other process's are root calls
+ * (headers/observer.h), counted on the edge from the calling process to the
+ * callee endpoint, the edge key's local_port 0 (a service's port is never
+ * 0). Each such call is its own request: a callee failure is one call that
+ * failed; it teaches no class (counts_add_call). A retry repeats the same
+ * process's last call outside requests to the same callee endpoint
+ * (outcome_is_retry), begun at most
  * CLAIMD_ROOT_RETRY_WINDOW_NS after that call ended. curl --retry waits 1,
  * 2, 4, ... s between attempts, libraries back off similarly: 30 s holds the
  * usual first retries, and a later call of the same target is a new one.
@@ -225,14 +239,19 @@ OUTCOME_INLINE void counts_add_call(struct claimd_edge_counts *c, __u64 request,
 #define CLAIMD_ROOT_PORT	    0
 #define CLAIMD_ROOT_RETRY_WINDOW_NS (30ull * 1000000000ull)
 
-/* A process's last root call to a callee endpoint: the retry rule's memory. */
+/*
+ * A process's last call outside requests to a callee endpoint: the retry
+ * rule's memory. A service's pool threads call one callee side by side: its
+ * call retries only its own thread's (tid).
+ */
 struct claimd_root_last {
 	__u64 end_ns;
 	__u32 target_hash;
 	__u32 flags; /* CLAIMD_EG_* */
 	__u8 method;
 	__u8 outcome; /* enum claimd_outcome */
-	__u8 pad[6];
+	__u8 pad[2];
+	__u32 tid;
 };
 
 /* Does the call (start_ns, method, target) repeat prev? */

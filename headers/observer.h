@@ -106,7 +106,7 @@ enum claimd_stat {
 	CLAIMD_ST_INGRESS,	    /* ingresses started */
 	CLAIMD_ST_EGRESS,	    /* egresses started */
 	CLAIMD_ST_COUNTED,	    /* requests counted in the kernel (headers/counts.h) */
-	CLAIMD_ST_ROOT_CALLS,	    /* calls outside any request counted in the kernel */
+	CLAIMD_ST_ROOT_CALLS,	    /* root calls counted in the kernel */
 	CLAIMD_ST_CONNS,	    /* connections tracked */
 	CLAIMD_ST_CONN_CLOSED,	    /* connections no longer followed: closed or fd replaced */
 	CLAIMD_ST_THREAD_CTXS,	    /* thread contexts made in threads (their slot held) */
@@ -132,7 +132,7 @@ enum claimd_stat {
 	CLAIMD_ST_TLS_TIED_BY_READ, /* SSL calls tied to the socket the thread read last */
 	CLAIMD_ST_COUNTS_FULL,	 /* requests or calls the counter maps refused: sent as records */
 	CLAIMD_ST_LATE_CALLS,	 /* calls that ended after their request was answered */
-	CLAIMD_ST_CALLS_OUTSIDE, /* calls of a listening process outside its requests */
+	CLAIMD_ST_CALLS_OUTSIDE, /* calls of a service outside its requests, on its edges */
 	CLAIMD_ST_GO_REQUESTS,	 /* Go requests followed per goroutine */
 	CLAIMD_ST_GO_CALLS,	 /* Go calls ((*Transport).roundTrip) followed */
 	CLAIMD_ST_GO_UNSEEN,	 /* Go requests on a connection not followed: not counted */
@@ -275,6 +275,8 @@ struct claimd_root_egress {
 	__u32 tgid;
 	__u32 tid;
 	char comm[CLAIMD_COMM_LEN];
+	__u16 local_port; /* the caller's service port (struct claimd_outside); 0: a root call */
+	__u16 pad[3];
 	struct claimd_egress egress;
 };
 
@@ -321,6 +323,21 @@ struct claimd_thread_slot {
 /* Bits 16-31: how many listening sockets it has open (a service: its calls
  * outside requests are no root calls). claimd seeds the older ones. */
 #define CLAIMD_PROC_LISTENER_ONE (1u << 16)
+
+/*
+ * Per process (the outside_calls map, by tgid): its calls outside requests,
+ * and the port of the service it is. A process that served a request, or
+ * listens, is a service whoever holds its listener (a prefork server's
+ * children serve what their parent listens on): its calls outside requests
+ * count on that service's edges, under port. port: the local port of the
+ * request it began last; before any, of the first listener it opened (or
+ * claimd found open); 0: it serves nothing (a root caller).
+ */
+struct claimd_outside {
+	__u32 calls; /* calls outside requests begun or ended, while it serves */
+	__u16 port;  /* its service's port; 0: none */
+	__u16 pad;
+};
 
 /*
  * A TCP socket seen born while claimd runs (headers/observer.h's socks map,

@@ -24,8 +24,9 @@
  *              --handoff): a call made by a thread serving no request,
  *              for a request another thread read. claimd cannot tell
  *              which request it served: tr-front's failures are unknown
- *              (untied-call), and its calls teach no edge; tr-be's are
- *              claimed as ever.
+ *              (untied-call); its calls count on its edge all the same
+ *              (every call, every callee failure) and teach it no class
+ *              (no both_failed); tr-be's are claimed as ever.
  *   timeout    tr-be's failure set is slowness (chain_service.py
  *              --slow-ms): tr-front's calls there time out, it answers 502,
  *              and closes the connection only after (--down-timeout-ms):
@@ -48,7 +49,8 @@
  *              nothing. Without the rule for a service's commands, its
  *              failure was claimed for want of a failed call in the
  *              request's log; now, as for hand-offs, tr-front's failures
- *              are unknown (untied-call) and no tr-front edge is learned.
+ *              are unknown (untied-call); the calls are curl's, on its
+ *              root edges, and tr-front has no edge.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -162,25 +164,34 @@ static bool edge_done(struct json_object *e, void *ctx)
 	return j_int(e, "calls") >= REQUESTS && j_int(e, "callee_failures") >= FAILURES;
 }
 
-static void check_edge(const struct claimd_h *h, bool untied)
+/*
+ * tr-front's edge: every call and callee failure, tied to a request or not
+ * (untied: made by threads serving none, so no both_failed and no class);
+ * none where its calls are another process's (spawned).
+ */
+static void check_edge(const struct claimd_h *h, bool untied, bool spawned)
 {
 	struct json_object *e;
 
-	if (untied) {
+	if (spawned) {
 		sleep_ms(1500); /* claimd's tick: an edge it would make is in by now */
 		e = claimd_edge_of_kind(h, "tr-front", "tr-be", 0);
-		ASSERT_TRUE(!e || j_int(e, "calls") == 0, "no edge from calls tied to no request");
+		ASSERT_TRUE(!e || j_int(e, "calls") == 0, "no edge: the calls are curl's");
 		json_object_put(e);
 		return;
 	}
 	e = claimd_settled_edge(h, "tr-front", "tr-be", edge_done, NULL, 15000);
 	if (!ASSERT_OK_PTR(e, "edge tr-front -> tr-be"))
 		return;
-	printf("edge tr-front -> tr-be: calls %lld, callee_failures %lld, both_failed %lld\n",
-	       j_int(e, "calls"), j_int(e, "callee_failures"), j_int(e, "both_failed"));
+	printf("edge tr-front -> tr-be: calls %lld, callee_failures %lld, both_failed %lld, "
+	       "class %s\n",
+	       j_int(e, "calls"), j_int(e, "callee_failures"), j_int(e, "both_failed"),
+	       j_str(e, "class"));
 	ASSERT_EQ(j_int(e, "calls"), REQUESTS, "edge: every call counted");
 	ASSERT_EQ(j_int(e, "callee_failures"), FAILURES, "edge: callee failures");
-	ASSERT_EQ(j_int(e, "both_failed"), FAILURES, "edge: both failed");
+	ASSERT_EQ(j_int(e, "both_failed"), untied ? 0 : FAILURES, "edge: both failed");
+	if (untied)
+		ASSERT_STREQ(j_str(e, "class"), "unknown", "edge: no class from untied calls");
 	json_object_put(e);
 }
 
@@ -241,7 +252,7 @@ static void run_chain(const struct chain *ch, const char *dir, const char *const
 	if (ch->fastopen)
 		ASSERT_GE(fastopen_active(ch) - active, 2 * REQUESTS,
 			  "connects with data in the SYN");
-	check_edge(&h, untied);
+	check_edge(&h, untied, ch->spawn);
 	pids[0] = front.pid;
 	pids[1] = be.pid;
 	truth__chain(truth, 2, &shape, pids, names);

@@ -7,9 +7,10 @@
  * every fifth request's call with an error reply (tests/peers/dep_service.py):
  *
  *  - a service that passes those errors up (503): its edge to the
- *    dependency's listening process has every call, the 20 failures both
- *    failed, fail-close; its failures are unclaimed, the dependency their
- *    cause;
+ *    dependency's listening process has every call (its requests', and
+ *    those it made before serving: its pool's logins), the 20 failures
+ *    both failed, fail-close; its failures are unclaimed, the dependency
+ *    their cause;
  *  - a service that swallows them (a cache miss) and fails on its own
  *    for other requests: fail-open, its own failures claimed;
  *  - a pool opened before the service listened (its logins made before
@@ -37,7 +38,19 @@
 #define REQUESTS 100
 #define FAIL_MOD 5 /* the dependency fails ids % 5 == 0; a swallowing service, % 5 == 1 */
 
+#define POOL 4 /* connections in the service's pool (dep_service.py --threads) */
+
 enum shape { PASSES_UP, SWALLOWS, POOL_FIRST, JOINED };
+
+/*
+ * The calls a service makes once it listens and before it serves: Redis,
+ * the SET of the key its failing calls use; PostgreSQL and MySQL, its
+ * pool's logins. Tied to no request, they are on its edge all the same.
+ */
+static int startup_calls(enum dep_kind kind)
+{
+	return kind == DEP_REDIS ? 1 : POOL;
+}
 
 struct dep_svc {
 	pid_t pid;
@@ -49,15 +62,21 @@ struct dep_svc {
 static int dep_svc_start(struct dep_svc *s, const char *name, const struct dep_server *d,
 			 bool over_unix, enum shape shape, const char *dir)
 {
-	char script[H_PATH], ready[H_PATH], log[H_PATH], env[64], buf[32];
-	const char *argv[16] = {
-		"/usr/bin/python3",	script,	  "--dep",
-		dep_kind_name(d->kind), "--addr", over_unix ? d->unix_addr : d->tcp_addr,
-		"--ready-file",		ready
-	};
+	char script[H_PATH], ready[H_PATH], log[H_PATH], env[64], buf[32], pool[8];
+	const char *argv[16] = { "/usr/bin/python3",
+				 script,
+				 "--dep",
+				 dep_kind_name(d->kind),
+				 "--addr",
+				 over_unix ? d->unix_addr : d->tcp_addr,
+				 "--ready-file",
+				 ready,
+				 "--threads",
+				 pool };
 	const char *envv[] = { env, NULL };
-	int n = 8;
+	int n = 10;
 
+	snprintf(pool, sizeof(pool), "%d", POOL);
 	snprintf(s->name, sizeof(s->name), "%s", name);
 	peer_script("dep_service.py", script, sizeof(script));
 	snprintf(ready, sizeof(ready), "%s/ready.%s", dir, name);
@@ -157,13 +176,19 @@ static void run(struct claimd_h *h, struct trace_cap *t, const struct dep_server
 	if (shape == SWALLOWS) {
 		/* Its own failures make no call: 80 calls, the dependency's 20 failures among them. */
 		edge_expect(h, name, callee,
-			    &(struct edge_want){ REQUESTS - fails, fails, 0, "fail-open" }, name);
+			    &(struct edge_want){ REQUESTS - fails + startup_calls(d->kind), fails,
+						 0, "fail-open" },
+			    name);
 		truth.verdict = "claimed";
 		truth.cause = "";
 		truth.rem = 1;
 	} else if (!joined_blind(shape, over_unix, d->kind)) {
+		/* A pool opened before listening made its calls as a root caller. */
+		int startup = shape == PASSES_UP ? startup_calls(d->kind) : 0;
+
 		edge_expect(h, name, callee,
-			    &(struct edge_want){ REQUESTS, fails, fails, "fail-close" }, name);
+			    &(struct edge_want){ REQUESTS + startup, fails, fails, "fail-close" },
+			    name);
 	}
 	truth__tally_trace(&tally, t, mark, &truth, 1, fails);
 	if (joined_blind(shape, over_unix, d->kind))

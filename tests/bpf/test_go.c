@@ -238,6 +238,28 @@ static void check_edge(struct claimd_h *h, const char *caller, const char *calle
 }
 
 /*
+ * The edge caller -> callee of a service whose calls are made by workers
+ * tied to no request: every call and callee failure on it all the same,
+ * no class taught (both_failed only among the requests that teach).
+ */
+static void check_untied_edge(struct claimd_h *h, const char *caller, const char *callee)
+{
+	int want = REQUESTS;
+	struct json_object *e = claimd_wait_edge(h, caller, callee, calls_done, &want, 60000);
+
+	if (!ASSERT_OK_PTR(e, callee))
+		return;
+	printf("%s -> %s: calls %lld, callee failures %lld, tied %lld, both %lld, %s\n", caller,
+	       callee, j_int(e, "calls"), j_int(e, "callee_failures"), j_int(e, "tied_failures"),
+	       j_int(e, "both_failed"), j_str(e, "class"));
+	ASSERT_FALSE(j_bool(e, "root"), "a service's edge");
+	ASSERT_EQ(j_int(e, "calls"), REQUESTS, "calls");
+	ASSERT_EQ(j_int(e, "callee_failures"), FAILURES, "callee failures");
+	ASSERT_LE(j_int(e, "both_failed"), j_int(e, "tied_failures"), "both failed");
+	json_object_put(e);
+}
+
+/*
  * The driver serves nothing: its calls are root calls, counted in the
  * kernel on the root edge goload -> callee, each failed one a callee failure.
  */
@@ -492,6 +514,8 @@ static void pool(struct claimd_h *h, struct trace_cap *t)
 	f = go_pair(&r, names, "-pool", "2", &b);
 	/* The backend's own failures claimed; the pool's unknown, none claimed. */
 	pair_truth(&r, t, f, b, names, "pool", FAILURES, FAILURES);
+	if (f)
+		check_untied_edge(h, names[0], names[1]);
 	go_stop_all(&r);
 }
 

@@ -248,6 +248,7 @@ static void check_counts(struct kfix *f, const struct kcase *c, struct claimd_ed
 	if (ASSERT_TRUE(kfix_edge_counts(f, c->s.port, c->p.port, &e), "edge counted")) {
 		ASSERT_EQ(e.calls, edge.calls, "edge: calls");
 		ASSERT_EQ(e.callee_failures, edge.callee_failures, "edge: callee failures");
+		ASSERT_EQ(e.tied_failures, edge.tied_failures, "edge: tied failures");
 		ASSERT_EQ(e.both_failed, edge.both_failed, "edge: both failed");
 		ASSERT_EQ(e.retries, edge.retries, "edge: retries");
 	}
@@ -317,7 +318,12 @@ static void subtest_retry(struct kfix *f)
 	 * them retries; the callee failed in requests 2 and 3 (1's failure was
 	 * superseded by its retry), and both of those failed too.
 	 */
-	check_counts(f, &c, (struct claimd_edge_counts){ 6, 2, 2, 2, 0, 0 },
+	check_counts(f, &c,
+		     (struct claimd_edge_counts){ .calls = 6,
+						  .callee_failures = 2,
+						  .tied_failures = 2,
+						  .both_failed = 2,
+						  .retries = 2 },
 		     (struct claimd_service_counts){
 			     .requests = 3, .failures = 3, .claimed = 1, .unclaimed = 2 });
 out:
@@ -353,7 +359,9 @@ static void subtest_counts_without_records(struct kfix *f)
 	ASSERT_EQ(kfix_stat(f, CLAIMD_ST_COUNTED), 4, "two requests each counted");
 	ASSERT_EQ(kfix_stat(f, CLAIMD_ST_COUNTS_FULL), 0, "nothing refused");
 	check_counts(
-		f, &c, (struct claimd_edge_counts){ 2, 1, 1, 0, 0, 0 },
+		f, &c,
+		(struct claimd_edge_counts){
+			.calls = 2, .callee_failures = 1, .tied_failures = 1, .both_failed = 1 },
 		(struct claimd_service_counts){ .requests = 2, .failures = 1, .unclaimed = 1 });
 out:
 	kfix_records(f, true);
@@ -849,6 +857,7 @@ static void subtest_outside_call(struct kfix *f)
 		{ PEER_ANSWER, RESP(503, "Busy") },
 	};
 	const struct claimd_ingress *in;
+	struct claimd_edge_counts e;
 	struct kcase c;
 
 	if (!kcase_open(f, &c, steps, 2) ||
@@ -871,6 +880,28 @@ static void subtest_outside_call(struct kfix *f)
 	}
 	/* The other thread's two, and the client's (a thread of this process too). */
 	ASSERT_EQ(kfix_stat(f, CLAIMD_ST_CALLS_OUTSIDE), 4, "calls outside requests");
+	/*
+	 * Each on the edge of the service the process is: the port of the
+	 * request it began last. Here the process is the peer and the service
+	 * too, and each call's own request began last, but for the client's
+	 * second call, which ended after the other thread's call began its
+	 * request at the peer. Counted, teaching no class.
+	 */
+	if (ASSERT_TRUE(kfix_edge_counts(f, c.p.port, c.p.port, &e), "the other thread's")) {
+		ASSERT_EQ(e.calls, 2, "its calls");
+		ASSERT_EQ(e.callee_failures, 2, "its callee failures (503)");
+		ASSERT_EQ(e.tied_failures + e.both_failed, 0, "taught nothing");
+	}
+	if (ASSERT_TRUE(kfix_edge_counts(f, c.s.port, c.s.port, &e), "the client's first")) {
+		ASSERT_EQ(e.calls, 1, "its call");
+		ASSERT_EQ(e.callee_failures, 1, "its callee failure (500)");
+		ASSERT_EQ(e.tied_failures + e.both_failed, 0, "taught nothing");
+	}
+	if (ASSERT_TRUE(kfix_edge_counts(f, c.p.port, c.s.port, &e), "the client's second")) {
+		ASSERT_EQ(e.calls, 1, "its call");
+		ASSERT_EQ(e.callee_failures, 1, "its callee failure (502)");
+		ASSERT_EQ(e.tied_failures + e.both_failed, 0, "taught nothing");
+	}
 	/*
 	 * Request 2 at least. The peer, a thread of this process too, serves
 	 * the other thread's calls: whether its own request sees its caller's
@@ -960,26 +991,37 @@ out:
 /*
  * A forking server: the parent accepts, a child it forks reads the request
  * and answers it, the parent closes its copy of the fd (no end: the child
- * holds the socket), the child exits. The socket is a connection of the
- * process that moved its first bytes, the child: its request answered
- * 200, recorded under the child, nothing closed unanswered.
+ * holds the socket), the child calls outside any request and exits. The
+ * socket is a connection of the process that moved its first bytes, the
+ * child: its request answered 200, recorded under the child, nothing
+ * closed unanswered. The child served, though its parent listens: its call
+ * is its service's, on its edge, no root call.
  */
 static void subtest_forked_child(struct kfix *f)
 {
+	struct peer_step steps[] = { { PEER_ANSWER, RESP(503, "Busy") } };
 	const struct claimd_ingress *in;
 	int gate[2] = { -1, -1 }, status = -1;
+	struct claimd_edge_counts e;
+	__u64 outside;
 	struct kcase c;
 	char buf[512];
 	pid_t pid;
 
-	if (!kcase_open(f, &c, NULL, 0) || !ASSERT_OK(pipe(gate), "pipe"))
+	if (!kcase_open(f, &c, steps, 1) || !ASSERT_OK(pipe(gate), "pipe"))
 		goto out;
+	outside = kfix_stat(f, CLAIMD_ST_CALLS_OUTSIDE);
 	pid = fork();
 	if (pid == 0) {
-		/* Serves once it is followed (the fixture follows listed processes only). */
+		/*
+		 * Serves once it is followed (the fixture follows listed
+		 * processes only), then calls outside any request: its parent
+		 * holds the listener, it serves.
+		 */
 		if (read(gate[0], buf, 1) == 1 &&
 		    sock_recv_until(c.s.afd, buf, sizeof(buf), "\r\n\r\n", sizeof(buf)) > 0)
 			write_pieces(c.s.afd, RESP(200, "OK"), 4096);
+		call_once(c.p.port, NULL, REQ_CALL);
 		_exit(0);
 	}
 	if (!ASSERT_GT(pid, 0, "fork"))
@@ -999,6 +1041,16 @@ static void subtest_forked_child(struct kfix *f)
 		ASSERT_EQ(in->flags, 0, "nothing lost or closed");
 	}
 	ASSERT_EQ(kfix_stat(f, CLAIMD_ST_CONN_STALE), 0, "none stale");
+	/* The child served: its call outside requests is its service's, no root call. */
+	ASSERT_EQ(kfix_stat(f, CLAIMD_ST_CALLS_OUTSIDE) - outside, 2,
+		  "calls outside requests: the child's, and the client's (this process)");
+	if (ASSERT_TRUE(kfix_proc_edge_counts(f, pid, c.s.port, c.p.port, &e),
+			"its service's edge")) {
+		ASSERT_EQ(e.calls, 1, "its call");
+		ASSERT_EQ(e.callee_failures, 1, "its callee failure (503)");
+		ASSERT_EQ(e.tied_failures + e.both_failed, 0, "taught nothing");
+	}
+	ASSERT_FALSE(kfix_root_counts(f, pid, c.p.port, &e), "no root edge");
 out:
 	if (gate[0] >= 0) {
 		close(gate[0]);

@@ -349,12 +349,18 @@ bool kfix_edge_counts(struct kfix *f, int service_port, int callee_port,
 	return edge_counts_of(f, &key, out);
 }
 
-bool kfix_root_counts(struct kfix *f, pid_t tgid, int callee_port, struct claimd_edge_counts *out)
+bool kfix_proc_edge_counts(struct kfix *f, pid_t tgid, int service_port, int callee_port,
+			   struct claimd_edge_counts *out)
 {
-	struct claimd_edge_key key = edge_key(f, CLAIMD_ROOT_PORT, callee_port);
+	struct claimd_edge_key key = edge_key(f, service_port, callee_port);
 
 	key.tgid = tgid;
 	return edge_counts_of(f, &key, out);
+}
+
+bool kfix_root_counts(struct kfix *f, pid_t tgid, int callee_port, struct claimd_edge_counts *out)
+{
+	return kfix_proc_edge_counts(f, tgid, CLAIMD_ROOT_PORT, callee_port, out);
 }
 
 bool kfix_follow(struct kfix *f, pid_t tgid)
@@ -376,6 +382,7 @@ static bool edge_counts_of(struct kfix *f, const struct claimd_edge_key *key,
 	for (c = 0; c < f->ncpus; c++) {
 		out->calls += v[c].calls;
 		out->callee_failures += v[c].callee_failures;
+		out->tied_failures += v[c].tied_failures;
 		out->both_failed += v[c].both_failed;
 		out->retries += v[c].retries;
 	}

@@ -86,6 +86,9 @@ bool kfix_edge_counts(struct kfix *f, int service_port, int callee_port,
 bool kfix_service_counts(struct kfix *f, int service_port, struct claimd_service_counts *out);
 /* The root edge's counts: process tgid's calls outside requests to 127.0.0.1:callee. */
 bool kfix_root_counts(struct kfix *f, pid_t tgid, int callee_port, struct claimd_edge_counts *out);
+/* The counts of the edge (process tgid, service port) -> 127.0.0.1:callee. */
+bool kfix_proc_edge_counts(struct kfix *f, pid_t tgid, int service_port, int callee_port,
+			   struct claimd_edge_counts *out);
 /* Follows process tgid too (a child of this one). */
 bool kfix_follow(struct kfix *f, pid_t tgid);
 /* Asks for every request's record (as while claimd traces; the default here), or none. */

@@ -191,3 +191,45 @@ int svc_drive(int port, int n)
 	}
 	return failed;
 }
+
+int load_client_run(const char *dir, int port, int threads, int requests, const char *tls,
+		    int *status, int n)
+{
+	char script[H_PATH], p[16], t[16], r[16], out[H_PATH];
+	static char buf[1 << 20];
+	const char *argv[16] = { "python3",    script, "--port", p,   "--threads", t,
+				 "--requests", r,      "--out",	 out, NULL };
+	struct json_object *summary, *statuses;
+	int st, id;
+	pid_t pid;
+
+	peer_script("load_client.py", script, sizeof(script));
+	snprintf(p, sizeof(p), "%d", port);
+	snprintf(t, sizeof(t), "%d", threads);
+	snprintf(r, sizeof(r), "%d", requests);
+	snprintf(out, sizeof(out), "%s/client.json", dir);
+	if (tls) {
+		argv[10] = "--tls";
+		argv[11] = tls;
+	}
+	pid = proc_spawn(argv, NULL, NULL);
+	if (!ASSERT_GT(pid, 0, "client"))
+		return -1;
+	st = proc_wait(pid, 120000);
+	if (st == -1)
+		proc_stop(pid, 1000);
+	if (!ASSERT_EQ(st, 0, "client finished") ||
+	    !ASSERT_GT(read_file(out, buf, sizeof(buf)), 0, "client summary"))
+		return -1;
+	summary = json_tokener_parse(buf);
+	statuses = j_get(summary, "statuses");
+	for (id = 0; id < n; id++) {
+		char key[16];
+
+		snprintf(key, sizeof(key), "%d", id);
+		status[id] = j_int(statuses, key);
+	}
+	ASSERT_EQ(j_int(summary, "sent"), threads * requests, "client: requests sent");
+	json_object_put(summary);
+	return 0;
+}

@@ -74,4 +74,13 @@ int http_get(int port, const char *path);
 /* GET /r/0 .. /r/n-1 from port, one at a time: how many failed (no answer, or 500 up). */
 int svc_drive(int port, int n);
 
+/*
+ * tests/peers/load_client.py against 127.0.0.1:port: threads threads,
+ * requests each (GET /r/<id>, id = thread * requests + i), over TLS with
+ * the CA file tls (NULL: in the clear), its summary in dir. status[id] (n
+ * of them): the answer each id got (0: none). 0, or -1 (asserted).
+ */
+int load_client_run(const char *dir, int port, int threads, int requests, const char *tls,
+		    int *status, int n);
+
 #endif

@@ -387,6 +387,7 @@ static void test_mux_noctx(struct names *nm)
 {
 	struct edges *e = edges__new(&base_cfg);
 	struct claimd_ingress r;
+	struct edge *ed;
 	struct service_stats *s;
 	int n = 0;
 
@@ -401,9 +402,15 @@ static void test_mux_noctx(struct names *nm)
 	ingress(&r, 9000, 200, CLAIM_NONE, CLAIMD_IN_MUX | CLAIMD_IN_NOCTX);
 	egress(&r, B, FAIL(503));
 	add_record(e, &r, nm, 5, WALL);
+	/* Their calls count on their edges; none teaches a class. */
 	edges__for_each(e, count_edge, &n);
-	ASSERT_EQ(n, 0, "no edges learned");
-	ASSERT_TRUE(edge_b(e) == NULL, "no edge to B");
+	ASSERT_EQ(n, 2, "the calls' edges");
+	ed = edge_b(e);
+	if (ASSERT_OK_PTR(ed, "edge to B")) {
+		counts_are(&ed->total, 2, 2, 0, 0, "B: every call, no both_failed");
+		ASSERT_EQ(ed->total.tied_failures, 0, "B: no tied failure");
+		ASSERT_EQ(edges__effective(e, ed, 5, WALL).cls, CLAIM_CLASS_UNKNOWN, "B: no class");
+	}
 	s = service(e, CALLER, NULL);
 	if (ASSERT_OK_PTR(s, "service counted")) {
 		ASSERT_EQ(s->requests, 3, "requests");
@@ -412,11 +419,14 @@ static void test_mux_noctx(struct names *nm)
 		ASSERT_EQ(s->multiplexed, 2, "multiplexed");
 		ASSERT_EQ(s->claimed + s->unclaimed, 0, "no verdicts");
 	}
-	/* The service juggles requests on a thread: even its plain records stay out. */
+	/* The service juggles requests on a thread: even its plain records teach nothing. */
 	ingress(&r, 9000, 502, CLAIM_UNCLAIMED, CLAIMD_IN_CLOSED);
 	egress(&r, B, FAIL(503));
 	add_record(e, &r, nm, 5, WALL);
-	ASSERT_TRUE(edge_b(e) == NULL, "no edge from a multiplexed service");
+	ed = edge_b(e);
+	if (ASSERT_OK_PTR(ed, "edge to B"))
+		counts_are(&ed->total, 3, 3, 0, 0,
+			   "B: a multiplexed service's call counts, no more");
 	edges__free(e);
 
 	/* A service that never juggled: its plain record is learned as usual. */
@@ -809,23 +819,25 @@ static void test_json(struct names *nm)
 	expect_str(o, "callee", B);
 	expect_int(o, "calls", 22);
 	expect_int(o, "callee_failures", 20);
+	expect_int(o, "tied_failures", 20);
 	expect_int(o, "both_failed", 20);
 	expect_int(o, "retries", 1);
 	expect_double(o, "ratio", 1);
 	expect_str(o, "class", "fail-close");
 	expect_str(o, "class_source", "window");
-	ASSERT_EQ(json_object_object_length(o), 12, "edge fields");
+	ASSERT_EQ(json_object_object_length(o), 13, "edge fields");
 	expect_bool(o, "root", false);
 	w = field(o, "window");
 	if (ASSERT_TRUE(json_object_is_type(w, json_type_object), "window object")) {
 		expect_int(w, "seconds", 100);
 		expect_int(w, "calls", 22);
 		expect_int(w, "callee_failures", 20);
+		expect_int(w, "tied_failures", 20);
 		expect_int(w, "both_failed", 20);
 		expect_int(w, "retries", 1);
 		expect_double(w, "ratio", 1);
 		expect_str(w, "class", "fail-close");
-		ASSERT_EQ(json_object_object_length(w), 7, "window fields");
+		ASSERT_EQ(json_object_object_length(w), 8, "window fields");
 	}
 	m = field(o, "memory");
 	if (ASSERT_TRUE(json_object_is_type(m, json_type_object), "memory object")) {
@@ -911,6 +923,7 @@ static void test_blind(struct names *nm)
 	};
 	struct edges *e = edges__new(&base_cfg);
 	struct claimd_ingress r;
+	struct edge *ed;
 	struct service_stats *s;
 	size_t i;
 	int n = 0;
@@ -929,8 +942,16 @@ static void test_blind(struct names *nm)
 		egress(&r, B, FAIL(503));
 		add_record(e, &r, nm, 5, WALL);
 	}
+	/* Their calls count; none teaches the class (no tied failure, no both_failed). */
 	edges__for_each(e, count_edge, &n);
-	ASSERT_EQ(n, 0, "no edge learned from blind ingresses");
+	ASSERT_EQ(n, 1, "the calls' edge");
+	ed = edge_b(e);
+	if (ASSERT_OK_PTR(ed, "edge to B")) {
+		counts_are(&ed->total, 2 * sizeof(blind) / sizeof(blind[0]),
+			   2 * sizeof(blind) / sizeof(blind[0]), 0, 0,
+			   "B: calls of blind ingresses");
+		ASSERT_EQ(ed->total.tied_failures, 0, "B: taught nothing");
+	}
 	s = service(e, CALLER, NULL);
 	if (ASSERT_OK_PTR(s, "service counted")) {
 		ASSERT_EQ(s->requests, 2 * sizeof(blind) / sizeof(blind[0]), "requests");

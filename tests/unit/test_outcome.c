@@ -155,15 +155,22 @@ static void counts_tests(void)
 	ASSERT_FALSE(counts_teaches_edges(CLAIM_RULE_UNFINISHED_CALL, 0, 0), "unfinished");
 	ASSERT_TRUE(counts_teaches_edges(CLAIM_RULE_OPAQUE_CALL, CLAIMD_IN_OPAQUE, 0),
 		    "a dependency claimd cannot read leaves the log whole");
-	/* Request 1: two failed calls to the callee; request 2: one call, fine. */
-	counts_add_call(&e, 1, 1, 1, CLAIMD_EG_DONE);
-	counts_add_call(&e, 1, 1, 1, CLAIMD_EG_DONE | CLAIMD_EG_RETRY);
-	counts_add_call(&e, 2, 0, 0, CLAIMD_EG_DONE);
-	counts_add_call(&e, 3, 1, 0, CLAIMD_EG_DONE | CLAIMD_EG_TRANSPORT);
-	ASSERT_EQ(e.calls, 4, "calls");
+	/*
+	 * Request 1: two failed calls to the callee; request 2: one call, fine;
+	 * request 3: a transport failure; request 4 teaches nothing (a call
+	 * outside requests, or a log that may miss calls): it failed with its
+	 * failed call, and only the edge's counts learn it.
+	 */
+	counts_add_call(&e, 1, 1, 1, 1, CLAIMD_EG_DONE);
+	counts_add_call(&e, 1, 1, 1, 1, CLAIMD_EG_DONE | CLAIMD_EG_RETRY);
+	counts_add_call(&e, 2, 0, 0, 1, CLAIMD_EG_DONE);
+	counts_add_call(&e, 3, 1, 0, 1, CLAIMD_EG_DONE | CLAIMD_EG_TRANSPORT);
+	counts_add_call(&e, 4, 1, 1, 0, CLAIMD_EG_DONE);
+	ASSERT_EQ(e.calls, 5, "calls");
 	ASSERT_EQ(e.retries, 1, "retries");
-	ASSERT_EQ(e.callee_failures, 2, "callee failures: once per request");
-	ASSERT_EQ(e.both_failed, 1, "both failed");
+	ASSERT_EQ(e.callee_failures, 3, "callee failures: once per request, taught or not");
+	ASSERT_EQ(e.tied_failures, 2, "tied failures: of the requests that teach");
+	ASSERT_EQ(e.both_failed, 1, "both failed: of the requests that teach");
 }
 
 static void name_tests(void)

@@ -180,8 +180,10 @@ static void count_poll(struct claimd *d)
 		d->stats_sum = sum;
 		d->status_changes++;
 	}
-	err = kcounts__poll(d->kcounts, st[CLAIMD_ST_COUNTED] + st[CLAIMD_ST_ROOT_CALLS], &into,
-			    since(&d->started), time(NULL));
+	err = kcounts__poll(d->kcounts,
+			    st[CLAIMD_ST_COUNTED] + st[CLAIMD_ST_ROOT_CALLS] +
+				    st[CLAIMD_ST_CALLS_OUTSIDE],
+			    &into, since(&d->started), time(NULL));
 	if (err < 0 && !d->count_errors++)
 		pr_warn("cannot read the kernel's counters: %s", strerror(-err));
 }

@@ -26,8 +26,13 @@ static const struct edge_family edge_counters[] = {
 	  "Calls from caller to callee (retries included) since claimd started.", true },
 	{ "claimd_edge_callee_failures_total", EDGE_FIELD(callee_failures),
 	  "Requests of the caller in which its call to the callee failed (and no retry of it "
-	  "succeeded); for a root caller (a process that serves nothing), its failed calls.",
+	  "succeeded), and its failed calls outside requests; for a root caller (a process that "
+	  "serves nothing), its failed calls.",
 	  true },
+	{ "claimd_edge_tied_failures_total", EDGE_FIELD(tied_failures),
+	  "Of those, requests whose calls claimd followed whole (they teach the class): "
+	  "the ratio's denominator (not for root callers).",
+	  false },
 	{ "claimd_edge_both_failed_total", EDGE_FIELD(both_failed),
 	  "Requests in which the callee failed and the caller's own response failed too (not "
 	  "for root callers: they serve no request).",
@@ -37,7 +42,7 @@ static const struct edge_family edge_counters[] = {
 	  "same target within 30 s of the failure).",
 	  true },
 	{ "claimd_edge_ratio", EDGE_FIELD(ratio),
-	  "both_failed / callee_failures of the edge's recent window, or of the long-term "
+	  "both_failed / tied_failures of the edge's recent window, or of the long-term "
 	  "memory when that gives the class; absent with no callee failures, and for root "
 	  "callers.",
 	  false },

@@ -28,9 +28,10 @@ struct metrics_edge {
 	const char *caller, *callee;
 	const char *callee_address; /* the callee's endpoint when it has no name here, or NULL */
 	double calls, callee_failures, both_failed, retries; /* since claimd started */
-	double ratio;	  /* of the class's source; NAN: no callee failures there */
-	unsigned int cls; /* enum claim_class */
-	bool root;	  /* a root caller's: no both_failed, ratio or class */
+	double tied_failures; /* callee failures of requests that teach: the ratio's */
+	double ratio;	      /* of the class's source; NAN: no callee failures there */
+	unsigned int cls;     /* enum claim_class */
+	bool root;	      /* a root caller's: no both_failed, ratio or class */
 };
 
 /* One service that served requests. */

@@ -53,6 +53,7 @@ static void add_edge(struct edge *ed, void *arg)
 	m->calls = ed->total.calls;
 	m->callee_failures = ed->total.callee_failures;
 	m->both_failed = ed->total.both_failed;
+	m->tied_failures = ed->total.tied_failures;
 	m->retries = ed->total.retries;
 	m->ratio = c.ratio;
 	m->cls = c.cls;

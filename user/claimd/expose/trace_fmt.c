@@ -2,6 +2,7 @@
 /* Records as JSON; see trace_fmt.h. */
 #include <stdio.h>
 
+#include "counts.h"
 #include "model/names.h"
 #include "outcome.h"
 #include "kernel/record.h"
@@ -200,7 +201,10 @@ struct json_object *trace__root_egress_json(const struct claimd_root_egress *r, 
 	struct json_object *o = json_object_new_object();
 
 	add_str(o, "type", "egress");
-	add_str(o, "caller", names__process(names, r->tgid, r->comm));
+	add_str(o, "caller",
+		r->local_port != CLAIMD_ROOT_PORT
+			? names__service(names, r->tgid, r->local_port, r->comm)
+			: names__process(names, r->tgid, r->comm));
 	add_int(o, "pid", r->tgid);
 	add_int(o, "tid", r->tid);
 	json_object_object_add(o, "egress", egress_json(&r->egress, names, fail_status));

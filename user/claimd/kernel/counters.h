@@ -81,8 +81,9 @@
 	  "Calls that ended after the request they served was answered: not on its edges, and "   \
 	  "not root calls.")                                                                      \
 	X(CLAIMD_ST_CALLS_OUTSIDE, "calls_outside_requests",                                      \
-	  "Calls a listening process made outside its requests: no edge (a background job of "    \
-	  "a service is not one of its requests), only counted.")                                 \
+	  "Calls a service (a process that served a request or listens) made outside its "        \
+	  "requests: counted on its service's edges, teaching no class; its requests open "       \
+	  "meanwhile get no confident verdict.")                                                  \
 	X(CLAIMD_ST_GO_REQUESTS, "go_requests",                                                   \
 	  "Requests of Go services followed per goroutine by the Go probes.")                     \
 	X(CLAIMD_ST_GO_CALLS, "go_calls", "Calls of Go programs (net/http clients) followed.")    \

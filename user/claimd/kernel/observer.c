@@ -400,6 +400,11 @@ int observer__traced_fd(const struct observer *obs)
 	return bpf_map__fd(obs->skel->maps.traced);
 }
 
+int observer__outside_calls_fd(const struct observer *obs)
+{
+	return bpf_map__fd(obs->skel->maps.outside_calls);
+}
+
 int observer__proc_mark_fd(const struct observer *obs)
 {
 	return bpf_map__fd(obs->skel->maps.proc_mark);

@@ -56,6 +56,8 @@ void observer__destroy(struct observer *obs);
 int observer__events_fd(const struct observer *obs);
 int observer__conns_fd(const struct observer *obs);
 int observer__traced_fd(const struct observer *obs);
+/* Per process: calls outside requests and its service's port (struct claimd_outside). */
+int observer__outside_calls_fd(const struct observer *obs);
 /* Listening sockets of followed processes by inode number, and their ports (headers/observer.h). */
 int observer__listeners_fd(const struct observer *obs);
 int observer__listen_ports_fd(const struct observer *obs);

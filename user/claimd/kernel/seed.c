@@ -18,6 +18,7 @@ struct seed_ctx {
 	struct observer *obs;
 	int conns_fd;
 	int traced_fd;
+	int outside_fd;
 	int mark_fd;
 	int listeners_fd;
 	int listen_ports_fd;
@@ -69,6 +70,24 @@ static void proc_word(struct seed_ctx *ctx, __u32 tgid, int listener)
 		word += CLAIMD_PROC_LISTENER_ONE;
 	bpf_map_update_elem(ctx->traced_fd, &tgid, &word, BPF_ANY);
 	proc_mark(ctx->mark_fd, tgid);
+}
+
+/*
+ * A process found listening on port is a service (struct claimd_outside):
+ * its calls outside requests go on that port's edges, unless the programs
+ * gave it a port already (a listener opened or a request begun since
+ * attaching). Read, then written whole: a call outside requests counted
+ * between the two would be lost, in the microseconds of a seeding, so the
+ * port is written only where none is.
+ */
+static void proc_service_port(struct seed_ctx *ctx, __u32 tgid, __u16 port)
+{
+	struct claimd_outside o;
+
+	if (bpf_map_lookup_elem(ctx->outside_fd, &tgid, &o) || o.port)
+		return;
+	o.port = port;
+	bpf_map_update_elem(ctx->outside_fd, &tgid, &o, BPF_ANY);
 }
 
 /*
@@ -138,6 +157,7 @@ static void seed_one(const struct procnet_sock *s, void *arg)
 	switch (s->role) {
 	case CLAIMD_ROLE_LISTENER:
 		ctx->counts->listeners++;
+		proc_service_port(ctx, s->tgid, s->local.port);
 		names__listen(ctx->names, s->tgid, &s->local, NULL, 0);
 		break;
 	case CLAIMD_ROLE_INBOUND:
@@ -158,6 +178,7 @@ int seed__existing(struct observer *obs, const struct observer_config *cfg, stru
 		.obs = obs,
 		.conns_fd = observer__conns_fd(obs),
 		.traced_fd = observer__traced_fd(obs),
+		.outside_fd = observer__outside_calls_fd(obs),
 		.mark_fd = observer__proc_mark_fd(obs),
 		.listeners_fd = observer__listeners_fd(obs),
 		.listen_ports_fd = observer__listen_ports_fd(obs),

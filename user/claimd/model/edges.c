@@ -220,6 +220,7 @@ void edges__window(const struct edges *e, const struct edge *ed, double now,
 		out->callee_failures += ed->bucket[i].callee_failures;
 		out->both_failed += ed->bucket[i].both_failed;
 		out->retries += ed->bucket[i].retries;
+		out->tied_failures += ed->bucket[i].tied_failures;
 	}
 }
 
@@ -244,6 +245,7 @@ static void add_counts(struct edge_counts *c, const struct edge_counts *d)
 	c->callee_failures += d->callee_failures;
 	c->both_failed += d->both_failed;
 	c->retries += d->retries;
+	c->tied_failures += d->tied_failures;
 }
 
 static void learn(struct edges *e, struct edge *ed, const struct edge_counts *d, double now,
@@ -255,7 +257,8 @@ static void learn(struct edges *e, struct edge *ed, const struct edge_counts *d,
 	if (!ed->in_memory)
 		ed->memory.updated = wall;
 	ed->memory.calls += d->calls;
-	ed->memory.callee_failures += d->callee_failures;
+	/* The memory keeps the ratio's terms: the failures of requests that teach. */
+	ed->memory.callee_failures += d->tied_failures;
 	ed->memory.both_failed += d->both_failed;
 	ed->in_memory = true;
 }
@@ -329,6 +332,7 @@ void edges__add_ingress(struct edges *e, const struct claimd_ingress *r, struct 
 	int n = r->n_egress < CLAIMD_EGRESS_MAX ? r->n_egress : CLAIMD_EGRESS_MAX;
 	struct retry_walk walk = { 0 };
 	int ncallees = 0, i, j;
+	bool teaches;
 
 	if (s && (r->flags & CLAIMD_IN_UNCOUNTED)) {
 		struct claimd_service_counts one = { 0 };
@@ -337,9 +341,9 @@ void edges__add_ingress(struct edges *e, const struct claimd_ingress *r, struct 
 				   e->cfg.fail_status);
 		edges__count_requests(e, s, &one);
 	}
-	/* A service that serves several requests at once on a thread teaches no edges. */
-	if (!counts_teaches_edges(r->rule, r->flags, r->egress_dropped) || (s && s->multiplexed))
-		return;
+	/* A service that serves several requests at once on a thread teaches no class. */
+	teaches = counts_teaches_edges(r->rule, r->flags, r->egress_dropped) &&
+		  !(s && s->multiplexed);
 	memset(d, 0, sizeof(d));
 	for (i = n - 1; i >= 0; i--) {
 		const struct claimd_egress *x = &r->egress[i];
@@ -355,12 +359,15 @@ void edges__add_ingress(struct edges *e, const struct claimd_ingress *r, struct 
 				break;
 		if (j == ncallees)
 			callees[ncallees++] = callee;
-		counts_add_call(&d[j], 1, callee_failed, failed, x->flags);
+		counts_add_call(&d[j], 1, callee_failed, failed, teaches, x->flags);
 	}
 	for (j = 0; j < ncallees; j++) {
 		struct edge *ed = edges__get(e, caller, callees[j]);
-		struct edge_counts c = { d[j].calls, d[j].callee_failures, d[j].both_failed,
-					 d[j].retries };
+		struct edge_counts c = { .calls = d[j].calls,
+					 .callee_failures = d[j].callee_failures,
+					 .both_failed = d[j].both_failed,
+					 .retries = d[j].retries,
+					 .tied_failures = d[j].tied_failures };
 
 		if (ed)
 			edges__learn(e, ed, &c, now, wall);
@@ -379,9 +386,9 @@ struct edge_class edges__effective(const struct edges *e, const struct edge *ed,
 	if (ed->root)
 		return c; /* no ratio: the caller serves no request that could fail */
 	edges__window(e, ed, now, &w);
-	if (w.callee_failures)
-		c.ratio = (double)w.both_failed / w.callee_failures;
-	c.cls = edges__classify(w.callee_failures, w.both_failed, e->cfg.min_failures);
+	if (w.tied_failures)
+		c.ratio = (double)w.both_failed / w.tied_failures;
+	c.cls = edges__classify(w.tied_failures, w.both_failed, e->cfg.min_failures);
 	if (c.cls != CLAIM_CLASS_UNKNOWN) {
 		c.source = EDGE_SRC_WINDOW;
 		return c;
@@ -477,6 +484,7 @@ static void edge_json(struct edge *ed, void *arg)
 	json_object_object_add(o, "calls", json_object_new_uint64(ed->total.calls));
 	json_object_object_add(o, "callee_failures",
 			       json_object_new_uint64(ed->total.callee_failures));
+	json_object_object_add(o, "tied_failures", json_object_new_uint64(ed->total.tied_failures));
 	json_object_object_add(o, "both_failed", json_object_new_uint64(ed->total.both_failed));
 	json_object_object_add(o, "retries", json_object_new_uint64(ed->total.retries));
 	json_object_object_add(o, "ratio", isnan(c.ratio) ? NULL : json_object_new_double(c.ratio));
@@ -489,15 +497,16 @@ static void edge_json(struct edge *ed, void *arg)
 	json_object_object_add(w, "seconds", json_object_new_int(j->e->cfg.window_s));
 	json_object_object_add(w, "calls", json_object_new_uint64(wc.calls));
 	json_object_object_add(w, "callee_failures", json_object_new_uint64(wc.callee_failures));
+	json_object_object_add(w, "tied_failures", json_object_new_uint64(wc.tied_failures));
 	json_object_object_add(w, "both_failed", json_object_new_uint64(wc.both_failed));
 	json_object_object_add(w, "retries", json_object_new_uint64(wc.retries));
 	json_object_object_add(w, "ratio",
-			       ed->root ? NULL : ratio_json(wc.callee_failures, wc.both_failed));
+			       ed->root ? NULL : ratio_json(wc.tied_failures, wc.both_failed));
 	json_object_object_add(
 		w, "class",
 		json_object_new_string(verdict__class_name(
 			ed->root ? CLAIM_CLASS_UNKNOWN
-				 : edges__classify(wc.callee_failures, wc.both_failed, minf))));
+				 : edges__classify(wc.tied_failures, wc.both_failed, minf))));
 	json_object_object_add(o, "window", w);
 	if (ed->root) {
 		json_object_put(m);

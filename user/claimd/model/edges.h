@@ -47,16 +47,22 @@ struct edges_config {
 	bool use_memory;	   /* consult memory when the window is unknown */
 };
 
+/*
+ * Every call of the caller counts (calls, callee_failures, retries), tied
+ * to a request or not; the ratio is both_failed / tied_failures, the
+ * callee failures of requests that teach (headers/counts.h).
+ */
 struct edge_counts {
 	uint64_t calls;
 	uint64_t callee_failures;
 	uint64_t both_failed;
 	uint64_t retries;
+	uint64_t tied_failures;
 };
 
 struct edge_memory {
 	double calls;
-	double callee_failures;
+	double callee_failures; /* the ratio's terms: of requests that teach (tied_failures) */
 	double both_failed;
 	time_t updated; /* wall clock of the last decay */
 };

@@ -214,10 +214,12 @@ static void edge_take(struct poll_ctx *x, const struct claimd_edge_key *key,
 	d.callee_failures = now.callee_failures - en->last.callee_failures;
 	d.both_failed = now.both_failed - en->last.both_failed;
 	d.retries = now.retries - en->last.retries;
+	d.tied_failures = now.tied_failures - en->last.tied_failures;
 	en->last = now;
 	if (!d.calls && !d.callee_failures && !d.both_failed && !d.retries)
 		return;
 	x->gained++;
+	/* A service's calls outside requests are under its port: its edge, below. */
 	if (key->local_port == CLAIMD_ROOT_PORT) {
 		struct claimd_addr callee = { .port = key->callee_port };
 

@@ -43,7 +43,7 @@ const char *names__callee(struct names *n, const struct claimd_addr *a);
 /* A listener appeared (closed = 0) or went away. comm may be NULL. */
 void names__listen(struct names *n, __u32 tgid, const struct claimd_addr *local, const char *comm,
 		   bool closed);
-/* Does the process hold a listener (it serves: its calls outside a request are no edges)? */
+/* Does the process hold a listener? */
 bool names__listening(struct names *n, __u32 tgid);
 /* Changes whenever a name given earlier may have changed (listeners, exits, maps). */
 unsigned long names__generation(const struct names *n);

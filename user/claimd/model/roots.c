@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Root calls into root edges; see roots.h. */
 #include <stdlib.h>
+#include <time.h>
 
 #include "model/edges.h"
 #include "model/names.h"
+#include "counts.h"
 #include "outcome.h"
 #include "model/roots.h"
 
@@ -42,12 +44,26 @@ enum root_call roots__add(struct roots *r, struct edges *e, struct names *names,
 		return ROOT_CALL_LATE;
 	if (!(x->flags & CLAIMD_EG_UNCOUNTED)) {
 		/* Counted; named now, while the process most likely lives. */
-		names__process(names, rec->tgid, rec->comm);
+		if (rec->local_port != CLAIMD_ROOT_PORT)
+			names__service(names, rec->tgid, rec->local_port, rec->comm);
+		else
+			names__process(names, rec->tgid, rec->comm);
 		return ROOT_CALL_COUNTED;
 	}
 	d.callee_failures = outcome_of_call(x->status, x->flags, edges__config(e)->fail_status) ==
 			    CLAIMD_OUTCOME_FAILED;
 	d.retries = !!(x->flags & CLAIMD_EG_RETRY);
+	if (rec->local_port != CLAIMD_ROOT_PORT) {
+		/* A service's call outside requests: its service's edge, teaching no class. */
+		struct edge *ed =
+			edges__get(e, names__service(names, rec->tgid, rec->local_port, rec->comm),
+				   names__callee(names, &x->callee));
+
+		if (!ed)
+			return ROOT_CALL_DROPPED;
+		edges__learn(e, ed, &d, now, time(NULL));
+		return ROOT_CALL_SERVICE;
+	}
 	return roots__count(r, e, names, rec->tgid, rec->comm, &x->callee, &d, now);
 }
 

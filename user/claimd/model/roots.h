@@ -8,11 +8,11 @@
  * its command) to the callee. It sends a CLAIMD_REC_EGRESS record for the
  * process's first one (so that claimd names it while it lives), when
  * someone traces, and when its counter map had no room (CLAIMD_EG_UNCOUNTED:
- * counted here). The kernel counts apart, with no edge, the calls a
- * listening process makes outside its requests (they would mix a background
- * job into the service's edges) and late calls (CLAIMD_EG_LATE: they
- * belonged to a request already answered). Root edges get no ratio and no
- * class (edges.h).
+ * counted here). A process that serves (it served a request or listens)
+ * makes no root calls: its calls outside requests count on its service's
+ * edge (the record's local_port, the kernel's edge key), teaching no class.
+ * Late calls (CLAIMD_EG_LATE: they belonged to a request already answered)
+ * are counted apart. Root edges get no ratio and no class (edges.h).
  */
 #ifndef CLAIMD_ROOTS_H
 #define CLAIMD_ROOTS_H
@@ -32,6 +32,7 @@ enum root_call {
 	ROOT_CALL_LATE,	    /* finished after its request had answered: not a root call */
 	ROOT_CALL_COUNTED,  /* a record of a call the kernel counted already */
 	ROOT_CALL_DROPPED,  /* out of memory */
+	ROOT_CALL_SERVICE,  /* a service's call outside requests: counted on its edge */
 };
 
 struct roots_counts {
