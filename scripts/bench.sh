@@ -164,28 +164,29 @@ parse=$("$build/tests/parse_bench" "$build/tests/pipe_hammer" "${hn[tcp]}" tcp)
 #     host's phases move either by more from one minute to the next: more
 #     rounds of each, alternating (claimd following the node, then the empty
 #     program alone), and the medians over all.
-untraced_runs=("$untraced") floor_runs=("$(echo "$parse" | json 'd["empty_program_ns"]')")
-for _ in $(seq 2 "$UNTRACED_ROUNDS"); do
-	claimd_start --pid "$node_pid"
-	untraced_runs+=("$(untraced_ns_per_run)")
-	claimd_stop
-	floor_runs+=("$("$build/tests/parse_bench" "$build/tests/pipe_hammer" "${hn[tcp]}" tcp |
-		json 'd["empty_program_ns"]')")
-done
+# mode rounds: that many more alternating rounds over the hammer of mode,
+# appended to the arrays runs (claimd's tp_io_x per run) and floors.
+untraced_rounds() {
+	for _ in $(seq "$2"); do
+		claimd_start --pid "$node_pid"
+		runs+=("$(untraced_ns_per_run "$1")")
+		claimd_stop
+		floors+=("$("$build/tests/parse_bench" "$build/tests/pipe_hammer" "${hn[$1]}" "$1" |
+			json 'd["empty_program_ns"]')")
+	done
+}
+runs=("$untraced") floors=("$(echo "$parse" | json 'd["empty_program_ns"]')")
+untraced_rounds tcp $((UNTRACED_ROUNDS - 1))
+untraced_runs=("${runs[@]}") floor_runs=("${floors[@]}")
 untraced=$(median "${untraced_runs[@]}") empty_floor=$(median "${floor_runs[@]}")
 say "   an untraced TCP syscall's program: $untraced ns against the empty program's $empty_floor" \
 	"(medians; rounds ${untraced_runs[*]} against ${floor_runs[*]})"
 # 4b. The same over a socket file's connection (journald's, D-Bus's and
 #     X11's clients talk so): claimd follows a Unix socket only for the
 #     processes it follows, and lets the others' go at its filter.
-unix_runs=() unix_floor_runs=()
-for _ in $(seq "$UNTRACED_ROUNDS"); do
-	claimd_start --pid "$node_pid"
-	unix_runs+=("$(untraced_ns_per_run unix)")
-	claimd_stop
-	unix_floor_runs+=("$("$build/tests/parse_bench" "$build/tests/pipe_hammer" "${hn[unix]}" unix |
-		json 'd["empty_program_ns"]')")
-done
+runs=() floors=()
+untraced_rounds unix "$UNTRACED_ROUNDS"
+unix_runs=("${runs[@]}") unix_floor_runs=("${floors[@]}")
 untraced_unix=$(median "${unix_runs[@]}") unix_floor=$(median "${unix_floor_runs[@]}")
 say "   an untraced Unix socket syscall's program: $untraced_unix ns against the empty" \
 	"program's $unix_floor (medians; rounds ${unix_runs[*]} against ${unix_floor_runs[*]})"
