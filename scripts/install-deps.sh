@@ -40,6 +40,7 @@ test_pkgs=(
 	redis-server python3-redis
 	postgresql-15 python3-psycopg2
 	mariadb-server mariadb-client python3-pymysql
+	python3-flask # python/libclaim's middleware in a Flask service (test_python_libclaim)
 	openjdk-17-jdk-headless # tests/peers/java: HttpServer and HttpClient (test_java)
 )
 # Recording: the servers and clients the wire framers' conversations were

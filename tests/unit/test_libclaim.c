@@ -89,6 +89,9 @@ void test_libclaim_caller_table(void)
 		ASSERT_STREQ(claim_verdict_name(CLAIM_CLAIMED), "claimed", "claimed");
 		ASSERT_STREQ(claim_verdict_name(CLAIM_UNCLAIMED), "unclaimed", "unclaimed");
 		ASSERT_STREQ(claim_verdict_name(CLAIM_NONE), "unknown", "none");
+		ASSERT_STREQ(claim_rule_name(CLAIM_RULE_FAIL_CLOSE), "fail-close-edge", "a rule");
+		ASSERT_STREQ(claim_rule_name(CLAIM_RULE_OPAQUE_CALL), "opaque-call", "the last");
+		ASSERT_STREQ(claim_rule_name(CLAIM_RULE__COUNT), "none", "out of range");
 	}
 	claim_budget_free(b);
 }

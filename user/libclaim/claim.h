@@ -64,6 +64,8 @@ CLAIM_API enum claim_verdict claim_current(const struct claim *c, struct claim_r
 
 /* "claimed", "unclaimed" or "unknown". */
 CLAIM_API const char *claim_verdict_name(enum claim_verdict v);
+/* Why: "no-failed-call", "fail-close-edge", "multiplexed", ... ("none" out of range). */
+CLAIM_API const char *claim_rule_name(enum claim_rule r);
 
 /* ---- Explicit context, for event loops ---- */
 

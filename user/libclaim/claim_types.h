@@ -40,9 +40,9 @@
  *   unfinished-call       a call it did not wait for was still running at
  *                         its answer (a goroutine's, an explicit context's):
  *                         given up, or left to finish, claimd cannot tell
- *   opaque-call           it talked to a dependency in another protocol than
- *                         HTTP (a database, a cache), whose failures claimd
- *                         cannot see
+ *   opaque-call           it talked to a dependency in a protocol claimd does
+ *                         not frame (or on a connection it joined
+ *                         mid-stream), whose failures claimd cannot see
  */
 #define CLAIM_RULE_TABLE(X)                                                 \
 	X(CLAIM_RULE_NONE, 0, "none", CLAIM_NONE)                           \

@@ -163,6 +163,15 @@ const char *claim_verdict_name(enum claim_verdict v)
 	return verdict_names[v];
 }
 
+/* The names of rules, from their table. */
+#define RULE_NAME_ROW(id, num, name, verdict) [id] = name,
+static const char *const rule_names[] = { CLAIM_RULE_TABLE(RULE_NAME_ROW) };
+
+const char *claim_rule_name(enum claim_rule r)
+{
+	return (unsigned int)r < CLAIM_RULE__COUNT ? rule_names[r] : "none";
+}
+
 int claim_format_header(enum claim_verdict v, char *buf, size_t len)
 {
 	int n;

@@ -1,0 +1,53 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: GPL-2.0
+"""A Flask service that writes x-error-claim with libclaim's WSGI middleware
+(python/libclaim), served by werkzeug's threaded server (a thread per
+request, as claimd follows it). GET /r/<id>: fails on its own (500) for ids
+with id % --fail-mod == --fail-rem, before calling; else calls its backend
+(requests, a session its threads share) and passes a failed answer up as
+502. libclaim comes from $PYTHONPATH, its C library from $CLAIMD_LIBCLAIM,
+claimd's verdicts from $CLAIMD_VERDICTS.
+"""
+import argparse
+import sys
+
+import flask
+import requests
+from werkzeug.serving import make_server
+
+from libclaim.wsgi import ClaimMiddleware
+from peer_http import write_ready
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--backend", type=int, required=True, help="the backend's port")
+    ap.add_argument("--fail-mod", type=int, default=5)
+    ap.add_argument("--fail-rem", type=int, default=1)
+    ap.add_argument("--ready-file")
+    args = ap.parse_args()
+
+    app = flask.Flask("claimed-flask")
+    session = requests.Session()
+
+    @app.route("/r/<int:rid>")
+    def r(rid):
+        if rid % args.fail_mod == args.fail_rem:
+            return "own failure\n", 500
+        try:
+            status = session.get("http://127.0.0.1:%d/r/%d" % (args.backend, rid),
+                                 timeout=10).status_code
+        except requests.RequestException:
+            status = 0
+        if status == 0 or status >= 500:
+            return "backend failed\n", 502
+        return "ok\n"
+
+    app.wsgi_app = ClaimMiddleware(app.wsgi_app)
+    srv = make_server("127.0.0.1", 0, app, threaded=True)
+    write_ready(args.ready_file, srv.server_port)
+    srv.serve_forever()
+
+
+if __name__ == "__main__":
+    sys.exit(main())
