@@ -327,21 +327,44 @@ $(BUILD)/tests/go/%: tests/peers/go/%/main.go $(GO_PEER_SRCS) | $(DEPS_GO)
 .PHONY: go-peers
 go-peers: $(GO_PEER_BINS)
 
+# libclaim for Java (java/, Maven's layout): the package built into
+# $(BUILD)/java/libclaim.jar with the JDK's javac against Debian's JNA, its
+# JUnit 4 tests into $(BUILD)/java/test-classes (make test runs them).
+JNA_JAR := /usr/share/java/jna.jar
+JUNIT_CP := /usr/share/java/junit4.jar:/usr/share/java/hamcrest-core.jar
+LIBCLAIM_JAVA_SRCS := $(wildcard java/src/main/java/org/claimd/libclaim/*.java)
+LIBCLAIM_JAVA_TESTS := $(wildcard java/src/test/java/org/claimd/libclaim/*.java)
+LIBCLAIM_JAR := $(BUILD)/java/libclaim.jar
+LIBCLAIM_JAVA_TESTED := $(BUILD)/java/test-classes/.built
+
+$(LIBCLAIM_JAR): $(LIBCLAIM_JAVA_SRCS) | $(DEPS_TEST)
+	$(call msg,JAR,$@)
+	$(Q)rm -rf $(BUILD)/java/classes && mkdir -p $(BUILD)/java/classes
+	$(Q)javac -d $(BUILD)/java/classes -cp $(JNA_JAR) $^
+	$(Q)jar cf $@ -C $(BUILD)/java/classes .
+
+$(LIBCLAIM_JAVA_TESTED): $(LIBCLAIM_JAVA_TESTS) $(LIBCLAIM_JAR)
+	$(call msg,JAVAC,$(@D))
+	$(Q)mkdir -p $(@D)
+	$(Q)javac -d $(@D) -cp $(LIBCLAIM_JAR):$(JNA_JAR):$(JUNIT_CP) $(LIBCLAIM_JAVA_TESTS)
+	$(Q)touch $@
+
 # Java peers (tests/peers/java/<Name>.java): plain javac from the test group's
-# JDK, one class file each (and its inner classes) in $(BUILD)/tests/java/.
+# JDK, one class file each (and its inner classes) in $(BUILD)/tests/java/,
+# against libclaim's jar.
 JAVA_PEER_SRCS := $(wildcard tests/peers/java/*.java)
 JAVA_PEER_CLASSES := $(patsubst tests/peers/java/%.java,$(BUILD)/tests/java/%.class,$(JAVA_PEER_SRCS))
 
-$(BUILD)/tests/java/%.class: tests/peers/java/%.java | $(DEPS_TEST)
+$(BUILD)/tests/java/%.class: tests/peers/java/%.java $(LIBCLAIM_JAR) | $(DEPS_TEST)
 	$(call msg,JAVAC,$@)
 	$(Q)mkdir -p $(@D)
-	$(Q)javac -d $(@D) $<
+	$(Q)javac -d $(@D) -cp $(LIBCLAIM_JAR):$(JNA_JAR) $<
 
 .PHONY: java-peers
-java-peers: $(JAVA_PEER_CLASSES)
+java-peers: $(JAVA_PEER_CLASSES) $(LIBCLAIM_JAVA_TESTED)
 
 .PHONY: test
-test: all $(FUZZ_BINS) $(DEPS_TEST) $(GO_PEER_BINS) $(JAVA_PEER_CLASSES)
+test: all $(FUZZ_BINS) $(DEPS_TEST) $(GO_PEER_BINS) $(JAVA_PEER_CLASSES) $(LIBCLAIM_JAVA_TESTED)
 	$(Q)./scripts/run-tests.sh $(BUILD)
 
 .PHONY: demo

@@ -1,0 +1,169 @@
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
+package org.claimd.libclaim;
+
+import com.sun.jna.Library;
+import com.sun.jna.Native;
+import com.sun.jna.Pointer;
+import com.sun.jna.Structure;
+import java.nio.charset.StandardCharsets;
+
+/**
+ * libclaim for Java: what claimd says about the request this thread serves,
+ * and the retry decision that honours x-error-claim. The C library
+ * (libclaim.so, through JNA: one implementation of the rules for every
+ * language) maps claimd's verdict map read-only, so {@link #current} makes
+ * no system call. With no claimd running every answer is UNKNOWN, never an
+ * error. One instance serves every thread.
+ */
+public final class Claim implements AutoCloseable {
+	public static final String HEADER = "x-error-claim";
+
+	public enum Verdict { NONE, CLAIMED, UNCLAIMED, UNKNOWN;
+		@Override public String toString() { return name().toLowerCase(); }
+	}
+
+	public enum Decision { RETRY, DONE_OK, DONE_UNCLAIMED, DONE_ONCE, DONE_ATTEMPTS, DONE_BUDGET, DONE_DEADLINE }
+
+	/** A verdict and why: the rule's name, and the port of the callee whose failure decided (0: none). */
+	public static final class Result {
+		public final Verdict verdict;
+		public final String rule;
+		public final int causePort;
+
+		Result(Verdict verdict, String rule, int causePort) {
+			this.verdict = verdict;
+			this.rule = rule;
+			this.causePort = causePort;
+		}
+	}
+
+	@Structure.FieldOrder({ "verdict", "rule", "cause_known", "cause_port", "cause_addr" })
+	public static class CResult extends Structure {
+		public int verdict, rule, cause_known;
+		public short cause_port;
+		public byte[] cause_addr = new byte[16];
+	}
+
+	@Structure.FieldOrder({ "status", "header" })
+	public static class COutcome extends Structure {
+		public int status, header;
+	}
+
+	@Structure.FieldOrder({ "attempt", "max_attempts", "fail_status", "budget", "deadline_ns", "attempt_ns" })
+	public static class CRetryOpts extends Structure {
+		public int attempt, max_attempts, fail_status;
+		public Pointer budget;
+		public long deadline_ns, attempt_ns;
+	}
+
+	interface Lib extends Library {
+		Pointer claim_open(String path);
+		void claim_close(Pointer c);
+		int claim_connected(Pointer c);
+		int claim_current(Pointer c, CResult out);
+		String claim_rule_name(int rule);
+		int claim_parse_header(byte[] value, long len);
+		Pointer claim_budget_new(double ratio, double burst);
+		void claim_budget_free(Pointer b);
+		void claim_budget_request(Pointer b);
+		int claim_budget_take(Pointer b);
+		double claim_budget_tokens(Pointer b);
+		int claim_should_retry(COutcome out, CRetryOpts opts);
+	}
+
+	static final Lib LIB = Native.load(libraryPath(), Lib.class);
+
+	/** Where libclaim.so is loaded from: $CLAIMD_LIBCLAIM, else the system's "claim". */
+	public static String libraryPath() {
+		String p = System.getenv("CLAIMD_LIBCLAIM");
+		return p != null && !p.isEmpty() ? p : "claim";
+	}
+
+	private Pointer handle;
+
+	/** claimd's verdict map at path (null: $CLAIMD_VERDICTS, else claimd's default pin). */
+	public Claim(String path) {
+		handle = LIB.claim_open(path);
+		if (handle == null)
+			throw new OutOfMemoryError("claim_open");
+	}
+
+	public Claim() {
+		this(null);
+	}
+
+	@Override public synchronized void close() {
+		if (handle != null) {
+			LIB.claim_close(handle);
+			handle = null;
+		}
+	}
+
+	/** True when a live claimd's verdicts are mapped. */
+	public boolean connected() {
+		return LIB.claim_connected(handle) != 0;
+	}
+
+	/** The running verdict of the request this thread serves. */
+	public Verdict verdict() {
+		return Verdict.values()[LIB.claim_current(handle, null)];
+	}
+
+	/** The same with its rule and cause. */
+	public Result current() {
+		CResult r = new CResult();
+		Verdict v = Verdict.values()[LIB.claim_current(handle, r)];
+		return new Result(v, LIB.claim_rule_name(r.rule), r.cause_known != 0 ? r.cause_port & 0xffff : 0);
+	}
+
+	/** The x-error-claim value a failed answer carries for v, or null (unknown: none). */
+	public static String headerValue(Verdict v) {
+		return v == Verdict.CLAIMED || v == Verdict.UNCLAIMED ? v.toString() : null;
+	}
+
+	/** The verdict an x-error-claim value carries; NONE when absent or neither. */
+	public static Verdict parseHeader(String value) {
+		if (value == null)
+			return Verdict.NONE;
+		byte[] b = value.getBytes(StandardCharsets.UTF_8);
+		return Verdict.values()[LIB.claim_parse_header(b, b.length)];
+	}
+
+	/**
+	 * libclaim's decision after a failed attempt: status (0 for a transport
+	 * failure), the answer's x-error-claim (or null), the attempt that failed
+	 * (from 1), the most attempts (0: 2), a budget or null.
+	 */
+	public static Decision shouldRetry(int status, String claimHeader, int attempt, int maxAttempts, Budget budget) {
+		COutcome out = new COutcome();
+		out.status = status;
+		out.header = parseHeader(claimHeader).ordinal();
+		CRetryOpts o = new CRetryOpts();
+		o.attempt = attempt;
+		o.max_attempts = maxAttempts;
+		o.budget = budget != null ? budget.ptr : null;
+		return Decision.values()[LIB.claim_should_retry(out, o)];
+	}
+
+	/** A retry budget: earns ratio tokens per first attempt, holds at most burst. Thread-safe. */
+	public static final class Budget implements AutoCloseable {
+		private Pointer ptr;
+
+		public Budget(double ratio, double burst) {
+			ptr = LIB.claim_budget_new(ratio, burst);
+			if (ptr == null)
+				throw new OutOfMemoryError("claim_budget_new");
+		}
+
+		public void request() { LIB.claim_budget_request(ptr); }
+		public boolean take() { return LIB.claim_budget_take(ptr) != 0; }
+		public double tokens() { return LIB.claim_budget_tokens(ptr); }
+
+		@Override public synchronized void close() {
+			if (ptr != null) {
+				LIB.claim_budget_free(ptr);
+				ptr = null;
+			}
+		}
+	}
+}

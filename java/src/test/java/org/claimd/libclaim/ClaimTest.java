@@ -1,0 +1,129 @@
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
+package org.claimd.libclaim;
+
+import static org.junit.Assert.assertEquals;
+import static org.junit.Assert.assertFalse;
+import static org.junit.Assert.assertNull;
+
+import com.sun.net.httpserver.HttpServer;
+import java.net.InetSocketAddress;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.AfterClass;
+import org.junit.BeforeClass;
+import org.junit.Test;
+
+/**
+ * libclaim's Java package against the C library it loads ($CLAIMD_LIBCLAIM):
+ * the header, the retry decision, a handle with no claimd, ClaimFilter on a
+ * real HttpServer, ClaimRetry against a real server answering 503.
+ */
+public class ClaimTest {
+	private static HttpServer server;
+	private static final Map<String, AtomicInteger> hits = new ConcurrentHashMap<>();
+
+	@BeforeClass public static void start() throws Exception {
+		server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 16);
+		// 503, with the x-error-claim the path names ("none": without one).
+		server.createContext("/retry/", ex -> {
+			String kind = ex.getRequestURI().getPath().substring("/retry/".length());
+			hits.computeIfAbsent(kind, k -> new AtomicInteger()).incrementAndGet();
+			if (!kind.equals("none"))
+				ex.getResponseHeaders().set(Claim.HEADER, kind);
+			ex.sendResponseHeaders(503, -1);
+			ex.close();
+		});
+		// Behind ClaimFilter with no claimd: 503, with the app's own header or none.
+		Claim none = new Claim("/nonexistent/verdicts");
+		server.createContext("/filtered/", ex -> {
+			if (ex.getRequestURI().getPath().endsWith("/own"))
+				ex.getResponseHeaders().set(Claim.HEADER, "unclaimed");
+			ex.sendResponseHeaders(503, -1);
+			ex.close();
+		}).getFilters().add(new ClaimFilter(none));
+		server.start();
+	}
+
+	@AfterClass public static void stop() {
+		server.stop(0);
+	}
+
+	private static HttpResponse<Void> get(String path) throws Exception {
+		return HttpClient.newHttpClient().send(
+			HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + server.getAddress().getPort() + path)).build(),
+			HttpResponse.BodyHandlers.discarding());
+	}
+
+	@Test public void header() {
+		assertEquals("claimed", Claim.headerValue(Claim.Verdict.CLAIMED));
+		assertEquals("unclaimed", Claim.headerValue(Claim.Verdict.UNCLAIMED));
+		assertNull(Claim.headerValue(Claim.Verdict.UNKNOWN));
+		assertEquals(Claim.Verdict.UNCLAIMED, Claim.parseHeader(" Unclaimed "));
+		assertEquals(Claim.Verdict.NONE, Claim.parseHeader("maybe"));
+		assertEquals(Claim.Verdict.NONE, Claim.parseHeader(null));
+	}
+
+	@Test public void decisions() {
+		assertEquals(Claim.Decision.DONE_OK, Claim.shouldRetry(200, null, 1, 3, null));
+		assertEquals(Claim.Decision.DONE_UNCLAIMED, Claim.shouldRetry(503, "unclaimed", 1, 3, null));
+		assertEquals(Claim.Decision.RETRY, Claim.shouldRetry(503, "claimed", 1, 3, null));
+		assertEquals(Claim.Decision.DONE_ATTEMPTS, Claim.shouldRetry(503, "claimed", 3, 3, null));
+		assertEquals(Claim.Decision.RETRY, Claim.shouldRetry(503, null, 1, 3, null));
+		assertEquals(Claim.Decision.DONE_ONCE, Claim.shouldRetry(503, null, 2, 3, null));
+		assertEquals(Claim.Decision.RETRY, Claim.shouldRetry(0, null, 1, 3, null));
+		try (Claim.Budget b = new Claim.Budget(0.5, 1)) {
+			int spent = 0;
+			for (int i = 0; i < 4; i++) {
+				b.request();
+				if (Claim.shouldRetry(503, "claimed", 1, 3, b) == Claim.Decision.RETRY)
+					spent++;
+			}
+			assertEquals(2, spent);
+		}
+	}
+
+	@Test public void noClaimd() {
+		try (Claim c = new Claim("/nonexistent/verdicts")) {
+			assertFalse(c.connected());
+			assertEquals(Claim.Verdict.UNKNOWN, c.verdict());
+			assertEquals(Claim.Verdict.UNKNOWN, c.current().verdict);
+			assertEquals(0, c.current().causePort);
+		}
+	}
+
+	@Test public void filterWritesNothingUnknown() throws Exception {
+		HttpResponse<Void> r = get("/filtered/x");
+		assertEquals(503, r.statusCode());
+		assertFalse(r.headers().firstValue(Claim.HEADER).isPresent());
+	}
+
+	@Test public void filterKeepsTheAppsHeader() throws Exception {
+		assertEquals("unclaimed", get("/filtered/own").headers().firstValue(Claim.HEADER).orElse(""));
+	}
+
+	private static int attempts(String kind) throws Exception {
+		ClaimRetry.Outcome<Void> o = ClaimRetry.send(HttpClient.newHttpClient(),
+			HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + server.getAddress().getPort() + "/retry/" + kind)).build(),
+			HttpResponse.BodyHandlers.discarding(), 4);
+		assertEquals(503, o.response.statusCode());
+		assertEquals(hits.get(kind).get(), o.attempts);
+		return o.attempts;
+	}
+
+	@Test public void unclaimedNotRetried() throws Exception {
+		assertEquals(1, attempts("unclaimed"));
+	}
+
+	@Test public void claimedRetried() throws Exception {
+		assertEquals(4, attempts("claimed"));
+	}
+
+	@Test public void noHeaderOnce() throws Exception {
+		assertEquals(2, attempts("none"));
+	}
+}

@@ -1,0 +1,244 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * libclaim where services live, in each language it has a package for:
+ *
+ *  - python: a Flask service with python/libclaim's ClaimMiddleware
+ *    (werkzeug's threaded server, requests to its backend), called by a
+ *    client retrying through ClaimRetry (urllib3, requests);
+ *  - java: a JDK HttpServer service (8 handler threads, HttpURLConnection
+ *    to its backend) with java/'s ClaimFilter, called by a client retrying
+ *    through ClaimRetry (java.net.http.HttpClient).
+ *
+ * The backend fails every fifth id on its own (id % 5 == 0), which the
+ * service passes up as 502; the service fails ids % 5 == 1 on its own
+ * (500), before calling. What must hold: the passed-up failures say
+ * unclaimed and are tried once, so the failing backend sees each call once
+ * (its edge 80 calls, no more); the service's own failures say claimed and
+ * are retried (4 attempts); claimd's recorded verdicts agree with that
+ * truth, 0 wrong.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "edge_expect.h"
+#include "harness.h"
+#include "services.h"
+#include "test_progs.h"
+#include "truth.h"
+
+#define REQUESTS 100
+#define FAIL_MOD 5
+#define ATTEMPTS 4 /* ClaimRetry(total=3): a claimed failure's tries */
+
+/* A service's or a client's environment: the package, its C library, claimd's verdicts. */
+struct lang_env {
+	char path[H_PATH + 64], lib[H_PATH + 32], verdicts[H_PATH + 32], service[64];
+	const char *envv[5];
+};
+
+static void lang_env_make(struct lang_env *e, const struct claimd_h *h, const char *service)
+{
+	snprintf(e->path, sizeof(e->path), "PYTHONPATH=%s/python:%s/tests/peers", test__top_dir(),
+		 test__top_dir());
+	snprintf(e->lib, sizeof(e->lib), "CLAIMD_LIBCLAIM=%s/libclaim.so", test__build_dir());
+	snprintf(e->verdicts, sizeof(e->verdicts), "CLAIMD_VERDICTS=%s/verdicts", h->pin);
+	snprintf(e->service, sizeof(e->service), "CLAIMD_SERVICE=%s", service);
+	e->envv[0] = e->path;
+	e->envv[1] = e->lib;
+	e->envv[2] = e->verdicts;
+	e->envv[3] = e->service;
+	e->envv[4] = NULL;
+}
+
+/* Each id's answer as the client saw it, against the truth: the count of mismatches. */
+static int check_answers(struct json_object *out, int *claimed, int *unclaimed)
+{
+	int i, bad = 0;
+
+	for (i = 0; i < REQUESTS; i++) {
+		char key[16];
+		struct json_object *a;
+		int want_status = i % FAIL_MOD == 0 ? 502 : i % FAIL_MOD == 1 ? 500 : 200;
+		const char *want_claim = i % FAIL_MOD == 0   ? "unclaimed"
+					 : i % FAIL_MOD == 1 ? "claimed"
+							     : "";
+		int want_attempts = i % FAIL_MOD == 1 ? ATTEMPTS : 1;
+
+		snprintf(key, sizeof(key), "%d", i);
+		a = j_get(out, key);
+		*claimed += !strcmp(j_str(a, "claim"), "claimed");
+		*unclaimed += !strcmp(j_str(a, "claim"), "unclaimed");
+		if (a && j_int(a, "status") == want_status &&
+		    !strcmp(j_str(a, "claim"), want_claim) && j_int(a, "attempts") == want_attempts)
+			continue;
+		bad++;
+		printf("id %d: status %lld, x-error-claim '%s', %lld attempts; the truth: %d, "
+		       "'%s', "
+		       "%d\n",
+		       i, j_int(a, "status"), j_str(a, "claim"), j_int(a, "attempts"), want_status,
+		       want_claim, want_attempts);
+	}
+	return bad;
+}
+
+/* Each language: its service and its client, as commands. */
+struct lang {
+	const char *name;
+	const char *service; /* CLAIMD_SERVICE */
+	/* argv of the service (backend port, ready file) and of the client (port) */
+	void (*service_argv)(const char **argv, char *buf, size_t len, const char *bport,
+			     const char *ready);
+	void (*client_argv)(const char **argv, char *buf, size_t len, const char *port);
+};
+
+static void python_service(const char **argv, char *buf, size_t len, const char *bport,
+			   const char *ready)
+{
+	const char *a[] = { "/usr/bin/python3",
+			    peer_script("flask_claim_service.py", buf, len),
+			    "--backend",
+			    bport,
+			    "--ready-file",
+			    ready,
+			    NULL };
+
+	memcpy(argv, a, sizeof(a));
+}
+
+static void python_client(const char **argv, char *buf, size_t len, const char *port)
+{
+	const char *a[] = { "/usr/bin/python3", peer_script("claim_client.py", buf, len), "--port",
+			    port, NULL };
+
+	memcpy(argv, a, sizeof(a));
+}
+
+/* The class path of the Java peers: their classes, libclaim's jar, JNA. */
+static const char *java_cp(char *buf, size_t len)
+{
+	snprintf(buf, len, "%s/tests/java:%s/java/libclaim.jar:/usr/share/java/jna.jar",
+		 test__build_dir(), test__build_dir());
+	return buf;
+}
+
+static void java_service(const char **argv, char *buf, size_t len, const char *bport,
+			 const char *ready)
+{
+	const char *a[] = { "java", "-cp", java_cp(buf, len), "ClaimService", bport, ready, NULL };
+
+	memcpy(argv, a, sizeof(a));
+}
+
+static void java_client(const char **argv, char *buf, size_t len, const char *port)
+{
+	const char *a[] = { "java", "-cp", java_cp(buf, len), "ClaimClient", port, NULL };
+
+	memcpy(argv, a, sizeof(a));
+}
+
+static const struct lang langs[] = {
+	{ "python", "pyflask", python_service, python_client },
+	{ "java", "jvsvc", java_service, java_client },
+};
+
+static void run(struct claimd_h *h, struct trace_cap *t, const struct svc *back,
+		const struct lang *l)
+{
+	struct lang_env fe, ce;
+	char buf[H_PATH * 2], cbuf[H_PATH * 2], ready[H_PATH], log[H_PATH], out[H_PATH], bport[16],
+		fport[16];
+	static char text[1 << 16];
+	const char *argv[16];
+	pid_t front = -1, cl = -1;
+	struct json_object *answers = NULL;
+	int claimed = 0, unclaimed = 0, fails = REQUESTS / FAIL_MOD;
+	size_t mark;
+
+	lang_env_make(&fe, h, l->service);
+	snprintf(ready, sizeof(ready), "%s/%s.ready", h->dir, l->name);
+	snprintf(log, sizeof(log), "%s/%s.log", h->dir, l->name);
+	snprintf(bport, sizeof(bport), "%d", back->port);
+	l->service_argv(argv, buf, sizeof(buf), bport, ready);
+	front = proc_spawn(argv, fe.envv, log);
+	if (!ASSERT_GT(front, 0, "service") || !ASSERT_OK(wait_file(ready, 30000), "service up") ||
+	    !ASSERT_GT(read_file(ready, fport, sizeof(fport)), 0, "its port")) {
+		read_file(log, text, sizeof(text));
+		printf("the service's log:\n%s\n", text);
+		goto out;
+	}
+	fport[strcspn(fport, "\n")] = 0;
+	mark = trace_mark(t);
+
+	lang_env_make(&ce, h, "claimclient");
+	snprintf(out, sizeof(out), "%s/%s-client.json", h->dir, l->name);
+	l->client_argv(argv, cbuf, sizeof(cbuf), fport);
+	cl = proc_spawn(argv, ce.envv, out);
+	if (!ASSERT_GT(cl, 0, "client") || !ASSERT_EQ(proc_wait(cl, 120000), 0, "client done") ||
+	    !ASSERT_GT(read_file(out, text, sizeof(text)), 0, "its answers"))
+		goto out;
+	cl = -1;
+	answers = json_tokener_parse(text);
+	if (!ASSERT_OK_PTR(answers, "answers as JSON"))
+		goto out;
+	ASSERT_EQ(check_answers(answers, &claimed, &unclaimed), 0, "answers as the truth says");
+	printf("%s: x-error-claim claimed on %d answers, unclaimed on %d\n", l->name, claimed,
+	       unclaimed);
+
+	/* The failing backend called once per id the service served: no retry reached it. */
+	edge_expect(h, l->service, back->name,
+		    &(struct edge_want){ REQUESTS - fails, fails, fails, "fail-close" }, l->name);
+	{
+		const struct truth_svc truth[2] = {
+			{ .service = l->service,
+			  .verdict = "unclaimed",
+			  .cause = back->name,
+			  .target = "/r/%d",
+			  .ids = REQUESTS,
+			  .mod = FAIL_MOD,
+			  .rem = 0 },
+			{ .service = l->service,
+			  .verdict = "claimed",
+			  .cause = "",
+			  .target = "/r/%d",
+			  .ids = REQUESTS,
+			  .mod = FAIL_MOD,
+			  .rem = 1 },
+		};
+		struct truth_tally tally = { 0 };
+
+		truth__tally_trace(&tally, t, mark, truth, 2, fails + fails * ATTEMPTS);
+		truth__expect(&tally, l->service, fails + fails * ATTEMPTS, 0);
+	}
+out:
+	json_object_put(answers);
+	if (cl > 0)
+		proc_stop(cl, 2000);
+	if (front > 0)
+		proc_stop(front, 5000);
+}
+
+void test_libclaim_languages(void)
+{
+	struct claimd_h h = { 0 };
+	struct trace_cap t = { 0 };
+	struct svc back = { 0 };
+	size_t i;
+
+	if (!test__need_root())
+		return;
+	if (claimd_traced_start(&h, &t, NULL))
+		goto out;
+	if (!ASSERT_OK(svc_start(&back,
+				 &(struct svc_spec){
+					 .name = "lcb", .fail_mod = FAIL_MOD, .keepalive = true },
+				 h.dir),
+		       "backend"))
+		goto out;
+	for (i = 0; i < sizeof(langs) / sizeof(langs[0]); i++)
+		if (test__start_subtest(langs[i].name))
+			run(&h, &t, &back, &langs[i]);
+out:
+	svc_stop(&back);
+	claimd_traced_stop(&h, &t);
+}
