@@ -25,6 +25,7 @@
  * Every verdict is tallied against that truth: 0 wrong.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -102,6 +103,43 @@ static int dep_svc_start(struct dep_svc *s, const char *name, const struct dep_s
 	}
 	s->port = atoi(buf);
 	return 0;
+}
+
+/*
+ * The edge name -> callee as operators see it: in claimctl graph (the
+ * map's and the storm analysis's source) and in /metrics (claimd's
+ * default address), with every call.
+ */
+static void check_exports(const struct claimd_h *h, const char *name, const char *callee, int calls)
+{
+	struct json_object *g = claimctl_json(h, (const char *const[]){ "graph", NULL });
+	struct json_object *edges = j_get(g, "edges");
+	static char text[1 << 20];
+	const char *argv[] = { "curl", "-s", "http://127.0.0.1:9464/metrics", NULL };
+	char want[H_PATH * 2];
+	const char *line;
+	long long graph_calls = -1, metric_calls = -1;
+	int i;
+
+	for (i = 0; edges && i < (int)json_object_array_length(edges); i++) {
+		struct json_object *e = json_object_array_get_idx(edges, i);
+
+		if (!strcmp(j_str(e, "caller"), name) && !strcmp(j_str(e, "callee"), callee))
+			graph_calls = j_int(e, "calls");
+	}
+	json_object_put(g);
+	ASSERT_EQ(graph_calls, calls, "claimctl graph: the edge's calls");
+	if (!ASSERT_OK(proc_run(argv, text, sizeof(text), 10000), "curl /metrics"))
+		return;
+	snprintf(want, sizeof(want), "caller=\"%s\",callee=\"%s\"", name, callee);
+	for (line = text; line && *line;
+	     line = strchr(line, '\n') ? strchr(line, '\n') + 1 : NULL) {
+		const char *end = strchr(line, '\n'), *hit = strstr(line, want);
+
+		if (!strncmp(line, "claimd_edge_calls_total{", 24) && hit && (!end || hit < end))
+			metric_calls = atoll(strchr(hit, '}') + 1);
+	}
+	ASSERT_EQ(metric_calls, calls, "claimd_edge_calls_total");
 }
 
 /*
@@ -195,6 +233,8 @@ static void run(struct claimd_h *h, struct trace_cap *t, const struct dep_server
 		truth__expect(&tally, name, 0, fails);
 	else
 		truth__expect(&tally, name, fails, 0);
+	if (shape == PASSES_UP)
+		check_exports(h, name, callee, REQUESTS + startup_calls(d->kind));
 	if (shape == PASSES_UP)
 		ASSERT_EQ(error_reply_causes(t, mark, s.pid, dep_kind_name(d->kind)), fails,
 			  "causes: the dependency's error replies, its protocol named");
