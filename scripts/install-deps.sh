@@ -43,6 +43,7 @@ test_pkgs=(
 	python3-flask # python/libclaim's middleware in a Flask service (test_python_libclaim)
 	openjdk-17-jdk-headless # tests/peers/java: HttpServer and HttpClient (test_java)
 	libjna-java junit4 # java/: libclaim for Java through JNA, its JUnit tests
+	haproxy python3-aiohttp # event loops held to no wrong verdict (test_event_loops)
 )
 # Recording: the servers and clients the wire framers' conversations were
 # recorded from (tests/unit/vectors/README), to record them again. The

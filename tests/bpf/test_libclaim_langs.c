@@ -227,18 +227,9 @@ void test_libclaim_languages(void)
 
 	if (!test__need_root())
 		return;
-	if (claimd_traced_start(&h, &t, NULL))
-		goto out;
-	if (!ASSERT_OK(svc_start(&back,
-				 &(struct svc_spec){
-					 .name = "lcb", .fail_mod = FAIL_MOD, .keepalive = true },
-				 h.dir),
-		       "backend"))
-		goto out;
-	for (i = 0; i < sizeof(langs) / sizeof(langs[0]); i++)
-		if (test__start_subtest(langs[i].name))
-			run(&h, &t, &back, &langs[i]);
-out:
-	svc_stop(&back);
-	claimd_traced_stop(&h, &t);
+	if (!svc_backend_session_start(&h, &t, &back, "lcb", FAIL_MOD))
+		for (i = 0; i < sizeof(langs) / sizeof(langs[0]); i++)
+			if (test__start_subtest(langs[i].name))
+				run(&h, &t, &back, &langs[i]);
+	svc_backend_session_stop(&h, &t, &back);
 }

@@ -233,3 +233,23 @@ int load_client_run(const char *dir, int port, int threads, int requests, const 
 	json_object_put(summary);
 	return 0;
 }
+
+int svc_backend_session_start(struct claimd_h *h, struct trace_cap *t, struct svc *back,
+			      const char *name, int fail_mod)
+{
+	if (claimd_traced_start(h, t, NULL))
+		return -1;
+	return ASSERT_OK(svc_start(back,
+				   &(struct svc_spec){
+					   .name = name, .fail_mod = fail_mod, .keepalive = true },
+				   h->dir),
+			 "backend")
+		       ? 0
+		       : -1;
+}
+
+void svc_backend_session_stop(struct claimd_h *h, struct trace_cap *t, struct svc *back)
+{
+	svc_stop(back);
+	claimd_traced_stop(h, t);
+}

@@ -69,6 +69,15 @@ int svc_t3_start(struct svc *t, struct svc s[3], const char *prefix, const char 
 void svc_t3_verdicts(const struct trace_cap *tc, size_t from, const struct svc *t,
 		     const struct svc s[3], const char *what);
 
+/*
+ * A claimd with its trace (claimd_traced_start) and a keep-alive backend
+ * named name failing ids % fail_mod == 0 on its own: what tests of a
+ * front in many shapes start once. 0, or -1 (asserted; stop it anyway).
+ */
+int svc_backend_session_start(struct claimd_h *h, struct trace_cap *t, struct svc *back,
+			      const char *name, int fail_mod);
+void svc_backend_session_stop(struct claimd_h *h, struct trace_cap *t, struct svc *back);
+
 /* GET path from 127.0.0.1:port on a new connection; the status, or -1. */
 int http_get(int port, const char *path);
 /* GET /r/0 .. /r/n-1 from port, one at a time: how many failed (no answer, or 500 up). */

@@ -1,0 +1,187 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Event loops that claimd does not follow yet, held to the rule above all:
+ * no confident wrong answer. Each proxy serves 8 clients in flight on one
+ * loop and calls a backend through a pool of kept-alive connections its
+ * requests share; the backend fails every fifth id on its own and the
+ * proxy passes that up:
+ *
+ *  - node: Node.js 20, http.request through a keep-alive agent;
+ *  - aiohttp: asyncio, one ClientSession, no request id forwarded;
+ *  - haproxy: `http-reuse always`, two threads.
+ *
+ * Every failure seen is the backend's: unclaimed or unknown, never
+ * claimed; claimd records every one of them (40 of 40), counts every
+ * request (200 of 200), and says the process is multiplexed.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "harness.h"
+#include "services.h"
+#include "sockets.h"
+#include "test_progs.h"
+#include "truth.h"
+
+#define THREADS	 8
+#define PER	 25
+#define REQUESTS (THREADS * PER)
+#define FAIL_MOD 5
+
+struct loop {
+	const char *name; /* the subtest, and the service's CLAIMD_SERVICE */
+	/* its command, given the backend's port and its ready file or config */
+	void (*argv)(const char **argv, char *buf, size_t len, const char *bport, const char *ready,
+		     int port, const char *dir);
+	bool port_chosen; /* the test picks its port (haproxy), else it writes it to ready */
+};
+
+static void node_argv(const char **argv, char *buf, size_t len, const char *bport,
+		      const char *ready, int port, const char *dir)
+{
+	const char *a[] = { "node", peer_script("node_proxy.js", buf, len), bport, ready, NULL };
+
+	(void)port;
+	(void)dir;
+	memcpy(argv, a, sizeof(a));
+}
+
+static void aiohttp_argv(const char **argv, char *buf, size_t len, const char *bport,
+			 const char *ready, int port, const char *dir)
+{
+	const char *a[] = { "/usr/bin/python3",
+			    peer_script("aiohttp_proxy.py", buf, len),
+			    "--backend",
+			    bport,
+			    "--ready-file",
+			    ready,
+			    NULL };
+
+	(void)port;
+	(void)dir;
+	memcpy(argv, a, sizeof(a));
+}
+
+/* haproxy with a config of the test's own, in buf: its path. */
+static void haproxy_argv(const char **argv, char *buf, size_t len, const char *bport,
+			 const char *ready, int port, const char *dir)
+{
+	char text[1024];
+	const char *a[] = { "haproxy", "-db", "-f", buf, NULL };
+
+	(void)ready;
+	snprintf(buf, len, "%s/haproxy.cfg", dir);
+	snprintf(text, sizeof(text),
+		 "global\n  nbthread 2\n"
+		 "defaults\n  mode http\n  timeout connect 5s\n  timeout client 30s\n"
+		 "  timeout server 30s\n"
+		 "frontend fe\n  bind 127.0.0.1:%d\n  default_backend be\n"
+		 "backend be\n  http-reuse always\n  server b1 127.0.0.1:%s\n",
+		 port, bport);
+	write_file(buf, text);
+	memcpy(argv, a, sizeof(a));
+}
+
+static const struct loop loops[] = {
+	{ "node", node_argv, false },
+	{ "aiohttp", aiohttp_argv, false },
+	{ "haproxy", haproxy_argv, true },
+};
+
+/* Waits until something listens on port (10 s at most). */
+static int wait_listening(int port)
+{
+	long long end = now_ms() + 10000;
+
+	while (now_ms() < end) {
+		int fd = sock_connect(port);
+
+		if (fd >= 0) {
+			close(fd);
+			return 0;
+		}
+		sleep_ms(50);
+	}
+	return -1;
+}
+
+static void run(struct claimd_h *h, struct trace_cap *t, const struct svc *back,
+		const struct loop *l)
+{
+	char buf[H_PATH], ready[H_PATH], log[H_PATH], env[64], bport[16], pbuf[16];
+	const char *argv[16], *envv[] = { env, NULL };
+	const struct truth_svc truth = { .service = l->name,
+					 .verdict = "unclaimed",
+					 .cause = back->name,
+					 .target = "/r/%d",
+					 .ids = REQUESTS,
+					 .mod = FAIL_MOD };
+	struct truth_tally tally = { 0 };
+	static int status[REQUESTS];
+	int i, port = l->port_chosen ? sock_free_port() : 0, failed = 0;
+	size_t mark = trace_mark(t);
+	pid_t pid;
+
+	snprintf(env, sizeof(env), "CLAIMD_SERVICE=%s", l->name);
+	snprintf(bport, sizeof(bport), "%d", back->port);
+	snprintf(ready, sizeof(ready), "%s/%s.ready", h->dir, l->name);
+	snprintf(log, sizeof(log), "%s/%s.log", h->dir, l->name);
+	l->argv(argv, buf, sizeof(buf), bport, ready, port, h->dir);
+	pid = proc_spawn(argv, envv, log);
+	if (!ASSERT_GT(pid, 0, l->name))
+		return;
+	if (l->port_chosen) {
+		if (!ASSERT_OK(wait_listening(port), "listening"))
+			goto out;
+	} else if (!ASSERT_OK(wait_file(ready, 15000), "ready") ||
+		   !ASSERT_GT(read_file(ready, pbuf, sizeof(pbuf)), 0, "its port")) {
+		goto out;
+	} else {
+		port = atoi(pbuf);
+	}
+	if (load_client_run(h->dir, port, THREADS, PER, NULL, status, REQUESTS))
+		goto out;
+	for (i = 0; i < REQUESTS; i++)
+		failed += status[i] >= 500;
+	ASSERT_EQ(failed, REQUESTS / FAIL_MOD, "the backend's failures, passed up");
+	truth__tally_trace(&tally, t, mark, &truth, 1, failed);
+	truth__expect(&tally, l->name, -1, -1);
+	ASSERT_EQ(tally.right + tally.unknown, failed, "every failure recorded");
+	{
+		struct json_object *svcs =
+			claimctl_json(h, (const char *const[]){ "services", NULL });
+
+		for (i = 0; svcs && i < (int)json_object_array_length(svcs); i++) {
+			struct json_object *sv = json_object_array_get_idx(svcs, i);
+
+			if (strcmp(j_str(sv, "service"), l->name))
+				continue;
+			printf("%s: mode %s, %lld requests, %lld unknown\n", l->name,
+			       j_str(sv, "mode"), j_int(sv, "requests"), j_int(sv, "unknown"));
+			/* Said, not guessed: the process is marked, every request counted. */
+			ASSERT_STREQ(j_str(sv, "mode"), "multiplexed", "its mode");
+			ASSERT_EQ(j_int(sv, "requests"), REQUESTS, "every request counted");
+		}
+		json_object_put(svcs);
+	}
+out:
+	proc_stop(pid, 5000);
+}
+
+void test_event_loops(void)
+{
+	struct claimd_h h = { 0 };
+	struct trace_cap t = { 0 };
+	struct svc back = { 0 };
+	size_t i;
+
+	if (!test__need_root())
+		return;
+	if (!svc_backend_session_start(&h, &t, &back, "elb", FAIL_MOD))
+		for (i = 0; i < sizeof(loops) / sizeof(loops[0]); i++)
+			if (test__start_subtest(loops[i].name))
+				run(&h, &t, &back, &loops[i]);
+	svc_backend_session_stop(&h, &t, &back);
+}

@@ -1,0 +1,33 @@
+// SPDX-License-Identifier: GPL-2.0
+// A Node.js 20 service on one event loop: each request GET /r/<id> is
+// forwarded to the backend with http.request through a keep-alive agent
+// (at most 4 sockets, reused across requests); a failed answer (500 up, or
+// none) is passed up as 502.
+//
+//   node node_proxy.js BACKEND_PORT READY_FILE
+'use strict';
+const fs = require('fs');
+const http = require('http');
+
+const backend = Number(process.argv[2]);
+const ready = process.argv[3];
+const agent = new http.Agent({ keepAlive: true, maxSockets: 4 });
+
+const server = http.createServer((req, res) => {
+  const up = http.request({ host: '127.0.0.1', port: backend, path: req.url, agent }, (r) => {
+    r.resume();
+    r.on('end', () => {
+      res.writeHead(r.statusCode >= 500 ? 502 : 200, { 'Content-Type': 'text/plain' });
+      res.end(r.statusCode >= 500 ? 'backend failed\n' : 'ok\n');
+    });
+  });
+  up.on('error', () => {
+    res.writeHead(502);
+    res.end('backend failed\n');
+  });
+  up.end();
+});
+server.listen(0, '127.0.0.1', () => {
+  fs.writeFileSync(ready + '.tmp', server.address().port + '\n');
+  fs.renameSync(ready + '.tmp', ready);
+});
