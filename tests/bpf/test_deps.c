@@ -22,6 +22,9 @@
  *    over a socket file speaks; over TCP, and for PostgreSQL and MySQL,
  *    whose first bytes (the login) went unseen, it is not known: unknown.
  *
+ *  - PostgreSQL offering TLS, which libpq's default negotiates: the
+ *    framing is left, never a claim.
+ *
  * Every verdict is tallied against that truth: 0 wrong.
  */
 #include <stdio.h>
@@ -41,7 +44,7 @@
 
 #define POOL 4 /* connections in the service's pool (dep_service.py --threads) */
 
-enum shape { PASSES_UP, SWALLOWS, POOL_FIRST, JOINED };
+enum shape { PASSES_UP, SWALLOWS, POOL_FIRST, JOINED, OVER_TLS };
 
 /*
  * The calls a service makes once it listens and before it serves: Redis,
@@ -181,7 +184,7 @@ static bool joined_blind(enum shape shape, bool over_unix, enum dep_kind kind)
 static void run(struct claimd_h *h, struct trace_cap *t, const struct dep_server *d, bool over_unix,
 		enum shape shape)
 {
-	static const char *const shapes[] = { "up", "sw", "pf", "jn" };
+	static const char *const shapes[] = { "up", "sw", "pf", "jn", "tl" };
 	static const char *const late_extra[] = { "--metrics", "none", NULL };
 	char name[32], callee[H_PATH + 32];
 	struct dep_svc s = { 0 };
@@ -220,7 +223,7 @@ static void run(struct claimd_h *h, struct trace_cap *t, const struct dep_server
 		truth.verdict = "claimed";
 		truth.cause = "";
 		truth.rem = 1;
-	} else if (!joined_blind(shape, over_unix, d->kind)) {
+	} else if (shape != OVER_TLS && !joined_blind(shape, over_unix, d->kind)) {
 		/* A pool opened before listening made its calls as a root caller. */
 		int startup = shape == PASSES_UP ? startup_calls(d->kind) : 0;
 
@@ -229,7 +232,11 @@ static void run(struct claimd_h *h, struct trace_cap *t, const struct dep_server
 			    name);
 	}
 	truth__tally_trace(&tally, t, mark, &truth, 1, fails);
-	if (joined_blind(shape, over_unix, d->kind))
+	if (shape == OVER_TLS) {
+		/* Whatever claimd makes of it, never claimed, and every failure recorded. */
+		truth__expect(&tally, name, -1, -1);
+		ASSERT_EQ(tally.right + tally.unknown, fails, "every failure recorded");
+	} else if (joined_blind(shape, over_unix, d->kind))
 		truth__expect(&tally, name, 0, fails);
 	else
 		truth__expect(&tally, name, fails, 0);
@@ -250,7 +257,7 @@ static void run_kind(struct claimd_h *h, struct trace_cap *t, enum dep_kind kind
 	struct dep_server d = { 0 };
 	char sub[64];
 
-	if (!ASSERT_OK(dep_server_start(&d, kind), dep_kind_name(kind)))
+	if (!ASSERT_OK(dep_server_start(&d, kind, false), dep_kind_name(kind)))
 		goto out;
 	snprintf(sub, sizeof(sub), "%s_tcp", dep_kind_name(kind));
 	if (test__start_subtest(sub))
@@ -274,6 +281,20 @@ out:
 	dep_server_stop(&d);
 }
 
+/*
+ * PostgreSQL offering TLS: libpq's default (sslmode prefer) negotiates it,
+ * and the connection's framing is left (docs/protocols.md). Its
+ * plaintext goes through OpenSSL, where claimd frames HTTP only.
+ */
+static void postgres_tls(struct claimd_h *h, struct trace_cap *t)
+{
+	struct dep_server d = { 0 };
+
+	if (ASSERT_OK(dep_server_start(&d, DEP_POSTGRES, true), "postgres with TLS"))
+		run(h, t, &d, false, OVER_TLS);
+	dep_server_stop(&d);
+}
+
 void test_dependencies(void)
 {
 	struct claimd_h h = { 0 };
@@ -286,6 +307,8 @@ void test_dependencies(void)
 	run_kind(&h, &t, DEP_REDIS);
 	run_kind(&h, &t, DEP_POSTGRES);
 	run_kind(&h, &t, DEP_MYSQL);
+	if (test__start_subtest("postgres_tls"))
+		postgres_tls(&h, &t);
 out:
 	claimd_traced_stop(&h, &t);
 }

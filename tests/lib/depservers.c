@@ -62,16 +62,31 @@ static int redis_start(struct dep_server *d)
 	return log_wait(d->log, "Ready to accept connections", 10000);
 }
 
-/* A cluster made by initdb, then its server, both as the postgres user. */
-static int postgres_start(struct dep_server *d)
+/* A cluster made by initdb, then its server, both as the postgres user (with tls, ssl=on). */
+static int postgres_start(struct dep_server *d, bool tls)
 {
-	char data[H_PATH], port[16], out[4096];
+	char data[H_PATH], port[16], out[4096], cert[H_PATH + 32], key[H_PATH + 32];
 	const char *init[] = { PG_BIN "/initdb", "-D",	      data, "-A", "trust", "-U",
 			       "postgres",	 "--no-sync", NULL };
-	const char *argv[] = {
-		PG_BIN "/postgres", "-D", data,	       "-k", d->dir, "-p", port, "-h",
-		"127.0.0.1",	    "-c", "fsync=off", NULL
-	};
+	/* the TLS settings from 11 on */
+	const char *argv[] = { PG_BIN "/postgres",
+			       "-D",
+			       data,
+			       "-k",
+			       d->dir,
+			       "-p",
+			       port,
+			       "-h",
+			       "127.0.0.1",
+			       "-c",
+			       "fsync=off",
+			       "-c",
+			       "ssl=on",
+			       "-c",
+			       cert,
+			       "-c",
+			       key,
+			       NULL };
 	struct passwd *pw = getpwnam("postgres");
 	pid_t pid;
 
@@ -86,6 +101,19 @@ static int postgres_start(struct dep_server *d)
 	snprintf(d->sock, sizeof(d->sock), "%s/.s.PGSQL.%d", d->dir, d->port);
 	snprintf(d->unix_addr, sizeof(d->unix_addr), "%s:%d", d->dir, d->port);
 	snprintf(d->comm, sizeof(d->comm), "postgres");
+	if (tls) {
+		char crt[H_PATH], pem[H_PATH];
+
+		snprintf(crt, sizeof(crt), "%s/server.crt", d->dir);
+		snprintf(pem, sizeof(pem), "%s/server.key", d->dir);
+		if (tls_cert_make(crt, pem) || chown(crt, pw->pw_uid, pw->pw_gid) ||
+		    chown(pem, pw->pw_uid, pw->pw_gid) || chmod(pem, 0600))
+			return -1;
+		snprintf(cert, sizeof(cert), "ssl_cert_file=%s", crt);
+		snprintf(key, sizeof(key), "ssl_key_file=%s", pem);
+	} else {
+		argv[11] = NULL; /* no ssl=on and what follows */
+	}
 	pid = proc_spawn_as(init, NULL, d->log, pw->pw_uid, pw->pw_gid);
 	if (pid <= 0 || proc_wait(pid, 60000) != 0) {
 		read_file(d->log, out, sizeof(out));
@@ -136,7 +164,7 @@ static int mysql_start(struct dep_server *d)
 	return log_wait(d->log, "ready for connections", 20000);
 }
 
-int dep_server_start(struct dep_server *d, enum dep_kind kind)
+int dep_server_start(struct dep_server *d, enum dep_kind kind, bool tls)
 {
 	int rc;
 
@@ -152,7 +180,7 @@ int dep_server_start(struct dep_server *d, enum dep_kind kind)
 	d->port = sock_free_port();
 	snprintf(d->tcp_addr, sizeof(d->tcp_addr), "127.0.0.1:%d", d->port);
 	rc = kind == DEP_REDIS	    ? redis_start(d)
-	     : kind == DEP_POSTGRES ? postgres_start(d)
+	     : kind == DEP_POSTGRES ? postgres_start(d, tls)
 				    : mysql_start(d);
 	if (rc) {
 		char out[4096];

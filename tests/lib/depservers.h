@@ -9,6 +9,7 @@
 #ifndef CLAIMD_TEST_DEPSERVERS_H
 #define CLAIMD_TEST_DEPSERVERS_H
 
+#include <stdbool.h>
 #include <sys/types.h>
 
 #include "harness.h"
@@ -30,8 +31,12 @@ struct dep_server {
 /* "redis", "postgres", "mysql": dep_service.py's --dep. */
 const char *dep_kind_name(enum dep_kind kind);
 
-/* Starts one (its files in a new directory under /tmp); 0, or -1 with the reason printed. */
-int dep_server_start(struct dep_server *d, enum dep_kind kind);
+/*
+ * Starts one (its files in a new directory under /tmp); with tls,
+ * PostgreSQL offers TLS with a certificate of its own (ssl=on). 0, or -1
+ * with the reason printed.
+ */
+int dep_server_start(struct dep_server *d, enum dep_kind kind, bool tls);
 /* Stops it (as its own shutdown asks: no orphaned backend) and removes its directory. */
 void dep_server_stop(struct dep_server *d);
 

@@ -87,7 +87,9 @@ def postgres_client(addr, n):
     kw = {"host": host, "port": int(port)}
 
     def connect():
-        conn = psycopg2.connect(dbname="postgres", user="postgres", sslmode="disable", **kw)
+        # libpq's default sslmode (prefer): an SSLRequest first, refused (N) by a server
+        # without TLS, then the startup message, as most clients connect.
+        conn = psycopg2.connect(dbname="postgres", user="postgres", **kw)
         conn.autocommit = True  # one statement, one call: no BEGIN before it
         return conn
 
