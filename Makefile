@@ -349,6 +349,17 @@ $(LIBCLAIM_JAVA_TESTED): $(LIBCLAIM_JAVA_TESTS) $(LIBCLAIM_JAR)
 	$(Q)javac -d $(@D) -cp $(LIBCLAIM_JAR):$(JNA_JAR):$(JUNIT_CP) $(LIBCLAIM_JAVA_TESTS)
 	$(Q)touch $@
 
+# libclaim for Node.js (node/): its Node-API addon, built against the
+# headers of the test group's Node.js (no node-gyp, no download), into
+# $(BUILD)/node/claim.node; it loads libclaim.so as the other packages do.
+NODE_ADDON := $(BUILD)/node/claim.node
+
+$(NODE_ADDON): node/src/claim_napi.c user/libclaim/claim.h | $(DEPS_TEST)
+	$(call msg,CC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) -O2 -g -Wall -Wextra -Wno-unused-parameter -shared -fPIC -I/usr/include/node \
+		-Iuser/libclaim -DNODE_GYP_MODULE_NAME=claim $< -ldl -o $@
+
 # Java peers (tests/peers/java/<Name>.java): plain javac from the test group's
 # JDK, one class file each (and its inner classes) in $(BUILD)/tests/java/,
 # against libclaim's jar.
@@ -364,7 +375,8 @@ $(BUILD)/tests/java/%.class: tests/peers/java/%.java $(LIBCLAIM_JAR) | $(DEPS_TE
 java-peers: $(JAVA_PEER_CLASSES) $(LIBCLAIM_JAVA_TESTED)
 
 .PHONY: test
-test: all $(FUZZ_BINS) $(DEPS_TEST) $(GO_PEER_BINS) $(JAVA_PEER_CLASSES) $(LIBCLAIM_JAVA_TESTED)
+test: all $(FUZZ_BINS) $(DEPS_TEST) $(GO_PEER_BINS) $(JAVA_PEER_CLASSES) $(LIBCLAIM_JAVA_TESTED) \
+	$(NODE_ADDON)
 	$(Q)./scripts/run-tests.sh $(BUILD)
 
 .PHONY: demo

@@ -257,8 +257,13 @@ static __noinline int ingress_open(struct claimd_conn *c, struct io *io,
 	__u32 flags = 0;
 	__u64 seq;
 
-	/* In an explicit context, the record belongs to this request's connection. */
-	if (owner.tgid) {
+	/*
+	 * In an explicit context, the record belongs to this request's
+	 * connection; so it does in a process that names its requests when
+	 * the head is read outside any (an event loop's runtime reads before
+	 * the callback that enters the request's context runs).
+	 */
+	if (owner.tgid || (proc_flags(io->key.tgid) & PROC_CONTEXT)) {
 		owner.tgid = io->key.tgid;
 		owner.id = io->key.fd;
 	}

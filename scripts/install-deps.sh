@@ -44,6 +44,7 @@ test_pkgs=(
 	openjdk-17-jdk-headless # tests/peers/java: HttpServer and HttpClient (test_java)
 	libjna-java junit4 # java/: libclaim for Java through JNA, its JUnit tests
 	haproxy python3-aiohttp # event loops held to no wrong verdict (test_event_loops)
+	nodejs # node/: libclaim for Node.js (its addon against Node's headers), Node peers
 )
 # Recording: the servers and clients the wire framers' conversations were
 # recorded from (tests/unit/vectors/README), to record them again. The

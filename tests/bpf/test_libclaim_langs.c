@@ -33,8 +33,9 @@
 
 /* A service's or a client's environment: the package, its C library, claimd's verdicts. */
 struct lang_env {
-	char path[H_PATH + 64], lib[H_PATH + 32], verdicts[H_PATH + 32], service[64];
-	const char *envv[5];
+	char path[H_PATH + 64], lib[H_PATH + 32], verdicts[H_PATH + 32], service[64],
+		addon[H_PATH + 32];
+	const char *envv[6];
 };
 
 static void lang_env_make(struct lang_env *e, const struct claimd_h *h, const char *service)
@@ -47,8 +48,11 @@ static void lang_env_make(struct lang_env *e, const struct claimd_h *h, const ch
 	e->envv[0] = e->path;
 	e->envv[1] = e->lib;
 	e->envv[2] = e->verdicts;
+	snprintf(e->addon, sizeof(e->addon), "CLAIMD_NODE_ADDON=%s/node/claim.node",
+		 test__build_dir());
 	e->envv[3] = e->service;
-	e->envv[4] = NULL;
+	e->envv[4] = e->addon;
+	e->envv[5] = NULL;
 }
 
 /* Each id's answer as the client saw it, against the truth: the count of mismatches. */
@@ -90,6 +94,7 @@ struct lang {
 	void (*service_argv)(const char **argv, char *buf, size_t len, const char *bport,
 			     const char *ready);
 	void (*client_argv)(const char **argv, char *buf, size_t len, const char *port);
+	bool loop; /* one event loop: asked again by 8 clients at once, requests interleaved */
 };
 
 static void python_service(const char **argv, char *buf, size_t len, const char *bport,
@@ -137,10 +142,66 @@ static void java_client(const char **argv, char *buf, size_t len, const char *po
 	memcpy(argv, a, sizeof(a));
 }
 
+static void node_service(const char **argv, char *buf, size_t len, const char *bport,
+			 const char *ready)
+{
+	static char pkg[H_PATH];
+	const char *a[] = { "node", peer_script("node_claim_service.js", buf, len),
+			    pkg,    bport,
+			    ready,  NULL };
+
+	snprintf(pkg, sizeof(pkg), "%s/node", test__top_dir());
+	memcpy(argv, a, sizeof(a));
+}
+
 static const struct lang langs[] = {
-	{ "python", "pyflask", python_service, python_client },
-	{ "java", "jvsvc", java_service, java_client },
+	{ "python", "pyflask", python_service, python_client, false },
+	{ "java", "jvsvc", java_service, java_client, false },
+	/* Node's own client is not here yet: the Python one asks it. */
+	{ "node", "nodesvc", node_service, python_client, true },
 };
+
+/*
+ * The truth of l's service for ids 0 .. ids-1: the backend's failures
+ * (id % 5 == 0) passed up, unclaimed with it as cause; its own (id % 5 ==
+ * 1) claimed.
+ */
+static void lang_truth(struct truth_svc out[2], const struct lang *l, const struct svc *back,
+		       int ids)
+{
+	int i;
+
+	for (i = 0; i < 2; i++)
+		out[i] = (struct truth_svc){ .service = l->service,
+					     .verdict = i ? "claimed" : "unclaimed",
+					     .cause = i ? "" : back->name,
+					     .target = "/r/%d",
+					     .ids = ids,
+					     .mod = FAIL_MOD,
+					     .rem = i };
+}
+
+/*
+ * An event loop's service asked by 8 clients at once (ids 0 .. 199, each
+ * once): requests interleave on its one thread, and each verdict must
+ * still be its own.
+ */
+static void interleaved(struct claimd_h *h, struct trace_cap *t, const struct svc *back,
+			const struct lang *l, int port)
+{
+	struct truth_tally tally = { 0 };
+	struct truth_svc truth[2];
+	static int status[200];
+	size_t mark = trace_mark(t);
+	char what[64];
+
+	lang_truth(truth, l, back, 200);
+	if (load_client_run(h->dir, port, 8, 25, NULL, status, 200))
+		return;
+	snprintf(what, sizeof(what), "%s, 8 clients at once", l->service);
+	truth__tally_trace(&tally, t, mark, truth, 2, 80);
+	truth__expect(&tally, what, 80, 0);
+}
 
 static void run(struct claimd_h *h, struct trace_cap *t, const struct svc *back,
 		const struct lang *l)
@@ -189,27 +250,15 @@ static void run(struct claimd_h *h, struct trace_cap *t, const struct svc *back,
 	edge_expect(h, l->service, back->name,
 		    &(struct edge_want){ REQUESTS - fails, fails, fails, "fail-close" }, l->name);
 	{
-		const struct truth_svc truth[2] = {
-			{ .service = l->service,
-			  .verdict = "unclaimed",
-			  .cause = back->name,
-			  .target = "/r/%d",
-			  .ids = REQUESTS,
-			  .mod = FAIL_MOD,
-			  .rem = 0 },
-			{ .service = l->service,
-			  .verdict = "claimed",
-			  .cause = "",
-			  .target = "/r/%d",
-			  .ids = REQUESTS,
-			  .mod = FAIL_MOD,
-			  .rem = 1 },
-		};
+		struct truth_svc truth[2];
 		struct truth_tally tally = { 0 };
 
+		lang_truth(truth, l, back, REQUESTS);
 		truth__tally_trace(&tally, t, mark, truth, 2, fails + fails * ATTEMPTS);
 		truth__expect(&tally, l->service, fails + fails * ATTEMPTS, 0);
 	}
+	if (l->loop)
+		interleaved(h, t, back, l, atoi(fport));
 out:
 	json_object_put(answers);
 	if (cl > 0)

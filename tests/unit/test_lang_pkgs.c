@@ -2,7 +2,8 @@
 /*
  * libclaim's packages for other languages, each by its own tests and test
  * runner, against the libclaim.so this build made (no privileges):
- * python/tests (unittest) and java/src/test (JUnit 4): the header, the
+ * python/tests (unittest), java/src/test (JUnit 4) and node/test (node
+ * --test, with its addon from this build): the header, the
  * retry decision, a handle with no claimd, the middleware or filter, the
  * client's retries against a real local server.
  */
@@ -62,4 +63,14 @@ void test_java_package(void)
 		 "/usr/share/java/junit4.jar:/usr/share/java/hamcrest-core.jar",
 		 test__build_dir(), test__build_dir());
 	run_suite(argv, "LANG=C.UTF-8", "JUnit: org.claimd.libclaim.ClaimTest");
+}
+
+void test_node_package(void)
+{
+	char tests[H_PATH], addon[H_PATH + 32];
+	const char *argv[] = { "node", "--test", tests, NULL };
+
+	snprintf(tests, sizeof(tests), "%s/node/test/", test__top_dir());
+	snprintf(addon, sizeof(addon), "CLAIMD_NODE_ADDON=%s/node/claim.node", test__build_dir());
+	run_suite(argv, addon, "node --test node/test");
 }
