@@ -163,6 +163,11 @@ fuzz: $(FUZZ_BINS)
 CLAIMCTL_CMDS := trace status edges services graph storm top
 MANPAGES := $(BUILD)/man/claimd.8 $(BUILD)/man/claimctl.8
 SYSTEMD_UNIT_DIR ?= $(PREFIX)/lib/systemd/system
+# Where Debian's python3 finds a package installed under PREFIX: dist-packages,
+# versioned below /usr/local.
+PY_SITE ?= $(if $(filter /usr,$(PREFIX)),lib/python3/dist-packages,$(shell \
+	/usr/bin/python3 -c 'import sys; print("lib/python%d.%d/dist-packages" % sys.version_info[:2])' \
+	2>/dev/null || echo lib/python3/dist-packages))
 BINS += $(BUILD)/claimd.service $(MANPAGES)
 
 .PHONY: all
@@ -410,6 +415,10 @@ install: all
 	install -m 0644 $(BUILD)/claimd.service $(DESTDIR)$(SYSTEMD_UNIT_DIR)/claimd.service
 	install -m 0644 $(MANPAGES) $(DESTDIR)$(PREFIX)/share/man/man8/
 	install -m 0644 scripts/prometheus/*.yml $(DESTDIR)$(PREFIX)/share/claimd/prometheus/
+	install -d $(DESTDIR)$(PREFIX)/$(PY_SITE)/libclaim
+	install -m 0644 python/libclaim/*.py $(DESTDIR)$(PREFIX)/$(PY_SITE)/libclaim/
+	$(if $(wildcard $(LIBCLAIM_JAR)),install -d $(DESTDIR)$(PREFIX)/share/java && \
+		install -m 0644 $(LIBCLAIM_JAR) $(DESTDIR)$(PREFIX)/share/java/libclaim.jar)
 
 .PHONY: clean
 clean:
