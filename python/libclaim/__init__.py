@@ -198,14 +198,17 @@ class Budget:
 
 
 def should_retry(status, claim_header=None, attempt=1, max_attempts=0, fail_status=0,
-                 budget=None):
+                 budget=None, deadline_ns=0, attempt_ns=0):
     """libclaim's decision after a failed attempt (a Decision; RETRY to retry).
 
     status: the HTTP status, 0 for a transport failure; claim_header: the
     answer's x-error-claim value (or None); attempt: the attempt that just
     failed, from 1. Unclaimed failures are not retried; a failure without
     the header at most once; a budget token is spent only on RETRY.
+    deadline_ns (time.monotonic_ns(), CLOCK_MONOTONIC; 0: none) and
+    attempt_ns (what an attempt takes): no retry that cannot finish in time.
     """
     out = _Outcome(status, parse_header(claim_header))
-    opts = _RetryOpts(attempt, max_attempts, fail_status, budget._b if budget else None, 0, 0)
+    opts = _RetryOpts(attempt, max_attempts, fail_status, budget._b if budget else None,
+                      deadline_ns, attempt_ns)
     return Decision(_load().claim_should_retry(ctypes.byref(out), ctypes.byref(opts)))

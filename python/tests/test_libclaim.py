@@ -35,6 +35,16 @@ class Decision(unittest.TestCase):
         self.assertEqual(libclaim.should_retry(503, None, attempt=2, max_attempts=3), D.DONE_ONCE)
         self.assertEqual(libclaim.should_retry(0, None, max_attempts=3), D.RETRY)
 
+    def test_deadline(self):
+        import time
+        now = time.monotonic_ns()
+        self.assertEqual(libclaim.should_retry(503, "claimed", max_attempts=3,
+                                               deadline_ns=now + 10**9, attempt_ns=2 * 10**9),
+                         libclaim.Decision.DONE_DEADLINE)
+        self.assertEqual(libclaim.should_retry(503, "claimed", max_attempts=3,
+                                               deadline_ns=now + 10**10, attempt_ns=10**6),
+                         libclaim.Decision.RETRY)
+
     def test_budget(self):
         b = libclaim.Budget(ratio=0.5, burst=1)
         spent = 0

@@ -135,6 +135,16 @@ public final class Claim implements AutoCloseable {
 	 * (from 1), the most attempts (0: 2), a budget or null.
 	 */
 	public static Decision shouldRetry(int status, String claimHeader, int attempt, int maxAttempts, Budget budget) {
+		return shouldRetry(status, claimHeader, attempt, maxAttempts, budget, 0, 0);
+	}
+
+	/**
+	 * The same within a deadline: deadlineNs on CLOCK_MONOTONIC (Linux's
+	 * System.nanoTime(); 0: none), attemptNs what an attempt takes: no retry
+	 * that cannot finish in time.
+	 */
+	public static Decision shouldRetry(int status, String claimHeader, int attempt, int maxAttempts, Budget budget,
+					   long deadlineNs, long attemptNs) {
 		COutcome out = new COutcome();
 		out.status = status;
 		out.header = parseHeader(claimHeader).ordinal();
@@ -142,6 +152,8 @@ public final class Claim implements AutoCloseable {
 		o.attempt = attempt;
 		o.max_attempts = maxAttempts;
 		o.budget = budget != null ? budget.ptr : null;
+		o.deadline_ns = deadlineNs;
+		o.attempt_ns = attemptNs;
 		return Decision.values()[LIB.claim_should_retry(out, o)];
 	}
 

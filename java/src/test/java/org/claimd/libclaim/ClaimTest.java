@@ -87,6 +87,14 @@ public class ClaimTest {
 		}
 	}
 
+	@Test public void deadline() {
+		long now = System.nanoTime();
+		assertEquals(Claim.Decision.DONE_DEADLINE,
+			     Claim.shouldRetry(503, "claimed", 1, 3, null, now + 1_000_000_000L, 2_000_000_000L));
+		assertEquals(Claim.Decision.RETRY,
+			     Claim.shouldRetry(503, "claimed", 1, 3, null, now + 10_000_000_000L, 1_000_000L));
+	}
+
 	@Test public void noClaimd() {
 		try (Claim c = new Claim("/nonexistent/verdicts")) {
 			assertFalse(c.connected());
