@@ -41,4 +41,16 @@ static __always_inline int unix_io_wanted(struct sock *sk, __u64 skaddr, struct 
 	return unix_marks[unix_slot(skaddr) & (CLAIMD_UNIX_MARKS - 1)] || task_may_be_traced(task);
 }
 
+/*
+ * What a Unix connection's entry keeps of its socket (claimd_conn.sk_tag):
+ * its address's tag, mixed with its inode number. A Unix socket's close
+ * is not seen (no tracepoint marks it), and the slab gives a closed
+ * socket's address to the next one, often at the same fd: the address
+ * alone would take the new connection for the old.
+ */
+static __always_inline __u32 unix_sock_tag(__u64 skaddr)
+{
+	return claimd_sock_tag(skaddr) ^ ((__u32)sock_ino((void *)skaddr) * 2654435761u);
+}
+
 #endif /* CLAIMD_UNIX_BPF_H */

@@ -159,7 +159,7 @@ __noinline int conn_adopt_unix(__u64 skaddr, __u32 tgid, int fd)
 	claimd_addr_unix(&c->remote, peer_end.autobound ? 0 : peer_end.hash);
 	c->role = role;
 	c->flags = CLAIMD_CONN_UNIX;
-	c->sk_tag = claimd_sock_tag(skaddr);
+	c->sk_tag = unix_sock_tag(skaddr);
 	/* Maybe older than claimd: both framers seek a message start (a new one's first bytes are one). */
 	http_framer_init(&c->rx,
 			 role == CLAIMD_ROLE_OUTBOUND ? HTTP_KIND_RESPONSE : HTTP_KIND_REQUEST, 1);
