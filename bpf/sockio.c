@@ -284,8 +284,9 @@ static __always_inline void on_io(struct task_struct *task, __u32 tgid, const st
 	 * passed to another process, before this fd was closed or duplicated
 	 * over). It is gone as at a close, never framed with these bytes.
 	 */
-	if (c && c->sk_tag != ((c->flags & CLAIMD_CONN_UNIX) ? unix_sock_tag(skaddr)
-							      : claimd_sock_tag(skaddr)) &&
+	if (c &&
+	    c->sk_tag != ((c->flags & CLAIMD_CONN_UNIX) ? unix_sock_tag(skaddr)
+							: claimd_sock_tag(skaddr)) &&
 	    !conn_seeded_found(c, &key, skaddr)) {
 		conn_stale(c, &key, task->pid);
 		c = NULL;
