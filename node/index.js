@@ -16,7 +16,22 @@
 const asyncHooks = require('async_hooks');
 const path = require('path');
 
-const native = require(process.env.CLAIMD_NODE_ADDON || path.join(__dirname, 'build', 'claim.node'));
+// The addon: $CLAIMD_NODE_ADDON, else beside the package (build/claim.node, where
+// an installed copy keeps it), else the project's build (make: build/node/).
+function addon() {
+  const tried = [process.env.CLAIMD_NODE_ADDON, path.join(__dirname, 'build', 'claim.node'),
+    path.join(__dirname, '..', 'build', 'node', 'claim.node')].filter(Boolean);
+  for (const p of tried) {
+    try {
+      return require(p);
+    } catch (e) {
+      if (e.code !== 'MODULE_NOT_FOUND')
+        throw e;
+    }
+  }
+  throw new Error('libclaim: no addon (claim.node) in ' + tried.join(', ') + ': run make');
+}
+const native = addon();
 
 const HEADER = 'x-error-claim';
 const VERDICTS = ['none', 'claimed', 'unclaimed', 'unknown'];
