@@ -94,6 +94,10 @@ def _load():
         lib.claim_budget_tokens.restype = ctypes.c_double
         lib.claim_budget_tokens.argtypes = [ctypes.c_void_p]
         lib.claim_should_retry.argtypes = [ctypes.POINTER(_Outcome), ctypes.POINTER(_RetryOpts)]
+        lib.claim_context_enter.argtypes = [ctypes.c_int]
+        lib.claim_context_enter.restype = None
+        lib.claim_context_leave.argtypes = []
+        lib.claim_context_leave.restype = None
         _lib = lib
         return lib
 
@@ -153,6 +157,16 @@ class Claim:
         v = Verdict(self._lib.claim_current(self._h, ctypes.byref(r)))
         cause = (_address(r.cause_addr), r.cause_port) if r.cause_known else None
         return Result(v, self._lib.claim_rule_name(r.rule).decode(), cause)
+
+
+def context_enter(fd):
+    """Tells claimd the calling thread now works for the request that came on fd."""
+    _load().claim_context_enter(fd)
+
+
+def context_leave():
+    """... and for none any more."""
+    _load().claim_context_leave()
 
 
 def header(verdict):

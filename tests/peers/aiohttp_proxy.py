@@ -3,7 +3,9 @@
 """An asyncio service (aiohttp) on one event loop: each request GET /r/<id>
 is forwarded to the backend through one ClientSession its handlers share
 (a pool of keep-alive connections), forwarding no request id; a failed
-answer (500 up, or none) is passed up as 502."""
+answer (500 up, or none) is passed up as 502. With --libclaim it uses
+libclaim's claim_middleware (python/libclaim/aio.py): its loop followed
+request by request, x-error-claim on its failed answers."""
 import argparse
 import asyncio
 import sys
@@ -18,6 +20,7 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--backend", type=int, required=True)
     ap.add_argument("--ready-file")
+    ap.add_argument("--libclaim", action="store_true")
     args = ap.parse_args()
     state = {}
 
@@ -39,7 +42,11 @@ def main():
                             text="backend failed\n" if failed else "ok\n")
 
     async def serve():
-        app = web.Application()
+        middlewares = []
+        if args.libclaim:
+            from libclaim.aio import claim_middleware
+            middlewares.append(claim_middleware)
+        app = web.Application(middlewares=middlewares)
         app.on_startup.append(start)
         app.on_cleanup.append(stop)
         app.router.add_get("/r/{id}", forward)
