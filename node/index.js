@@ -59,6 +59,7 @@ function shouldRetry(status, header, attempt, maxAttempts) {
 }
 
 let hook = null;
+let announce = true;
 
 /**
  * From now on claimd knows which inbound connection each callback works
@@ -83,6 +84,12 @@ function follow() {
     cur = fd;
   };
   const enter = (id) => {
+    if (announce) {
+      // Until the first request reaches listener(): say that the process names
+      // its requests, before claimd sees one read (else: multiplexed).
+      native.contextEnter(-1);
+      native.contextLeave();
+    }
     const h = owner.get(id);
     const fd = h && h.fd >= 0 ? h.fd : -1;
     stack.push(fd);
@@ -94,15 +101,8 @@ function follow() {
   };
   hook = asyncHooks.createHook({
     init(id, type, trigger, resource) {
-      if (type === 'TCPSERVERWRAP' || type === 'PIPESERVERWRAP') {
+      if (type === 'TCPSERVERWRAP' || type === 'PIPESERVERWRAP')
         servers.add(id);
-        // Once it listens, claimd follows the process: say at once that it names
-        // its requests, before the first is read.
-        setImmediate(() => {
-          native.contextEnter(-1);
-          native.contextLeave();
-        });
-      }
       else if ((type === 'TCPWRAP' || type === 'PIPEWRAP') && servers.has(trigger))
         owner.set(id, resource);
       else if (owner.has(trigger))
@@ -128,6 +128,7 @@ function follow() {
 function listener(handler, failStatus = 500) {
   follow();
   return (req, res) => {
+    announce = false;
     const writeHead = res.writeHead;
     res.writeHead = function (status, ...rest) {
       if (status >= failStatus && !this.getHeader(HEADER)) {
