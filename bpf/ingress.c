@@ -251,19 +251,20 @@ static __always_inline void ingress_lose_current(struct io *io)
 static __noinline int ingress_open(struct claimd_conn *c, struct io *io,
 				   const struct claimd_pending *p)
 {
-	struct claimd_owner owner = current_owner(io);
+	struct claimd_owner owner = { .tgid = 0, .id = io->tid };
 	struct claimd_thread *t;
 	__u32 tid = io->tid;
 	__u32 flags = 0;
 	__u64 seq;
 
 	/*
-	 * In an explicit context, the record belongs to this request's
-	 * connection; so it does in a process that names its requests when
-	 * the head is read outside any (an event loop's runtime reads before
-	 * the callback that enters the request's context runs).
+	 * In a process that names its requests (explicit context), the record
+	 * belongs to this request's connection, whether the head is read in
+	 * its context or outside any (an event loop's runtime reads before
+	 * the callback that enters the request's context runs); else to the
+	 * thread. No need to ask which context the thread is in.
 	 */
-	if (owner.tgid || (proc_flags(io->key.tgid) & PROC_CONTEXT)) {
+	if (proc_flags(io->key.tgid) & PROC_CONTEXT) {
 		owner.tgid = io->key.tgid;
 		owner.id = io->key.fd;
 	}

@@ -333,6 +333,11 @@ static __always_inline void on_io(struct task_struct *task, __u32 tgid, const st
 		buf->len = ret;
 		wire = wire_on_io(c, &key, &io, buf);
 		if (wire == 2) {
+			/*
+			 * Looked up again here, not framed from wire_on_io: a
+			 * global function returns no pointer, and its frame under
+			 * the framing's would take the deepest chain past 512 bytes.
+			 */
 			struct wire_conn *w = bpf_map_lookup_elem(&wire_conns, &key);
 
 			if (w)

@@ -291,7 +291,7 @@ __noinline int wire_tell(struct claimd_conn *c, struct claimd_conn_key *key, str
 /*
  * buf->len bytes moved on c (key), an outbound connection, in io, at
  * buf->ubuf when they are one buffer (else 0): its first ones tell what it
- * speaks. 0: not a database's or a cache's (the HTTP framer's); 1: one's,
+ * speaks, or that it is never told (then tp_io_x calls here no more). 0: not a database's or a cache's (the HTTP framer's); 1: one's,
  * settled here (its framing gone: the thread's request is opaque); 2:
  * one's, for wire_feed_segment to frame. A global function: tp_io_x's own
  * walk through the verifier stays as it was, and its frame is off the
@@ -308,8 +308,12 @@ __noinline int wire_on_io(struct claimd_conn *c, struct claimd_conn_key *key, st
 		return 0;
 	ubuf = buf->ubuf;
 	ret = buf->len;
-	if (!c->told && ubuf && ret > 0 && wire_may_tell(c))
-		wire_tell(c, key, io, ubuf, ret);
+	if (!c->told && ret > 0) {
+		if (ubuf && wire_may_tell(c))
+			wire_tell(c, key, io, ubuf, ret);
+		else /* its first bytes unread (an iovec), or joined mid-stream: never told */
+			c->told = 1;
+	}
 	if (c->proto < CLAIMD_PROTO_REDIS)
 		return 0;
 	w = wire_of(c, key);

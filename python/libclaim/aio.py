@@ -61,13 +61,15 @@ def follow():
     asyncio.events.Handle._run = _run
 
 
+_handle = None
+
+
 def _claim():
+    """The verdict map, opened at the first answer that needs it."""
     global _handle
-    try:
-        return _handle
-    except NameError:
+    if _handle is None:
         _handle = libclaim.Claim()
-        return _handle
+    return _handle
 
 
 try:
