@@ -107,7 +107,7 @@ LAB_OBJS := $(patsubst user/%.c,$(BUILD)/user/%.o,$(LAB_SRCS))
 VERSION := 0.1
 
 # Programs the end-to-end tests run (tests/peers/*.c).
-TEST_PEERS := $(BUILD)/tests/verdict_service $(BUILD)/tests/epoll_service \
+TEST_PEERS := $(BUILD)/tests/verdict_service $(BUILD)/tests/epoll_service $(BUILD)/tests/claim_table \
 	$(BUILD)/tests/pool_proxy
 # Programs the benchmark runs.
 BENCH_TOOLS := $(BUILD)/tests/paced_client $(BUILD)/tests/pipe_hammer \
@@ -329,8 +329,22 @@ $(BUILD)/tests/go/%: tests/peers/go/%/main.go $(GO_PEER_SRCS) | $(DEPS_GO)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(call go_build,)
 
+# Go peers that use go/claim as a service owner would (tests/peers/gomod/<name>/):
+# module mode, claimd.dev/claim replaced by the project's copy, nothing fetched.
+GOMOD_PEERS := claimsvc
+GOMOD_PEER_BINS := $(foreach p,$(GOMOD_PEERS),$(BUILD)/tests/go/$(p))
+GOMOD_ENV := GO111MODULE=on GOPATH=$(abspath $(BUILD))/gopath GOFLAGS=-mod=mod GOPROXY=off \
+	GOCACHE=$(abspath $(BUILD))/go-cache
+GO_CLAIM_SRCS := $(wildcard go/claim/*.go go/claim/*.s go/claim/go.mod)
+
+$(BUILD)/tests/go/%: tests/peers/gomod/%/main.go tests/peers/gomod/%/go.mod $(GO_CLAIM_SRCS) \
+		| $(DEPS_GO)
+	$(call msg,GO,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)cd $(dir $<) && $(GOMOD_ENV) go build -o $(abspath $@) .
+
 .PHONY: go-peers
-go-peers: $(GO_PEER_BINS)
+go-peers: $(GO_PEER_BINS) $(GOMOD_PEER_BINS)
 
 # libclaim for Java (java/, Maven's layout): the package built into
 # $(BUILD)/java/libclaim.jar with the JDK's javac against Debian's JNA, its
@@ -380,7 +394,7 @@ $(BUILD)/tests/java/%.class: tests/peers/java/%.java $(LIBCLAIM_JAR) | $(DEPS_TE
 java-peers: $(JAVA_PEER_CLASSES) $(LIBCLAIM_JAVA_TESTED)
 
 .PHONY: test
-test: all $(FUZZ_BINS) $(DEPS_TEST) $(GO_PEER_BINS) $(JAVA_PEER_CLASSES) $(LIBCLAIM_JAVA_TESTED) \
+test: all $(FUZZ_BINS) $(DEPS_TEST) $(GO_PEER_BINS) $(GOMOD_PEER_BINS) $(JAVA_PEER_CLASSES) $(LIBCLAIM_JAVA_TESTED) \
 	$(NODE_ADDON)
 	$(Q)./scripts/run-tests.sh $(BUILD)
 

@@ -127,11 +127,13 @@ __noinline __u32 verdict_of(struct claimd_ingress *r)
 	return VERDICT(CLAIM_CLAIMED, CLAIM_RULE_NO_FAILED_EGRESS, CLAIMD_NO_SLOT);
 }
 
-/* The thread's slot in the verdict map, seqlock-written. */
-static __always_inline void slot_write(__u32 tid, __u8 active, __u32 packed,
-				       const struct claimd_ingress *r)
+/*
+ * Slot idx of the verdict map, seqlock-written: thread tid's (goroutine g
+ * 0), or goroutine g's of process tgid (tid 0).
+ */
+static __always_inline void slot_fill(__u32 idx, __u32 tid, __u32 tgid, __u64 g, __u8 active,
+				      __u32 packed, const struct claimd_ingress *r)
 {
-	__u32 idx = 1 + tid % (CLAIM_SLOTS - 1);
 	struct claim_slot *s = bpf_map_lookup_elem(&verdicts, &idx);
 	__u32 cause = packed >> 16;
 
@@ -140,6 +142,8 @@ static __always_inline void slot_write(__u32 tid, __u8 active, __u32 packed,
 	s->seq++;
 	barrier();
 	s->tid = tid;
+	s->goroutine = g;
+	s->tgid = tgid;
 	s->active = active;
 	/* As VERDICT() packs them: verdict, rule, cause, from the bottom byte up. */
 	s->verdict = packed & 0xff;
@@ -153,6 +157,13 @@ static __always_inline void slot_write(__u32 tid, __u8 active, __u32 packed,
 	}
 	barrier();
 	s->seq++;
+}
+
+/* The thread's slot in the verdict map. */
+static __always_inline void slot_write(__u32 tid, __u8 active, __u32 packed,
+				       const struct claimd_ingress *r)
+{
+	slot_fill(1 + tid % (CLAIM_SLOTS - 1), tid, 0, 0, active, packed, r);
 }
 
 /*

@@ -13,9 +13,11 @@
  * failed. The cause is the failed egress that decided.
  *
  * The verdict map is an mmapable array of CLAIM_SLOTS slots. Slot 0 holds a
- * header; a thread's slot is 1 + tid % (CLAIM_SLOTS - 1). A slot names the
- * thread it describes (a reused slot is detected) and carries a sequence
- * number, odd while the kernel writes it: read it, copy, read it again.
+ * header; a thread's slot is 1 + tid % (CLAIM_SLOTS - 1); a Go request's is
+ * its serving goroutine's (claim_goroutine_index). A slot names the thread
+ * or goroutine it describes (a reused slot is detected) and carries a
+ * sequence number, odd while the kernel writes it: read it, copy, read it
+ * again.
  */
 #ifndef CLAIMD_VERDICT_H
 #define CLAIMD_VERDICT_H
@@ -74,16 +76,31 @@ struct claim_hdr_args {
  */
 struct claim_slot {
 	__u32 seq;    /* odd while being written */
-	__u32 tid;    /* the thread this slot describes */
-	__u8 active;  /* 1 while the thread serves an ingress */
+	__u32 tid;    /* the thread this slot describes; 0 in a goroutine's */
+	__u8 active;  /* 1 while the thread (goroutine) serves an ingress */
 	__u8 verdict; /* enum claim_verdict */
 	__u8 rule;    /* enum claim_rule */
 	__u8 pad;
 	__u16 cause_port; /* callee of the deciding egress, if any */
 	__u16 pad2;
 	__u8 cause_addr[16];
-	__u8 reserved[32];
+	__u64 goroutine; /* a goroutine's slot: its runtime.g's address; 0 in a thread's */
+	__u32 tgid;	 /* a goroutine's slot: its process */
+	__u8 reserved[20];
 };
+
+/*
+ * The slot of the request goroutine g (the address of its runtime.g, which
+ * Go keeps in R14 and in the thread's TLS) of process tgid serves. Readers in
+ * other languages compute the same: the 64-bit product wraps, its high half
+ * taken.
+ */
+static inline __u32 claim_goroutine_index(__u32 tgid, __u64 g)
+{
+	__u64 h = (g ^ ((__u64)tgid << 32)) * 0x9e3779b97f4a7c15ULL;
+
+	return 1 + (__u32)(h >> 32) % (CLAIM_SLOTS - 1);
+}
 
 /* Key of the class map claimd fills: one caller instance, one callee address. */
 struct claimd_edge_key {

@@ -418,6 +418,31 @@ static __always_inline __u32 go_tgid(void)
 }
 
 /*
+ * The running verdict of the request q (NULL: none) that goroutine g of
+ * process tgid serves, in that goroutine's slot of the verdict map, where
+ * libclaim's Go package finds it (claim_goroutine_index): what ingress_end
+ * would judge if the request failed now.
+ */
+static __always_inline void go_slot_show(__u32 tgid, __u64 g, struct go_req *q)
+{
+	__u32 idx = claim_goroutine_index(tgid, g);
+	__u32 n;
+
+	if (!q) {
+		slot_fill(idx, 0, tgid, g, 0, VERDICT(CLAIM_NONE, CLAIM_RULE_NONE, CLAIMD_NO_SLOT),
+			  NULL);
+		return;
+	}
+	n = q->slots;
+	q->t.rec.n_egress = n < CLAIMD_EGRESS_MAX ? n : CLAIMD_EGRESS_MAX;
+	if (ingress_untied(&q->t))
+		slot_fill(idx, 0, tgid, g, 1,
+			  VERDICT(CLAIM_UNKNOWN, CLAIM_RULE_UNTIED_CALL, CLAIMD_NO_SLOT), NULL);
+	else
+		slot_fill(idx, 0, tgid, g, 1, verdict_of(&q->t.rec), &q->t.rec);
+}
+
+/*
  * A request begins on goroutine k.g, served by thread tid, on connection c
  * named key (c NULL: one claimd does not follow, not counted), as p says
  * (start, method, target); entry: what the entry probe saw (go_entry_of).
@@ -458,6 +483,7 @@ static __always_inline void go_req_open(struct go_key *k, __u32 tid, struct clai
 	q->entry = entry;
 	stat_inc(CLAIMD_ST_INGRESS);
 	stat_inc(CLAIMD_ST_GO_REQUESTS);
+	go_slot_show(k->tgid, k->g, q);
 }
 
 /* net/http.serverHandler.ServeHTTP(sh, rw ResponseWriter, req *Request): RCX rw's data, RDI req. */
@@ -519,6 +545,7 @@ int go_serve_ret(struct pt_regs *ctx)
 	slots = q->slots;
 	q->t.rec.n_egress = slots < CLAIMD_EGRESS_MAX ? slots : CLAIMD_EGRESS_MAX;
 	ingress_end(&q->t, bpf_ktime_get_ns(), status, 0);
+	go_slot_show(k.tgid, k.g, NULL);
 	return 0;
 }
 
@@ -546,8 +573,10 @@ static __always_inline void go_call_open(struct go_key *k, struct go_call *call,
 	q = go_owner_find(k->tgid, k->g, &o);
 	if (!known) {
 		stat_inc(CLAIMD_ST_GO_NO_CALLEE);
-		if (q)
+		if (q) {
 			ingress_unsure(&q->t.rec, CLAIMD_IN_UNTIED);
+			go_slot_show(k->tgid, o.g, q);
+		}
 		return;
 	}
 	if (q) {
@@ -556,6 +585,9 @@ static __always_inline void go_call_open(struct go_key *k, struct go_call *call,
 		/* Fan-out goroutines begin calls of one request on several CPUs: slots taken atomically. */
 		call->p.slot = egress_log_at(&q->t.rec, __sync_fetch_and_add(&q->slots, 1),
 					     &call->p, &call->callee, 0);
+		/* Past the log's end: its request can no longer be judged (egress_dropped). */
+		if (call->p.slot == CLAIMD_NO_SLOT)
+			go_slot_show(k->tgid, o.g, q);
 	} else {
 		stat_inc(CLAIMD_ST_GO_OUTSIDE);
 		/* A goroutine tied to no request may be a worker fed one through a channel. */
@@ -572,8 +604,9 @@ static __always_inline void go_call_close(struct go_key *k, struct go_call *call
 	struct go_key ok = { .tgid = k->tgid, .g = call->owner_g };
 	struct go_req *q = call->p.ingress_seq ? bpf_map_lookup_elem(&go_reqs, &ok) : NULL;
 
-	/* No running verdict to show: a goroutine's request has no thread's slot. */
-	egress_ended(q ? &q->t : NULL, k->tgid, &call->p, &call->callee, end);
+	/* Its request's running verdict, in the slot of the goroutine serving it. */
+	if (egress_ended(q ? &q->t : NULL, k->tgid, &call->p, &call->callee, end))
+		go_slot_show(k->tgid, ok.g, q);
 	bpf_map_delete_elem(&go_calls, k);
 }
 

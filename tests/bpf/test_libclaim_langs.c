@@ -7,7 +7,11 @@
  *    client retrying through ClaimRetry (urllib3, requests);
  *  - java: a JDK HttpServer service (8 handler threads, HttpURLConnection
  *    to its backend) with java/'s ClaimFilter, called by a client retrying
- *    through ClaimRetry (java.net.http.HttpClient).
+ *    through ClaimRetry (java.net.http.HttpClient);
+ *  - go: a net/http service with go/claim's Handler (a goroutine per
+ *    connection, the verdict read from its goroutine's slot), called by a
+ *    Go client retrying through claim.Transport;
+ *  - node: a Node.js service through node/'s listener().
  *
  * The backend fails every fifth id on its own (id % 5 == 0), which the
  * service passes up as 502; the service fails ids % 5 == 1 on its own
@@ -154,9 +158,31 @@ static void node_service(const char **argv, char *buf, size_t len, const char *b
 	memcpy(argv, a, sizeof(a));
 }
 
+static const char *go_peer(char *buf, size_t len)
+{
+	snprintf(buf, len, "%s/tests/go/claimsvc", test__build_dir());
+	return buf;
+}
+
+static void go_service(const char **argv, char *buf, size_t len, const char *bport,
+		       const char *ready)
+{
+	const char *a[] = { go_peer(buf, len), "serve", "-backend", bport, "-ready", ready, NULL };
+
+	memcpy(argv, a, sizeof(a));
+}
+
+static void go_client(const char **argv, char *buf, size_t len, const char *port)
+{
+	const char *a[] = { go_peer(buf, len), "client", "-port", port, NULL };
+
+	memcpy(argv, a, sizeof(a));
+}
+
 static const struct lang langs[] = {
 	{ "python", "pyflask", python_service, python_client, false },
 	{ "java", "jvsvc", java_service, java_client, false },
+	{ "go", "gosvc", go_service, go_client, false },
 	/* Node's own client is not here yet: the Python one asks it. */
 	{ "node", "nodesvc", node_service, python_client, true },
 };

@@ -2,8 +2,9 @@
 /*
  * libclaim's packages for other languages, each by its own tests and test
  * runner, against the libclaim.so this build made (no privileges):
- * python/tests (unittest), java/src/test (JUnit 4) and node/test (node
- * --test, with its addon from this build): the header, the
+ * python/tests (unittest), java/src/test (JUnit 4), node/test (node
+ * --test, with its addon from this build) and go/claim (go test, against
+ * libclaim's own tables from build/tests/claim_table): the header, the
  * retry decision, a handle with no claimd, the middleware or filter, the
  * client's retries against a real local server.
  */
@@ -15,12 +16,12 @@
 #include "harness.h"
 #include "test_progs.h"
 
-/* Runs argv with envv (and $CLAIMD_LIBCLAIM set to this build's); passes if it exits 0. */
-static void run_suite(const char *const argv[], const char *env, const char *what)
+/* Runs argv with env[0..2] (and $CLAIMD_LIBCLAIM set to this build's); passes if it exits 0. */
+static void run_suite_env(const char *const argv[], const char *const env[3], const char *what)
 {
 	char lib[H_PATH + 32], log[] = "/tmp/claimd-langtest.XXXXXX";
 	static char out[1 << 16];
-	const char *envv[] = { env, lib, "PYTHONDONTWRITEBYTECODE=1", NULL };
+	const char *envv[] = { lib, "PYTHONDONTWRITEBYTECODE=1", env[0], env[1], env[2], NULL };
 	int fd = mkstemp(log), status;
 	pid_t pid;
 
@@ -36,6 +37,13 @@ static void run_suite(const char *const argv[], const char *env, const char *wha
 	unlink(log);
 	if (!ASSERT_TRUE(status != -1 && WIFEXITED(status) && WEXITSTATUS(status) == 0, what))
 		printf("%s\n", out);
+}
+
+static void run_suite(const char *const argv[], const char *env, const char *what)
+{
+	const char *envv[3] = { env, NULL, NULL };
+
+	run_suite_env(argv, envv, what);
 }
 
 void test_python_package(void)
@@ -73,4 +81,22 @@ void test_node_package(void)
 	snprintf(tests, sizeof(tests), "%s/node/test/", test__top_dir());
 	snprintf(addon, sizeof(addon), "CLAIMD_NODE_ADDON=%s/node/claim.node", test__build_dir());
 	run_suite(argv, addon, "node --test node/test");
+}
+
+void test_go_package(void)
+{
+	char cmd[H_PATH * 2], table[H_PATH + 32], cache[H_PATH + 32], path[H_PATH + 32];
+	const char *argv[] = { "/bin/sh", "-c", cmd, NULL };
+	const char *envv[3] = { table, cache, path };
+
+	/* The module's own directory: go 1.19 has no -C. No network: nothing to fetch. */
+	snprintf(cmd, sizeof(cmd),
+		 "cd %s/go/claim && GO111MODULE=on GOFLAGS=-mod=mod GOPROXY=off exec go test -v "
+		 "./...",
+		 test__top_dir());
+	snprintf(table, sizeof(table), "CLAIMD_CLAIM_TABLE=%s/tests/claim_table",
+		 test__build_dir());
+	snprintf(cache, sizeof(cache), "GOCACHE=%s/go-cache", test__build_dir());
+	snprintf(path, sizeof(path), "GOPATH=%s/gopath", test__build_dir());
+	run_suite_env(argv, envv, "go test in go/claim");
 }

@@ -1,0 +1,3 @@
+module claimd.dev/claim
+
+go 1.19
