@@ -67,6 +67,7 @@ DEPS_TEST := $(BUILD)/.deps-test
 DEPS_DEMO := $(BUILD)/.deps-demo
 DEPS_BENCH := $(BUILD)/.deps-bench
 DEPS_GO := $(BUILD)/.deps-go
+DEPS_LANGS := $(BUILD)/.deps-langs
 
 BPF_MODS := observer parsebench protocheck
 BPF_OBJS := $(patsubst %,$(BUILD)/%.bpf.o,$(BPF_MODS))
@@ -108,6 +109,7 @@ VERSION := 0.1
 
 # Programs the end-to-end tests run (tests/peers/*.c).
 TEST_PEERS := $(BUILD)/tests/verdict_service $(BUILD)/tests/epoll_service $(BUILD)/tests/claim_table \
+	$(BUILD)/tests/claim_leaf \
 	$(BUILD)/tests/pool_proxy
 # Programs the benchmark runs.
 BENCH_TOOLS := $(BUILD)/tests/paced_client $(BUILD)/tests/pipe_hammer \
@@ -180,7 +182,7 @@ $(BUILD)/.deps-%: scripts/install-deps.sh
 	$(Q)touch $@
 
 # One install at a time (make -j): build first, then fuzz before test.
-$(DEPS_FUZZ) $(DEPS_TEST) $(DEPS_DEMO) $(DEPS_BENCH) $(DEPS_GO): | $(DEPS_STAMP)
+$(DEPS_FUZZ) $(DEPS_TEST) $(DEPS_DEMO) $(DEPS_BENCH) $(DEPS_GO) $(DEPS_LANGS): | $(DEPS_STAMP)
 $(DEPS_TEST): | $(DEPS_FUZZ)
 
 # vmlinux.h from the running kernel's BTF, rewritten only when it changed.
@@ -338,7 +340,7 @@ GOMOD_ENV := GO111MODULE=on GOPATH=$(abspath $(BUILD))/gopath GOFLAGS=-mod=mod G
 GO_CLAIM_SRCS := $(wildcard go/claim/*.go go/claim/*.s go/claim/go.mod)
 
 $(BUILD)/tests/go/%: tests/peers/gomod/%/main.go tests/peers/gomod/%/go.mod $(GO_CLAIM_SRCS) \
-		| $(DEPS_GO)
+		| $(DEPS_LANGS)
 	$(call msg,GO,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)cd $(dir $<) && $(GOMOD_ENV) go build -o $(abspath $@) .
@@ -356,7 +358,7 @@ LIBCLAIM_JAVA_TESTS := $(wildcard java/src/test/java/org/claimd/libclaim/*.java)
 LIBCLAIM_JAR := $(BUILD)/java/libclaim.jar
 LIBCLAIM_JAVA_TESTED := $(BUILD)/java/test-classes/.built
 
-$(LIBCLAIM_JAR): $(LIBCLAIM_JAVA_SRCS) | $(DEPS_TEST)
+$(LIBCLAIM_JAR): $(LIBCLAIM_JAVA_SRCS) | $(DEPS_LANGS)
 	$(call msg,JAR,$@)
 	$(Q)rm -rf $(BUILD)/java/classes && mkdir -p $(BUILD)/java/classes
 	$(Q)javac -d $(BUILD)/java/classes -cp $(JNA_JAR) $^
@@ -373,7 +375,7 @@ $(LIBCLAIM_JAVA_TESTED): $(LIBCLAIM_JAVA_TESTS) $(LIBCLAIM_JAR)
 # $(BUILD)/node/claim.node; it loads libclaim.so as the other packages do.
 NODE_ADDON := $(BUILD)/node/claim.node
 
-$(NODE_ADDON): node/src/claim_napi.c user/libclaim/claim.h | $(DEPS_TEST)
+$(NODE_ADDON): node/src/claim_napi.c user/libclaim/claim.h | $(DEPS_LANGS)
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) -O2 -g -Wall -Wextra -Wno-unused-parameter -shared -fPIC -I/usr/include/node \
@@ -385,7 +387,7 @@ $(NODE_ADDON): node/src/claim_napi.c user/libclaim/claim.h | $(DEPS_TEST)
 JAVA_PEER_SRCS := $(wildcard tests/peers/java/*.java)
 JAVA_PEER_CLASSES := $(patsubst tests/peers/java/%.java,$(BUILD)/tests/java/%.class,$(JAVA_PEER_SRCS))
 
-$(BUILD)/tests/java/%.class: tests/peers/java/%.java $(LIBCLAIM_JAR) | $(DEPS_TEST)
+$(BUILD)/tests/java/%.class: tests/peers/java/%.java $(LIBCLAIM_JAR) | $(DEPS_LANGS)
 	$(call msg,JAVAC,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)javac -d $(@D) -cp $(LIBCLAIM_JAR):$(JNA_JAR) $<
@@ -394,12 +396,12 @@ $(BUILD)/tests/java/%.class: tests/peers/java/%.java $(LIBCLAIM_JAR) | $(DEPS_TE
 java-peers: $(JAVA_PEER_CLASSES) $(LIBCLAIM_JAVA_TESTED)
 
 .PHONY: test
-test: all $(FUZZ_BINS) $(DEPS_TEST) $(GO_PEER_BINS) $(GOMOD_PEER_BINS) $(JAVA_PEER_CLASSES) $(LIBCLAIM_JAVA_TESTED) \
+test: all $(FUZZ_BINS) $(DEPS_TEST) $(DEPS_LANGS) $(GO_PEER_BINS) $(GOMOD_PEER_BINS) $(JAVA_PEER_CLASSES) $(LIBCLAIM_JAVA_TESTED) \
 	$(NODE_ADDON)
 	$(Q)./scripts/run-tests.sh $(BUILD)
 
 .PHONY: demo
-demo: all $(DEPS_DEMO)
+demo: all $(DEPS_DEMO) $(GOMOD_PEER_BINS) $(JAVA_PEER_CLASSES)
 	$(Q)./scripts/demo.sh $(BUILD)
 
 .PHONY: bench

@@ -10,6 +10,8 @@
 #   fuzz    the libFuzzer targets (make fuzz; make test runs them briefly)
 #   test    the real peers the end-to-end tests start (make test), go included
 #   go      the Go peers (make go-peers)
+#   langs   libclaim's packages for Python, Java, Node.js and Go, and the
+#           services that use them (make test; make demo's polyglot storm)
 #   demo    make demo
 #   bench   make bench
 #   record  record the wire framers' test conversations again (by hand)
@@ -40,10 +42,14 @@ test_pkgs=(
 	redis-server python3-redis
 	postgresql-15 python3-psycopg2
 	mariadb-server mariadb-client python3-pymysql
-	python3-flask # python/libclaim's middleware in a Flask service (test_python_libclaim)
+	haproxy python3-aiohttp # event loops held to no wrong verdict (test_event_loops)
+)
+# libclaim's packages in other languages, their tests and the services that
+# use them (go_pkgs too: go/claim and its peers).
+langs_pkgs=(
+	python3 python3-requests python3-flask # python/libclaim: WSGI middleware, urllib3 retries
 	openjdk-17-jdk-headless # tests/peers/java: HttpServer and HttpClient (test_java)
 	libjna-java junit4 # java/: libclaim for Java through JNA, its JUnit tests
-	haproxy python3-aiohttp # event loops held to no wrong verdict (test_event_loops)
 	nodejs # node/: libclaim for Node.js (its addon against Node's headers), Node peers
 )
 # Recording: the servers and clients the wire framers' conversations were
@@ -56,7 +62,8 @@ record_pkgs=(
 # Go: the Go peers of the tests and the benchmark (tests/peers/go), Go 1.19
 # and grpc-go built in GOPATH mode.
 go_pkgs=(golang-go golang-google-grpc-dev)
-# The demo: claimlab and claimd, python3 to put the tables together.
+# The demo: claimlab and claimd, python3 to put the tables together (and the
+# langs group: the polyglot storm).
 demo_pkgs=(python3)
 # The benchmark: wrk for throughput, python3 for the figures, sysctl; nginx
 # as the reverse-proxy hop in front of the service (its own config);
@@ -64,7 +71,7 @@ demo_pkgs=(python3)
 bench_pkgs=(python3 wrk procps nginx redis-server python3-redis)
 
 usage() {
-	echo "usage: $0 [build|fuzz|test|go|demo|bench|record]..." >&2
+	echo "usage: $0 [build|fuzz|test|go|langs|demo|bench|record]..." >&2
 	exit 2
 }
 
@@ -74,9 +81,10 @@ for g in "$@"; do
 	case $g in
 	build) wanted+=("${build_pkgs[@]}") ;;
 	fuzz) wanted+=("${fuzz_pkgs[@]}") ;;
-	test) wanted+=("${test_pkgs[@]}" "${go_pkgs[@]}") ;;
+	test) wanted+=("${test_pkgs[@]}" "${langs_pkgs[@]}" "${go_pkgs[@]}") ;;
 	go) wanted+=("${go_pkgs[@]}") ;;
-	demo) wanted+=("${demo_pkgs[@]}") ;;
+	langs) wanted+=("${langs_pkgs[@]}" "${go_pkgs[@]}") ;;
+	demo) wanted+=("${demo_pkgs[@]}" "${langs_pkgs[@]}" "${go_pkgs[@]}") ;;
 	bench) wanted+=("${bench_pkgs[@]}" "${go_pkgs[@]}") ;;
 	record) wanted+=("${record_pkgs[@]}") ;;
 	-h | --help) usage ;;

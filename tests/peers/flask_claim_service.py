@@ -7,14 +7,23 @@ with id % --fail-mod == --fail-rem, before calling; else calls its backend
 (requests, a session its threads share) and passes a failed answer up as
 502. libclaim comes from $PYTHONPATH, its C library from $CLAIMD_LIBCLAIM,
 claimd's verdicts from $CLAIMD_VERDICTS.
+
+With --retry (a hop of a storm) it fails nothing on its own and calls with
+up to one retry: "claim" through libclaim.retry.ClaimRetry (an unclaimed
+failure is not retried), "naive" through urllib3's Retry, whatever the
+failure says. GET /stats answers how many /r/ requests it served.
 """
 import argparse
+import itertools
 import sys
 
 import flask
 import requests
+from requests.adapters import HTTPAdapter
+from urllib3.util.retry import Retry
 from werkzeug.serving import make_server
 
+from libclaim.retry import ClaimRetry
 from libclaim.wsgi import ClaimMiddleware
 from peer_http import write_ready
 
@@ -25,14 +34,27 @@ def main():
     ap.add_argument("--fail-mod", type=int, default=5)
     ap.add_argument("--fail-rem", type=int, default=1)
     ap.add_argument("--ready-file")
+    ap.add_argument("--retry", choices=["claim", "naive"])
     args = ap.parse_args()
 
     app = flask.Flask("claimed-flask")
     session = requests.Session()
+    if args.retry:
+        policy = ClaimRetry if args.retry == "claim" else Retry
+        session.mount("http://", HTTPAdapter(max_retries=policy(
+            total=1, backoff_factor=0, status_forcelist=range(500, 600),
+            raise_on_status=False)))
+    served = itertools.count()
+    counted = [0]
+
+    @app.route("/stats")
+    def stats():
+        return {"requests": counted[0]}
 
     @app.route("/r/<int:rid>")
     def r(rid):
-        if rid % args.fail_mod == args.fail_rem:
+        counted[0] = next(served) + 1
+        if not args.retry and rid % args.fail_mod == args.fail_rem:
             return "own failure\n", 500
         try:
             status = session.get("http://127.0.0.1:%d/r/%d" % (args.backend, rid),

@@ -20,7 +20,7 @@ public class ClaimClient {
 		StringBuilder out = new StringBuilder("{");
 		for (int i = 0; i < n; i++) {
 			HttpRequest req = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/r/" + i)).build();
-			ClaimRetry.Outcome<String> o = ClaimRetry.send(client, req, HttpResponse.BodyHandlers.ofString(), 4);
+			ClaimRetry.Outcome<HttpResponse<String>> o = ClaimRetry.send(client, req, HttpResponse.BodyHandlers.ofString(), 4);
 			String claim = o.response.headers().firstValue("x-error-claim").orElse("");
 			out.append(i == 0 ? "" : ",").append('"').append(i).append("\":{\"status\":")
 				.append(o.response.statusCode()).append(",\"claim\":\"").append(claim)

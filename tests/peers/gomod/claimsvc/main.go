@@ -7,6 +7,10 @@
 // claimsvc serve -backend PORT -ready FILE: GET /r/<id> fails ids % 5 == 1
 // on its own (500, before calling); otherwise calls the backend's /r/<id>
 // and passes its failure up (502). claim.Handler writes x-error-claim.
+// With -retry (a hop of a storm) it fails nothing on its own and calls with
+// up to one retry: "claim" through claim.Transport (an unclaimed failure is
+// not retried), "naive" regardless of what the failure says; GET /stats
+// answers how many /r/ requests it served.
 //
 // claimsvc client -port PORT [-requests N] [-workers W]: GET /r/0 .. /r/N-1,
 // W at once, through a claim.Transport (up to 4 attempts) and prints, per
@@ -35,12 +39,24 @@ func serve(args []string) {
 	fs := flag.NewFlagSet("serve", flag.ExitOnError)
 	backend := fs.String("backend", "", "the backend's port")
 	ready := fs.String("ready", "", "file to write the port to")
+	policy := fs.String("retry", "", "a storm's hop: claim or naive")
 	fs.Parse(args)
 	client := &http.Client{Timeout: 30 * time.Second}
+	switch *policy {
+	case "claim":
+		client.Transport = &claim.Transport{MaxAttempts: 2}
+	case "naive":
+		client.Transport = naive{http.DefaultTransport}
+	}
+	var served int64
 	mux := http.NewServeMux()
+	mux.HandleFunc("/stats", func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprintf(w, "{\"requests\": %d}\n", atomic.LoadInt64(&served))
+	})
 	mux.HandleFunc("/r/", func(w http.ResponseWriter, r *http.Request) {
 		id, _ := strconv.Atoi(strings.TrimPrefix(r.URL.Path, "/r/"))
-		if id%5 == 1 {
+		atomic.AddInt64(&served, 1)
+		if *policy == "" && id%5 == 1 {
 			http.Error(w, "own failure", http.StatusInternalServerError)
 			return
 		}
@@ -68,6 +84,22 @@ func serve(args []string) {
 		os.Exit(1)
 	}
 	http.Serve(ln, claim.Handler(mux))
+}
+
+// naive retries a failed call once, whatever the failure says: the policy
+// a storm grows from.
+type naive struct{ base http.RoundTripper }
+
+func (n naive) RoundTrip(r *http.Request) (*http.Response, error) {
+	resp, err := n.base.RoundTrip(r)
+	if err == nil && resp.StatusCode < 500 {
+		return resp, nil
+	}
+	if resp != nil {
+		io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+	}
+	return n.base.RoundTrip(r)
 }
 
 type attemptsKey struct{}

@@ -8,7 +8,9 @@ import java.net.http.HttpResponse;
 
 /**
  * Retries that honour x-error-claim, for java.net.http.HttpClient:
- * {@code ClaimRetry.send(client, request, BodyHandlers.ofString(), 4)}.
+ * {@code ClaimRetry.send(client, request, BodyHandlers.ofString(), 4)};
+ * for any other client (HttpURLConnection, on the calling thread, where
+ * claimd follows a thread-per-request service's calls), {@link #call}.
  * An answer from failStatus up that says unclaimed is not retried (the
  * callee passed up a dependency's failure); claimed is retried up to the
  * most attempts; no header at most once (libclaim's decision,
@@ -21,17 +23,18 @@ public final class ClaimRetry {
 
 	/** The answer and how many attempts it took. */
 	public static final class Outcome<T> {
-		public final HttpResponse<T> response;
+		public final T response;
 		public final int attempts;
 
-		Outcome(HttpResponse<T> response, int attempts) {
+		Outcome(T response, int attempts) {
 			this.response = response;
 			this.attempts = attempts;
 		}
 	}
 
-	public static <T> Outcome<T> send(HttpClient client, HttpRequest request, HttpResponse.BodyHandler<T> handler,
-					  int maxAttempts, Claim.Budget budget)
+	public static <T> Outcome<HttpResponse<T>> send(HttpClient client, HttpRequest request,
+							HttpResponse.BodyHandler<T> handler, int maxAttempts,
+							Claim.Budget budget)
 		throws IOException, InterruptedException {
 		for (int attempt = 1;; attempt++) {
 			HttpResponse<T> r = null;
@@ -51,8 +54,37 @@ public final class ClaimRetry {
 		}
 	}
 
-	public static <T> Outcome<T> send(HttpClient client, HttpRequest request, HttpResponse.BodyHandler<T> handler,
-					  int maxAttempts) throws IOException, InterruptedException {
+	public static <T> Outcome<HttpResponse<T>> send(HttpClient client, HttpRequest request,
+							HttpResponse.BodyHandler<T> handler, int maxAttempts) throws IOException, InterruptedException {
 		return send(client, request, handler, maxAttempts, null);
+	}
+
+	/** What one attempt of a call came back with: its status (0: a transport failure) and x-error-claim. */
+	public static final class Answer {
+		public final int status;
+		public final String claim;
+
+		public Answer(int status, String claim) {
+			this.status = status;
+			this.claim = claim;
+		}
+	}
+
+	/** One attempt of a call, made by whatever client the caller uses. */
+	@FunctionalInterface
+	public interface Attempt {
+		Answer attempt(int number);
+	}
+
+	/**
+	 * Makes attempts (numbered from 1) while libclaim's decision says retry;
+	 * returns the last answer, with the attempts it took.
+	 */
+	public static Outcome<Answer> call(Attempt call, int maxAttempts, Claim.Budget budget) {
+		for (int attempt = 1;; attempt++) {
+			Answer a = call.attempt(attempt);
+			if (Claim.shouldRetry(a.status, a.claim, attempt, maxAttempts, budget) != Claim.Decision.RETRY)
+				return new Outcome<>(a, attempt);
+		}
 	}
 }

@@ -115,7 +115,7 @@ public class ClaimTest {
 	}
 
 	private static int attempts(String kind) throws Exception {
-		ClaimRetry.Outcome<Void> o = ClaimRetry.send(HttpClient.newHttpClient(),
+		ClaimRetry.Outcome<HttpResponse<Void>> o = ClaimRetry.send(HttpClient.newHttpClient(),
 			HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + server.getAddress().getPort() + "/retry/" + kind)).build(),
 			HttpResponse.BodyHandlers.discarding(), 4);
 		assertEquals(503, o.response.statusCode());
@@ -133,5 +133,20 @@ public class ClaimTest {
 
 	@Test public void noHeaderOnce() throws Exception {
 		assertEquals(2, attempts("none"));
+	}
+
+	/** call(): any client's attempts, decided as send's: the same table. */
+	@Test public void callDecidesAsSend() {
+		String[] claims = { "claimed", "unclaimed", null };
+		int[] want = { 4, 1, 2 };
+		for (int i = 0; i < claims.length; i++) {
+			final String claim = claims[i];
+			ClaimRetry.Outcome<ClaimRetry.Answer> o = ClaimRetry.call(n -> new ClaimRetry.Answer(503, claim), 4, null);
+			assertEquals(want[i], o.attempts);
+			assertEquals(503, o.response.status);
+		}
+		assertEquals(3, ClaimRetry.call(n -> new ClaimRetry.Answer(0, null), 3, null).attempts);
+		assertEquals(1, ClaimRetry.call(n -> new ClaimRetry.Answer(200, null), 3, null).attempts);
+		assertEquals(2, ClaimRetry.call(n -> new ClaimRetry.Answer(n < 2 ? 0 : 200, null), 3, null).attempts);
 	}
 }
