@@ -17,9 +17,12 @@ const asyncHooks = require('async_hooks');
 const path = require('path');
 
 // The addon: $CLAIMD_NODE_ADDON, else beside the package (build/claim.node, where
-// an installed copy keeps it), else the project's build (make: build/node/).
+// an installed copy keeps it, or build/Release/claim.node, where npm install
+// builds it with node-gyp from binding.gyp), else the project's build (make:
+// build/node/).
 function addon() {
   const tried = [process.env.CLAIMD_NODE_ADDON, path.join(__dirname, 'build', 'claim.node'),
+    path.join(__dirname, 'build', 'Release', 'claim.node'),
     path.join(__dirname, '..', 'build', 'node', 'claim.node')].filter(Boolean);
   for (const p of tried) {
     try {

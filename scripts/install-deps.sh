@@ -48,10 +48,16 @@ test_pkgs=(
 # use them (go_pkgs too: go/claim and its peers).
 langs_pkgs=(
 	python3 python3-requests python3-flask # python/libclaim: WSGI middleware, urllib3 retries
+	python3-uvicorn python3-starlette # python/libclaim: ASGI middleware under uvicorn
 	openjdk-17-jdk-headless # tests/peers/java: HttpServer and HttpClient (test_java)
 	libjna-java junit4 # java/: libclaim for Java through JNA, its JUnit tests
 	nodejs # node/: libclaim for Node.js (its addon against Node's headers), Node peers
 )
+# npm packs node/ (make test): Debian's Node.js has it apart; a vendor's
+# Node.js (NodeSource) carries its own and conflicts with Debian's.
+if ! command -v npm >/dev/null 2>&1; then
+	langs_pkgs+=(npm)
+fi
 # Recording: the servers and clients the wire framers' conversations were
 # recorded from (tests/unit/vectors/README), to record them again. The
 # tests replay the recordings and need none of these.

@@ -1,9 +1,13 @@
 # SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 """An asyncio service followed request by request, and x-error-claim on its
-failed answers (aiohttp).
+failed answers: aiohttp, and ASGI applications (Starlette, FastAPI) under
+uvicorn.
 
     from libclaim.aio import claim_middleware
     app = web.Application(middlewares=[claim_middleware])
+
+    from libclaim.aio import ClaimASGIMiddleware
+    app = ClaimASGIMiddleware(app)   # uvicorn --loop asyncio
 
 claimd follows a request by the thread that serves it; an event loop
 serves many at once. follow() tells claimd which request the loop works on
@@ -77,12 +81,8 @@ try:
 
     @web.middleware
     async def claim_middleware(request, handler, fail_status=500):
-        global _announce
-        _announce = False
-        sock = request.transport.get_extra_info("socket") if request.transport else None
-        if sock is not None:
-            _fd.set(sock.fileno())
-            _set_fd(sock.fileno())  # this step already runs
+        _enter_connection(request.transport.get_extra_info("socket")
+                          if request.transport else None)
         response = await handler(request)
         if response.status >= fail_status and libclaim.HEADER not in response.headers:
             h = libclaim.header(_claim().verdict())
@@ -92,3 +92,50 @@ try:
     follow()  # from the middleware's import on: before the loop serves anything
 except ImportError:  # aiohttp is optional
     pass
+
+
+def _enter_connection(sock):
+    """The request this task serves came on sock: claimd follows it from here."""
+    global _announce
+    _announce = False
+    if sock is not None:
+        _fd.set(sock.fileno())
+        _set_fd(sock.fileno())  # this step already runs
+
+
+def _asgi_socket(receive):
+    """The socket of an ASGI request, where the server shows it: uvicorn's
+    receive is a method of its request cycle, which holds the transport."""
+    transport = getattr(getattr(receive, "__self__", None), "transport", None)
+    return transport.get_extra_info("socket") if transport is not None else None
+
+
+class ClaimASGIMiddleware:
+    """ASGI middleware: follows each HTTP request's task and writes claimd's
+    verdict on an answer from fail_status (500) up, unless the application
+    wrote the header itself. Under a server that does not show its socket
+    (only uvicorn's asyncio loop is known to), claimd cannot keep requests
+    apart and says unknown: the middleware then writes nothing."""
+
+    def __init__(self, app, fail_status=500):
+        self.app = app
+        self.fail_status = fail_status
+        follow()
+
+    async def __call__(self, scope, receive, send):
+        if scope.get("type") != "http":
+            return await self.app(scope, receive, send)
+        _enter_connection(_asgi_socket(receive))
+
+        async def send_claimed(message):
+            if message.get("type") == "http.response.start" and \
+                    message.get("status", 0) >= self.fail_status:
+                headers = list(message.get("headers") or [])
+                if not any(k.lower() == libclaim.HEADER.encode() for k, _ in headers):
+                    h = libclaim.header(_claim().verdict())
+                    if h:
+                        headers.append((h[0].encode(), h[1].encode()))
+                        message = dict(message, headers=headers)
+            await send(message)
+
+        return await self.app(scope, receive, send_claimed)

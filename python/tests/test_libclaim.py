@@ -148,3 +148,39 @@ class Retries(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class ASGIMiddleware(unittest.TestCase):
+    """ClaimASGIMiddleware as an ASGI server drives it, with no claimd."""
+
+    def run_app(self, status, headers=(), scope_type="http"):
+        import asyncio
+        from libclaim.aio import ClaimASGIMiddleware
+
+        async def app(scope, receive, send):
+            await send({"type": "http.response.start", "status": status,
+                        "headers": list(headers)})
+            await send({"type": "http.response.body", "body": b"x"})
+
+        sent = []
+
+        async def receive():
+            return {"type": "http.request"}
+
+        async def send(message):
+            sent.append(message)
+
+        asyncio.run(ClaimASGIMiddleware(app)({"type": scope_type}, receive, send))
+        return sent
+
+    def test_unknown_writes_nothing(self):
+        start = self.run_app(503)[0]
+        self.assertEqual(start["status"], 503)
+        self.assertEqual(start["headers"], [])
+
+    def test_app_header_kept(self):
+        start = self.run_app(503, [(b"x-error-claim", b"unclaimed")])[0]
+        self.assertEqual(start["headers"], [(b"x-error-claim", b"unclaimed")])
+
+    def test_other_scopes_passed(self):
+        self.assertEqual(len(self.run_app(200, scope_type="lifespan")), 2)

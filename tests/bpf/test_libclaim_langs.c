@@ -5,6 +5,9 @@
  *  - python: a Flask service with python/libclaim's ClaimMiddleware
  *    (werkzeug's threaded server, requests to its backend), called by a
  *    client retrying through ClaimRetry (urllib3, requests);
+ *  - python_asgi: a Starlette application under uvicorn (one asyncio loop,
+ *    one aiohttp ClientSession to its backend) with python/libclaim's
+ *    ClaimASGIMiddleware, asked by the same client, then by 8 at once;
  *  - java: a JDK HttpServer service (8 handler threads, HttpURLConnection
  *    to its backend) with java/'s ClaimFilter, called by a client retrying
  *    through ClaimRetry (java.net.http.HttpClient);
@@ -115,6 +118,20 @@ static void python_service(const char **argv, char *buf, size_t len, const char 
 	memcpy(argv, a, sizeof(a));
 }
 
+static void asgi_service(const char **argv, char *buf, size_t len, const char *bport,
+			 const char *ready)
+{
+	const char *a[] = { "/usr/bin/python3",
+			    peer_script("asgi_claim_service.py", buf, len),
+			    "--backend",
+			    bport,
+			    "--ready-file",
+			    ready,
+			    NULL };
+
+	memcpy(argv, a, sizeof(a));
+}
+
 static void python_client(const char **argv, char *buf, size_t len, const char *port)
 {
 	const char *a[] = { "/usr/bin/python3", peer_script("claim_client.py", buf, len), "--port",
@@ -181,6 +198,7 @@ static void go_client(const char **argv, char *buf, size_t len, const char *port
 
 static const struct lang langs[] = {
 	{ "python", "pyflask", python_service, python_client, false },
+	{ "python_asgi", "pyasgi", asgi_service, python_client, true },
 	{ "java", "jvsvc", java_service, java_client, false },
 	{ "go", "gosvc", go_service, go_client, false },
 	/* Node's own client is not here yet: the Python one asks it. */

@@ -100,3 +100,13 @@ void test_go_package(void)
 	snprintf(path, sizeof(path), "GOPATH=%s/gopath", test__build_dir());
 	run_suite_env(argv, envv, "go test in go/claim");
 }
+
+/* node/ as npm ships it (tests/peers/node_pack.sh): packed, installed offline, loaded. */
+void test_node_npm_pack(void)
+{
+	char script[H_PATH];
+	const char *argv[] = { "/bin/sh", script, test__top_dir(), NULL };
+
+	snprintf(script, sizeof(script), "%s/tests/peers/node_pack.sh", test__top_dir());
+	run_suite(argv, "npm_config_update_notifier=false", "npm pack, npm install --offline");
+}
