@@ -405,7 +405,8 @@ demo: all $(DEPS_DEMO) $(GOMOD_PEER_BINS) $(JAVA_PEER_CLASSES)
 	$(Q)./scripts/demo.sh $(BUILD)
 
 .PHONY: bench
-bench: all $(DEPS_BENCH) $(GO_PEER_BINS)
+bench: all $(DEPS_BENCH) $(DEPS_LANGS) $(GO_PEER_BINS) $(GOMOD_PEER_BINS) $(JAVA_PEER_CLASSES) \
+	$(NODE_ADDON)
 	$(Q)./scripts/bench.sh $(BUILD)
 	$(Q)./scripts/bench-go.sh $(BUILD)
 

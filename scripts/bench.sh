@@ -14,7 +14,8 @@
 #     untraced process's program time against an empty program's, rounds
 #     alternating, medians, over TCP and over a socket file; a traced
 #     request that makes one Redis call;
-#  5. libclaim's claim_current() per call;
+#  5. libclaim's claim_current() per call, and each language package's
+#     lookup (go/claim, the Java jar, python/libclaim, node/);
 #  6. claimd's CPU share and peak RSS at a fixed request rate;
 #  7. requests counted at a high rate (80,000 req/s asked): none may be lost;
 #  8. throughput as in 1, with the service behind one nginx reverse-proxy hop
@@ -24,7 +25,8 @@
 # Prints a table and writes build/bench.json. Needs root.
 set -euo pipefail
 
-build=${1:-build}
+build=$(cd "${1:-build}" && pwd)
+top=$(cd "$(dirname "$0")/.." && pwd)
 [ "$(id -u)" -eq 0 ] || { echo "bench: needs root (claimd loads BPF programs)" >&2; exit 1; }
 
 ROUNDS=${BENCH_ROUNDS:-3}      # alternating off/on runs for throughput and latency
@@ -256,6 +258,20 @@ claimd_start
 lookup=$(CLAIMD_VERDICTS="$pin/verdicts" "$build/tests/claim_bench" 20000000)
 connected=$(echo "$lookup" | json 'd["connected"]')
 [ "$connected" = 1 ] || { say "bench: libclaim did not see claimd's map"; exit 1; }
+# The same lookup from each language's package, on an idle thread as above.
+lang_env=(CLAIMD_VERDICTS="$pin/verdicts" CLAIMD_LIBCLAIM="$build/libclaim.so"
+	CLAIMD_NODE_ADDON="$build/node/claim.node" PYTHONPATH="$top/python")
+declare -A lang_lookup
+lang_lookup[go]=$(env "${lang_env[@]}" "$build/tests/go/claimsvc" bench -n 20000000)
+lang_lookup[java]=$(env "${lang_env[@]}" java -cp \
+	"$build/tests/java:$build/java/libclaim.jar:/usr/share/java/jna.jar" ClaimBench 20000000)
+lang_lookup[python]=$(env "${lang_env[@]}" /usr/bin/python3 "$top/tests/peers/claim_bench.py" 1000000)
+lang_lookup[node]=$(env "${lang_env[@]}" node "$top/tests/peers/claim_bench.js" "$top/node" 5000000)
+for l in go java python node; do
+	[ "$(echo "${lang_lookup[$l]}" | json 'd["connected"]')" = 1 ] ||
+		{ say "bench: $l's package did not see claimd's map"; exit 1; }
+	say "   a lookup from $l: $(echo "${lang_lookup[$l]}" | json 'd["ns_per_call"]') ns"
+done
 
 # 6. claimd's CPU and memory at 5000 requests per second (claimd following everything).
 cpu0=$(cpu_ns)
@@ -487,6 +503,10 @@ out = {
     "parse_request_head_ns": parse["request_head_ns"],
     "writev_head_ns_1_8_64_segments": [${iov_ns[0]}, ${iov_ns[1]}, ${iov_ns[2]}],
     "claim_current_ns": json.loads('''$lookup''')["ns_per_call"],
+    "lookup_ns": {"go": json.loads('''${lang_lookup[go]}''')["ns_per_call"],
+                  "java": json.loads('''${lang_lookup[java]}''')["ns_per_call"],
+                  "python": json.loads('''${lang_lookup[python]}''')["ns_per_call"],
+                  "node": json.loads('''${lang_lookup[node]}''')["ns_per_call"]},
     "claimd_cpu_share": $cpu_share,
     "claimd_cpu_at_rps": $achieved5k,
     "claimd_rss_mib": $rss_mib,
@@ -528,6 +548,10 @@ rows = [
     ("framing one head in the kernel (resp / req)", "%s / %s ns" % (out["parse_response_head_ns"], out["parse_request_head_ns"]), ""),
     ("a request whose head is one writev of 1 / 8 / 64 pieces", "%s / %s / %s ns" % tuple(out["writev_head_ns_1_8_64_segments"]), ""),
     ("claim_current()", "%.1f ns" % out["claim_current_ns"], "<= 50 ns"),
+    ("  Go claim.Current(), pure Go", "%.1f ns (%.2fx C)" % (out["lookup_ns"]["go"], out["lookup_ns"]["go"] / out["claim_current_ns"]), "<= 2x C"),
+    ("  Java Claim.verdict(), the slot read in Java", "%.1f ns (%.2fx C)" % (out["lookup_ns"]["java"], out["lookup_ns"]["java"] / out["claim_current_ns"]), "<= 2x C"),
+    ("  Python Claim.verdict(), ctypes", "%.0f ns" % out["lookup_ns"]["python"], "<= 1000 ns"),
+    ("  Node.js current(), Node-API", "%.0f ns" % out["lookup_ns"]["node"], "<= 1000 ns"),
     ("claimd CPU at %s req/s" % out["claimd_cpu_at_rps"], "%.2f%% of one core" % (100 * out["claimd_cpu_share"]), "<= 0.1%"),
     ("claimd peak RSS", "%s MiB" % out["claimd_rss_mib"], "<= 64 MiB"),
     ("requests counted under load: lost", "%d of %d (%.0f req/s)" % (out["counts_lost_under_load"], out["load_requests_answered"], out["load_rps_answered"]), "0"),

@@ -102,6 +102,9 @@ def _load():
         return lib
 
 
+_VERDICTS = tuple(Verdict)
+
+
 class Result:
     """A verdict and why: the rule's name, and the failed call's callee when known."""
 
@@ -130,11 +133,15 @@ class Claim:
         self._h = self._lib.claim_open(path.encode() if path else None)
         if not self._h:
             raise MemoryError("claim_open")
+        # The hot path: the handle converted once, the verdicts by index (no Enum lookup).
+        self._hp = ctypes.c_void_p(self._h)
+        self._cur = self._lib.claim_current
 
     def close(self):
         if self._h:
             self._lib.claim_close(self._h)
             self._h = None
+            self._hp = ctypes.c_void_p(None)  # a closed handle answers unknown
 
     def __enter__(self):
         return self
@@ -149,7 +156,7 @@ class Claim:
 
     def verdict(self):
         """The running verdict of the request this thread serves."""
-        return Verdict(self._lib.claim_current(self._h, None))
+        return _VERDICTS[self._cur(self._hp, None)]
 
     def current(self):
         """The same with its rule and cause (a Result)."""

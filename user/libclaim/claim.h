@@ -62,6 +62,15 @@ CLAIM_API int claim_connected(const struct claim *c);
  */
 CLAIM_API enum claim_verdict claim_current(const struct claim *c, struct claim_result *out);
 
+/*
+ * The verdict map as this handle maps it, read-only, for a binding that
+ * reads its thread's slot itself rather than through a call (Java: a call
+ * through JNA costs more than the read): the layout of headers/verdict.h,
+ * CLAIM_MAP_VERSION, checked at claim_open. NULL when nothing is mapped;
+ * *len its length. Valid until claim_close.
+ */
+CLAIM_API const void *claim_map(const struct claim *c, size_t *len);
+
 /* "claimed", "unclaimed" or "unknown". */
 CLAIM_API const char *claim_verdict_name(enum claim_verdict v);
 /* Why: "no-failed-call", "fail-close-edge", "multiplexed", ... ("none" out of range). */

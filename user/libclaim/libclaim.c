@@ -113,6 +113,13 @@ int claim_connected(const struct claim *c)
 	return h->alive == 1;
 }
 
+const void *claim_map(const struct claim *c, size_t *len)
+{
+	if (len)
+		*len = c && c->slots ? c->len : 0;
+	return c ? (const void *)c->slots : NULL;
+}
+
 enum claim_verdict claim_current(const struct claim *c, struct claim_result *out)
 {
 	struct claim_result r = { .verdict = CLAIM_UNKNOWN };

@@ -171,6 +171,28 @@ func ask(c *http.Client, port string, id int) answer {
 	return a
 }
 
+func bench(args []string) {
+	fs := flag.NewFlagSet("bench", flag.ExitOnError)
+	n := fs.Int("n", 20000000, "calls")
+	fs.Parse(args)
+	h := claim.Default()
+	unknown := 0
+	h.Current() // the map opened, the pid read
+	t0 := time.Now()
+	for i := 0; i < *n; i++ {
+		if h.Current().Verdict == claim.Unknown {
+			unknown++
+		}
+	}
+	ns := float64(time.Since(t0).Nanoseconds()) / float64(*n)
+	connected := 0
+	if h.Connected() {
+		connected = 1
+	}
+	fmt.Printf("{\"calls\":%d,\"ns_per_call\":%.2f,\"connected\":%d,\"unknown\":%d}\n",
+		*n, ns, connected, unknown)
+}
+
 func main() {
 	if len(os.Args) < 2 {
 		fmt.Fprintln(os.Stderr, "usage: claimsvc serve|client ...")
@@ -181,6 +203,8 @@ func main() {
 		serve(os.Args[2:])
 	case "client":
 		client(os.Args[2:])
+	case "bench":
+		bench(os.Args[2:])
 	default:
 		fmt.Fprintln(os.Stderr, "unknown command", os.Args[1])
 		os.Exit(2)

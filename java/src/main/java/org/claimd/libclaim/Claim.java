@@ -5,6 +5,11 @@ import com.sun.jna.Library;
 import com.sun.jna.Native;
 import com.sun.jna.Pointer;
 import com.sun.jna.Structure;
+import com.sun.jna.ptr.LongByReference;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 
 /**
@@ -12,8 +17,10 @@ import java.nio.charset.StandardCharsets;
  * and the retry decision that honours x-error-claim. The C library
  * (libclaim.so, through JNA: one implementation of the rules for every
  * language) maps claimd's verdict map read-only, so {@link #current} makes
- * no system call. With no claimd running every answer is UNKNOWN, never an
- * error. One instance serves every thread.
+ * no system call; {@link #verdict} reads the thread's slot of that mapping
+ * itself (a call through JNA costs more than the read). With no claimd
+ * running every answer is UNKNOWN, never an error. One instance serves
+ * every thread.
  */
 public final class Claim implements AutoCloseable {
 	public static final String HEADER = "x-error-claim";
@@ -69,7 +76,28 @@ public final class Claim implements AutoCloseable {
 		int claim_budget_take(Pointer b);
 		double claim_budget_tokens(Pointer b);
 		int claim_should_retry(COutcome out, CRetryOpts opts);
+		Pointer claim_map(Pointer c, LongByReference len);
 	}
+
+	interface LibC extends Library {
+		long syscall(long number);
+	}
+
+	/** gettid's number on this machine's architecture; -1 where unknown (verdict() then calls libclaim). */
+	private static final long SYS_GETTID = switch (System.getProperty("os.arch")) {
+	case "amd64", "x86_64" -> 186;
+	case "aarch64" -> 178;
+	default -> -1;
+	};
+	private static final ThreadLocal<int[]> TID = ThreadLocal.withInitial(
+		() -> new int[] { (int) Native.load("c", LibC.class).syscall(SYS_GETTID) });
+
+	/* The verdict map's layout (headers/verdict.h): the header's 'alive', the slots, a slot's fields. */
+	private static final int MAP_ALIVE = 16, SLOTS = 65536, SLOT_SIZE = 64;
+	private static final int SLOT_TID = 4, SLOT_ACTIVE = 8, SLOT_VERDICT = 9;
+	private static final VarHandle INTS = MethodHandles.byteBufferViewVarHandle(int[].class,
+										 ByteOrder.LITTLE_ENDIAN);
+	private static final Verdict[] VERDICTS = Verdict.values();
 
 	static final Lib LIB = Native.load(libraryPath(), Lib.class);
 
@@ -80,19 +108,37 @@ public final class Claim implements AutoCloseable {
 	}
 
 	private Pointer handle;
+	/* The mapping libclaim made, read here; null: none (no claimd), or a machine gettid is unknown on. */
+	private volatile ByteBuffer map;
 
 	/** claimd's verdict map at path (null: $CLAIMD_VERDICTS, else claimd's default pin). */
 	public Claim(String path) {
 		handle = LIB.claim_open(path);
 		if (handle == null)
 			throw new OutOfMemoryError("claim_open");
+		LongByReference len = new LongByReference();
+		Pointer base = LIB.claim_map(handle, len);
+		if (base != null && SYS_GETTID >= 0 && len.getValue() == (long) SLOTS * SLOT_SIZE)
+			map = base.getByteBuffer(0, len.getValue()).order(ByteOrder.LITTLE_ENDIAN);
+	}
+
+	/** A handle reading map, laid out as claimd's (for tests: a map in ordinary memory). */
+	Claim(ByteBuffer map) {
+		this("/nonexistent/verdicts");
+		this.map = map.order(ByteOrder.LITTLE_ENDIAN);
+	}
+
+	/** This thread's id, as the kernel numbers it (the key of its slot). */
+	static int threadId() {
+		return TID.get()[0];
 	}
 
 	public Claim() {
-		this(null);
+		this((String) null);
 	}
 
 	@Override public synchronized void close() {
+		map = null;
 		if (handle != null) {
 			LIB.claim_close(handle);
 			handle = null;
@@ -104,9 +150,34 @@ public final class Claim implements AutoCloseable {
 		return LIB.claim_connected(handle) != 0;
 	}
 
-	/** The running verdict of the request this thread serves. */
+	/**
+	 * The running verdict of the request this thread serves: its slot read
+	 * as claim_current reads it (a sequence number, odd while the kernel
+	 * writes, read again after the copy), with no call into C.
+	 */
 	public Verdict verdict() {
-		return Verdict.values()[LIB.claim_current(handle, null)];
+		ByteBuffer m = map;
+		if (m == null)
+			return VERDICTS[LIB.claim_current(handle, null)];
+		if ((int) INTS.getAcquire(m, MAP_ALIVE) != 1)
+			return Verdict.UNKNOWN;
+		int tid = threadId();
+		int off = (1 + Integer.remainderUnsigned(tid, SLOTS - 1)) * SLOT_SIZE;
+		for (int tries = 0; tries < 4; tries++) {
+			int seq = (int) INTS.getAcquire(m, off);
+			if ((seq & 1) != 0)
+				continue; /* being written right now */
+			int owner = m.getInt(off + SLOT_TID);
+			byte active = m.get(off + SLOT_ACTIVE), v = m.get(off + SLOT_VERDICT);
+			VarHandle.acquireFence();
+			if ((int) INTS.getVolatile(m, off) != seq)
+				continue;
+			/* Another thread's slot (same index), or no request being served. */
+			if (owner != tid || active == 0)
+				return Verdict.UNKNOWN;
+			return v == 1 || v == 2 ? VERDICTS[v] : Verdict.UNKNOWN;
+		}
+		return Verdict.UNKNOWN;
 	}
 
 	/** The same with its rule and cause. */

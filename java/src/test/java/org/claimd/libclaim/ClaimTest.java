@@ -149,4 +149,35 @@ public class ClaimTest {
 		assertEquals(1, ClaimRetry.call(n -> new ClaimRetry.Answer(200, null), 3, null).attempts);
 		assertEquals(2, ClaimRetry.call(n -> new ClaimRetry.Answer(n < 2 ? 0 : 200, null), 3, null).attempts);
 	}
+
+	/** verdict() reads its thread's slot itself: a map laid out as claimd's, in ordinary memory. */
+	@Test public void verdictReadsItsThreadsSlot() throws Exception {
+		java.nio.ByteBuffer m = java.nio.ByteBuffer.allocateDirect(65536 * 64).order(java.nio.ByteOrder.LITTLE_ENDIAN);
+		m.putInt(16, 1); /* alive */
+		int tid = Claim.threadId();
+		int off = (1 + Integer.remainderUnsigned(tid, 65535)) * 64;
+		m.putInt(off + 4, tid);
+		m.put(off + 8, (byte) 1);
+		m.put(off + 9, (byte) 2);
+		try (Claim c = new Claim(m)) {
+			assertEquals(Claim.Verdict.UNCLAIMED, c.verdict());
+			Claim.Verdict[] other = new Claim.Verdict[1];
+			Thread t = new Thread(() -> other[0] = c.verdict());
+			t.start();
+			t.join();
+			assertEquals("another thread's slot", Claim.Verdict.UNKNOWN, other[0]);
+			m.put(off + 9, (byte) 1);
+			assertEquals(Claim.Verdict.CLAIMED, c.verdict());
+			m.putInt(off, 3); /* being written the whole time */
+			assertEquals(Claim.Verdict.UNKNOWN, c.verdict());
+			m.putInt(off, 4);
+			m.put(off + 8, (byte) 0); /* serving nothing */
+			assertEquals(Claim.Verdict.UNKNOWN, c.verdict());
+			m.put(off + 8, (byte) 1);
+			m.putInt(16, 0); /* claimd gone */
+			assertEquals(Claim.Verdict.UNKNOWN, c.verdict());
+			m.putInt(16, 1);
+			assertEquals(Claim.Verdict.CLAIMED, c.verdict());
+		}
+	}
 }
