@@ -49,6 +49,7 @@ test_pkgs=(
 langs_pkgs=(
 	python3 python3-requests python3-flask # python/libclaim: WSGI middleware, urllib3 retries
 	python3-uvicorn python3-starlette # python/libclaim: ASGI middleware under uvicorn
+	python3-pytest # python/tests, run by pytest
 	openjdk-17-jdk-headless # tests/peers/java: HttpServer and HttpClient (test_java)
 	libjna-java junit4 # java/: libclaim for Java through JNA, its JUnit tests
 	nodejs # node/: libclaim for Node.js (its addon against Node's headers), Node peers

@@ -2,7 +2,7 @@
 /*
  * libclaim's packages for other languages, each by its own tests and test
  * runner, against the libclaim.so this build made (no privileges):
- * python/tests (unittest), java/src/test (JUnit 4), node/test (node
+ * python/tests (pytest), java/src/test (JUnit 4), node/test (node
  * --test, with its addon from this build) and go/claim (go test, against
  * libclaim's own tables from build/tests/claim_table): the header, the
  * retry decision, a handle with no claimd, the middleware or filter, the
@@ -50,12 +50,12 @@ void test_python_package(void)
 {
 	char tests[H_PATH], path[H_PATH + 32];
 	const char *argv[] = {
-		"/usr/bin/python3", "-m", "unittest", "discover", "-s", tests, NULL
+		"/usr/bin/python3", "-m", "pytest", "-q", "-p", "no:cacheprovider", tests, NULL
 	};
 
 	snprintf(tests, sizeof(tests), "%s/python/tests", test__top_dir());
 	snprintf(path, sizeof(path), "PYTHONPATH=%s/python", test__top_dir());
-	run_suite(argv, path, "python -m unittest discover python/tests");
+	run_suite(argv, path, "python3 -m pytest python/tests");
 }
 
 void test_java_package(void)
