@@ -41,10 +41,16 @@ const VERDICTS = ['none', 'claimed', 'unclaimed', 'unknown'];
 const DECISIONS = ['retry', 'done-ok', 'done-unclaimed', 'done-once', 'done-attempts',
   'done-budget', 'done-deadline'];
 
+// The rules' names, from libclaim's one table, asked once each.
+const RULES = [];
+function ruleName(n) {
+  return RULES[n] || (RULES[n] = native.ruleName(n));
+}
+
 /** The running verdict of the request the loop works on now: { verdict, rule, causePort }. */
 function current() {
-  const r = native.current();
-  return { verdict: VERDICTS[r.verdict], rule: r.rule, causePort: r.causePort };
+  const p = native.current(); // verdict | rule << 8 | causePort << 16
+  return { verdict: VERDICTS[p & 0xff], rule: ruleName((p >>> 8) & 0xff), causePort: p >>> 16 };
 }
 
 /** The verdict an x-error-claim value carries: 'claimed', 'unclaimed' or 'none'. */

@@ -2,7 +2,7 @@
 /*
  * libclaim for Node.js: the C library (libclaim.so, loaded with dlopen from
  * $CLAIMD_LIBCLAIM or the system's, as the Python and Java packages load
- * it) behind a Node-API addon: current(), contextEnter(fd),
+ * it) behind a Node-API addon: current(), ruleName(), contextEnter(fd),
  * contextLeave(), parseHeader(), shouldRetry(), connected().
  */
 #include <dlfcn.h>
@@ -91,19 +91,31 @@ static napi_value js_connected(napi_env env, napi_callback_info info)
 }
 
 /* { verdict: 0..3, rule: "name", causePort: n (0: none) } */
+/*
+ * current() -> the running verdict packed in one number (one value to make,
+ * not an object of three): verdict | rule << 8 | causePort << 16.
+ */
 static napi_value js_current(napi_env env, napi_callback_info info)
 {
 	struct claim_result r;
-	napi_value o, rule;
+	uint32_t port;
+	napi_value v;
 
 	(void)info;
 	lib.current(lib.handle, &r);
-	napi_create_object(env, &o);
-	napi_set_named_property(env, o, "verdict", number(env, r.verdict));
-	napi_create_string_utf8(env, lib.rule_name(r.rule), NAPI_AUTO_LENGTH, &rule);
-	napi_set_named_property(env, o, "rule", rule);
-	napi_set_named_property(env, o, "causePort", number(env, r.cause_known ? r.cause_port : 0));
-	return o;
+	port = r.cause_known ? r.cause_port : 0;
+	napi_create_uint32(env, (uint32_t)r.verdict | (uint32_t)(r.rule & 0xff) << 8 | port << 16,
+			   &v);
+	return v;
+}
+
+/* ruleName(number) -> the rule's name, from libclaim's one table */
+static napi_value js_rule_name(napi_env env, napi_callback_info info)
+{
+	napi_value name;
+
+	napi_create_string_utf8(env, lib.rule_name(arg_int(env, info, 0)), NAPI_AUTO_LENGTH, &name);
+	return name;
 }
 
 /* parseHeader(string or undefined) -> 0..3 */
@@ -143,6 +155,7 @@ static napi_value init(napi_env env, napi_value exports)
 		{ "contextEnter", js_enter },	    { "contextLeave", js_leave },
 		{ "connected", js_connected },	    { "current", js_current },
 		{ "parseHeader", js_parse_header }, { "shouldRetry", js_should_retry },
+		{ "ruleName", js_rule_name },
 	};
 	size_t i;
 

@@ -103,6 +103,26 @@ def _load():
 
 
 _VERDICTS = tuple(Verdict)
+_tls = threading.local()
+_rule_names = {}
+_plain_results = {}
+
+
+def _result_buffer():
+    """This thread's claim_result and a pointer to it, filled by each lookup it makes."""
+    b = getattr(_tls, "result", None)
+    if b is None:
+        r = _Result()
+        b = _tls.result = (r, ctypes.pointer(r))
+    return b
+
+
+def _rule_name(lib, rule):
+    """A rule's name, from libclaim's one table, asked once each."""
+    name = _rule_names.get(rule)
+    if name is None:
+        name = _rule_names[rule] = lib.claim_rule_name(rule).decode()
+    return name
 
 
 class Result:
@@ -159,11 +179,18 @@ class Claim:
         return _VERDICTS[self._cur(self._hp, None)]
 
     def current(self):
-        """The same with its rule and cause (a Result)."""
-        r = _Result()
-        v = Verdict(self._lib.claim_current(self._h, ctypes.byref(r)))
-        cause = (_address(r.cause_addr), r.cause_port) if r.cause_known else None
-        return Result(v, self._lib.claim_rule_name(r.rule).decode(), cause)
+        """The same with its rule and cause (a Result; share it, do not change it)."""
+        r, ptr = _result_buffer()
+        v = self._cur(self._hp, ptr)
+        if r.cause_known:
+            return Result(_VERDICTS[v], _rule_name(self._lib, r.rule),
+                          (_address(r.cause_addr), r.cause_port))
+        # Without a cause a result is one of a few: made once each.
+        key = (v, r.rule)
+        res = _plain_results.get(key)
+        if res is None:
+            res = _plain_results[key] = Result(_VERDICTS[v], _rule_name(self._lib, r.rule), None)
+        return res
 
 
 def context_enter(fd):

@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: GPL-2.0
-"""The cost of a lookup from Python: N calls of libclaim.Claim().verdict(),
+"""The cost of a lookup from Python: N calls of libclaim.Claim().current(),
 as tests/claim_bench times claim_current(). Prints the time per call as
 JSON.
 
@@ -16,11 +16,11 @@ import libclaim
 def main():
     n = int(sys.argv[1]) if len(sys.argv) > 1 else 1000000
     c = libclaim.Claim()
-    verdict, unknown = c.verdict, 0
-    verdict()
+    current, unknown = c.current, 0
+    current()
     t0 = time.perf_counter_ns()
     for _ in range(n):
-        if verdict() == libclaim.Verdict.UNKNOWN:
+        if current().verdict == libclaim.Verdict.UNKNOWN:
             unknown += 1
     ns = (time.perf_counter_ns() - t0) / n
     print(json.dumps({"calls": n, "ns_per_call": round(ns, 2),

@@ -166,6 +166,12 @@ public class ClaimTest {
 			t.start();
 			t.join();
 			assertEquals("another thread's slot", Claim.Verdict.UNKNOWN, other[0]);
+			m.put(off + 10, (byte) 3); /* fail-close-edge */
+			m.putShort(off + 12, (short) 6379);
+			Claim.Result r = c.current();
+			assertEquals(Claim.Verdict.UNCLAIMED, r.verdict);
+			assertEquals("fail-close-edge", r.rule);
+			assertEquals(6379, r.causePort);
 			m.put(off + 9, (byte) 1);
 			assertEquals(Claim.Verdict.CLAIMED, c.verdict());
 			m.putInt(off, 3); /* being written the whole time */
@@ -176,6 +182,7 @@ public class ClaimTest {
 			m.put(off + 8, (byte) 1);
 			m.putInt(16, 0); /* claimd gone */
 			assertEquals(Claim.Verdict.UNKNOWN, c.verdict());
+			assertEquals(Claim.Verdict.UNKNOWN, c.current().verdict);
 			m.putInt(16, 1);
 			assertEquals(Claim.Verdict.CLAIMED, c.verdict());
 		}
