@@ -166,7 +166,8 @@ static __always_inline int records_wanted(__u64 id)
  * Counts the answered request r (its status, flags and verdict set), its
  * egress log its own: every call of its log on its edge, teaching the
  * edge's class only if the request can (counts_teaches_edges, not
- * multiplexed); with_edges 0 (a constant) where the log is lost with the
+ * multiplexed, but for an event loop's request its calls were tied to by
+ * keys: keyed.c); with_edges 0 (a constant) where the log is lost with the
  * framing, to keep count_edges's frames off deep paths. Returns true when
  * its record must go to claimd: asked for, or a counter map refused part
  * of it (then marked in r).
@@ -192,7 +193,8 @@ static __always_inline int count_request(struct claimd_ingress *r, int with_edge
 			r, id,
 			outcome_judged(outcome_of_request(r->status, r->flags, fail_status_min)),
 			counts_teaches_edges(r->rule, r->flags, r->egress_dropped) &&
-				!(proc_flags(r->tgid) & PROC_MUX));
+				((r->flags & CLAIMD_IN_KEYED) ||
+				 !(proc_flags(r->tgid) & PROC_MUX)));
 	if (refused)
 		stat_inc(CLAIMD_ST_COUNTS_FULL);
 	/* Last: claimd reads the counters again once it sees this one move. */

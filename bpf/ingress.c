@@ -253,7 +253,7 @@ static __noinline int ingress_open(struct claimd_conn *c, struct io *io,
 {
 	struct claimd_owner owner = { .tgid = 0, .id = io->tid };
 	struct claimd_thread *t;
-	__u32 tid = io->tid;
+	__u32 tid = io->tid, pflags;
 	__u32 flags = 0;
 	__u64 seq;
 
@@ -261,12 +261,19 @@ static __noinline int ingress_open(struct claimd_conn *c, struct io *io,
 	 * In a process that names its requests (explicit context), the record
 	 * belongs to this request's connection, whether the head is read in
 	 * its context or outside any (an event loop's runtime reads before
-	 * the callback that enters the request's context runs); else to the
-	 * thread. No need to ask which context the thread is in.
+	 * the callback that enters the request's context runs); so in an
+	 * event loop that names none (keyed.c); else to the thread. No need
+	 * to ask which context the thread is in.
 	 */
-	if (proc_flags(io->key.tgid) & PROC_CONTEXT) {
+	pflags = proc_flags(io->key.tgid);
+	if (pflags & (PROC_CONTEXT | PROC_MUX)) {
 		owner.tgid = io->key.tgid;
 		owner.id = io->key.fd;
+	}
+	/* An event loop's request, held by its connection: tied to its calls by keys (keyed.c). */
+	if ((pflags & (PROC_CONTEXT | PROC_MUX)) == PROC_MUX) {
+		flags |= CLAIMD_IN_KEYED;
+		stat_inc(CLAIMD_ST_KEYED);
 	}
 	t = owner_ctx_get(&owner);
 	if (!t)
@@ -296,13 +303,22 @@ static __noinline int ingress_open(struct claimd_conn *c, struct io *io,
 			 */
 			stat_inc(CLAIMD_ST_ABANDONED);
 		} else {
-			if (old->owner.id == (__s32)tid && !old->owner.tgid) {
-				old->owner.id = 0;
-				old->flags |= CLAIMD_CONN_MUXED;
-			}
-			flags |= CLAIMD_IN_MUX;
+			/*
+			 * An event loop: that request keeps its log, unknown for
+			 * the juggling (its calls still count on their edges);
+			 * this one, and every one after it, is held by its
+			 * connection and keyed (keyed.c).
+			 */
+			t->rec.flags |= CLAIMD_IN_MUX;
 			stat_inc(CLAIMD_ST_MUX);
 			proc_flag_set(io->key.tgid, PROC_MUX);
+			owner.tgid = io->key.tgid;
+			owner.id = io->key.fd;
+			flags |= CLAIMD_IN_KEYED;
+			stat_inc(CLAIMD_ST_KEYED);
+			t = owner_ctx_get(&owner);
+			if (!t)
+				return 0;
 		}
 	}
 	seq = ingress_reset(t, c, &io->key, tid, io_now(io), p, flags);
@@ -379,15 +395,12 @@ static __noinline int ingress_close(struct claimd_conn *c, struct io *io, __u32 
 	if (t && same_conn(&t->conn, &io->key) && t->rec.seq == c->owner_seq) {
 		ingress_end(t, io->now, status, flags);
 	} else {
-		if (c->flags & CLAIMD_CONN_MUXED)
-			flags |= CLAIMD_IN_MUX;
-		else if (got == 1 && !owner_none(&owner))
+		if (got == 1 && !owner_none(&owner))
 			stat_inc(CLAIMD_ST_CTX_LOST); /* its context was evicted */
 		ingress_emit_bare(c, io, p, status, flags | CLAIMD_IN_NOCTX);
 	}
 	c->owner.tgid = 0;
 	c->owner.id = 0;
-	c->flags &= ~CLAIMD_CONN_MUXED;
 	return 0;
 }
 
@@ -448,9 +461,15 @@ static __noinline int egress_open(struct claimd_conn *c, struct io *io)
 		.tid = io->tid,
 		.target_hash = c->tx.hash,
 		.method = c->tx.method,
+		.owner.id = io->tid,
+		.slot = CLAIMD_NO_SLOT,
 	};
 
-	egress_log(io, &p, &c->remote);
+	/* An event loop's call is tied, or counted outside requests, when its head ends (keyed.c). */
+	if (proc_keyed(io->key.tgid))
+		stat_inc(CLAIMD_ST_EGRESS);
+	else
+		egress_log(io, &p, &c->remote);
 	fifo_push(c, &p);
 	c->flags |= CLAIMD_CONN_SENT;
 	return 0;

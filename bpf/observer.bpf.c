@@ -471,6 +471,7 @@ struct {
 #include "runtime.bpf.h"
 /* The syscall path (its framers take OpenSSL's plaintext too: tls.c before sockio.c). */
 #include "ingress.c"
+#include "keyed.c"
 #include "scan.c"
 #include "stream.c"
 #include "wire.c"

@@ -97,6 +97,15 @@ static __always_inline __u32 proc_flags(__u32 tgid)
 }
 
 /*
+ * Does tgid key its requests (bpf/keyed.c)? An event loop (it served two at
+ * once on a thread) that does not name them itself (claim_context_enter).
+ */
+static __always_inline int proc_keyed(__u32 tgid)
+{
+	return (proc_flags(tgid) & (PROC_MUX | PROC_CONTEXT)) == PROC_MUX;
+}
+
+/*
  * Might the current process be followed? Every process traced[] names
  * carries proc_mark on its group leader: a leader with no task storage at
  * all carries none, and the process is not followed. One load from the

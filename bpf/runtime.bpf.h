@@ -148,6 +148,9 @@ static __always_inline __u64 ingress_reset(struct claimd_thread *t, struct claim
 	return seq;
 }
 
+/* bpf/keyed.c: an event loop's request known by its keys no more. */
+__noinline int keyed_forget(struct claimd_thread *t);
+
 /*
  * The ingress held by t ends with the verdict 'packed' (status 0: no
  * answer) at time now (0: the clock's, read only if the record goes out):
@@ -181,6 +184,8 @@ static __always_inline void ingress_emit(struct claimd_thread *t, __u64 now, __u
 		emit(r, size);
 	}
 	slot_write(r->tid, 0, VERDICT(CLAIM_NONE, CLAIM_RULE_NONE, CLAIMD_NO_SLOT), NULL);
+	if (t->key_id | t->key_relay)
+		keyed_forget(t);
 	t->conn.tgid = 0;
 	t->conn.fd = 0;
 }

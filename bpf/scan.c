@@ -86,7 +86,7 @@ static __always_inline __u32 scan_line(struct http_framer *f, struct scan_buf *b
 	if (pos + 8 >= len || idx > SCAN_WINDOW - 8)
 		return 0;
 	w = scan_word_at(buf, idx);
-	kind = http_line_kind(w);
+	kind = http_line_kind_of(f, w);
 	if (kind == HTTP_HDR_CONTENT_LENGTH) {
 		n = scan_length_line(f, buf, pos, len, w);
 		if (n)
@@ -98,7 +98,7 @@ static __always_inline __u32 scan_line(struct http_framer *f, struct scan_buf *b
 		w2 = scan_word_upto(buf, pos + 8, len);
 		if (pos + 16 < len)
 			w3 = scan_word_upto(buf, pos + 16, len);
-		if (!http_line_not_ours(w, w2, w3))
+		if (!http_line_not_ours(f, w, w2, w3))
 			return 0;
 	}
 	for (k = 1; k <= SCAN_SKIP_WORDS; k++) {

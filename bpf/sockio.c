@@ -481,8 +481,14 @@ static __always_inline void conn_forget(struct claimd_conn *c, struct claimd_con
 	/* Seeded, its socket never seen since: the filter's count for it is its own. */
 	int unindexed = !c->sk_tag;
 
-	if (c->role == CLAIMD_ROLE_INBOUND)
+	if (c->role == CLAIMD_ROLE_INBOUND) {
+		struct claimd_thread *t = bpf_map_lookup_elem(&conn_ctx, key);
+
+		/* An event loop's request unanswered: known by its keys no more. */
+		if (t && (t->key_id | t->key_relay))
+			keyed_forget(t);
 		bpf_map_delete_elem(&conn_ctx, key);
+	}
 	if (c->proto >= CLAIMD_PROTO_REDIS)
 		bpf_map_delete_elem(&wire_conns, key);
 	tls_forget(c, key);

@@ -147,6 +147,9 @@ __noinline int on_events(struct claimd_conn *c, struct io *io, __u32 ev)
 				request_in(c, io);
 			else
 				egress_open(c, io);
+			/* An event loop's (perhaps from this very request on): read its keys (keyed.c). */
+			if (!(f->flags & HTTP_F_IDS) && proc_keyed(io->key.tgid))
+				f->flags |= HTTP_F_IDS;
 		} else if (http_final_status(f->status)) {
 			struct claimd_pending *head = fifo_peek(c);
 
@@ -166,6 +169,9 @@ __noinline int on_events(struct claimd_conn *c, struct io *io, __u32 ev)
 	if ((ev & HTTP_EV_HEAD_END) && !inbound && f->kind == HTTP_KIND_RESPONSE &&
 	    http_final_status(f->status))
 		egress_answer_done(c, io);
+	/* An event loop's request or call: keyed by what its head carries (keyed.c). */
+	if ((ev & HTTP_EV_HEAD_END) && f->kind == HTTP_KIND_REQUEST && (f->flags & HTTP_F_IDS))
+		keyed_head(c, io);
 	/* 101, or a tunnel: what follows in both directions is not HTTP. */
 	if ((ev & HTTP_EV_HEAD_END) && f->state == HS_UPGRADED) {
 		c->rx.state = HS_UPGRADED;

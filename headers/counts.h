@@ -47,6 +47,8 @@ struct claimd_service_counts {
 	__u64 unknown;	   /* failures without one */
 	__u64 multiplexed; /* requests whose thread juggled another meanwhile */
 	__u64 goroutine;   /* requests followed per goroutine (Go probes) */
+	__u64 tied_id;	   /* event loops' requests with a call tied by request id (keyed.c) */
+	__u64 tied_relay;  /* ... tied as its relay */
 	__u64 unknown_by
 		[CLAIMD_RULE_SLOTS]; /* unknown failures by reason (CLAIM_RULE_NONE: other) */
 };
@@ -178,6 +180,10 @@ OUTCOME_INLINE void counts_add_request(struct claimd_service_counts *s, __u32 st
 		COUNTS_ADD(&s->multiplexed, 1);
 	if (in_flags & CLAIMD_IN_GO)
 		COUNTS_ADD(&s->goroutine, 1);
+	if (in_flags & CLAIMD_IN_TIED_ID)
+		COUNTS_ADD(&s->tied_id, 1);
+	if (in_flags & CLAIMD_IN_TIED_RELAY)
+		COUNTS_ADD(&s->tied_relay, 1);
 	if (!failed)
 		return;
 	COUNTS_ADD(&s->failures, 1);

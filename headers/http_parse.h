@@ -9,7 +9,9 @@
  * stream, and never mistakes a body for a message start: bodies are skipped
  * by length (http_skip), not scanned. It reports message starts (method and
  * a hash of the target for requests, the status for responses), the end of
- * the header block (with the x-error-claim value seen), and message ends.
+ * the header block (with the x-error-claim value seen, and for requests the
+ * hashes of a request id and of the user agent they carry), and message
+ * ends.
  *
  * Written for the verifier: no pointers kept, no unbounded loops, every
  * array index masked. Nothing here reads past the byte it is handed.
@@ -96,6 +98,12 @@ enum http_state {
 #define HTTP_F_HAVE_LEN 0x01 /* Content-Length seen */
 #define HTTP_F_CHUNKED	0x02 /* Transfer-Encoding: chunked */
 #define HTTP_F_SEEK	0x04 /* joined mid-stream: junk resyncs instead of losing */
+/*
+ * Read a request's ids and user agent (HTTP_HDR_USER_AGENT and after);
+ * without it their lines are skipped as any other's. Set by the framer's
+ * owner, kept across messages.
+ */
+#define HTTP_F_IDS 0x08
 
 /*
  * Header names we read, recognised by an FNV-1a hash of their bytes OR 0x20
@@ -106,15 +114,27 @@ enum http_state {
 #define HTTP_HDR_CONTENT_LENGTH	    0
 #define HTTP_HDR_TRANSFER_ENCODING  1
 #define HTTP_HDR_ERROR_CLAIM	    2
-#define HTTP_HDR_COUNT		    3 /* also: none of them */
+#define HTTP_HDR_USER_AGENT	    3
+#define HTTP_HDR_TRACEPARENT	    4 /* W3C trace context: its trace-id is the id */
+#define HTTP_HDR_B3_TRACE_ID	    5 /* x-b3-traceid */
+#define HTTP_HDR_REQUEST_ID	    6 /* x-request-id */
+#define HTTP_HDR_COUNT		    7 /* also: none of them */
 #define HTTP_HDR_NAME_MAX	    18
 #define HTTP_HASH_CONTENT_LENGTH    0x4df9451du /* "content-length", 14 bytes */
 #define HTTP_HASH_TRANSFER_ENCODING 0xddb4744cu /* "transfer-encoding", 17 bytes */
 #define HTTP_HASH_ERROR_CLAIM	    0x40fd8ad1u /* "x-error-claim", 13 bytes */
+#define HTTP_HASH_USER_AGENT	    0x24259beeu /* "user-agent", 10 bytes */
+#define HTTP_HASH_TRACEPARENT	    0x6c0b151eu /* "traceparent", 11 bytes */
+#define HTTP_HASH_B3_TRACE_ID	    0xbbe2f824u /* "x-b3-traceid", 12 bytes */
+#define HTTP_HASH_REQUEST_ID	    0xe2c21457u /* "x-request-id", 12 bytes */
 /* After eight bytes, a name that is none of these prefixes is not ours. */
 #define HTTP_HASH8_CONTENT  0xcb4e713du /* "content-" */
 #define HTTP_HASH8_TRANSFER 0xe2857f86u /* "transfer" */
 #define HTTP_HASH8_X_ERROR  0x3e2342ffu /* "x-error-" */
+#define HTTP_HASH8_USER_AGE 0x5b32f5f4u /* "user-age" */
+#define HTTP_HASH8_TRACEPAR 0xd6f50889u /* "tracepar" */
+#define HTTP_HASH8_X_B3_TRA 0x0da38279u /* "x-b3-tra" */
+#define HTTP_HASH8_X_REQUES 0x975d6db5u /* "x-reques" */
 
 struct http_framer {
 	__u64 acc;	 /* method bytes, name hash, Content-Length or chunk size */
@@ -130,7 +150,17 @@ struct http_framer {
 	__u8 flags;	 /* HTTP_F_* */
 	__u8 claim;	 /* enum http_claim of the current response */
 	__u8 sub;	 /* value sub-state: which literal is being matched */
-	__u8 pad[6];
+	__u8 id_kind;	 /* the header id_hash came from: HTTP_HDR_*, 0 none */
+	__u8 pad;
+	/*
+	 * A request's id, as it carries one: the FNV-1a of traceparent's
+	 * trace-id, else of x-b3-traceid's value, else of x-request-id's; 0
+	 * none. The same request relayed by a proxy, or a call an instrumented
+	 * service makes for it, carries the same.
+	 */
+	__u32 id_hash;
+	__u32 ua_hash; /* FNV-1a of its User-Agent value; 0 none */
+	__u32 pad2;
 };
 
 HTTP_INLINE void http_framer_init(struct http_framer *f, __u8 kind, int seek)
@@ -317,7 +347,10 @@ HTTP_INLINE __u32 http_start_message(struct http_framer *f, __u8 c)
 	f->pos = 1;
 	f->hdr = 0;
 	f->claim = HTTP_CLAIM_NONE;
-	f->flags &= HTTP_F_SEEK;
+	f->id_hash = 0;
+	f->id_kind = 0;
+	f->ua_hash = 0;
+	f->flags &= HTTP_F_SEEK | HTTP_F_IDS;
 	f->method = HTTP_M_NONE; /* a response learns it from its request */
 	if (f->kind == HTTP_KIND_REQUEST) {
 		if (c < 'A' || c > 'Z')
@@ -378,6 +411,7 @@ HTTP_INLINE __u32 http_header_name_byte(struct http_framer *f, __u8 c)
 {
 	__u32 pos = f->pos;
 	__u32 h = (__u32)f->acc;
+	int ids = f->flags & HTTP_F_IDS;
 
 	if (c == ':') {
 		f->hdr = HTTP_HDR_COUNT;
@@ -387,6 +421,14 @@ HTTP_INLINE __u32 http_header_name_byte(struct http_framer *f, __u8 c)
 			f->hdr = HTTP_HDR_TRANSFER_ENCODING;
 		else if (pos == 13 && h == HTTP_HASH_ERROR_CLAIM)
 			f->hdr = HTTP_HDR_ERROR_CLAIM;
+		else if (ids && pos == 10 && h == HTTP_HASH_USER_AGENT)
+			f->hdr = HTTP_HDR_USER_AGENT;
+		else if (ids && pos == 11 && h == HTTP_HASH_TRACEPARENT)
+			f->hdr = HTTP_HDR_TRACEPARENT;
+		else if (ids && pos == 12 && h == HTTP_HASH_B3_TRACE_ID)
+			f->hdr = HTTP_HDR_B3_TRACE_ID;
+		else if (ids && pos == 12 && h == HTTP_HASH_REQUEST_ID)
+			f->hdr = HTTP_HDR_REQUEST_ID;
 		if (f->hdr == HTTP_HDR_COUNT) {
 			http_skip_header_line(f);
 			return 0;
@@ -413,13 +455,57 @@ HTTP_INLINE __u32 http_header_name_byte(struct http_framer *f, __u8 c)
 	h = http_hdr_hash(h, c);
 	/* Decided as early as http_line_word() decides it: both paths agree. */
 	if (pos + 1 == 8 && h != HTTP_HASH8_CONTENT && h != HTTP_HASH8_TRANSFER &&
-	    h != HTTP_HASH8_X_ERROR) {
+	    h != HTTP_HASH8_X_ERROR &&
+	    !(ids && (h == HTTP_HASH8_USER_AGE || h == HTTP_HASH8_TRACEPAR ||
+		      h == HTTP_HASH8_X_B3_TRA || h == HTTP_HASH8_X_REQUES))) {
 		http_skip_header_line(f);
 		return 0;
 	}
 	f->acc = h;
 	f->pos = pos + 1;
 	return 0;
+}
+
+/*
+ * A value hashed whole (an id, the user agent): its bytes from the first
+ * that is not a blank to the line's end; of traceparent's, only the
+ * trace-id, between its first two dashes (sub counts them). At its end the
+ * hash is kept: an id over one of lower rank (HTTP_HDR_REQUEST_ID lowest).
+ */
+HTTP_INLINE void http_hashed_value_byte(struct http_framer *f, __u8 c, int end)
+{
+	__u32 h;
+
+	if (f->sub == 0xfe)
+		return; /* kept already; the line's LF is the caller's */
+	if (end) {
+		h = f->sub == 0xff ? HTTP_FNV_OFFSET : (__u32)f->acc;
+		h = h ?: 1;
+		if (f->hdr == HTTP_HDR_USER_AGENT)
+			f->ua_hash = h;
+		else if (!f->id_kind || f->hdr <= f->id_kind) {
+			f->id_hash = h;
+			f->id_kind = f->hdr;
+		}
+		f->sub = 0xfe;
+		return;
+	}
+	if (f->sub == 0xff) { /* before the value */
+		if (c == ' ' || c == '\t')
+			return;
+		f->sub = 0;
+		f->acc = HTTP_FNV_OFFSET;
+	}
+	if (f->hdr == HTTP_HDR_TRACEPARENT) {
+		if (c == '-') {
+			if (f->sub < 8)
+				f->sub++;
+			return;
+		}
+		if (f->sub != 1)
+			return;
+	}
+	f->acc = ((__u32)f->acc ^ c) * HTTP_FNV_PRIME;
 }
 
 HTTP_INLINE __u32 http_header_value_byte(struct http_framer *f, __u8 c)
@@ -488,6 +574,9 @@ HTTP_INLINE __u32 http_header_value_byte(struct http_framer *f, __u8 c)
 			f->pos++;
 		else
 			f->sub = 0xfe;
+		break;
+	default: /* a value hashed whole */
+		http_hashed_value_byte(f, c, eol || c == '\r');
 		break;
 	}
 	if (eol)
@@ -949,10 +1038,30 @@ HTTP_INLINE __u32 http_line_kind(__u64 w)
 		return HTTP_HDR_TRANSFER_ENCODING;
 	if ((w | 0x0020202020200020ULL) == 0x2d726f7272652d78ULL)
 		return HTTP_HDR_ERROR_CLAIM;
+	if ((w | 0x2020200020202020ULL) == 0x6567612d72657375ULL)
+		return HTTP_HDR_USER_AGENT;
+	if ((w | 0x2020202020202020ULL) == 0x7261706563617274ULL)
+		return HTTP_HDR_TRACEPARENT;
+	if ((w | 0x2020200000200020ULL) == 0x6172742d33622d78ULL)
+		return HTTP_HDR_B3_TRACE_ID;
+	if ((w | 0x2020202020200020ULL) == 0x7365757165722d78ULL)
+		return HTTP_HDR_REQUEST_ID;
 	if (lw == 0x2d746e65746e6f63ULL || lw == 0x726566736e617274ULL ||
-	    lw == 0x2d726f7272652d78ULL)
+	    lw == 0x2d726f7272652d78ULL || lw == 0x6567612d72657375ULL ||
+	    lw == 0x7261706563617274ULL || lw == 0x6172742d33622d78ULL ||
+	    lw == 0x7365757165722d78ULL)
 		return HTTP_LINE_STEP;
 	return HTTP_LINE_OTHER;
+}
+
+/* http_line_kind() for framer f: the names only read with HTTP_F_IDS are other lines without it. */
+HTTP_INLINE __u32 http_line_kind_of(const struct http_framer *f, __u64 w)
+{
+	__u32 kind = http_line_kind(w);
+
+	if (kind >= HTTP_HDR_USER_AGENT && kind < HTTP_HDR_COUNT && !(f->flags & HTTP_F_IDS))
+		return HTTP_LINE_OTHER;
+	return kind;
 }
 
 /*
@@ -968,7 +1077,7 @@ HTTP_INLINE __u32 http_line_word(struct http_framer *f, __u64 w)
 
 	if (f->state != HS_HDR_LINE || f->head + 8 > HTTP_MAX_HEAD)
 		return 0;
-	kind = http_line_kind(w);
+	kind = http_line_kind_of(f, w);
 	/* A name we read goes on with its first eight bytes hashed, as http_step() would have. */
 	if (kind == HTTP_HDR_CONTENT_LENGTH)
 		return http_name_start(f, HTTP_HASH8_CONTENT);
@@ -976,6 +1085,14 @@ HTTP_INLINE __u32 http_line_word(struct http_framer *f, __u64 w)
 		return http_name_start(f, HTTP_HASH8_TRANSFER);
 	if (kind == HTTP_HDR_ERROR_CLAIM)
 		return http_name_start(f, HTTP_HASH8_X_ERROR);
+	if (kind == HTTP_HDR_USER_AGENT)
+		return http_name_start(f, HTTP_HASH8_USER_AGE);
+	if (kind == HTTP_HDR_TRACEPARENT)
+		return http_name_start(f, HTTP_HASH8_TRACEPAR);
+	if (kind == HTTP_HDR_B3_TRACE_ID)
+		return http_name_start(f, HTTP_HASH8_X_B3_TRA);
+	if (kind == HTTP_HDR_REQUEST_ID)
+		return http_name_start(f, HTTP_HASH8_X_REQUES);
 	if (kind == HTTP_LINE_STEP)
 		return 0;
 	f->head += 8;
@@ -991,15 +1108,38 @@ HTTP_INLINE __u64 http_name_ends(__u64 w)
 }
 
 /*
- * A header line whose first eight bytes begin one of the names we read
- * ("content-", "transfer", "x-error-"): is its name none of them all the
+ * A header line whose first eight bytes begin the name of header kind
+ * ("content-", "transfer", "x-error-", and with HTTP_F_IDS "user-age",
+ * "tracepar", "x-b3-tra", "x-reques"): is its name not that one all the
  * same, as the steps decide it? w2 and w3 are its next sixteen bytes (zeros
  * past the bytes at hand, which its LF comes before). Its name ends at a
- * ':' where none of ours does (length 13, 14, 17), or runs on past the
+ * ':' where that one's does not (http_name_len), or runs on past the
  * longest, HTTP_HDR_NAME_MAX, where the steps skip the line (unless the
  * byte there is its LF: a line without a colon, which they leave apart).
  */
-HTTP_INLINE int http_name_ruled_out(__u64 w2, __u64 w3)
+/* The length of the name of header kind (HTTP_HDR_*). */
+HTTP_INLINE __u32 http_name_len(__u32 kind)
+{
+	switch (kind) {
+	case HTTP_HDR_CONTENT_LENGTH:
+		return sizeof("content-length") - 1;
+	case HTTP_HDR_TRANSFER_ENCODING:
+		return sizeof("transfer-encoding") - 1;
+	case HTTP_HDR_ERROR_CLAIM:
+		return sizeof("x-error-claim") - 1;
+	case HTTP_HDR_USER_AGENT:
+		return sizeof("user-agent") - 1;
+	case HTTP_HDR_TRACEPARENT:
+		return sizeof("traceparent") - 1;
+	case HTTP_HDR_B3_TRACE_ID:
+		return sizeof("x-b3-traceid") - 1;
+	case HTTP_HDR_REQUEST_ID:
+		return sizeof("x-request-id") - 1;
+	}
+	return 0;
+}
+
+HTTP_INLINE int http_name_ruled_out(__u32 kind, __u64 w2, __u64 w3)
 {
 	__u32 i = http_word_first(http_name_ends(w2)), p = 8 + i;
 	/* i is 8 when w2 holds no end: masked, the shift stays below 64 (64 is undefined in C). */
@@ -1011,8 +1151,7 @@ HTTP_INLINE int http_name_ruled_out(__u64 w2, __u64 w3)
 		c = w3 >> (8 * (i & 7));
 	}
 	if (p < HTTP_HDR_NAME_MAX)
-		return c == ':' && p != sizeof("x-error-claim") - 1 &&
-		       p != sizeof("content-length") - 1 && p != sizeof("transfer-encoding") - 1;
+		return c == ':' && p != http_name_len(kind);
 	return (__u8)(w3 >> (8 * (HTTP_HDR_NAME_MAX - 16))) != '\n';
 }
 
@@ -1021,11 +1160,12 @@ HTTP_INLINE int http_name_ruled_out(__u64 w2, __u64 w3)
  * sixteen (zeros past the bytes at hand; read only when w begins a name we
  * read), one whose name is none we read?
  */
-HTTP_INLINE int http_line_not_ours(__u64 w, __u64 w2, __u64 w3)
+HTTP_INLINE int http_line_not_ours(const struct http_framer *f, __u64 w, __u64 w2, __u64 w3)
 {
-	__u32 kind = http_line_kind(w);
+	__u32 kind = http_line_kind_of(f, w);
 
-	return kind == HTTP_LINE_OTHER || (kind != HTTP_LINE_STEP && http_name_ruled_out(w2, w3));
+	return kind == HTTP_LINE_OTHER ||
+	       (kind != HTTP_LINE_STEP && http_name_ruled_out(kind, w2, w3));
 }
 
 /*
@@ -1233,7 +1373,7 @@ static inline __u64 http_feed(struct http_framer *f, const __u8 *buf, __u64 len,
 			__builtin_memcpy(&w, buf + off, 8);
 			if (f->state == HS_HDR_LINE && len - off >= 19)
 				n = http_length_line(f, w, w2, w3);
-			if (!n && f->state == HS_HDR_LINE && http_line_not_ours(w, w2, w3)) {
+			if (!n && f->state == HS_HDR_LINE && http_line_not_ours(f, w, w2, w3)) {
 				const __u8 *lf = __builtin_memchr(buf + off, '\n', len - off);
 
 				if (lf)

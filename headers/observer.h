@@ -52,7 +52,6 @@ enum claimd_role {
 #define CLAIMD_CONN_UNIX   0x02 /* a Unix stream socket (bpf/unixsock.c): no state change ends it */
 #define CLAIMD_CONN_FAILED 0x04 /* transport failure already reported */
 #define CLAIMD_CONN_SENT   0x08 /* a request was written */
-#define CLAIMD_CONN_MUXED  0x10 /* its ingress lost its thread to another one */
 #define CLAIMD_CONN_TLS	   0x20 /* TLS: raw bytes skipped, plaintext from SSL_* probes */
 #define CLAIMD_CONN_HTTP   0x40 /* a message was framed on it: not TLS */
 
@@ -89,6 +88,16 @@ enum claimd_role {
 #define CLAIMD_IN_GO 0x100 /* followed per goroutine by the Go probes (bpf/runtimes/go.c) */
 /* its thread talked to a dependency in another protocol than HTTP (a database): no call to judge */
 #define CLAIMD_IN_OPAQUE 0x200
+/*
+ * An event loop's request (its process served two at once on a thread),
+ * held by its connection: its calls are those the process sent with its id
+ * or relayed it in (bpf/keyed.c); any other call of the process made while
+ * it was open makes it unknown (untied-call).
+ */
+#define CLAIMD_IN_KEYED 0x400
+/* A keyed request with a call tied to it by the id both carry, or as its relay (keyed.c). */
+#define CLAIMD_IN_TIED_ID    0x800
+#define CLAIMD_IN_TIED_RELAY 0x1000
 
 enum claimd_record_type {
 	CLAIMD_REC_INGRESS = 1, /* struct claimd_ingress, n_egress entries long */
@@ -144,10 +153,15 @@ enum claimd_stat {
 	CLAIMD_ST_THREAD_SLOTS_FREED, /* ... and slots given back at the thread's exit */
 	CLAIMD_ST_OPAQUE,	      /* ingresses that talked to a dependency not HTTP */
 	CLAIMD_ST_UNIX_CONNS,	      /* Unix stream connections followed */
-	CLAIMD_ST_UNIX_UNSURE, /* Unix stream connections whose role is unclear: not followed */
-	CLAIMD_ST_WIRE_CONNS,  /* connections found to speak Redis, PostgreSQL or MySQL */
-	CLAIMD_ST_WIRE_CALLS,  /* their calls framed */
-	CLAIMD_ST_WIRE_LOST,   /* ... whose framing was lost or left (TLS): calls unseen */
+	CLAIMD_ST_UNIX_UNSURE,	 /* Unix stream connections whose role is unclear: not followed */
+	CLAIMD_ST_WIRE_CONNS,	 /* connections found to speak Redis, PostgreSQL or MySQL */
+	CLAIMD_ST_WIRE_CALLS,	 /* their calls framed */
+	CLAIMD_ST_WIRE_LOST,	 /* ... whose framing was lost or left (TLS): calls unseen */
+	CLAIMD_ST_KEYED,	 /* event loops' requests held by their connection (bpf/keyed.c) */
+	CLAIMD_ST_TIED_ID,	 /* event loops' calls tied to a request by the id both carry */
+	CLAIMD_ST_TIED_RELAY,	 /* ... tied to the one request they relay */
+	CLAIMD_ST_TIE_AMBIGUOUS, /* ... that two or more open requests would fit: untied */
+	CLAIMD_ST_TIE_NONE,	 /* ... that no open request fits: untied */
 	CLAIMD_ST__COUNT,
 };
 
@@ -299,8 +313,28 @@ struct claimd_thread {
 	struct claimd_conn_key conn; /* inbound connection of the ingress; tgid 0: idle */
 	/* its process's count of calls outside requests begun or ended, at its open */
 	__u32 outside_seen;
+	/* An event loop's request: the keys it is known by in req_keys (bpf/keyed.c); 0 none. */
+	__u32 key_id;
+	__u32 key_relay;
 	__u32 pad;
 	struct claimd_ingress rec; /* the record being built */
+};
+
+/* A key an event loop's open request is known by (bpf/keyed.c): its id, or what a relay of it carries. */
+struct claimd_req_key {
+	__u32 tgid;
+	__u32 kind; /* CLAIMD_KEY_ID or CLAIMD_KEY_RELAY */
+	__u32 hash;
+};
+
+#define CLAIMD_KEY_ID	 1
+#define CLAIMD_KEY_RELAY 2
+
+/* The open requests known by one key: how many, and the one (connection, seq) when alone. */
+struct claimd_req_owner {
+	__u32 count;
+	__s32 fd;
+	__u64 seq;
 };
 
 /* A thread's context in the slot its id names (observer.bpf.c, thread_slots). */

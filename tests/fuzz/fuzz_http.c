@@ -3,7 +3,8 @@
  * libFuzzer target: the HTTP/1.x framer (headers/http_parse.h), both kinds,
  * with and without seek mode, fed in random splits. Input: a flags byte
  * (bit 0: response, bit 1: seek mode, bits 2-7: which answers are to HEAD
- * or CONNECT), a split seed byte, then the stream.
+ * or CONNECT), a split seed byte (bit 6: read request ids and user agents,
+ * HTTP_F_IDS; bit 7: small pieces), then the stream.
  *
  * Oracles, besides ASan and UBSan (every piece is copied into a buffer of
  * exactly its size, so a read past it is caught):
@@ -43,7 +44,9 @@ static void check_framer(const struct http_framer *f, __u8 kind)
 {
 	if (f->state >= HS__COUNT || f->kind != kind || f->method >= HTTP_M__COUNT ||
 	    f->claim > HTTP_CLAIM_UNCLAIMED || f->head > HTTP_MAX_HEAD || f->hdr > HTTP_HDR_COUNT ||
-	    (f->flags & ~(HTTP_F_HAVE_LEN | HTTP_F_CHUNKED | HTTP_F_SEEK)))
+	    (f->flags & ~(HTTP_F_HAVE_LEN | HTTP_F_CHUNKED | HTTP_F_SEEK | HTTP_F_IDS)) ||
+	    f->id_kind >= HTTP_HDR_COUNT || (f->id_kind && f->id_kind < HTTP_HDR_TRACEPARENT) ||
+	    (!f->id_kind && f->id_hash))
 		abort();
 	if (f->pos > 64 && f->state != HS_REQ_TARGET)
 		abort();
@@ -139,6 +142,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	http_framer_init(&fw, kind, seek);
 	http_framer_init(&ff, kind, seek);
 	http_framer_init(&fs, kind, seek);
+	if (seed & 0x40)
+		fw.flags = ff.flags = fs.flags = fw.flags | HTTP_F_IDS;
 
 	/* The stream in pieces of pseudo-random sizes (1 to 64 bytes, or the rest). */
 	while (off < size) {

@@ -195,12 +195,18 @@ int svc_drive(int port, int n)
 int load_client_run(const char *dir, int port, int threads, int requests, const char *tls,
 		    int *status, int n)
 {
+	return load_client_run_with(dir, port, threads, requests, tls, NULL, status, n);
+}
+
+int load_client_run_with(const char *dir, int port, int threads, int requests, const char *tls,
+			 const char *const extra[], int *status, int n)
+{
 	char script[H_PATH], p[16], t[16], r[16], out[H_PATH];
 	static char buf[1 << 20];
-	const char *argv[16] = { "python3",    script, "--port", p,   "--threads", t,
+	const char *argv[24] = { "python3",    script, "--port", p,   "--threads", t,
 				 "--requests", r,      "--out",	 out, NULL };
 	struct json_object *summary, *statuses;
-	int st, id;
+	int st, id, a = 10;
 	pid_t pid;
 
 	peer_script("load_client.py", script, sizeof(script));
@@ -209,9 +215,12 @@ int load_client_run(const char *dir, int port, int threads, int requests, const 
 	snprintf(r, sizeof(r), "%d", requests);
 	snprintf(out, sizeof(out), "%s/client.json", dir);
 	if (tls) {
-		argv[10] = "--tls";
-		argv[11] = tls;
+		argv[a++] = "--tls";
+		argv[a++] = tls;
 	}
+	for (; extra && *extra && a < 23; extra++)
+		argv[a++] = *extra;
+	argv[a] = NULL;
 	pid = proc_spawn(argv, NULL, NULL);
 	if (!ASSERT_GT(pid, 0, "client"))
 		return -1;

@@ -91,5 +91,8 @@ int svc_drive(int port, int n);
  */
 int load_client_run(const char *dir, int port, int threads, int requests, const char *tls,
 		    int *status, int n);
+/* The same with more of load_client.py's options (--user-agent UA, --traceparent). */
+int load_client_run_with(const char *dir, int port, int threads, int requests, const char *tls,
+			 const char *const extra[], int *status, int n);
 
 #endif

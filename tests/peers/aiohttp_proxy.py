@@ -3,7 +3,10 @@
 """An asyncio service (aiohttp) on one event loop: each request GET /r/<id>
 is forwarded to the backend through one ClientSession its handlers share
 (a pool of keep-alive connections), forwarding no request id; a failed
-answer (500 up, or none) is passed up as 502. With --libclaim it uses
+answer (500 up, or none) is passed up as 502. With --forward-traceparent it
+passes the request's traceparent on to its call, as an OpenTelemetry-
+instrumented service's client does (trace context propagation). With
+--libclaim it uses
 libclaim's claim_middleware (python/libclaim/aio.py): its loop followed
 request by request, x-error-claim on its failed answers."""
 import argparse
@@ -21,6 +24,7 @@ def main():
     ap.add_argument("--backend", type=int, required=True)
     ap.add_argument("--ready-file")
     ap.add_argument("--libclaim", action="store_true")
+    ap.add_argument("--forward-traceparent", action="store_true")
     args = ap.parse_args()
     state = {}
 
@@ -31,9 +35,13 @@ def main():
         await state["session"].close()
 
     async def forward(request):
+        headers = {}
+        if args.forward_traceparent and "traceparent" in request.headers:
+            headers["traceparent"] = request.headers["traceparent"]
         try:
             async with state["session"].get(
-                    "http://127.0.0.1:%d%s" % (args.backend, request.path)) as r:
+                    "http://127.0.0.1:%d%s" % (args.backend, request.path),
+                    headers=headers) as r:
                 await r.read()
                 failed = r.status >= 500
         except aiohttp.ClientError:

@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
 """Load for end-to-end tests: T threads, N requests each, GET /r/<id> with
-id = thread * N + i. With --keepalive each thread keeps one HTTP/1.1
+id = thread * N + i, with a User-Agent (--user-agent) and a W3C traceparent
+whose trace-id is the id's (--traceparent) when asked. With --keepalive each
+thread keeps one HTTP/1.1
 connection; --warm-file/--go-file let a test make those connections (one
 warm-up request each), start claimd, then release the real traffic.
 Writes a JSON summary (statuses seen, per id) to --out."""
@@ -25,6 +27,8 @@ def main():
     ap.add_argument("--go-file")
     ap.add_argument("--out", required=True)
     ap.add_argument("--tls", help="CA file: speak HTTPS")
+    ap.add_argument("--user-agent")
+    ap.add_argument("--traceparent", action="store_true")
     args = ap.parse_args()
 
     ctx = ssl.create_default_context(cafile=args.tls) if args.tls else None
@@ -55,7 +59,12 @@ def main():
             rid = t * args.requests + i
             c = conn or new_conn()
             try:
-                c.request("GET", "/r/%d" % rid)
+                headers = {}
+                if args.user_agent:
+                    headers["User-Agent"] = args.user_agent
+                if args.traceparent:
+                    headers["traceparent"] = "00-%032x-%016x-01" % (0x7ace << 96 | rid, rid + 1)
+                c.request("GET", "/r/%d" % rid, headers=headers)
                 r = c.getresponse()
                 r.read()
                 st = r.status

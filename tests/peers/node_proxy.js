@@ -2,19 +2,33 @@
 // A Node.js 20 service on one event loop: each request GET /r/<id> is
 // forwarded to the backend with http.request through a keep-alive agent
 // (at most 4 sockets, reused across requests); a failed answer (500 up, or
-// none) is passed up as 502.
+// none) is passed up as 502. With --forward-headers it passes the request's
+// headers on (a reverse proxy's way), but for the hop-by-hop ones.
 //
-//   node node_proxy.js BACKEND_PORT READY_FILE
+//   node node_proxy.js BACKEND_PORT READY_FILE [--forward-headers]
 'use strict';
 const fs = require('fs');
 const http = require('http');
 
 const backend = Number(process.argv[2]);
 const ready = process.argv[3];
+const forward = process.argv.includes('--forward-headers');
 const agent = new http.Agent({ keepAlive: true, maxSockets: 4 });
+const HOP = new Set(['connection', 'keep-alive', 'host', 'transfer-encoding', 'upgrade']);
+
+function passedOn(headers) {
+  const out = {};
+  for (const [k, v] of Object.entries(headers))
+    if (!HOP.has(k))
+      out[k] = v;
+  return out;
+}
 
 const server = http.createServer((req, res) => {
-  const up = http.request({ host: '127.0.0.1', port: backend, path: req.url, agent }, (r) => {
+  const opts = { host: '127.0.0.1', port: backend, path: req.url, agent };
+  if (forward)
+    opts.headers = passedOn(req.headers);
+  const up = http.request(opts, (r) => {
     r.resume();
     r.on('end', () => {
       res.writeHead(r.statusCode >= 500 ? 502 : 200, { 'Content-Type': 'text/plain' });

@@ -1111,6 +1111,12 @@ static const char *const corpus[] = {
 	"HTTP/1.1 404 NF\nContent-Length: 2\n\nno",
 	"HTTP/1.1 200 OK\r\nContent-Length: 1099511627776\r\n\r\n",
 	"\r\n\r\n",
+	"GET /r/7 HTTP/1.1\r\nUser-Agent: curl/7.88.1\r\ntraceparent: "
+	"00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01\r\n\r\n",
+	"GET /r/8 HTTP/1.1\r\nx-request-id: 5f2c9a\r\nX-B3-TraceId: 80f198ee56343ba8\r\n"
+	"user-agent:  a b \r\nContent-Length: 0\r\n\r\n",
+	"GET /r/9 HTTP/1.1\r\nUser-Agentx: y\r\nTraceparentz: 1\r\nX-Request-Idd: 2\r\n"
+	"X-B3-TraceIds: 3\r\nTRACEPARENT:00-ab-cd-01\r\n\r\n",
 };
 
 #define NCORPUS	     (sizeof(corpus) / sizeof(corpus[0]))
@@ -1328,6 +1334,99 @@ void test_http_parse_name_hashes(void)
 	ASSERT_EQ(name_hash("transfer"), HTTP_HASH8_TRANSFER, "transfer");
 	ASSERT_EQ(name_hash("x-error-"), HTTP_HASH8_X_ERROR, "x-error-");
 	ASSERT_NEQ(name_hash("content-type"), HTTP_HASH_CONTENT_LENGTH, "another name");
+	ASSERT_EQ(name_hash("user-agent"), HTTP_HASH_USER_AGENT, "user-agent");
+	ASSERT_EQ(name_hash("traceparent"), HTTP_HASH_TRACEPARENT, "traceparent");
+	ASSERT_EQ(name_hash("x-b3-traceid"), HTTP_HASH_B3_TRACE_ID, "x-b3-traceid");
+	ASSERT_EQ(name_hash("x-request-id"), HTTP_HASH_REQUEST_ID, "x-request-id");
+	ASSERT_EQ(name_hash("user-age"), HTTP_HASH8_USER_AGE, "user-age");
+	ASSERT_EQ(name_hash("tracepar"), HTTP_HASH8_TRACEPAR, "tracepar");
+	ASSERT_EQ(name_hash("x-b3-tra"), HTTP_HASH8_X_B3_TRA, "x-b3-tra");
+	ASSERT_EQ(name_hash("x-reques"), HTTP_HASH8_X_REQUES, "x-reques");
+}
+
+/* FNV-1a of a string, as the framer hashes values and targets. */
+static __u32 value_hash(const char *v)
+{
+	__u32 h = HTTP_FNV_OFFSET;
+
+	for (; *v; v++)
+		h = (h ^ (__u8)*v) * HTTP_FNV_PRIME;
+	return h;
+}
+
+static void feed_bytes(struct http_framer *f, const __u8 *buf, size_t len, struct trace *t);
+
+/* The head of msg framed as a request, with the ids read or not, both paths. */
+static void ids_of(const char *msg, int ids, struct http_framer *out)
+{
+	struct http_framer slow;
+	struct trace t;
+
+	memset(&t, 0, sizeof(t));
+	http_framer_init(out, REQ, 0);
+	http_framer_init(&slow, REQ, 0);
+	if (ids) {
+		out->flags |= HTTP_F_IDS;
+		slow.flags |= HTTP_F_IDS;
+	}
+	http_feed(out, (const __u8 *)msg, strlen(msg), on_event, &t);
+	memset(&t, 0, sizeof(t));
+	feed_bytes(&slow, (const __u8 *)msg, strlen(msg), &t);
+	ASSERT_TRUE(!memcmp(out, &slow, sizeof(slow)), "both paths agree");
+}
+
+/*
+ * A request's id (traceparent's trace-id over x-b3-traceid over
+ * x-request-id) and user agent, read only with HTTP_F_IDS: what claimd
+ * ties an event loop's calls to its requests by.
+ */
+void test_http_parse_request_ids(void)
+{
+	static const char tp[] =
+		"GET /r/1 HTTP/1.1\r\nHost: a\r\nUser-Agent: curl/8.0\r\n"
+		"traceparent: 00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"
+		"\r\n\r\n";
+	struct http_framer f;
+
+	ids_of(tp, 1, &f);
+	ASSERT_EQ(f.id_hash, value_hash("4bf92f3577b34da6a3ce929d0e0e4736"),
+		  "traceparent: trace-id");
+	ASSERT_EQ(f.id_kind, HTTP_HDR_TRACEPARENT, "from traceparent");
+	ASSERT_EQ(f.ua_hash, value_hash("curl/8.0"), "user agent");
+	/* Another span of the same trace (a call made for this request): the same id. */
+	{
+		struct http_framer g;
+
+		ids_of("POST /up HTTP/1.1\r\nTRACEPARENT:   "
+		       "00-4bf92f3577b34da6a3ce929d0e0e4736-b7ad6b7169203331-00\r\n"
+		       "Content-Length: 0\r\n\r\n",
+		       1, &g);
+		ASSERT_EQ(g.id_hash, f.id_hash, "the trace's id, whatever the parent");
+		ASSERT_EQ(g.ua_hash, 0, "no user agent");
+	}
+	ids_of(tp, 0, &f);
+	ASSERT_EQ(f.id_hash, 0, "without HTTP_F_IDS: no id");
+	ASSERT_EQ(f.ua_hash, 0, "without HTTP_F_IDS: no user agent");
+
+	ids_of("GET / HTTP/1.1\r\nx-request-id: abc-123\r\n\r\n", 1, &f);
+	ASSERT_EQ(f.id_hash, value_hash("abc-123"), "x-request-id, whole");
+	ids_of("GET / HTTP/1.1\r\nx-request-id: abc-123\r\nX-B3-TraceId: 80f198ee\r\n\r\n", 1, &f);
+	ASSERT_EQ(f.id_hash, value_hash("80f198ee"), "x-b3-traceid over x-request-id");
+	ids_of("GET / HTTP/1.1\r\nX-B3-TraceId: 80f198ee\r\nx-request-id: abc-123\r\n\r\n", 1, &f);
+	ASSERT_EQ(f.id_hash, value_hash("80f198ee"), "in either order");
+	/* A second message on the connection starts with none. */
+	{
+		static const char two[] = "GET /1 HTTP/1.1\r\nx-request-id: one\r\n\r\n"
+					  "GET /2 HTTP/1.1\r\n\r\n";
+
+		ids_of(two, 1, &f);
+		ASSERT_EQ(f.id_hash, 0, "ids are per message");
+		ASSERT_TRUE(f.flags & HTTP_F_IDS, "the flag stays");
+	}
+	/* Names that only begin as these do are not them. */
+	ids_of("GET / HTTP/1.1\r\nUser-Agents: x\r\nX-Request-Ids: y\r\nTraceparentx: z\r\n\r\n", 1,
+	       &f);
+	ASSERT_EQ(f.id_hash | f.ua_hash, 0, "near names");
 }
 
 /* http_step() and http_skip() alone, the way http_feed() goes without its fast paths. */
@@ -1412,6 +1511,13 @@ void test_http_parse_fast_paths(void)
 		      "X-Error-Claimx: u\r\nTransfer-Foo: x\r\nContent-Abcdefghij\n"
 		      "Content-Abcdefghijk\r\nContent-Ty\0pe: x\r\nContent-Length: 2\r\n\r\nok") },
 		{ MSG("HTTP/1.1 200 OK\r\nContent-Abcdefghij\n") },
+		/* The names read with HTTP_F_IDS, and names that begin as they do. */
+		{ MSG("GET /x HTTP/1.1\r\nUser-Agent: Mozilla/5.0 (X11) Gecko/20100101\r\n"
+		      "traceparent: 00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01\r\n"
+		      "x-request-id: 9b1d\r\nX-B3-TraceId: 463ac35c9f6413ad\r\n\r\n") },
+		{ MSG("GET /x HTTP/1.1\r\nUser-Agentx: a\r\nUser-Ag: b\r\nTraceparentxyz: c\r\n"
+		      "X-Request-Idx: d\r\nX-B3-TraceIdentifier: e\r\nUSER\rAGENT: f\r\n"
+		      "x-b3-tra\0ceid: g\r\nuser-agent:\r\n\r\n") },
 		{ MSG("HTTP/1.1 200 OK\r\nContent-Length:  5\r\n"
 		      "Content-Length: 5\nContent-Length: 5 \r\n"
 		      "Content-Length: \r\nContent-Length: 0a\r\n"
@@ -1427,11 +1533,14 @@ void test_http_parse_fast_paths(void)
 		__u8 kind = strncmp(cases[i].s, "HTTP/", 5) ? REQ : RESP;
 		int seek;
 
-		for (seek = 0; seek < 2; seek++) {
+		for (seek = 0; seek < 4; seek++) {
 			memset(&tf, 0, sizeof(tf));
 			memset(&ts, 0, sizeof(ts));
-			http_framer_init(&fast, kind, seek);
-			http_framer_init(&slow, kind, seek);
+			http_framer_init(&fast, kind, seek & 1);
+			http_framer_init(&slow, kind, seek & 1);
+			/* And again reading ids and user agents. */
+			if (seek & 2)
+				fast.flags = slow.flags = fast.flags | HTTP_F_IDS;
 			http_feed(&fast, (const __u8 *)cases[i].s, cases[i].len, on_event, &tf);
 			feed_bytes(&slow, (const __u8 *)cases[i].s, cases[i].len, &ts);
 			ASSERT_TRUE(same_trace(&tf, &ts) && !memcmp(&fast, &slow, sizeof(fast)),
@@ -1467,6 +1576,8 @@ void test_http_parse_fast_paths(void)
 		ts = tf;
 		http_framer_init(&fast, kind, seek);
 		http_framer_init(&slow, kind, seek);
+		if (rnd_below(2))
+			fast.flags = slow.flags = fast.flags | HTTP_F_IDS;
 		http_feed(&fast, buf, len, on_event, &tf);
 		feed_bytes(&slow, buf, len, &ts);
 		if ((!same_trace(&tf, &ts) || memcmp(&fast, &slow, sizeof(fast))) && !bad++)

@@ -38,6 +38,17 @@
 	X(CLAIMD_ST_THREAD_FULL, "thread_table_full",                                             \
 	  "Requests not followed: the thread table was full.")                                    \
 	X(CLAIMD_ST_MUX, "multiplexed", "Requests begun on a thread with another one open.")      \
+	X(CLAIMD_ST_KEYED, "event_loop_requests",                                                 \
+	  "Requests of event loops held by their connection, their calls tied by id or relay.")   \
+	X(CLAIMD_ST_TIED_ID, "calls_tied_by_id",                                                  \
+	  "Event loops' calls tied to the one open request carrying the same request id.")        \
+	X(CLAIMD_ST_TIED_RELAY, "calls_tied_by_relay",                                            \
+	  "Event loops' calls tied to the one open request they relay (method, target, user "     \
+	  "agent).")                                                                              \
+	X(CLAIMD_ST_TIE_AMBIGUOUS, "calls_tie_ambiguous",                                         \
+	  "Event loops' calls that two or more open requests would fit: tied to none.")           \
+	X(CLAIMD_ST_TIE_NONE, "calls_tie_none",                                                   \
+	  "Event loops' calls that no open request fits: tied to none.")                          \
 	X(CLAIMD_ST_CONNS, "connections", "Connections followed.")                                \
 	X(CLAIMD_ST_INGRESS, "ingresses", "Inbound requests started.")                            \
 	X(CLAIMD_ST_EGRESS, "egresses", "Outbound calls started.")                                \

@@ -306,6 +306,8 @@ void edges__count_requests(struct edges *e, struct service_stats *s,
 	s->unknown += d->unknown;
 	s->multiplexed += d->multiplexed;
 	s->goroutine += d->goroutine;
+	s->tied_id += d->tied_id;
+	s->tied_relay += d->tied_relay;
 	for (rule = 0; rule < CLAIM_RULE__COUNT; rule++)
 		e->unknown[rule] += d->unknown_by[rule];
 	e->changes++;
@@ -341,9 +343,12 @@ void edges__add_ingress(struct edges *e, const struct claimd_ingress *r, struct 
 				   e->cfg.fail_status);
 		edges__count_requests(e, s, &one);
 	}
-	/* A service that serves several requests at once on a thread teaches no class. */
+	/*
+	 * A service that serves several requests at once on a thread teaches no
+	 * class, but by the requests it keys (their calls tied by id or relay).
+	 */
 	teaches = counts_teaches_edges(r->rule, r->flags, r->egress_dropped) &&
-		  !(s && s->multiplexed);
+		  !(s && s->multiplexed && !(r->flags & CLAIMD_IN_KEYED));
 	memset(d, 0, sizeof(d));
 	for (i = n - 1; i >= 0; i--) {
 		const struct claimd_egress *x = &r->egress[i];
@@ -559,9 +564,15 @@ struct json_object *edges__json(const struct edges *e, double now, time_t wall)
 	return j.arr;
 }
 
-/* How its requests are followed: per thread, per goroutine (Go), or not at all. */
+/*
+ * How its requests are followed: per thread, per goroutine (Go), an event
+ * loop's by the ids its calls carry or as their relay (the tier that tied
+ * most), or not at all (multiplexed).
+ */
 static const char *service_mode(const struct service_stats *s)
 {
+	if (s->tied_id || s->tied_relay)
+		return s->tied_id >= s->tied_relay ? "request-id" : "relay";
 	if (s->multiplexed)
 		return "multiplexed";
 	return s->goroutine ? "goroutine" : "per-thread";
@@ -582,6 +593,8 @@ static void service_json(struct service_stats *s, void *arg)
 	json_object_object_add(o, "multiplexed", json_object_new_uint64(s->multiplexed));
 	/* One thread juggling requests: counted, kept out of edges and verdicts. */
 	json_object_object_add(o, "goroutine", json_object_new_uint64(s->goroutine));
+	json_object_object_add(o, "tied_by_request_id", json_object_new_uint64(s->tied_id));
+	json_object_object_add(o, "tied_as_relay", json_object_new_uint64(s->tied_relay));
 	json_object_object_add(o, "mode", json_object_new_string(service_mode(s)));
 	json_object_array_add(arr, o);
 }

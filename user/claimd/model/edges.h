@@ -86,7 +86,9 @@ struct service_stats {
 	uint64_t unclaimed;
 	uint64_t unknown; /* failed, no confident verdict (counters.h: the reasons) */
 	uint64_t multiplexed;
-	uint64_t goroutine; /* requests followed per goroutine (Go) */
+	uint64_t goroutine;  /* requests followed per goroutine (Go) */
+	uint64_t tied_id;    /* an event loop's requests tied to a call by request id */
+	uint64_t tied_relay; /* ... tied to a call that relayed them */
 };
 
 /* Where an edge's class comes from: this host's recent window, its memory,
