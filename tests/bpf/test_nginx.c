@@ -1,12 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * An event-loop server: nginx (tests/lib/nginx.h) as a reverse proxy in
- * front of two Python backends. One request at a
- * time, its worker serves requests one after another, and its calls to each
- * backend are seen as edges. Once its one thread juggles requests (made to,
- * at once, before the concurrent load), the service is flagged multiplexed,
- * its failures get no claimed or unclaimed verdict, and it teaches claimd no
- * edge ratios.
+ * front of Python backends. One request at a time, its worker serves
+ * requests one after another, and its calls to each backend are seen as
+ * edges. Once its one thread juggles requests (made to, at once, before the
+ * concurrent load), its requests are held by their connections and tied to
+ * their calls by what they carry (bpf/keyed.c): with clients that send no
+ * user agent nothing ties (concurrent: unknown, every call on the edge, no
+ * class); with one, each upstream request is the relay of its request
+ * (relay: a keep-alive upstream pool, failures retried on a backup server
+ * by proxy_next_upstream, both calls in the request's log).
  */
 #include <signal.h>
 #include <stdio.h>
@@ -248,6 +251,99 @@ out:
 	svc_stop(&slow);
 }
 
+/*
+ * 8 clients with a user agent through a keep-alive upstream pool: nb1
+ * first, its failures (every fourth id) tried again on the backup nb3
+ * (proxy_next_upstream), which fails them too. Each call is tied as the
+ * relay of its request: nginx's failures unclaimed, nb1's and nb3's
+ * claimed, 0 wrong; every call on its edge.
+ */
+static void relay(struct claimd_h *h, struct trace_cap *t, const struct svc *b1)
+{
+	static const char *const ua[] = { "--user-agent", "ngxclient/2.0", NULL };
+	char http[512], loc[512];
+	struct svc b3 = { 0 }, slow = { 0 };
+	struct ngx n = { 0 };
+	struct truth_svc truth[3];
+	struct truth_tally tally = { 0 };
+	struct json_object *e1 = NULL, *e3 = NULL, *svc = NULL;
+	static int status[480];
+	int i, failed = 0;
+	size_t mark;
+
+	if (svc_start(&b3, &(struct svc_spec){ .name = "nb3", .fail_mod = 4 }, h->dir) ||
+	    svc_start(&slow, &(struct svc_spec){ .name = "nslow3", .delay_ms = 300 }, h->dir))
+		goto out;
+	snprintf(http, sizeof(http),
+		 "  upstream pool {\n    server 127.0.0.1:%d max_fails=0;\n"
+		 "    server 127.0.0.1:%d backup max_fails=0;\n"
+		 "    keepalive 8;\n  }\n",
+		 b1->port, b3.port);
+	/* /b/ to a slow backend: what juggle_once needs to make nginx juggle. */
+	snprintf(loc, sizeof(loc),
+		 "location / { proxy_pass http://pool; proxy_http_version 1.1;\n"
+		 "  proxy_set_header Connection \"\"; proxy_next_upstream error http_503; }\n"
+		 "location /b/ { proxy_pass http://127.0.0.1:%d; }\n",
+		 slow.port);
+	if (nginx_start_http(&n, h->dir, "ngx3", http, loc))
+		goto out;
+	if (!ASSERT_OK(juggle_once(&n), "two requests at once on nginx's worker"))
+		goto out;
+	mark = trace_mark(t);
+	if (load_client_run_with(h->dir, n.port, 8, 60, NULL, ua, status, 480))
+		goto out;
+	for (i = 0; i < 480; i++)
+		failed += status[i] >= 500;
+	ASSERT_EQ(failed, 120, "relay: nb1's and nb3's failures, passed up");
+	/* nginx's failures: unclaimed (its cause nb1 or nb3); the backends' own: claimed. */
+	truth[0] = (struct truth_svc){ .service = n.name,
+				       .verdict = "unclaimed",
+				       .cause = NULL,
+				       .target = "/r/%d",
+				       .ids = 480,
+				       .mod = 4 };
+	truth[1] = (struct truth_svc){ .pid = b1->pid,
+				       .verdict = "claimed",
+				       .cause = "",
+				       .target = "/r/%d",
+				       .ids = 480,
+				       .mod = 4 };
+	truth[2] = (struct truth_svc){ .pid = b3.pid,
+				       .verdict = "claimed",
+				       .cause = "",
+				       .target = "/r/%d",
+				       .ids = 480,
+				       .mod = 4 };
+	truth__tally_trace(&tally, t, mark, truth, 3, 3 * 120);
+	/* Juggled before the load: keyed from its first request on, every call tied. */
+	truth__expect(&tally, "relay", 3 * 120, 0);
+	svc = service_of(h, n.name);
+	printf("%s: mode %s, %lld requests, %lld unknown\n", n.name, j_str(svc, "mode"),
+	       j_int(svc, "requests"), j_int(svc, "unknown"));
+	ASSERT_STREQ(j_str(svc, "mode"), "relay", "relay: its mode");
+	e1 = claimd_edge(h, n.name, "nb1");
+	e3 = claimd_edge(h, n.name, "nb3");
+	printf("%s -> nb1: %lld calls, %lld callee failures, %lld both failed, class %s; "
+	       "-> nb3: %lld calls, %lld callee failures, %lld both failed, class %s\n",
+	       n.name, j_int(e1, "calls"), j_int(e1, "callee_failures"), j_int(e1, "both_failed"),
+	       j_str(e1, "class"), j_int(e3, "calls"), j_int(e3, "callee_failures"),
+	       j_int(e3, "both_failed"), j_str(e3, "class"));
+	/* Every request called nb1 once; each of its failures went to nb3 once more. */
+	ASSERT_EQ(j_int(e1, "calls"), 480, "relay: nb1 called once per request");
+	ASSERT_EQ(j_int(e1, "callee_failures"), 120, "relay: nb1's failures");
+	ASSERT_EQ(j_int(e3, "calls"), 120, "relay: nb3 called for each of nb1's failures");
+	ASSERT_EQ(j_int(e3, "callee_failures"), 120, "relay: nb3 failed each");
+	ASSERT_STREQ(j_str(e1, "class"), "fail-close", "relay: nb1's edge learned");
+	ASSERT_STREQ(j_str(e3, "class"), "fail-close", "relay: nb3's edge learned");
+out:
+	json_object_put(e1);
+	json_object_put(e3);
+	json_object_put(svc);
+	nginx_stop(&n);
+	svc_stop(&b3);
+	svc_stop(&slow);
+}
+
 void test_nginx_proxy(void)
 {
 	struct svc b1 = { 0 }, b2 = { 0 };
@@ -265,6 +361,8 @@ void test_nginx_proxy(void)
 		serial(&h, &t, &b1, b2.port);
 	if (test__start_subtest("concurrent"))
 		concurrent(&h, &t, &b1);
+	if (test__start_subtest("relay"))
+		relay(&h, &t, &b1);
 out:
 	svc_stop(&b1);
 	svc_stop(&b2);

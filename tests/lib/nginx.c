@@ -9,6 +9,12 @@
 
 int nginx_start(struct ngx *n, const char *dir, const char *name, const char *locations)
 {
+	return nginx_start_http(n, dir, name, "", locations);
+}
+
+int nginx_start_http(struct ngx *n, const char *dir, const char *name, const char *http,
+		     const char *locations)
+{
 	char text[4096], prefix[H_DIR + 16];
 	const char *argv[] = { "nginx", "-p", prefix, "-c", n->conf, NULL };
 	long long end = now_ms() + 10000;
@@ -30,12 +36,13 @@ int nginx_start(struct ngx *n, const char *dir, const char *name, const char *lo
 		 "  access_log off;\n"
 		 "  client_body_temp_path %s; proxy_temp_path %s;\n"
 		 "  fastcgi_temp_path %s; uwsgi_temp_path %s; scgi_temp_path %s;\n"
+		 "%s"
 		 "  server {\n"
 		 "    listen 127.0.0.1:%d;\n"
 		 "%s"
 		 "  }\n"
 		 "}\n",
-		 prefix, prefix, prefix, prefix, prefix, prefix, prefix, n->port, locations);
+		 prefix, prefix, prefix, prefix, prefix, prefix, prefix, http, n->port, locations);
 	if (write_file(n->conf, text))
 		return -1;
 	snprintf(n->name, sizeof(n->name), "nginx:%d", n->port);

@@ -25,6 +25,9 @@ struct ngx {
  * until it listens. 0, or -1 with the reason printed.
  */
 int nginx_start(struct ngx *n, const char *dir, const char *name, const char *locations);
+/* The same with more of the http block (an upstream block) before the server's. */
+int nginx_start_http(struct ngx *n, const char *dir, const char *name, const char *http,
+		     const char *locations);
 void nginx_stop(struct ngx *n);
 
 #endif

@@ -492,10 +492,11 @@ static void test_services(struct names *nm)
 			const char *key;
 			long long want[2];
 		} fields[] = {
-			{ "requests", { 9, 2 } },  { "failures", { 6, 1 } },
-			{ "claimed", { 2, 0 } },   { "unclaimed", { 2, 1 } },
-			{ "unknown", { 2, 0 } },   { "multiplexed", { 1, 0 } },
-			{ "goroutine", { 0, 0 } },
+			{ "requests", { 9, 2 } },      { "failures", { 6, 1 } },
+			{ "claimed", { 2, 0 } },       { "unclaimed", { 2, 1 } },
+			{ "unknown", { 2, 0 } },       { "multiplexed", { 1, 0 } },
+			{ "goroutine", { 0, 0 } },     { "tied_by_request_id", { 0, 0 } },
+			{ "tied_as_relay", { 0, 0 } },
 		};
 		size_t k;
 
@@ -514,7 +515,7 @@ static void test_services(struct names *nm)
 			/* The first service had a multiplexed request, the second none. */
 			ASSERT_STREQ(json_object_get_string(v), i ? "per-thread" : "multiplexed",
 				     "mode");
-			ASSERT_EQ(json_object_object_length(o), 9, "nine fields");
+			ASSERT_EQ(json_object_object_length(o), 11, "eleven fields");
 		}
 	}
 	json_object_put(arr);
