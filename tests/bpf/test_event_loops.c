@@ -18,6 +18,9 @@
  *    open request with its method, target and user agent; mode relay;
  *  - aiohttp_traceparent: the traceparent passed on: tied by its trace id;
  *    mode request-id;
+ *  - haproxy_ambiguous: every request alike (the same target, user agent):
+ *    a call that fits two or more open requests ties to none, and they are
+ *    unknown; none wrong;
  *  - aiohttp_libclaim: libclaim's claim_middleware: exact.
  *
  * Every failure seen is the backend's: unclaimed or unknown, never
@@ -54,11 +57,14 @@ struct loop {
 	/* what its calls are tied by (claimctl services' mode), NULL: named; "multiplexed": none */
 	const char *mode;
 	const char *const *client; /* load_client.py's options: what the requests carry */
+	bool same_target;	   /* every request the same (/r/0, which fails): ambiguous */
 };
 
 static const char *const with_ua[] = { "--user-agent", "elclient/1.0", NULL };
 static const char *const with_ua_and_id[] = { "--user-agent", "elclient/1.0", "--traceparent",
 					      NULL };
+static const char *const with_ua_same_target[] = { "--user-agent", "elclient/1.0", "--same-target",
+						   NULL };
 
 static void node_argv(const char **argv, char *buf, size_t len, const char *bport,
 		      const char *ready, int port, const char *dir)
@@ -132,16 +138,22 @@ static void aiohttp_traceparent_argv(const char **argv, char *buf, size_t len, c
 
 static const struct loop loops[] = {
 	/* Nothing carried that ties: unknown, every one. */
-	{ "node", node_argv, false, false, "multiplexed", NULL },
-	{ "haproxy", haproxy_argv, true, false, "multiplexed", NULL },
+	{ "node", node_argv, false, false, "multiplexed", NULL, false },
+	{ "haproxy", haproxy_argv, true, false, "multiplexed", NULL, false },
 	/* Ids and a user agent carried in, neither carried on (aiohttp's own user agent). */
-	{ "aiohttp", aiohttp_argv, false, false, "multiplexed", with_ua_and_id },
+	{ "aiohttp", aiohttp_argv, false, false, "multiplexed", with_ua_and_id, false },
 	/* Tied by what they carry on: the relay of each request, or its trace id. */
-	{ "node_relay", node_relay_argv, false, false, "relay", with_ua },
-	{ "haproxy_relay", haproxy_argv, true, false, "relay", with_ua },
+	{ "node_relay", node_relay_argv, false, false, "relay", with_ua, false },
+	{ "haproxy_relay", haproxy_argv, true, false, "relay", with_ua, false },
 	{ "aiohttp_traceparent", aiohttp_traceparent_argv, false, false, "request-id",
-	  with_ua_and_id },
-	{ "aiohttp_libclaim", aiohttp_libclaim_argv, false, true, NULL, NULL },
+	  with_ua_and_id, false },
+	/*
+	 * Every request the same (method, target, user agent): a call fits as
+	 * many open requests as are in flight, and ties to one only when it is
+	 * alone; ambiguous, it ties to none.
+	 */
+	{ "haproxy_ambiguous", haproxy_argv, true, false, NULL, with_ua_same_target, true },
+	{ "aiohttp_libclaim", aiohttp_libclaim_argv, false, true, NULL, NULL, false },
 };
 
 /* Waits until something listens on port (10 s at most). */
@@ -171,7 +183,7 @@ static void run(struct claimd_h *h, struct trace_cap *t, const struct svc *back,
 					 .verdict = "unclaimed",
 					 .cause = back->name,
 					 .target = "/r/%d",
-					 .ids = REQUESTS,
+					 .ids = l->same_target ? 1 : REQUESTS,
 					 .mod = FAIL_MOD };
 	struct truth_tally tally = { 0 };
 	static int status[REQUESTS];
@@ -204,7 +216,8 @@ static void run(struct claimd_h *h, struct trace_cap *t, const struct svc *back,
 		goto out;
 	for (i = 0; i < REQUESTS; i++)
 		failed += status[i] >= 500;
-	ASSERT_EQ(failed, REQUESTS / FAIL_MOD, "the backend's failures, passed up");
+	ASSERT_EQ(failed, l->same_target ? REQUESTS : REQUESTS / FAIL_MOD,
+		  "the backend's failures, passed up");
 	truth__tally_trace(&tally, t, mark, &truth, 1, failed);
 	{
 		struct json_object *st = claimctl_json(h, (const char *const[]){ "status", NULL });
@@ -217,7 +230,7 @@ static void run(struct claimd_h *h, struct trace_cap *t, const struct svc *back,
 		       j_int(k, "calls_tie_none"), j_int(k, "calls_tie_ambiguous"));
 		json_object_put(st);
 	}
-	{
+	if (!l->same_target) {
 		struct json_object *e = claimd_edge(h, l->name, back->name);
 		bool tied = l->named || strcmp(l->mode, "multiplexed");
 
@@ -238,6 +251,9 @@ static void run(struct claimd_h *h, struct trace_cap *t, const struct svc *back,
 		ASSERT_GE(tally.right, failed / 2, "tied by what they carry: right");
 	else if (l->mode)
 		ASSERT_EQ(tally.right, 0, "nothing ties: no verdict");
+	else if (l->same_target)
+		/* 8 in flight: most calls fit several requests. */
+		ASSERT_GT(tally.unknown, failed / 2, "ambiguous: unknown");
 	{
 		struct json_object *svcs =
 			claimctl_json(h, (const char *const[]){ "services", NULL });

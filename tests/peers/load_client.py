@@ -29,6 +29,8 @@ def main():
     ap.add_argument("--tls", help="CA file: speak HTTPS")
     ap.add_argument("--user-agent")
     ap.add_argument("--traceparent", action="store_true")
+    ap.add_argument("--same-target", action="store_true",
+                    help="every request GET /r/0 (ids still count the answers)")
     args = ap.parse_args()
 
     ctx = ssl.create_default_context(cafile=args.tls) if args.tls else None
@@ -64,7 +66,7 @@ def main():
                     headers["User-Agent"] = args.user_agent
                 if args.traceparent:
                     headers["traceparent"] = "00-%032x-%016x-01" % (0x7ace << 96 | rid, rid + 1)
-                c.request("GET", "/r/%d" % rid, headers=headers)
+                c.request("GET", "/r/%d" % (0 if args.same_target else rid), headers=headers)
                 r = c.getresponse()
                 r.read()
                 st = r.status
