@@ -71,10 +71,12 @@ print(t, c)' "$@"
 
 # [port [command...]] -> requests per second; says so when answers were not
 # 2xx. With a command, wrk runs under it (its arguments follow the command's).
+# With WRK_SCRIPT set, wrk makes its requests with that Lua script.
 wrk_rps() {
 	local p=${1:-$port} out
 	shift || true
-	out=$("$@" wrk -t2 -c32 -d"${WRK_SECONDS}s" "http://127.0.0.1:$p/r/1" 2>&1)
+	out=$("$@" wrk -t2 -c32 -d"${WRK_SECONDS}s" ${WRK_SCRIPT:+-s "$WRK_SCRIPT"} \
+		"http://127.0.0.1:$p/r/1" 2>&1)
 	if grep -q 'Non-2xx' <<<"$out"; then
 		say "   warning: port $p: $(grep 'Non-2xx' <<<"$out")"
 	fi

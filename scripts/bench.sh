@@ -357,6 +357,31 @@ except Exception as e:
 say "== nginx (pid $ngx_pid, $ngx_workers workers) on 127.0.0.1:$ngx_port in front of benchsvc"
 throughput_off_on "$ngx_port" "behind nginx"
 ngx_rps_off=$off_rps ngx_rps_on=$on_rps ngx_ratio=$on_ratio
+# The same hop with requests nginx is followed as the relay of (bpf/keyed.c):
+# each its own target, with a user agent. Each wrk thread's Lua state names
+# its targets by a table's address, so no two threads ask the same.
+cat >"$tmp/relay.lua" <<'LUA'
+local n, me = 0, tostring({}):match("0x(%x+)") or tostring(math.random(1e9))
+request = function()
+	n = n + 1
+	return wrk.format("GET", "/r/" .. me .. "-" .. n, { ["User-Agent"] = "bench/1.0" })
+end
+LUA
+WRK_SCRIPT=$tmp/relay.lua throughput_off_on "$ngx_port" "behind nginx, relayed requests"
+relay_rps_off=$off_rps relay_rps_on=$on_rps relay_ratio=$on_ratio
+ties() {
+	status | json '" ".join(str(d["kernel"][k]) for k in ("calls_tied_by_relay",
+		"calls_tie_ambiguous", "calls_tie_none", "event_loop_requests"))'
+}
+claimd_start
+read -r tr0 ta0 tn0 tk0 < <(ties)
+WRK_SCRIPT=$tmp/relay.lua wrk_rps "$ngx_port" >/dev/null
+read -r tr1 ta1 tn1 tk1 < <(ties)
+claimd_stop
+relay_tied=$((tr1 - tr0)) relay_ambiguous=$((ta1 - ta0)) relay_none=$((tn1 - tn0))
+relay_keyed=$((tk1 - tk0))
+say "   relayed requests: $relay_keyed keyed, their calls $relay_tied tied," \
+	"$relay_ambiguous ambiguous, $relay_none tied to none"
 kill "$ngx_pid"; wait "$ngx_pid" || true; ngx_pid=
 
 # 8b. A service doing about WORK_US of CPU work per request (work_service:
@@ -517,6 +542,9 @@ out = {
     "sidecar": "the same node behind nginx (reverse proxy, keep-alive upstream, $ngx_workers workers)",
     "sidecar_throughput_rps_without": $ngx_rps_off, "sidecar_throughput_rps_with": $ngx_rps_on,
     "sidecar_throughput_ratio": $ngx_ratio,
+    "relay_throughput_rps_without": $relay_rps_off, "relay_throughput_rps_with": $relay_rps_on,
+    "relay_throughput_ratio": $relay_ratio,
+    "relay_requests_keyed_calls_tied_ambiguous_none": [$relay_keyed, $relay_tied, $relay_ambiguous, $relay_none],
     "work_us_per_request": $WORK_US,
     "work_throughput_rps_without": $work_rps_off, "work_throughput_rps_with": $work_rps_on,
     "work_throughput_ratio": $work_ratio,
@@ -558,6 +586,8 @@ rows = [
     ("  the client's calls counted meanwhile", "%d" % out["root_calls_counted_under_load"], ""),
     ("  records dropped meanwhile", "%d" % out["records_dropped_under_load"], ""),
     ("throughput ratio behind an nginx hop", "%.3f (%.0f / %.0f req/s)" % (out["sidecar_throughput_ratio"], $ngx_rps_on, $ngx_rps_off), ""),
+    ("  the same, nginx followed as a relay", "%.3f (%.0f / %.0f req/s)" % (out["relay_throughput_ratio"], $relay_rps_on, $relay_rps_off), ""),
+    ("    its requests keyed / calls tied / ambiguous / none", " / ".join(str(x) for x in out["relay_requests_keyed_calls_tied_ambiguous_none"]), ""),
     ("throughput ratio, %d us of work per request" % $WORK_US, "%.3f (%.0f / %.0f req/s)" % (out["work_throughput_ratio"], $work_rps_on, $work_rps_off), ""),
     ("claimd CPU at rest, %d edges made" % $edges_small, "%.2f%% of one core (%d known)" % (100 * out["idle_cpu_share_1k_edges"], $idle_1k_edges), ""),
     ("claimd CPU at rest, %d edges made" % $edges_large, "%.2f%% of one core (%d known)" % (100 * out["idle_cpu_share_10k_edges"], $idle_10k_edges), "<= 0.5%"),
