@@ -200,6 +200,15 @@ static __noinline int ingress_taint(struct io *io, __u32 flag)
 		return 0;
 	owner = current_owner(io);
 	t = owner_ctx(&owner);
+	/*
+	 * An event loop's thread works for any of its open requests (keyed.c):
+	 * each of them may be the one, so each is unsure, as a call outside
+	 * requests makes it.
+	 */
+	if ((!t || !t->conn.tgid || (t->rec.flags & CLAIMD_IN_MUX)) && proc_keyed(io->key.tgid)) {
+		outside_calls_add(io->key.tgid);
+		return 0;
+	}
 	if (!t || !t->conn.tgid || (t->rec.flags & flag))
 		return 0;
 	if (flag == CLAIMD_IN_OPAQUE)
@@ -420,7 +429,14 @@ static __always_inline void egress_log(struct io *io, struct claimd_pending *p,
 	p->owner = owner;
 	p->slot = CLAIMD_NO_SLOT;
 	stat_inc(CLAIMD_ST_EGRESS);
-	if (!t || !t->conn.tgid) {
+	/*
+	 * No request held, or the one an event loop's thread was juggling
+	 * when it became one (its later requests are held by their
+	 * connections, keyed.c): a call outside requests, as an event loop's
+	 * call that carries no keys is (a database's command, a connect that
+	 * failed): its thread tells nothing of whose it is.
+	 */
+	if (!t || !t->conn.tgid || (t->rec.flags & CLAIMD_IN_MUX)) {
 		/* Its end is counted with the other calls outside requests (count_root_call). */
 		if (proc_service_port(io->key.tgid))
 			outside_calls_add(io->key.tgid);

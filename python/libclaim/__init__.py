@@ -84,6 +84,8 @@ def _load():
         lib.claim_close.argtypes = [ctypes.c_void_p]
         lib.claim_connected.argtypes = [ctypes.c_void_p]
         lib.claim_current.argtypes = [ctypes.c_void_p, ctypes.POINTER(_Result)]
+        lib.claim_current_packed.argtypes = [ctypes.c_void_p]
+        lib.claim_current_packed.restype = ctypes.c_uint32
         lib.claim_rule_name.restype = ctypes.c_char_p
         lib.claim_parse_header.argtypes = [ctypes.c_char_p, ctypes.c_size_t]
         lib.claim_budget_new.restype = ctypes.c_void_p
@@ -156,6 +158,7 @@ class Claim:
         # The hot path: the handle converted once, the verdicts by index (no Enum lookup).
         self._hp = ctypes.c_void_p(self._h)
         self._cur = self._lib.claim_current
+        self._packed = self._lib.claim_current_packed
 
     def close(self):
         if self._h:
@@ -180,16 +183,17 @@ class Claim:
 
     def current(self):
         """The same with its rule and cause (a Result; share it, do not change it)."""
-        r, ptr = _result_buffer()
-        v = self._cur(self._hp, ptr)
-        if r.cause_known:
-            return Result(_VERDICTS[v], _rule_name(self._lib, r.rule),
-                          (_address(r.cause_addr), r.cause_port))
+        p = self._packed(self._hp)  # verdict | rule << 8 | cause port << 16
+        res = _plain_results.get(p)
+        if res is not None:
+            return res
+        if p >> 16:  # a cause: its address too
+            r, ptr = _result_buffer()
+            v = self._cur(self._hp, ptr)
+            cause = (_address(r.cause_addr), r.cause_port) if r.cause_known else None
+            return Result(_VERDICTS[v], _rule_name(self._lib, r.rule), cause)
         # Without a cause a result is one of a few: made once each.
-        key = (v, r.rule)
-        res = _plain_results.get(key)
-        if res is None:
-            res = _plain_results[key] = Result(_VERDICTS[v], _rule_name(self._lib, r.rule), None)
+        res = _plain_results[p] = Result(_VERDICTS[p & 0xff], _rule_name(self._lib, p >> 8), None)
         return res
 
 

@@ -71,6 +71,13 @@ CLAIM_API enum claim_verdict claim_current(const struct claim *c, struct claim_r
  */
 CLAIM_API const void *claim_map(const struct claim *c, size_t *len);
 
+/*
+ * claim_current() in one word, for bindings where a structure costs more
+ * than the lookup (Python's ctypes): verdict | rule << 8 | cause_port << 16
+ * (cause_port 0: no cause known; its address is claim_current()'s).
+ */
+CLAIM_API uint32_t claim_current_packed(const struct claim *c);
+
 /* "claimed", "unclaimed" or "unknown". */
 CLAIM_API const char *claim_verdict_name(enum claim_verdict v);
 /* Why: "no-failed-call", "fail-close-edge", "multiplexed", ... ("none" out of range). */

@@ -158,6 +158,15 @@ done:
 	return r.verdict;
 }
 
+uint32_t claim_current_packed(const struct claim *c)
+{
+	struct claim_result r;
+	uint32_t v = claim_current(c, &r);
+
+	return v | (uint32_t)(r.rule & 0xff) << 8 |
+	       (uint32_t)(r.cause_known ? r.cause_port : 0) << 16;
+}
+
 /* The names of verdicts, from their one table (claim_types.h). */
 #define VERDICT_NAME_ROW(id, num, name) [id] = name,
 static const char *const verdict_names[] = { CLAIM_VERDICT_TABLE(VERDICT_NAME_ROW) };
