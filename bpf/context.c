@@ -24,9 +24,9 @@ int BPF_KPROBE(ctx_enter, int fd)
 	/* The thread's slot now shows this request's running verdict. */
 	t = bpf_map_lookup_elem(&conn_ctx, &key);
 	if (t && t->conn.tgid)
-		slot_write(tid, 1, verdict_of(&t->rec), &t->rec);
+		slot_write(tid, 1, verdict_of(&t->rec), &t->rec, t->outside_seen);
 	else
-		slot_write(tid, 0, VERDICT(CLAIM_NONE, CLAIM_RULE_NONE, CLAIMD_NO_SLOT), NULL);
+		slot_write(tid, 0, VERDICT(CLAIM_NONE, CLAIM_RULE_NONE, CLAIMD_NO_SLOT), NULL, 0);
 	return 0;
 }
 
@@ -36,6 +36,6 @@ int BPF_KPROBE(ctx_leave)
 	__u32 tid = (__u32)bpf_get_current_pid_tgid();
 
 	if (bpf_map_delete_elem(&thread_cur, &tid) == 0)
-		slot_write(tid, 0, VERDICT(CLAIM_NONE, CLAIM_RULE_NONE, CLAIMD_NO_SLOT), NULL);
+		slot_write(tid, 0, VERDICT(CLAIM_NONE, CLAIM_RULE_NONE, CLAIMD_NO_SLOT), NULL, 0);
 	return 0;
 }

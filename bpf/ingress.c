@@ -336,11 +336,11 @@ static __noinline int ingress_open(struct claimd_conn *c, struct io *io,
 	/* Failing now, with no call made, would be its own error. */
 	if (proc_flags(io->key.tgid) & PROC_MUX)
 		slot_write(tid, 1, VERDICT(CLAIM_UNKNOWN, CLAIM_RULE_MULTIPLEXED, CLAIMD_NO_SLOT),
-			   NULL);
+			   NULL, t->outside_seen);
 	else
 		slot_write(tid, 1,
 			   VERDICT(CLAIM_CLAIMED, CLAIM_RULE_NO_FAILED_EGRESS, CLAIMD_NO_SLOT),
-			   NULL);
+			   NULL, t->outside_seen);
 	return 0;
 }
 

@@ -205,12 +205,33 @@ static __always_inline void proc_service_listens(__u32 tgid, __u16 port)
  * their answer (ingress_untied, runtime.bpf.h). A worker pool's thread
  * calling for a request another thread read is the shape.
  */
+/*
+ * tgid's count of calls outside requests is now n: in its main thread's
+ * slot of the verdict map (claim_slot.proc_word), where libclaim finds
+ * that a request's running verdict may miss a call. A slot another
+ * process wrote first is marked collided, for good.
+ */
+static __always_inline void proc_word_publish(__u32 tgid, __u32 n)
+{
+	__u32 idx = 1 + tgid % (CLAIM_SLOTS - 1);
+	struct claim_slot *s = bpf_map_lookup_elem(&verdicts, &idx);
+	__u32 who;
+
+	if (!s)
+		return;
+	who = s->proc_word >> 32;
+	if (who && who != tgid)
+		s->proc_word = (__u64)CLAIM_PROC_COLLIDED << 32;
+	else
+		s->proc_word = (__u64)tgid << 32 | n;
+}
+
 static __always_inline void outside_calls_add(__u32 tgid)
 {
 	struct claimd_outside *o = bpf_map_lookup_elem(&outside_calls, &tgid);
 
 	if (o)
-		__sync_fetch_and_add(&o->calls, 1);
+		proc_word_publish(tgid, __sync_fetch_and_add(&o->calls, 1) + 1);
 }
 
 /*

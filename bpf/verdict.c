@@ -130,10 +130,13 @@ __noinline __u32 verdict_of(struct claimd_ingress *r)
 
 /*
  * Slot idx of the verdict map, seqlock-written: thread tid's (goroutine g
- * 0), or goroutine g's of process tgid (tid 0).
+ * 0), or goroutine g's of process tgid (tid 0); outside_seen, its request's
+ * (struct claimd_thread), for claim_proc_unsure. Its proc_word is not the
+ * slot's: proc_word_publish's.
  */
 static __always_inline void slot_fill(__u32 idx, __u32 tid, __u32 tgid, __u64 g, __u8 active,
-				      __u32 packed, const struct claimd_ingress *r)
+				      __u32 packed, const struct claimd_ingress *r,
+				      __u32 outside_seen)
 {
 	struct claim_slot *s = bpf_map_lookup_elem(&verdicts, &idx);
 	__u32 cause = packed >> 16;
@@ -145,6 +148,7 @@ static __always_inline void slot_fill(__u32 idx, __u32 tid, __u32 tgid, __u64 g,
 	s->tid = tid;
 	s->goroutine = g;
 	s->tgid = tgid;
+	s->outside_seen = outside_seen;
 	s->active = active;
 	/* As VERDICT() packs them: verdict, rule, cause, from the bottom byte up. */
 	s->verdict = packed & 0xff;
@@ -162,9 +166,15 @@ static __always_inline void slot_fill(__u32 idx, __u32 tid, __u32 tgid, __u64 g,
 
 /* The thread's slot in the verdict map. */
 static __always_inline void slot_write(__u32 tid, __u8 active, __u32 packed,
-				       const struct claimd_ingress *r)
+				       const struct claimd_ingress *r, __u32 outside_seen)
 {
-	slot_fill(1 + tid % (CLAIM_SLOTS - 1), tid, 0, 0, active, packed, r);
+	slot_fill(1 + tid % (CLAIM_SLOTS - 1), tid, 0, 0, active, packed, r, outside_seen);
+}
+
+/* The holder of ingress record r (every slot's ingress is one's: struct claimd_thread). */
+static __always_inline const struct claimd_thread *holder_of(const struct claimd_ingress *r)
+{
+	return (const void *)((const char *)r - offsetof(struct claimd_thread, rec));
 }
 
 /*
@@ -194,5 +204,5 @@ int claimd_hdr(struct bpf_raw_tracepoint_args *ctx)
 /* The running verdict of the ingress r after its log changed. */
 static __always_inline void slot_refresh(struct claimd_ingress *r)
 {
-	slot_write(r->tid, 1, verdict_of(r), r);
+	slot_write(r->tid, 1, verdict_of(r), r, holder_of(r)->outside_seen);
 }

@@ -86,8 +86,40 @@ struct claim_slot {
 	__u8 cause_addr[16];
 	__u64 goroutine; /* a goroutine's slot: its runtime.g's address; 0 in a thread's */
 	__u32 tgid;	 /* a goroutine's slot: its process */
-	__u8 reserved[20];
+	/* its process's count of calls outside requests when its request began (proc_word) */
+	__u32 outside_seen;
+	__u8 reserved[8];
+	/*
+	 * Not this slot's thread's: the process whose main thread's slot this is
+	 * (1 + tgid % (CLAIM_SLOTS - 1)), in the high half, and its count of
+	 * calls outside requests (a worker's, a background job's) in the low,
+	 * written at each such call. A request whose outside_seen is not that
+	 * count may have had a call made for it that its log lacks: its
+	 * running verdict is unknown (untied-call), as its recorded one is.
+	 * CLAIM_PROC_COLLIDED in the high half: two processes met here, no
+	 * count is known.
+	 */
+	__u64 proc_word;
 };
+
+#define CLAIM_PROC_COLLIDED 0xffffffffu
+
+/*
+ * Is the running verdict in a slot of process pid, whose request saw
+ * outside_seen calls outside requests at its start, unsure, given the
+ * proc_word of pid's main thread's slot? The same test in every reader.
+ */
+static inline int claim_proc_unsure(__u64 proc_word, __u32 pid, __u32 outside_seen)
+{
+	__u32 who = proc_word >> 32;
+
+	if (who == CLAIM_PROC_COLLIDED)
+		return 1;
+	/* Another process's word: pid never made such a call (its own would have collided). */
+	if (who != pid)
+		return outside_seen != 0;
+	return (__u32)proc_word != outside_seen;
+}
 
 /*
  * The slot of the request goroutine g (the address of its runtime.g, which

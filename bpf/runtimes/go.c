@@ -430,16 +430,17 @@ static __always_inline void go_slot_show(__u32 tgid, __u64 g, struct go_req *q)
 
 	if (!q) {
 		slot_fill(idx, 0, tgid, g, 0, VERDICT(CLAIM_NONE, CLAIM_RULE_NONE, CLAIMD_NO_SLOT),
-			  NULL);
+			  NULL, 0);
 		return;
 	}
 	n = q->slots;
 	q->t.rec.n_egress = n < CLAIMD_EGRESS_MAX ? n : CLAIMD_EGRESS_MAX;
 	if (ingress_untied(&q->t))
 		slot_fill(idx, 0, tgid, g, 1,
-			  VERDICT(CLAIM_UNKNOWN, CLAIM_RULE_UNTIED_CALL, CLAIMD_NO_SLOT), NULL);
+			  VERDICT(CLAIM_UNKNOWN, CLAIM_RULE_UNTIED_CALL, CLAIMD_NO_SLOT), NULL,
+			  q->t.outside_seen);
 	else
-		slot_fill(idx, 0, tgid, g, 1, verdict_of(&q->t.rec), &q->t.rec);
+		slot_fill(idx, 0, tgid, g, 1, verdict_of(&q->t.rec), &q->t.rec, q->t.outside_seen);
 }
 
 /*

@@ -19,6 +19,12 @@ func TestLayout(t *testing.T) {
 	if o := unsafe.Offsetof(slot{}.goroutine); o != 32 {
 		t.Fatalf("goroutine at %d, the kernel's at 32", o)
 	}
+	if o := unsafe.Offsetof(slot{}.outsideSeen); o != 44 {
+		t.Fatalf("outside_seen at %d, the kernel's at 44", o)
+	}
+	if o := unsafe.Offsetof(slot{}.procWord); o != 56 {
+		t.Fatalf("proc_word at %d, the kernel's at 56", o)
+	}
 }
 
 func TestNoClaimd(t *testing.T) {
@@ -78,6 +84,19 @@ func TestCurrentReadsItsGoroutinesSlot(t *testing.T) {
 			t.Fatalf("slot %+v read as %v", c, r.Verdict)
 		}
 	}
+	// A call outside requests of its process since its request began: unsure.
+	*s = slot{goroutine: uint64(g), tgid: h.pid, active: 1, verdict: uint8(Claimed),
+		outsideSeen: 3}
+	main := (*slot)(unsafe.Pointer(&h.mem[uintptr(1+h.pid%(mapSlots-1))*slotSize]))
+	atomic.StoreUint64(&main.procWord, uint64(h.pid)<<32|3)
+	if r := h.Current(); r.Verdict != Claimed {
+		t.Fatalf("no call outside since: %v", r.Verdict)
+	}
+	atomic.StoreUint64(&main.procWord, uint64(h.pid)<<32|4)
+	if r := h.Current(); r.Verdict != Unknown || r.Rule.String() != "untied-call" {
+		t.Fatalf("a call outside since: %v %v", r.Verdict, r.Rule)
+	}
+	atomic.StoreUint64(&main.procWord, 0)
 	// Being written (odd sequence) the whole time: no answer.
 	*s = slot{seq: 1, goroutine: uint64(g), tgid: h.pid, active: 1, verdict: uint8(Claimed)}
 	if r := h.Current(); r.Verdict != Unknown {

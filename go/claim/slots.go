@@ -33,18 +33,20 @@ type mapHeader struct {
 
 // slot is one thread's or goroutine's running verdict (struct claim_slot).
 type slot struct {
-	seq       uint32
-	tid       uint32
-	active    uint8
-	verdict   uint8
-	rule      uint8
-	_         uint8
-	causePort uint16
-	_         uint16
-	causeAddr [16]byte
-	goroutine uint64
-	tgid      uint32
-	_         [20]byte
+	seq         uint32
+	tid         uint32
+	active      uint8
+	verdict     uint8
+	rule        uint8
+	_           uint8
+	causePort   uint16
+	_           uint16
+	causeAddr   [16]byte
+	goroutine   uint64
+	tgid        uint32
+	outsideSeen uint32
+	_           [8]byte
+	procWord    uint64
 }
 
 // Handle maps claimd's verdict map. Its methods are safe for concurrent use.
@@ -137,6 +139,10 @@ func (h *Handle) Current() Result {
 			r.Verdict = Verdict(c.verdict)
 		}
 		r.Rule = Rule(c.rule)
+		// A call outside requests since it began may be its own: not in its log.
+		if r.Verdict != Unknown && h.procUnsure(c.outsideSeen) {
+			return Result{Verdict: Unknown, Rule: ruleUntiedCall}
+		}
 		if c.causePort != 0 {
 			addr := netip.AddrFrom16(c.causeAddr).Unmap()
 			r.Cause = netip.AddrPortFrom(addr, c.causePort)
@@ -144,6 +150,33 @@ func (h *Handle) Current() Result {
 		break
 	}
 	return r
+}
+
+// ruleUntiedCall is the rule of a verdict a call it may not see makes unknown.
+const ruleUntiedCall Rule = 9
+
+// procCollided in a proc word's high half: two processes met there.
+const procCollided = 0xffffffff
+
+// claimProcUnsure is claim_proc_unsure (verdict.h): is the running verdict of
+// a request of process pid that saw outsideSeen calls outside requests at
+// its start unsure, given pid's main thread's slot's proc word?
+func claimProcUnsure(word uint64, pid, outsideSeen uint32) bool {
+	who := uint32(word >> 32)
+	if who == procCollided {
+		return true
+	}
+	if who != pid {
+		return outsideSeen != 0
+	}
+	return uint32(word) != outsideSeen
+}
+
+// procUnsure is claimProcUnsure for this process, from the map.
+func (h *Handle) procUnsure(outsideSeen uint32) bool {
+	idx := 1 + h.pid%(mapSlots-1)
+	p := (*slot)(unsafe.Pointer(&h.mem[uintptr(idx)*slotSize]))
+	return claimProcUnsure(atomic.LoadUint64(&p.procWord), h.pid, outsideSeen)
 }
 
 var (

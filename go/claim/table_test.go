@@ -71,12 +71,21 @@ func TestAgreesWithLibclaim(t *testing.T) {
 			if got := goroutineIndex(uint32(tgid), uintptr(g)); int(got) != atoi(t, f[3]) {
 				t.Errorf("goroutineIndex(%s, %s) = %d, the kernel's is %s", f[1], f[2], got, f[3])
 			}
+		case "procunsure":
+			word, _ := strconv.ParseUint(f[1], 10, 64)
+			pid, _ := strconv.ParseUint(f[2], 10, 32)
+			seen, _ := strconv.ParseUint(f[3], 10, 32)
+			got := claimProcUnsure(word, uint32(pid), uint32(seen))
+			if got != (f[4] == "1") {
+				t.Errorf("claimProcUnsure(%s, %s, %s) = %v, libclaim's %s", f[1], f[2], f[3], got,
+					f[4])
+			}
 		case "decision":
 			checkDecision(t, f)
 		}
 	}
 	if counts["decision"] < 1000 || counts["rule"] != len(ruleNames) || counts["verdict"] != 4 ||
-		counts["parse"] == 0 || counts["goroutine"] == 0 {
+		counts["parse"] == 0 || counts["goroutine"] == 0 || counts["procunsure"] == 0 {
 		t.Fatalf("libclaim's table is not whole: %v", counts)
 	}
 	t.Logf("agrees with libclaim on %v", counts)

@@ -5,6 +5,10 @@
  *  - python: a Flask service with python/libclaim's ClaimMiddleware
  *    (werkzeug's threaded server, requests to its backend), called by a
  *    client retrying through ClaimRetry (urllib3, requests);
+ *  - python_handoff: the Flask service making its call from a pool of worker
+ *    threads, which claimd cannot tie to the request: its passed-up
+ *    failures carry no header (libclaim sees a call outside requests made
+ *    while the request was open) and are unknown, its own claimed;
  *  - python_asgi: a Starlette application under uvicorn (one asyncio loop,
  *    one aiohttp ClientSession to its backend) with python/libclaim's
  *    ClaimASGIMiddleware, asked by the same client, then by 8 at once;
@@ -62,8 +66,13 @@ static void lang_env_make(struct lang_env *e, const struct claimd_h *h, const ch
 	e->envv[5] = NULL;
 }
 
-/* Each id's answer as the client saw it, against the truth: the count of mismatches. */
-static int check_answers(struct json_object *out, int *claimed, int *unclaimed)
+/*
+ * Each id's answer as the client saw it, against the truth: the count of
+ * mismatches. handoff: the service's calls made by worker threads, so its
+ * passed-up failures carry no header (libclaim cannot tie the call to the
+ * request) and are tried twice (no header: at most one retry).
+ */
+static int check_answers(struct json_object *out, bool handoff, int *claimed, int *unclaimed)
 {
 	int i, bad = 0;
 
@@ -71,10 +80,12 @@ static int check_answers(struct json_object *out, int *claimed, int *unclaimed)
 		char key[16];
 		struct json_object *a;
 		int want_status = i % FAIL_MOD == 0 ? 502 : i % FAIL_MOD == 1 ? 500 : 200;
-		const char *want_claim = i % FAIL_MOD == 0   ? "unclaimed"
+		const char *want_claim = i % FAIL_MOD == 0   ? (handoff ? "" : "unclaimed")
 					 : i % FAIL_MOD == 1 ? "claimed"
 							     : "";
-		int want_attempts = i % FAIL_MOD == 1 ? ATTEMPTS : 1;
+		int want_attempts = i % FAIL_MOD == 1		   ? ATTEMPTS
+				    : i % FAIL_MOD == 0 && handoff ? 2
+								   : 1;
 
 		snprintf(key, sizeof(key), "%d", i);
 		a = j_get(out, key);
@@ -102,6 +113,8 @@ struct lang {
 			     const char *ready);
 	void (*client_argv)(const char **argv, char *buf, size_t len, const char *port);
 	bool loop; /* one event loop: asked again by 8 clients at once, requests interleaved */
+	/* its calls made by worker threads: its passed-up failures unknown, no header */
+	bool handoff;
 };
 
 static void python_service(const char **argv, char *buf, size_t len, const char *bport,
@@ -130,6 +143,14 @@ static void asgi_service(const char **argv, char *buf, size_t len, const char *b
 			    NULL };
 
 	memcpy(argv, a, sizeof(a));
+}
+
+static void python_handoff_service(const char **argv, char *buf, size_t len, const char *bport,
+				   const char *ready)
+{
+	python_service(argv, buf, len, bport, ready);
+	argv[6] = "--handoff";
+	argv[7] = NULL;
 }
 
 static void python_client(const char **argv, char *buf, size_t len, const char *port)
@@ -197,12 +218,14 @@ static void go_client(const char **argv, char *buf, size_t len, const char *port
 }
 
 static const struct lang langs[] = {
-	{ "python", "pyflask", python_service, python_client, false },
-	{ "python_asgi", "pyasgi", asgi_service, python_client, true },
-	{ "java", "jvsvc", java_service, java_client, false },
-	{ "go", "gosvc", go_service, go_client, false },
+	{ "python", "pyflask", python_service, python_client, false, false },
+	/* A worker pool calls: a passed-up failure's call is no thread's of its request. */
+	{ "python_handoff", "pyhandoff", python_handoff_service, python_client, false, true },
+	{ "python_asgi", "pyasgi", asgi_service, python_client, true, false },
+	{ "java", "jvsvc", java_service, java_client, false, false },
+	{ "go", "gosvc", go_service, go_client, false, false },
 	/* Node's own client is not here yet: the Python one asks it. */
-	{ "node", "nodesvc", node_service, python_client, true },
+	{ "node", "nodesvc", node_service, python_client, true, false },
 };
 
 /*
@@ -286,21 +309,34 @@ static void run(struct claimd_h *h, struct trace_cap *t, const struct svc *back,
 	answers = json_tokener_parse(text);
 	if (!ASSERT_OK_PTR(answers, "answers as JSON"))
 		goto out;
-	wrong = check_answers(answers, &claimed, &unclaimed);
+	wrong = check_answers(answers, l->handoff, &claimed, &unclaimed);
 	printf("%s: x-error-claim claimed on %d answers, unclaimed on %d; %d answers wrong\n",
 	       l->name, claimed, unclaimed, wrong);
 	ASSERT_EQ(wrong, 0, "answers as the truth says");
 
-	/* The failing backend called once per id the service served: no retry reached it. */
-	edge_expect(h, l->service, back->name,
-		    &(struct edge_want){ REQUESTS - fails, fails, fails, "fail-close" }, l->name);
+	/*
+	 * The failing backend called once per id the service served: no retry
+	 * reached it, but the one a failure without a header earns (handoff:
+	 * those calls tied to no request teach the edge no class).
+	 */
+	if (l->handoff)
+		edge_expect(h, l->service, back->name,
+			    &(struct edge_want){ REQUESTS, 2 * fails, 0, "unknown" }, l->name);
+	else
+		edge_expect(h, l->service, back->name,
+			    &(struct edge_want){ REQUESTS - fails, fails, fails, "fail-close" },
+			    l->name);
 	{
 		struct truth_svc truth[2];
 		struct truth_tally tally = { 0 };
+		int passed_up = l->handoff ? 2 * fails : fails;
 
 		lang_truth(truth, l, back, REQUESTS);
-		truth__tally_trace(&tally, t, mark, truth, 2, fails + fails * ATTEMPTS);
-		truth__expect(&tally, l->service, fails + fails * ATTEMPTS, 0);
+		truth__tally_trace(&tally, t, mark, truth, 2, passed_up + fails * ATTEMPTS);
+		/* handoff: the passed-up ones unknown (untied-call), the service's own claimed. */
+		truth__expect(&tally, l->service,
+			      l->handoff ? fails * ATTEMPTS : passed_up + fails * ATTEMPTS,
+			      l->handoff ? passed_up : 0);
 	}
 	if (l->loop)
 		interleaved(h, t, back, l, atoi(fport));

@@ -9,6 +9,7 @@
  *            <budget: none|empty|full> <deadline: none|passed|far> <decision>
  *   parse <value, hex> <verdict number>
  *   goroutine <tgid> <g> <slot>  (claim_goroutine_index)
+ *   procunsure <proc_word> <pid> <outside_seen> <0|1>  (claim_proc_unsure)
  *
  * Every combination of the inputs below, decided by claim_should_retry.
  */
@@ -107,6 +108,25 @@ static void goroutines(void)
 			       claim_goroutine_index(tgids[j], gs[i]));
 }
 
+/* claim_proc_unsure over words of this pid, another's, a collided one, none. */
+static void proc_unsure(void)
+{
+	static const unsigned int pids[] = { 4242, 1 }, seens[] = { 0, 3, 4 },
+				  counts[] = { 0, 3, 4 };
+	static const unsigned int others[] = { 0, 4242, 777, CLAIM_PROC_COLLIDED };
+
+	for (size_t o = 0; o < N(others); o++)
+		for (size_t c = 0; c < N(counts); c++)
+			for (size_t p = 0; p < N(pids); p++)
+				for (size_t k = 0; k < N(seens); k++) {
+					unsigned long long w =
+						(unsigned long long)others[o] << 32 | counts[c];
+
+					printf("procunsure %llu %u %u %d\n", w, pids[p], seens[k],
+					       claim_proc_unsure(w, pids[p], seens[k]));
+				}
+}
+
 int main(void)
 {
 	int i;
@@ -118,5 +138,6 @@ int main(void)
 	decisions();
 	parses();
 	goroutines();
+	proc_unsure();
 	return 0;
 }

@@ -8,12 +8,16 @@ with id % --fail-mod == --fail-rem, before calling; else calls its backend
 502. libclaim comes from $PYTHONPATH, its C library from $CLAIMD_LIBCLAIM,
 claimd's verdicts from $CLAIMD_VERDICTS.
 
+With --handoff its call is made by a pool of worker threads (what claimd
+cannot tie: its passed-up failures are unknown, and carry no header).
+
 With --retry (a hop of a storm) it fails nothing on its own and calls with
 up to one retry: "claim" through libclaim.retry.ClaimRetry (an unclaimed
 failure is not retried), "naive" through urllib3's Retry, whatever the
 failure says. GET /stats answers how many /r/ requests it served.
 """
 import argparse
+import concurrent.futures
 import itertools
 import sys
 
@@ -35,10 +39,13 @@ def main():
     ap.add_argument("--fail-rem", type=int, default=1)
     ap.add_argument("--ready-file")
     ap.add_argument("--retry", choices=["claim", "naive"])
+    ap.add_argument("--handoff", action="store_true",
+                    help="call the backend from a pool of worker threads")
     args = ap.parse_args()
 
     app = flask.Flask("claimed-flask")
     session = requests.Session()
+    pool = concurrent.futures.ThreadPoolExecutor(4) if args.handoff else None
     if args.retry:
         policy = ClaimRetry if args.retry == "claim" else Retry
         session.mount("http://", HTTPAdapter(max_retries=policy(
@@ -56,11 +63,13 @@ def main():
         counted[0] = next(served) + 1
         if not args.retry and rid % args.fail_mod == args.fail_rem:
             return "own failure\n", 500
-        try:
-            status = session.get("http://127.0.0.1:%d/r/%d" % (args.backend, rid),
-                                 timeout=10).status_code
-        except requests.RequestException:
-            status = 0
+        def call():
+            try:
+                return session.get("http://127.0.0.1:%d/r/%d" % (args.backend, rid),
+                                   timeout=10).status_code
+            except requests.RequestException:
+                return 0
+        status = pool.submit(call).result() if pool else call()
         if status == 0 or status >= 500:
             return "backend failed\n", 502
         return "ok\n"

@@ -30,10 +30,12 @@ struct claim {
 };
 
 static __thread pid_t cached_tid;
+static pid_t cached_pid;
 
 static void forget_tid(void)
 {
 	cached_tid = 0; /* the child of a fork is a new thread */
+	cached_pid = 0; /* ... of a new process */
 }
 
 static void watch_forks(void)
@@ -120,6 +122,19 @@ const void *claim_map(const struct claim *c, size_t *len)
 	return c ? (const void *)c->slots : NULL;
 }
 
+/* claim_proc_unsure (verdict.h) for the calling process. */
+static int proc_unsure(const struct claim *c, uint32_t outside_seen)
+{
+	const volatile struct claim_slot *p;
+	uint64_t word;
+
+	if (!cached_pid)
+		cached_pid = getpid();
+	p = &c->slots[1 + (uint32_t)cached_pid % (CLAIM_SLOTS - 1)];
+	word = __atomic_load_n(&p->proc_word, __ATOMIC_ACQUIRE);
+	return claim_proc_unsure(word, (uint32_t)cached_pid, outside_seen);
+}
+
 enum claim_verdict claim_current(const struct claim *c, struct claim_result *out)
 {
 	struct claim_result r = { .verdict = CLAIM_UNKNOWN };
@@ -147,6 +162,12 @@ enum claim_verdict claim_current(const struct claim *c, struct claim_result *out
 		if (copy.verdict == CLAIM_CLAIMED || copy.verdict == CLAIM_UNCLAIMED)
 			r.verdict = copy.verdict;
 		r.rule = copy.rule;
+		/* A call outside requests since it began may be its own: not seen in its log. */
+		if (r.verdict != CLAIM_UNKNOWN && proc_unsure(c, copy.outside_seen)) {
+			r.verdict = CLAIM_UNKNOWN;
+			r.rule = CLAIM_RULE_UNTIED_CALL;
+			break;
+		}
 		r.cause_port = copy.cause_port;
 		r.cause_known = copy.cause_port != 0;
 		memcpy(r.cause_addr, copy.cause_addr, sizeof(r.cause_addr));

@@ -95,6 +95,11 @@ public final class Claim implements AutoCloseable {
 	/* The verdict map's layout (headers/verdict.h): the header's 'alive', the slots, a slot's fields. */
 	private static final int MAP_ALIVE = 16, SLOTS = 65536, SLOT_SIZE = 64;
 	private static final int SLOT_TID = 4, SLOT_ACTIVE = 8, SLOT_VERDICT = 9, SLOT_RULE = 10, SLOT_CAUSE_PORT = 12;
+	private static final int SLOT_OUTSIDE_SEEN = 44, SLOT_PROC_WORD = 56, PROC_COLLIDED = 0xffffffff;
+	private static final int RULE_UNTIED_CALL = 9;
+	private static final int PID = (int) ProcessHandle.current().pid();
+	private static final VarHandle LONGS = MethodHandles.byteBufferViewVarHandle(long[].class,
+										  ByteOrder.LITTLE_ENDIAN);
 	private static final VarHandle INTS = MethodHandles.byteBufferViewVarHandle(int[].class,
 										 ByteOrder.LITTLE_ENDIAN);
 	private static final Verdict[] VERDICTS = Verdict.values();
@@ -168,7 +173,7 @@ public final class Claim implements AutoCloseable {
 			int seq = (int) INTS.getAcquire(m, off);
 			if ((seq & 1) != 0)
 				continue; /* being written right now */
-			int owner = m.getInt(off + SLOT_TID);
+			int owner = m.getInt(off + SLOT_TID), seen = m.getInt(off + SLOT_OUTSIDE_SEEN);
 			byte active = m.get(off + SLOT_ACTIVE), v = m.get(off + SLOT_VERDICT);
 			VarHandle.acquireFence();
 			if ((int) INTS.getVolatile(m, off) != seq)
@@ -176,7 +181,10 @@ public final class Claim implements AutoCloseable {
 			/* Another thread's slot (same index), or no request being served. */
 			if (owner != tid || active == 0)
 				return Verdict.UNKNOWN;
-			return v == 1 || v == 2 ? VERDICTS[v] : Verdict.UNKNOWN;
+			/* A call outside requests since it began may be its own: not in its log. */
+			if ((v == 1 || v == 2) && !procUnsure(m, seen))
+				return VERDICTS[v];
+			return Verdict.UNKNOWN;
 		}
 		return Verdict.UNKNOWN;
 	}
@@ -197,7 +205,7 @@ public final class Claim implements AutoCloseable {
 			int seq = (int) INTS.getAcquire(m, off);
 			if ((seq & 1) != 0)
 				continue;
-			int owner = m.getInt(off + SLOT_TID);
+			int owner = m.getInt(off + SLOT_TID), seen = m.getInt(off + SLOT_OUTSIDE_SEEN);
 			byte active = m.get(off + SLOT_ACTIVE), v = m.get(off + SLOT_VERDICT), rule = m.get(off + SLOT_RULE);
 			int port = m.getShort(off + SLOT_CAUSE_PORT) & 0xffff;
 			VarHandle.acquireFence();
@@ -205,9 +213,27 @@ public final class Claim implements AutoCloseable {
 				continue;
 			if (owner != tid || active == 0)
 				return UNKNOWN_RESULT;
+			if ((v == 1 || v == 2) && procUnsure(m, seen))
+				return new Result(Verdict.UNKNOWN, ruleName((byte) RULE_UNTIED_CALL), 0);
 			return new Result(v == 1 || v == 2 ? VERDICTS[v] : Verdict.UNKNOWN, ruleName(rule), port);
 		}
 		return UNKNOWN_RESULT;
+	}
+
+	/*
+	 * claim_proc_unsure (verdict.h): has this process made a call outside
+	 * requests since the request whose slot saw 'seen' of them began?
+	 */
+	private static boolean procUnsure(ByteBuffer m, int seen) {
+		int off = (1 + Integer.remainderUnsigned(PID, SLOTS - 1)) * SLOT_SIZE + SLOT_PROC_WORD;
+		long word = (long) LONGS.getAcquire(m, off);
+		int who = (int) (word >>> 32);
+
+		if (who == PROC_COLLIDED)
+			return true;
+		if (who != PID)
+			return seen != 0;
+		return (int) word != seen;
 	}
 
 	/* The rules' names, from libclaim's one table, asked once each. */

@@ -185,6 +185,16 @@ public class ClaimTest {
 			assertEquals(Claim.Verdict.UNKNOWN, c.current().verdict);
 			m.putInt(16, 1);
 			assertEquals(Claim.Verdict.CLAIMED, c.verdict());
+			/* A call outside requests since it began (its process's count moved): unknown. */
+			int pid = (int) ProcessHandle.current().pid();
+			int main = (1 + Integer.remainderUnsigned(pid, 65535)) * 64 + 56;
+			m.putInt(off + 44, 3);
+			m.putLong(main, (long) pid << 32 | 3);
+			assertEquals(Claim.Verdict.CLAIMED, c.verdict());
+			m.putLong(main, (long) pid << 32 | 4);
+			assertEquals(Claim.Verdict.UNKNOWN, c.verdict());
+			assertEquals("untied-call", c.current().rule);
+			m.putLong(main, 0L);
 		}
 	}
 }
