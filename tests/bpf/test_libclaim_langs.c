@@ -117,11 +117,12 @@ struct lang {
 	bool handoff;
 };
 
-static void python_service(const char **argv, char *buf, size_t len, const char *bport,
-			   const char *ready)
+/* A Python peer script serving with its backend at bport, its port to ready. */
+static void py_service(const char **argv, char *buf, size_t len, const char *script,
+		       const char *bport, const char *ready)
 {
 	const char *a[] = { "/usr/bin/python3",
-			    peer_script("flask_claim_service.py", buf, len),
+			    peer_script(script, buf, len),
 			    "--backend",
 			    bport,
 			    "--ready-file",
@@ -131,18 +132,16 @@ static void python_service(const char **argv, char *buf, size_t len, const char 
 	memcpy(argv, a, sizeof(a));
 }
 
+static void python_service(const char **argv, char *buf, size_t len, const char *bport,
+			   const char *ready)
+{
+	py_service(argv, buf, len, "flask_claim_service.py", bport, ready);
+}
+
 static void asgi_service(const char **argv, char *buf, size_t len, const char *bport,
 			 const char *ready)
 {
-	const char *a[] = { "/usr/bin/python3",
-			    peer_script("asgi_claim_service.py", buf, len),
-			    "--backend",
-			    bport,
-			    "--ready-file",
-			    ready,
-			    NULL };
-
-	memcpy(argv, a, sizeof(a));
+	py_service(argv, buf, len, "asgi_claim_service.py", bport, ready);
 }
 
 static void python_handoff_service(const char **argv, char *buf, size_t len, const char *bport,

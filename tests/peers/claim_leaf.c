@@ -20,16 +20,18 @@
 #include <unistd.h>
 
 #include "claim.h"
+#include "head_loop.h"
 
 static struct claim *claim;
 static unsigned long served;
 
 /* The answer to the request whose head starts at head. */
-static int answer(int fd, const char *head)
+static int answer(int fd, const char *head, void *arg)
 {
 	char hdr[64], out[512];
 	int n;
 
+	(void)arg;
 	if (!strncmp(head, "GET /stats ", 11)) {
 		char body[64];
 		int len = snprintf(body, sizeof(body), "{\"requests\": %lu}\n",
@@ -53,33 +55,7 @@ static int answer(int fd, const char *head)
 
 static void *serve(void *arg)
 {
-	int fd = (int)(intptr_t)arg;
-	char buf[8192];
-	size_t have = 0;
-
-	for (;;) {
-		char *end;
-		ssize_t n;
-
-		buf[have] = 0;
-		while ((end = strstr(buf, "\r\n\r\n"))) {
-			size_t used = end + 4 - buf;
-
-			if (answer(fd, buf))
-				goto out;
-			memmove(buf, buf + used, have - used);
-			have -= used;
-			buf[have] = 0;
-		}
-		if (have == sizeof(buf) - 1)
-			break; /* a head this large is not ours */
-		n = read(fd, buf + have, sizeof(buf) - 1 - have);
-		if (n <= 0)
-			break;
-		have += n;
-	}
-out:
-	close(fd);
+	serve_heads((int)(intptr_t)arg, answer, NULL);
 	return NULL;
 }
 

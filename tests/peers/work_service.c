@@ -23,6 +23,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "head_loop.h"
+
 static const char answer[] = "HTTP/1.1 200 OK\r\nContent-Length: 3\r\n\r\nok\n";
 static unsigned long rounds_per_request;
 static volatile uint64_t sink;
@@ -68,38 +70,22 @@ static unsigned long calibrate(double us)
 	return best > 0 ? (unsigned long)(n * us * 1000 / best) : n;
 }
 
+/* One request's answer: the work, then the answer. */
+static int work_answer(int fd, const char *head, void *arg)
+{
+	(void)head;
+	(void)arg;
+	spin(rounds_per_request);
+	return write(fd, answer, sizeof(answer) - 1) == (ssize_t)sizeof(answer) - 1 ? 0 : -1;
+}
+
 /* Serves one connection: each request head read (no body), then the work, then the answer. */
 static void *serve(void *arg)
 {
 	int fd = (int)(intptr_t)arg, one = 1;
-	char buf[8192];
-	size_t have = 0;
 
 	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
-	for (;;) {
-		char *end;
-		ssize_t n;
-
-		buf[have] = 0;
-		while ((end = strstr(buf, "\r\n\r\n"))) {
-			size_t used = end + 4 - buf;
-
-			spin(rounds_per_request);
-			if (write(fd, answer, sizeof(answer) - 1) != (ssize_t)sizeof(answer) - 1)
-				goto out;
-			memmove(buf, buf + used, have - used);
-			have -= used;
-			buf[have] = 0;
-		}
-		if (have == sizeof(buf) - 1)
-			break; /* a head this large is not ours */
-		n = read(fd, buf + have, sizeof(buf) - 1 - have);
-		if (n <= 0)
-			break;
-		have += n;
-	}
-out:
-	close(fd);
+	serve_heads(fd, work_answer, NULL);
 	return NULL;
 }
 

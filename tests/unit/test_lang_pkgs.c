@@ -49,9 +49,8 @@ static void run_suite(const char *const argv[], const char *env, const char *wha
 void test_python_package(void)
 {
 	char tests[H_PATH], path[H_PATH + 32];
-	const char *argv[] = {
-		"/usr/bin/python3", "-m", "pytest", "-q", "-p", "no:cacheprovider", tests, NULL
-	};
+	const char *argv[] = { "/usr/bin/python3", "-m",  "pytest", "-q", "-p",
+			       "no:cacheprovider", tests, NULL };
 
 	snprintf(tests, sizeof(tests), "%s/python/tests", test__top_dir());
 	snprintf(path, sizeof(path), "PYTHONPATH=%s/python", test__top_dir());
