@@ -24,6 +24,7 @@ import argparse
 import concurrent.futures
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -82,11 +83,15 @@ def start(build, tmp, policy):
             "A": lambda: ["/usr/bin/python3", "%s/tests/peers/flask_claim_service.py" % TOP,
                           "--backend", down, "--ready-file", ready, "--retry", policy],
         }[hop]()
-        log = open(os.path.join(tmp, "%s-%s.log" % (policy, hop)), "w")
-        p = subprocess.Popen(argv, env=dict(env, CLAIMD_SERVICE=NAMES[hop]), stdout=log,
-                             stderr=subprocess.STDOUT)
+        with open(os.path.join(tmp, "%s-%s.log" % (policy, hop)), "w") as log:
+            p = subprocess.Popen(argv, env=dict(env, CLAIMD_SERVICE=NAMES[hop]), stdout=log,
+                                 stderr=subprocess.STDOUT)
         procs[hop] = (p, None)
-        procs[hop] = (p, wait_port(ready, p))
+        try:
+            procs[hop] = (p, wait_port(ready, p))
+        except BaseException:
+            stop(procs)  # the hops started so far go too
+            raise
     return procs
 
 
@@ -104,7 +109,11 @@ def stop(procs):
 
 def run(build, policy, requests, first_id):
     tmp = tempfile.mkdtemp(prefix="claimd-storm-")
-    procs = start(build, tmp, policy)
+    try:
+        procs = start(build, tmp, policy)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
     try:
         url = "http://127.0.0.1:%d/r/%%d" % procs["A"][1]
         with concurrent.futures.ThreadPoolExecutor(8) as pool:
@@ -117,6 +126,7 @@ def run(build, policy, requests, first_id):
                 counts[hop] = json.load(r)["requests"]
     finally:
         stop(procs)
+        shutil.rmtree(tmp, ignore_errors=True)
     seen = {}
     for status, claim in answers:
         key = "%d %s" % (status, claim or "-")
