@@ -279,11 +279,6 @@ static __noinline int ingress_open(struct claimd_conn *c, struct io *io,
 		owner.tgid = io->key.tgid;
 		owner.id = io->key.fd;
 	}
-	/* An event loop's request, held by its connection: tied to its calls by keys (keyed.c). */
-	if ((pflags & (PROC_CONTEXT | PROC_MUX)) == PROC_MUX) {
-		flags |= CLAIMD_IN_KEYED;
-		stat_inc(CLAIMD_ST_KEYED);
-	}
 	t = owner_ctx_get(&owner);
 	if (!t)
 		return 0;
@@ -321,20 +316,29 @@ static __noinline int ingress_open(struct claimd_conn *c, struct io *io,
 			t->rec.flags |= CLAIMD_IN_MUX;
 			stat_inc(CLAIMD_ST_MUX);
 			proc_flag_set(io->key.tgid, PROC_MUX);
+			pflags |= PROC_MUX;
 			owner.tgid = io->key.tgid;
 			owner.id = io->key.fd;
-			flags |= CLAIMD_IN_KEYED;
-			stat_inc(CLAIMD_ST_KEYED);
 			t = owner_ctx_get(&owner);
 			if (!t)
 				return 0;
 		}
 	}
+	/*
+	 * An event loop's request, held by its connection: tied to its calls
+	 * by the keys its head carries, which its framer reads from now on
+	 * (keyed.c).
+	 */
+	if ((pflags & (PROC_CONTEXT | PROC_MUX)) == PROC_MUX) {
+		flags |= CLAIMD_IN_KEYED;
+		stat_inc(CLAIMD_ST_KEYED);
+		c->rx.flags |= HTTP_F_IDS;
+	}
 	seq = ingress_reset(t, c, &io->key, tid, io_now(io), p, flags);
 	c->owner = owner;
 	c->owner_seq = seq;
 	/* Failing now, with no call made, would be its own error. */
-	if (proc_flags(io->key.tgid) & PROC_MUX)
+	if (pflags & PROC_MUX)
 		slot_write(tid, 1, VERDICT(CLAIM_UNKNOWN, CLAIM_RULE_MULTIPLEXED, CLAIMD_NO_SLOT),
 			   NULL, t->outside_seen);
 	else
@@ -481,10 +485,14 @@ static __noinline int egress_open(struct claimd_conn *c, struct io *io)
 		.slot = CLAIMD_NO_SLOT,
 	};
 
-	/* An event loop's call is tied, or counted outside requests, when its head ends (keyed.c). */
-	if (proc_keyed(io->key.tgid))
+	/*
+	 * An event loop's call is tied, or counted outside requests, when its
+	 * head ends, by the keys its framer reads from now on (keyed.c).
+	 */
+	if (proc_keyed(io->key.tgid)) {
 		stat_inc(CLAIMD_ST_EGRESS);
-	else
+		c->tx.flags |= HTTP_F_IDS;
+	} else
 		egress_log(io, &p, &c->remote);
 	fifo_push(c, &p);
 	c->flags |= CLAIMD_CONN_SENT;

@@ -147,9 +147,6 @@ __noinline int on_events(struct claimd_conn *c, struct io *io, __u32 ev)
 				request_in(c, io);
 			else
 				egress_open(c, io);
-			/* An event loop's (perhaps from this very request on): read its keys (keyed.c). */
-			if (!(f->flags & HTTP_F_IDS) && proc_keyed(io->key.tgid))
-				f->flags |= HTTP_F_IDS;
 		} else if (http_final_status(f->status)) {
 			struct claimd_pending *head = fifo_peek(c);
 

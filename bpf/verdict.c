@@ -97,7 +97,7 @@ __noinline __u32 verdict_of(struct claimd_ingress *r)
 		return VERDICT(CLAIM_UNKNOWN, CLAIM_RULE_NO_LOG, CLAIMD_NO_SLOT);
 	/* Its log may hold other requests' calls: no confident answer (but keyed: keyed.c). */
 	if ((r->flags & CLAIMD_IN_MUX) ||
-	    ((proc_flags(r->tgid) & PROC_MUX) && !(r->flags & CLAIMD_IN_KEYED)))
+	    (!(r->flags & CLAIMD_IN_KEYED) && (proc_flags(r->tgid) & PROC_MUX)))
 		return VERDICT(CLAIM_UNKNOWN, CLAIM_RULE_MULTIPLEXED, CLAIMD_NO_SLOT);
 	/* Its log may miss calls, or their answers: never a verdict built on them. */
 	if ((r->flags & CLAIMD_IN_UNTIED) || r->egress_dropped)
