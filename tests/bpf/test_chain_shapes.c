@@ -271,8 +271,7 @@ out:
 	svc_stop(&front);
 	svc_stop(&be);
 	svc_stop(&kv);
-	trace_stop(&t);
-	claimd_stop(&h);
+	claimd_traced_stop(&h, &t);
 }
 
 static void subtest_fastopen(const char *dir)

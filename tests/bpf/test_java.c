@@ -180,6 +180,5 @@ out:
 	if (java > 0)
 		proc_stop(java, 5000);
 	svc_stop(&be);
-	trace_stop(&t);
-	claimd_stop(&h);
+	claimd_traced_stop(&h, &t);
 }

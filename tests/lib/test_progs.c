@@ -176,6 +176,35 @@ static void dump_file(int fd)
 		fwrite(buf, 1, n, stdout);
 }
 
+/*
+ * A failed test's failing lines (its assertions, its failed subtests, a
+ * timeout), said again just before the summary: a log read from its end
+ * still names what failed.
+ */
+static char recap[8192];
+static size_t recap_len;
+
+static void recap_add(const char *name, int fd)
+{
+	char line[512];
+	FILE *f;
+	int fdup = dup(fd);
+
+	if (fdup < 0 || lseek(fdup, 0, SEEK_SET) < 0 || !(f = fdopen(fdup, "r"))) {
+		if (fdup >= 0)
+			close(fdup);
+		return;
+	}
+	recap_len += snprintf(recap + recap_len, sizeof(recap) - recap_len, "%s:\n", name);
+	while (recap_len < sizeof(recap) - 1 && fgets(line, sizeof(line), f))
+		if (strstr(line, "FAIL") || strstr(line, "timed out") || strstr(line, "died"))
+			recap_len += snprintf(recap + recap_len, sizeof(recap) - recap_len,
+					      "  %s%s", line, strchr(line, '\n') ? "" : "\n");
+	if (recap_len >= sizeof(recap))
+		recap_len = sizeof(recap) - 1;
+	fclose(f);
+}
+
 /* Returns 0 passed, 1 failed, 2 skipped. */
 static int run_one(const struct test_def *t, int timeout_s)
 {
@@ -207,7 +236,7 @@ static int run_one(const struct test_def *t, int timeout_s)
 		if (waited++ >= timeout_s * 10) {
 			kill(-pid, SIGKILL);
 			waitpid(pid, &status, 0);
-			printf("%s: timed out after %d s\n", t->name, timeout_s);
+			dprintf(out, "%s: timed out after %d s\n", t->name, timeout_s);
 			st->test_failed = 1;
 			break;
 		}
@@ -220,9 +249,9 @@ static int run_one(const struct test_def *t, int timeout_s)
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	if (WIFSIGNALED(status) || (WIFEXITED(status) && WEXITSTATUS(status))) {
 		if (!st->test_failed)
-			printf("%s: test process died (%s %d)\n", t->name,
-			       WIFSIGNALED(status) ? "signal" : "exit",
-			       WIFSIGNALED(status) ? WTERMSIG(status) : WEXITSTATUS(status));
+			dprintf(out, "%s: test process died (%s %d)\n", t->name,
+				WIFSIGNALED(status) ? "signal" : "exit",
+				WIFSIGNALED(status) ? WTERMSIG(status) : WEXITSTATUS(status));
 		st->test_failed = 1;
 	}
 	if (st->test_failed)
@@ -235,6 +264,8 @@ static int run_one(const struct test_def *t, int timeout_s)
 		result = 0;
 	if (verbose || result == 1)
 		dump_file(out);
+	if (result == 1)
+		recap_add(t->name, out);
 	close(out);
 	printf("#%-30s %s (%.1fs)%s%s\n", t->name,
 	       result == 0   ? "OK"
@@ -307,6 +338,8 @@ int main(int argc, char **argv)
 				counts[run_one(t, timeout_s)]++;
 		}
 	}
+	if (recap_len)
+		printf("---- what failed ----\n%s", recap);
 	printf("%d passed, %d failed, %d skipped\n", counts[0], counts[1], counts[2]);
 	return counts[1] ? 1 : 0;
 }
