@@ -110,7 +110,7 @@ VERSION := 0.1
 # Programs the end-to-end tests run (tests/peers/*.c).
 TEST_PEERS := $(BUILD)/tests/verdict_service $(BUILD)/tests/epoll_service $(BUILD)/tests/claim_table \
 	$(BUILD)/tests/claim_leaf \
-	$(BUILD)/tests/pool_proxy
+	$(BUILD)/tests/pool_proxy $(BUILD)/tests/churn_front
 # Programs the benchmark runs.
 BENCH_TOOLS := $(BUILD)/tests/paced_client $(BUILD)/tests/pipe_hammer \
 	$(BUILD)/tests/claim_bench $(BUILD)/tests/parse_bench $(BUILD)/tests/iov_hammer \

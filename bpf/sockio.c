@@ -256,6 +256,7 @@ static __always_inline struct claimd_conn *conn_of_socket(struct claimd_conn_key
 		s->key.tgid = 0;
 		s->key.fd = 0;
 		rejoin = 1;
+		stat_inc(CLAIMD_ST_CONN_REJOINED);
 	}
 	if (!conn_adopt(s, skaddr, key->tgid, key->fd, rejoin))
 		return NULL;

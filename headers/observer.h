@@ -162,6 +162,7 @@ enum claimd_stat {
 	CLAIMD_ST_TIED_RELAY,	 /* ... tied to the one request they relay */
 	CLAIMD_ST_TIE_AMBIGUOUS, /* ... that two or more open requests would fit: untied */
 	CLAIMD_ST_TIE_NONE,	 /* ... that no open request fits: untied */
+	CLAIMD_ST_CONN_REJOINED, /* live connections whose entry went: followed again mid-stream */
 	CLAIMD_ST__COUNT,
 };
 
@@ -350,10 +351,6 @@ struct claimd_thread_slot {
 #define CLAIMD_PROC_MUX	      0x4  /* it served two requests at once on a thread: no verdicts */
 #define CLAIMD_PROC_GO	      0x8  /* Go: its HTTP followed per goroutine, not by its syscalls */
 #define CLAIMD_PROC_GO_SERVES 0x10 /* Go: it serves requests */
-/* While serving, it made a call tied to no request in a way that cannot say
- * which request it served (Go: a goroutine fed by a worker pool, a channel):
- * its requests' logs may miss calls, no verdict (bpf/runtime.bpf.h). */
-#define CLAIMD_PROC_UNTIED 0x20
 /* Bits 16-31: how many listening sockets it has open (a service: its calls
  * outside requests are no root calls). claimd seeds the older ones. */
 #define CLAIMD_PROC_LISTENER_ONE (1u << 16)

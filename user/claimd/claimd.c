@@ -307,23 +307,30 @@ static struct json_object *host_json(struct claimd *d)
 /*
  * How full the maps are, and what pressure cost. conns and threads are LRU:
  * when full, the least recently used entry goes. Evictions are what was
- * added and is neither there nor removed (closed, forgotten): exact when the
- * table is quiet, counted a few entries late while it changes. edge_class is
- * written by claimd: when full, a class is refused (and tried again).
+ * added and is neither there nor removed (closed, forgotten). The entries
+ * are counted by walking the map while it changes: what was added is read
+ * before the walk and what was removed after it, so that an entry added or
+ * removed meanwhile lowers the figure, never raises it (a close during the
+ * walk, read before it, was once taken for an eviction). Exact when the
+ * table is quiet, a few entries late while it changes, never too high.
+ * edge_class is written by claimd: when full, a class is refused (and tried
+ * again).
  */
 static void map_fill_update(struct claimd *d)
 {
 	struct map_fill before[N_FILL];
-	__u64 st[CLAIMD_ST__COUNT];
-	long long ev;
+	__u64 st[CLAIMD_ST__COUNT], after[CLAIMD_ST__COUNT];
+	long long ev, forgotten;
 
 	memcpy(before, d->fill, sizeof(before));
 	if (observer__stats(d->obs, st))
 		return;
 	map_fill__count(d->fill, N_FILL);
+	forgotten = (long long)observer__forgotten(d->obs);
+	if (observer__stats(d->obs, after))
+		return;
 	ev = (long long)(st[CLAIMD_ST_CONNS] + d->seeded.inbound + d->seeded.outbound) -
-	     (long long)(st[CLAIMD_ST_CONN_CLOSED] + observer__forgotten(d->obs) +
-			 d->fill[FILL_CONNS].entries);
+	     (long long)(after[CLAIMD_ST_CONN_CLOSED] + forgotten + d->fill[FILL_CONNS].entries);
 	if (!d->fill[FILL_CONNS].err && ev > (long long)d->fill[FILL_CONNS].evicted)
 		d->fill[FILL_CONNS].evicted = ev;
 	d->fill[FILL_CONNS].has_evicted = true;
@@ -606,6 +613,7 @@ static void housekeeping(struct claimd *d)
 			"the kernel, their verdicts treat them as unknown",
 			d->fill[FILL_CLASSES].max_entries, classes__refused(d->classes));
 	d->classes_full = classes__refused(d->classes) > 0;
+	probes__tick(d->probes);
 	/* libssl and libclaim in processes started since: probed from their next call. */
 	if (d->probes && now - d->last_uprobe_scan >= UPROBE_RESCAN_S) {
 		d->last_uprobe_scan = now;

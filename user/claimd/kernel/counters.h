@@ -49,6 +49,9 @@
 	  "Event loops' calls that two or more open requests would fit: tied to none.")           \
 	X(CLAIMD_ST_TIE_NONE, "calls_tie_none",                                                   \
 	  "Event loops' calls that no open request fits: tied to none.")                          \
+	X(CLAIMD_ST_CONN_REJOINED, "connections_rejoined",                                        \
+	  "Live connections whose table entry was gone (evicted): followed again from their "     \
+	  "next bytes, mid-stream.")                                                              \
 	X(CLAIMD_ST_CONNS, "connections", "Connections followed.")                                \
 	X(CLAIMD_ST_INGRESS, "ingresses", "Inbound requests started.")                            \
 	X(CLAIMD_ST_EGRESS, "egresses", "Outbound calls started.")                                \

@@ -1,0 +1,232 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Connection churn: a two-hop chain where every request and every call has
+ * a connection of its own, ab (no keep-alive, 8 in flight) asking the front.
+ * claimd must count every request of both hops and every call on the edge
+ * exactly, evict no live connection and follow none again mid-stream, tie
+ * every call (none outside requests, no request unknown for an untied
+ * call), and keep its memory flat.
+ *  - c: a C front (tests/peers/churn_front.c, a thread per connection)
+ *    calling a C backend (tests/peers/work_service.c), REQUESTS requests:
+ *    100,000 connections (CLAIMD_CHURN_REQUESTS: more);
+ *  - python: the same with Python's ThreadingHTTPServer at both hops
+ *    (tests/peers/chain_service.py: http.client, a connection per call,
+ *    shutdown before close), PY_REQUESTS requests.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <json-c/json.h>
+
+#include "harness.h"
+#include "services.h"
+#include "test_progs.h"
+
+#define REQUESTS    50000 /* CLAIMD_CHURN_REQUESTS says otherwise */
+#define PY_REQUESTS 5000
+#define WARM	    20
+
+/* A counter of claimd's kernel section. */
+static long long kernel(struct json_object *st, const char *name)
+{
+	return j_int(j_get(st, "kernel"), name);
+}
+
+/* The requests claimd counted for a service (claimctl services), -1: not there. */
+static long long requests_of(const struct claimd_h *h, const char *service)
+{
+	const char *args[] = { "services", NULL };
+	struct json_object *arr = claimctl_json(h, args);
+	long long n = -1;
+	size_t i;
+
+	for (i = 0; arr && i < json_object_array_length(arr); i++) {
+		struct json_object *s = json_object_array_get_idx(arr, i);
+
+		if (!strcmp(j_str(s, "service") ?: "", service))
+			n = j_int(s, "requests");
+	}
+	json_object_put(arr);
+	return n;
+}
+
+/* Two hops: their names, and the front's port. */
+struct hops {
+	const char *front, *back;
+	int port;
+};
+
+/* Waits (10 s at most) until both hops counted want requests; the front's count. */
+static long long counted_wait(const struct claimd_h *h, const struct hops *c, long long want)
+{
+	long long end = now_ms() + 10000, front = -1;
+
+	while (now_ms() < end) {
+		front = requests_of(h, c->front);
+		if (front >= want && requests_of(h, c->back) >= want)
+			break;
+		sleep_ms(200);
+	}
+	/* One tick more: whatever would be counted beyond it is in. */
+	sleep_ms(1200);
+	return requests_of(h, c->front);
+}
+
+/* claimd's resident memory, in KiB (VmRSS), -1 when unreadable. */
+static long rss_kib(pid_t pid)
+{
+	char path[64], buf[4096], *p;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", pid);
+	if (read_file(path, buf, sizeof(buf)) <= 0 || !(p = strstr(buf, "VmRSS:")))
+		return -1;
+	return atol(p + 6);
+}
+
+static pid_t peer_start(const char *dir, const char *name, const char *const argv[], int *port)
+{
+	char ready[H_PATH], log[H_PATH], env[64], buf[32];
+	const char *envv[] = { env, NULL };
+	pid_t pid;
+
+	snprintf(env, sizeof(env), "CLAIMD_SERVICE=%s", name);
+	snprintf(ready, sizeof(ready), "%s/%s.ready", dir, name);
+	snprintf(log, sizeof(log), "%s/%s.log", dir, name);
+	pid = proc_spawn(argv, envv, log);
+	if (pid <= 0 || wait_file(ready, 10000) || read_file(ready, buf, sizeof(buf)) <= 0) {
+		printf("%s did not start (log %s)\n", name, log);
+		return pid > 0 ? (proc_stop(pid, 1000), -1) : -1;
+	}
+	*port = atoi(buf);
+	return pid;
+}
+
+/* ab's requests through the two hops, against what claimd counted. */
+static void soak(const struct claimd_h *h, const struct hops *c, int requests)
+{
+	char url[64], out[8192], n_s[16];
+	const char *ab_argv[] = { "ab", "-q", "-n", n_s, "-c", "8", "-r", url, NULL };
+	const char *status_args[] = { "status", NULL };
+	struct json_object *st0 = NULL, *st1 = NULL, *edge = NULL;
+	long long counted;
+	int i, failed = 0;
+	long rss0, rss1;
+
+	/* Warm: both followed, each request and call counted once. */
+	for (i = 0; i < WARM; i++)
+		failed += http_get(c->port, "/r/1") != 200;
+	ASSERT_EQ(failed, 0, "warm-up answered");
+	ASSERT_EQ(counted_wait(h, c, WARM), WARM, "warm-up: the front's requests counted");
+	ASSERT_EQ(requests_of(h, c->back), WARM, "warm-up: the backend's requests counted");
+	st0 = claimctl_json(h, status_args);
+	rss0 = rss_kib(h->pid);
+
+	snprintf(n_s, sizeof(n_s), "%d", requests);
+	snprintf(url, sizeof(url), "http://127.0.0.1:%d/r/1", c->port);
+	if (!ASSERT_OK(proc_run(ab_argv, out, sizeof(out), 240000), "ab")) {
+		printf("%s\n", out);
+		goto out;
+	}
+	if (!ASSERT_OK_PTR(strstr(out, "Failed requests:        0"), "ab: no failed request"))
+		printf("%s\n", out);
+
+	counted = counted_wait(h, c, WARM + requests);
+	st1 = claimctl_json(h, status_args);
+	rss1 = rss_kib(h->pid);
+	printf("churn: %d requests, %d connections; counted front %lld, backend %lld; "
+	       "claimd RSS %ld -> %ld KiB\n",
+	       requests, 2 * requests, counted - WARM, requests_of(h, c->back) - WARM, rss0, rss1);
+	ASSERT_EQ(counted, WARM + requests, "the front's requests, each counted once");
+	ASSERT_EQ(requests_of(h, c->back), WARM + requests, "the backend's, each counted once");
+	edge = claimd_edge(h, c->front, c->back);
+	ASSERT_EQ(j_int(edge, "calls"), WARM + requests, "every call on the edge, once");
+	ASSERT_EQ(j_int(edge, "callee_failures"), 0, "no callee failure");
+
+#define SAME(name)                                                                   \
+	do {                                                                         \
+		printf("  %s: %lld\n", name, kernel(st1, name) - kernel(st0, name)); \
+		ASSERT_EQ(kernel(st1, name) - kernel(st0, name), 0, name);           \
+	} while (0)
+	SAME("requests_abandoned");
+	SAME("requests_context_lost");
+	SAME("requests_unknown_untied_call");
+	SAME("requests_unknown_framing_lost");
+	SAME("calls_outside_requests");
+	SAME("connections_rejoined");
+#undef SAME
+	/* A socket's fd reused before its close was seen: the old entry ends, none lost. */
+	printf("  connections_stale: %lld\n",
+	       kernel(st1, "connections_stale") - kernel(st0, "connections_stale"));
+	ASSERT_EQ(j_int(j_get(j_get(st1, "maps"), "conns"), "evicted"), 0, "no connection evicted");
+	/* Flat: what the connections leave behind is not claimd's memory. */
+	ASSERT_LT(rss1 - rss0, 4096, "claimd's RSS flat (KiB)");
+out:
+	json_object_put(edge);
+	json_object_put(st0);
+	json_object_put(st1);
+}
+
+static void churn_c(struct claimd_h *h)
+{
+	char back_exe[H_PATH], front_exe[H_PATH], ready_b[H_PATH], ready_f[H_PATH], bport_s[16];
+	struct hops c = { .front = "churn-front", .back = "churn-back" };
+	const char *back_argv[] = { back_exe, "-u", "0", "-r", ready_b, NULL };
+	const char *front_argv[] = { front_exe, "-b", bport_s, "-r", ready_f, NULL };
+	const char *n = getenv("CLAIMD_CHURN_REQUESTS");
+	pid_t back, front = -1;
+	int bport;
+
+	snprintf(back_exe, sizeof(back_exe), "%s/tests/work_service", test__build_dir());
+	snprintf(front_exe, sizeof(front_exe), "%s/tests/churn_front", test__build_dir());
+	snprintf(ready_b, sizeof(ready_b), "%s/%s.ready", h->dir, c.back);
+	snprintf(ready_f, sizeof(ready_f), "%s/%s.ready", h->dir, c.front);
+	back = peer_start(h->dir, c.back, back_argv, &bport);
+	if (!ASSERT_GT(back, 0, "backend"))
+		return;
+	snprintf(bport_s, sizeof(bport_s), "%d", bport);
+	front = peer_start(h->dir, c.front, front_argv, &c.port);
+	if (ASSERT_GT(front, 0, "front"))
+		soak(h, &c, n ? atoi(n) : REQUESTS);
+	if (front > 0)
+		proc_stop(front, 2000);
+	proc_stop(back, 2000);
+}
+
+static void churn_python(struct claimd_h *h)
+{
+	struct svc back = {}, front = {};
+	struct svc_spec bs = { .name = "churn-py-back" };
+	struct svc_spec fs = { .name = "churn-py-front" };
+	struct hops c = { .front = fs.name, .back = bs.name };
+
+	if (ASSERT_OK(svc_start(&back, &bs, h->dir), "backend")) {
+		fs.downstream = back.port;
+		if (ASSERT_OK(svc_start(&front, &fs, h->dir), "front")) {
+			c.port = front.port;
+			soak(h, &c, PY_REQUESTS);
+		}
+	}
+	svc_stop(&front);
+	svc_stop(&back);
+}
+
+void test_churn(void)
+{
+	const char *extra[] = { "--metrics", "none", NULL };
+	struct claimd_h h = {};
+
+	if (!test__need_root())
+		return;
+	if (!ASSERT_OK(claimd_start(&h, extra), "claimd start"))
+		goto out;
+	if (test__start_subtest("c"))
+		churn_c(&h);
+	if (test__start_subtest("python"))
+		churn_python(&h);
+out:
+	if (test__failed_now())
+		claimd_print_log(&h);
+	claimd_stop(&h);
+	tmpdir_remove(h.dir);
+}
