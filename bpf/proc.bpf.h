@@ -83,7 +83,6 @@ static __always_inline void submit_now(void *rec)
 #define PROC_MUX       CLAIMD_PROC_MUX
 #define PROC_GO	       CLAIMD_PROC_GO
 #define PROC_GO_SERVES CLAIMD_PROC_GO_SERVES
-#define PROC_UNTIED    CLAIMD_PROC_UNTIED
 /* Bits 16-31: its listening sockets (CLAIMD_PROC_LISTENER_ONE each): a
  * service, whose calls outside requests are no root calls. */
 #define PROC_LISTENER_ONE CLAIMD_PROC_LISTENER_ONE

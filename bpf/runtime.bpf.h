@@ -23,11 +23,9 @@
  *  - a request ends with its status: ingress_end() judges it and emits
  *    its counts and record;
  *  - a request whose log cannot be trusted is marked so, with the reason,
- *    counted once: ingress_unsure(); a process whose calls outside
- *    requests cannot be told apart from its requests' is marked for good:
- *    proc_untie(). A request ends untied (ingress_untied) if its process
- *    carries that mark, or made a call outside requests while it was
- *    open.
+ *    counted once: ingress_unsure(). A request ends untied
+ *    (ingress_untied) if its process made a call outside requests while
+ *    it was open (outside_calls_add, proc.bpf.h).
  *
  * Everything else (outcome rules, verdicts, counters, records, the verdict
  * map) is the mechanism's, and no runtime touches it. Static helpers over
@@ -65,29 +63,15 @@ static __always_inline void ingress_unsure(struct claimd_ingress *r, __u32 why)
 }
 
 /*
- * Process tgid serves requests and made a call no request's log took, in a
- * way that cannot say which request, if any, it was made for (a goroutine
- * handed work through a channel): none of its requests from now on is
- * judged on its log alone (ingress_untied).
- */
-static __always_inline void proc_untie(__u32 tgid)
-{
-	proc_flag_set(tgid, PROC_UNTIED);
-}
-
-/*
  * Did the request held by t have a call made for it outside its log? Its
- * process carries the untied mark (proc_untie), or counted a call outside
- * any request begun or ended while it was open (outside_calls, against the
+ * process counted a call outside any request begun or ended while it was open (outside_calls, against the
  * count at its start): a worker thread may have made it. A call that began
  * before and ends after goes unnoticed: one that served this request began
  * after it was read, and a failure it caused came back before the answer.
  */
 static __always_inline int ingress_untied(const struct claimd_thread *t)
 {
-	__u32 tgid = t->rec.tgid;
-
-	return (proc_flags(tgid) & PROC_UNTIED) || outside_calls_of(tgid) != t->outside_seen;
+	return outside_calls_of(t->rec.tgid) != t->outside_seen;
 }
 
 /* The fields an ingress record takes from its connection and request. */

@@ -23,12 +23,17 @@
  *  - runtime.newproc1: a goroutine inherits its creator's request, if that
  *    request is still the one its goroutine serves (a goroutine outliving
  *    its request ties nothing to the next one on the same goroutine).
+ *    Probed only in a program that needs it (go_lineage_wanted): it runs
+ *    for every goroutine started, net/http's server starts one per
+ *    request, and a trap costs microseconds.
  *
  * A call on a goroutine tied to no request is recorded as a call of its
  * own. In a process that serves, it may have been made for a request
- * (handed over through a channel to a worker started before it): from
- * then on the process's requests get no confident verdict (untied-call),
- * rather than a claim that ignores a call it could not see.
+ * (handed over through a channel to a worker, or on a goroutine the
+ * handler started before lineage was probed): every request open when it
+ * began or ended gets no confident verdict (untied-call, through
+ * outside_calls_add), rather than a claim that ignores a call it could not
+ * see; and its program asks for lineage.
  *
  * Go's register ABI on amd64: arguments in RAX, RBX, RCX, RDI, RSI, ...;
  * results in RAX, RBX, RCX; the running g in R14. Returns are probed at
@@ -88,6 +93,20 @@ struct {
 	__type(key, __u32);
 	__type(value, struct go_offsets);
 } go_exes SEC(".maps");
+
+/*
+ * Per Go executable (the slot its probes' cookie names): 1 once one of its
+ * serving processes made a call on a goroutine tied to no request, which
+ * lineage may tie next time (a handler's go func()). claimd reads it each
+ * tick and probes runtime.newproc1 in that executable
+ * (user/claimd/probes/go/goprobes.c); never cleared.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, CLAIMD_GO_EXES_MAX);
+	__type(key, __u32);
+	__type(value, __u32);
+} go_lineage_wanted SEC(".maps");
 
 /*
  * The request each serving goroutine holds (idle once answered:
@@ -552,10 +571,12 @@ int go_serve_ret(struct pt_regs *ctx)
 
 /*
  * A call begins now on goroutine k.g (call: its method and target; its
- * callee when known): logged in the request the goroutine serves or was
- * started for, if any, and remembered until it returns.
+ * callee when known), in the executable of slot exe: logged in the request
+ * the goroutine serves or was started for, if any, and remembered until it
+ * returns.
  */
-static __always_inline void go_call_open(struct go_key *k, struct go_call *call, int known)
+static __always_inline void go_call_open(struct go_key *k, struct go_call *call, int known,
+					 __u32 exe)
 {
 	struct go_call *open = bpf_map_lookup_elem(&go_calls, k);
 	struct go_owner o = {};
@@ -590,10 +611,20 @@ static __always_inline void go_call_open(struct go_key *k, struct go_call *call,
 		if (call->p.slot == CLAIMD_NO_SLOT)
 			go_slot_show(k->tgid, o.g, q);
 	} else {
+		__u32 *want = bpf_map_lookup_elem(&go_lineage_wanted, &exe);
+
 		stat_inc(CLAIMD_ST_GO_OUTSIDE);
-		/* A goroutine tied to no request may be a worker fed one through a channel. */
-		if (proc_flags(k->tgid) & PROC_GO_SERVES)
-			proc_untie(k->tgid);
+		/*
+		 * A goroutine tied to no request may be a worker fed one through a
+		 * channel, or one its handler started: the requests open now are
+		 * unknown (and those open at its end, egress_ended), and lineage is
+		 * asked for.
+		 */
+		if (proc_flags(k->tgid) & PROC_GO_SERVES) {
+			outside_calls_add(k->tgid);
+			if (want && !*want)
+				*want = 1;
+		}
 	}
 	bpf_map_update_elem(&go_calls, k, call, BPF_ANY);
 }
@@ -630,7 +661,7 @@ int go_round_trip(struct pt_regs *ctx)
 	known = url && !go_callee(&call.callee, url + off->url_host);
 	call.p.method = go_method(req + off->req_method);
 	call.p.target_hash = url ? go_target_hash(url + off->url_path) : HTTP_FNV_OFFSET;
-	go_call_open(&k, &call, known);
+	go_call_open(&k, &call, known, (__u32)bpf_get_attach_cookie(ctx));
 	return 0;
 }
 
@@ -762,7 +793,7 @@ int go_grpc_invoke(struct pt_regs *ctx)
 	call.entry = go_entry_of(ctx, ctx->ax ^ ctx->di);
 	known = ctx->ax && !go_callee(&call.callee, ctx->ax + off->grpc_cc_target);
 	call.p.target_hash = go_hash_bytes(&m);
-	go_call_open(&k, &call, known);
+	go_call_open(&k, &call, known, (__u32)bpf_get_attach_cookie(ctx));
 	return 0;
 }
 

@@ -51,6 +51,7 @@
 #include "probes/go/goexec.h"
 #include "gopatch.h"
 #include "harness.h"
+#include "services.h"
 #include "test_progs.h"
 #include "truth.h"
 
@@ -210,6 +211,45 @@ static bool go_probed(struct claimd_h *h, int files)
 	/* The listen records of the later processes reach claimd within its drain timer. */
 	sleep_ms(500);
 	return ASSERT_GE(n, files, "claimd probes the Go program");
+}
+
+/*
+ * Goroutine lineage is probed once a serving Go program calls from a
+ * goroutine tied to no request (docs/go.md): a pair of its own (prefix:
+ * their names), its front fanning out, asks for it, and claimd probes it
+ * within a tick. Then the fronts under test are followed from their first
+ * request.
+ */
+static bool lineage_probed(struct claimd_h *h, const char *prefix, bool gc)
+{
+	const char *args[] = { "status", NULL };
+	struct gorun w = { .h = h, .exe = "goservice", .gc = gc };
+	char name[2][40], url[64];
+	struct gosvc *b, *f = NULL;
+	long long n = 0;
+	int i;
+
+	snprintf(name[0], sizeof(name[0]), "%sw", prefix);
+	snprintf(name[1], sizeof(name[1]), "%swb", prefix);
+	b = go_start(&w, name[1], NULL);
+	if (b)
+		f = go_start(
+			&w, name[0],
+			(const char *[]){ "-call", url_of(b, url, sizeof(url)), "-fanout", NULL });
+
+	for (i = 0; f && i < 50 && n < 1; i++) {
+		struct json_object *st;
+
+		if (i % 5 == 0)
+			http_get(f->port, "/r/1");
+		st = claimctl_json(h, args);
+		n = j_int(st, "go_lineage_files");
+		json_object_put(st);
+		if (n < 1)
+			sleep_ms(200);
+	}
+	go_stop_all(&w);
+	return ASSERT_GE(n, 1, "goroutine lineage probed");
 }
 
 static bool calls_done(struct json_object *e, void *arg)
@@ -397,11 +437,12 @@ static void fanout(struct claimd_h *h, struct trace_cap *t, const char *fe, bool
 	for (i = 0; i < 3 && (!i || b[i - 1]); i++)
 		b[i] = go_start(&r, name[i + 1],
 				i == 1 ? (const char *[]){ "-fail-mod", fm, NULL } : NULL);
-	if (b[2])
-		f = go_start(&r, name[0],
-			     (const char *[]){ "-call", url_of(b[0], u[0], 64), "-call",
-					       url_of(b[1], u[1], 64), "-call",
-					       url_of(b[2], u[2], 64), "-fanout", NULL });
+	if (!b[2] || !lineage_probed(h, fe, gc))
+		goto out;
+	f = go_start(&r, name[0],
+		     (const char *[]){ "-call", url_of(b[0], u[0], 64), "-call",
+				       url_of(b[1], u[1], 64), "-call", url_of(b[2], u[2], 64),
+				       "-fanout", NULL });
 	if (!ASSERT_OK_PTR(f, "fan-out started") || !go_probed(h, 1))
 		goto out;
 	mark = trace_mark(t);

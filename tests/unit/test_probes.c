@@ -12,8 +12,8 @@
 
 void test_probes(void)
 {
-	static const char *const keys[] = { "tls_files", "context_files", "go_files",
-					    "go_refused" };
+	static const char *const keys[] = { "tls_files", "context_files", "go_files", "go_refused",
+					    "go_lineage_files" };
 	struct json_object *o = json_object_new_object(), *v;
 	size_t i;
 

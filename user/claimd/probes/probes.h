@@ -23,6 +23,8 @@ int probes__scan(struct probes *p);
 /* The same for one process (claimd asks when it starts listening, before it
  * serves anything). */
 int probes__scan_pid(struct probes *p, unsigned int pid);
+/* Each runtime's tick (runtime.h), once a second. */
+void probes__tick(struct probes *p);
 /* Every runtime's counts into o (p NULL: no probes, every count 0). */
 void probes__status(const struct probes *p, struct json_object *o);
 

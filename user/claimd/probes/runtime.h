@@ -42,6 +42,8 @@ struct probe_runtime {
 	bool (*probe)(void *state, struct observer *obs, const struct probe_file *f);
 	/* Optional: a followed process runs or maps a file it probed, on every walk. */
 	void (*follow)(void *state, struct observer *obs, __u32 tgid);
+	/* Optional: once a second, for probes its programs asked for since. */
+	void (*tick)(void *state, struct observer *obs);
 	/* Its counts into claimd's status; state NULL when it does not run
 	 * (the same keys, each 0). */
 	void (*status)(const void *state, struct json_object *o);

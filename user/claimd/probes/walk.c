@@ -327,6 +327,15 @@ bool probes__attach_set(struct observer *obs, const struct probe_file *f,
 	return true;
 }
 
+void probes__tick(struct probes *p)
+{
+	int i;
+
+	for (i = 0; p && i < p->n; i++)
+		if (p->run[i].rt->tick)
+			p->run[i].rt->tick(p->run[i].state, p->obs);
+}
+
 void probes__status(const struct probes *p, struct json_object *o)
 {
 	const struct probe_runtime *const *rt;

@@ -27,51 +27,47 @@ static struct bpf_link *attach_at(struct bpf_object *obj, const char *prog, cons
 	return bpf_program__attach_uprobe_opts(p, -1, path, off, &opts);
 }
 
-int goattach(struct observer *obs, __u32 slot, const char *path, const struct goexec *g)
+/* The programs at a function's entry and at each of its RETs (NULL: none). */
+static const char *const entry_prog[GOFN__COUNT] = {
+	[GOFN_SERVE] = "go_serve",
+	[GOFN_ROUND_TRIP] = "go_round_trip",
+	[GOFN_NEWPROC] = "go_newproc",
+	[GOFN_GRPC_SERVE] = "go_grpc_serve",
+	[GOFN_GRPC_STATUS] = "go_grpc_status",
+	[GOFN_GRPC_INVOKE] = "go_grpc_invoke",
+};
+static const char *const ret_prog[GOFN__COUNT] = {
+	[GOFN_SERVE] = "go_serve_ret",
+	[GOFN_ROUND_TRIP] = "go_round_trip_ret",
+	[GOFN_NEWPROC] = "go_newproc_ret",
+	[GOFN_GRPC_SERVE] = "go_serve_ret",
+	[GOFN_GRPC_INVOKE] = "go_grpc_invoke_ret",
+};
+
+/*
+ * The probes of the functions in mask (bits by goexec_fn_id) that the
+ * program has (fn, by id), each or none, handed to the observer.
+ */
+static int attach_fns(struct observer *obs, __u32 slot, const char *path,
+		      const struct goexec_fn *fn, unsigned int mask)
 {
-	static const char *const entry[GOFN__COUNT] = {
-		[GOFN_SERVE] = "go_serve",
-		[GOFN_ROUND_TRIP] = "go_round_trip",
-		[GOFN_NEWPROC] = "go_newproc",
-		[GOFN_GRPC_SERVE] = "go_grpc_serve",
-		[GOFN_GRPC_STATUS] = "go_grpc_status",
-		[GOFN_GRPC_INVOKE] = "go_grpc_invoke",
-	};
-	/* Functions whose return matters: a probe at each of their RETs. */
-	static const char *const ret[GOFN__COUNT] = {
-		[GOFN_SERVE] = "go_serve_ret",
-		[GOFN_ROUND_TRIP] = "go_round_trip_ret",
-		[GOFN_NEWPROC] = "go_newproc_ret",
-		[GOFN_GRPC_SERVE] = "go_serve_ret",
-		[GOFN_GRPC_INVOKE] = "go_grpc_invoke_ret",
-	};
 	struct bpf_object *obj = observer__object(obs);
-	struct bpf_map *exes = bpf_object__find_map_by_name(obj, "go_exes");
-	struct bpf_link **links;
+	struct bpf_link **links = calloc(GO_LINKS_MAX, sizeof(*links));
 	int f, n = 0, err = 0;
 	uint32_t i;
 
-	if (slot >= CLAIMD_GO_EXES_MAX)
-		return -ENOSPC;
-	if (!exes)
-		return -ENOENT;
-	if (bpf_map_update_elem(bpf_map__fd(exes), &slot, &g->offsets, 0))
-		return -errno;
-	links = calloc(GO_LINKS_MAX, sizeof(*links));
 	if (!links)
 		return -ENOMEM;
 	for (f = 0; f < GOFN__COUNT && !err; f++) {
-		const struct goexec_fn *fn = &g->fn[f];
-
-		if (!fn->entry || (ret[f] && !fn->n_rets))
+		if (!(mask & 1u << f) || !fn[f].entry || (ret_prog[f] && !fn[f].n_rets))
 			continue; /* not in this program: its part stays out */
-		links[n] = attach_at(obj, entry[f], path, fn->entry, slot);
+		links[n] = attach_at(obj, entry_prog[f], path, fn[f].entry, slot);
 		if (!links[n++]) {
 			err = -errno;
 			break;
 		}
-		for (i = 0; ret[f] && i < fn->n_rets; i++) {
-			links[n] = attach_at(obj, ret[f], path, fn->rets[i], slot);
+		for (i = 0; ret_prog[f] && i < fn[f].n_rets; i++) {
+			links[n] = attach_at(obj, ret_prog[f], path, fn[f].rets[i], slot);
 			if (!links[n++]) {
 				err = -errno;
 				break;
@@ -86,4 +82,26 @@ int goattach(struct observer *obs, __u32 slot, const char *path, const struct go
 	}
 	free(links);
 	return err;
+}
+
+int goattach(struct observer *obs, __u32 slot, const char *path, const struct goexec *g)
+{
+	struct bpf_map *exes = bpf_object__find_map_by_name(observer__object(obs), "go_exes");
+
+	if (slot >= CLAIMD_GO_EXES_MAX)
+		return -ENOSPC;
+	if (!exes)
+		return -ENOENT;
+	if (bpf_map_update_elem(bpf_map__fd(exes), &slot, &g->offsets, 0))
+		return -errno;
+	return attach_fns(obs, slot, path, g->fn, ~(1u << GOFN_NEWPROC));
+}
+
+int goattach_lineage(struct observer *obs, __u32 slot, const char *path,
+		     const struct goexec_fn *newproc)
+{
+	struct goexec_fn fn[GOFN__COUNT] = {};
+
+	fn[GOFN_NEWPROC] = *newproc;
+	return attach_fns(obs, slot, path, fn, 1u << GOFN_NEWPROC);
 }

@@ -5,6 +5,8 @@
  * offsets); out, the executable's offsets in go_exes at its slot, and a
  * uprobe at each entry and RET, the slot its cookie, handed to the
  * observer. The programs and the map are found by name in its object.
+ * runtime.newproc1 (goroutine lineage) is probed apart, when the
+ * executable's programs ask for it (go_lineage_wanted, bpf/runtimes/go.c).
  */
 #ifndef CLAIMD_GOATTACH_H
 #define CLAIMD_GOATTACH_H
@@ -12,9 +14,16 @@
 #include <linux/types.h>
 
 struct goexec;
+struct goexec_fn;
 struct observer;
 
-/* 0, or -errno (-ENOSPC: slot beyond CLAIMD_GO_EXES_MAX; then nothing is attached). */
+/*
+ * Every probe but lineage's. 0, or -errno (-ENOSPC: slot beyond
+ * CLAIMD_GO_EXES_MAX; then nothing is attached).
+ */
 int goattach(struct observer *obs, __u32 slot, const char *path, const struct goexec *g);
+/* runtime.newproc1's probes (newproc: where goexec found it) at the executable's slot. */
+int goattach_lineage(struct observer *obs, __u32 slot, const char *path,
+		     const struct goexec_fn *newproc);
 
 #endif

@@ -3,8 +3,12 @@
  * Go services, a uprobe runtime (probes/runtime.h): in, followed processes'
  * executables; out, the Go probes in each Go one (goattach.h), and its
  * processes marked CLAIMD_PROC_GO: followed per goroutine, not by syscall.
+ * Goroutine lineage (runtime.newproc1) is probed in an executable only
+ * once its programs ask for it (a call on a goroutine tied to no request):
+ * checked each tick.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,6 +16,7 @@
 #include <unistd.h>
 
 #include <bpf/bpf.h>
+#include <bpf/libbpf.h>
 #include <json-c/json.h>
 
 #include "probes/go/goattach.h"
@@ -24,18 +29,70 @@
 #define GO_FILE_OTHER  ((void *)1) /* not Go, or Go left to the syscall path */
 #define GO_FILE_PROBED ((void *)2)
 
+/* A probed executable, by its slot: what lineage's probes need later. */
+struct go_slot {
+	int fd;			  /* the file, open: its process may be gone by then */
+	bool lineage;		  /* runtime.newproc1 probed, or tried */
+	struct goexec_fn newproc; /* where goexec found it */
+};
+
 struct goprobes {
 	struct observer *obs;
 	int probed, refused;		  /* probed: the next executable's slot (goattach.h) too */
 	int refused_by[GOEXEC__REFUSALS]; /* by goexec_refusal */
+	int lineage;			  /* executables whose lineage is probed */
+	int wanted_fd;			  /* go_lineage_wanted */
+	struct go_slot slot[CLAIMD_GO_EXES_MAX];
 };
 
 static int goprobes_open(void *state, struct observer *obs)
 {
 	struct goprobes *gp = state;
+	struct bpf_map *m =
+		bpf_object__find_map_by_name(observer__object(obs), "go_lineage_wanted");
 
 	gp->obs = obs;
+	gp->wanted_fd = m ? bpf_map__fd(m) : -1;
 	return 0;
+}
+
+static void goprobes_close(void *state)
+{
+	struct goprobes *gp = state;
+	int i;
+
+	for (i = 0; i < gp->probed && i < CLAIMD_GO_EXES_MAX; i++)
+		if (gp->slot[i].fd >= 0)
+			close(gp->slot[i].fd);
+}
+
+/* Lineage into the executables whose programs asked for it since. */
+static void goprobes_tick(void *state, struct observer *obs)
+{
+	struct goprobes *gp = state;
+	char path[64];
+	__u32 i, want;
+	int err;
+
+	for (i = 0; gp->wanted_fd >= 0 && i < (__u32)gp->probed && i < CLAIMD_GO_EXES_MAX; i++) {
+		struct go_slot *s = &gp->slot[i];
+
+		if (s->lineage || bpf_map_lookup_elem(gp->wanted_fd, &i, &want) || !want)
+			continue;
+		s->lineage = true;
+		snprintf(path, sizeof(path), "/proc/self/fd/%d", s->fd);
+		err = s->fd >= 0 ? goattach_lineage(obs, i, path, &s->newproc) : -EBADF;
+		if (err) {
+			pr_warn("Go: cannot probe goroutine lineage in Go program %u: %s; calls on "
+				"goroutines its handlers start stay untied",
+				i, strerror(-err));
+			continue;
+		}
+		gp->lineage++;
+		pr_info("Go: a call on a goroutine tied to no request in Go program %u: "
+			"goroutine lineage probed (runtime.newproc1)",
+			i);
+	}
 }
 
 /* Said and counted: the file's HTTP stays with the syscall path. */
@@ -73,14 +130,20 @@ static void *look_at(struct goprobes *gp, const char *path, __u32 tgid)
 	if (r != GOEXEC_PROBED)
 		return refuse(gp, path, &g, tgid, r, why);
 	err = goattach(gp->obs, gp->probed, path, &g);
+	if (!err && gp->probed < CLAIMD_GO_EXES_MAX) {
+		gp->slot[gp->probed].fd = open(path, O_RDONLY | O_CLOEXEC);
+		gp->slot[gp->probed].newproc = g.fn[GOFN_NEWPROC];
+	}
 	if (err) {
 		pr_warn("Go: cannot probe the program of process %u: %s", tgid, strerror(-err));
 		gp->refused++;
 		gp->refused_by[GOEXEC_ATTACH]++;
 		return GO_FILE_OTHER;
 	}
-	pr_info("Go: probing %s (%s%s) of process %u: requests followed per goroutine", g.version,
-		g.stripped ? "stripped" : "with symbols", g.has_dwarf ? ", DWARF" : "", tgid);
+	pr_info("Go: probing %s (%s%s) of process %u as Go program %d: requests followed per "
+		"goroutine",
+		g.version, g.stripped ? "stripped" : "with symbols", g.has_dwarf ? ", DWARF" : "",
+		tgid, gp->probed);
 	gp->probed++;
 	return GO_FILE_PROBED;
 }
@@ -119,6 +182,7 @@ static void goprobes_status(const void *state, struct json_object *o)
 
 	json_object_object_add(o, "go_files", json_object_new_int(gp ? gp->probed : 0));
 	json_object_object_add(o, "go_refused", json_object_new_int(gp ? gp->refused : 0));
+	json_object_object_add(o, "go_lineage_files", json_object_new_int(gp ? gp->lineage : 0));
 	json_object_object_add(o, "go_refused_by", by);
 	for (r = GOEXEC_PROBED + 1; r < GOEXEC__REFUSALS; r++)
 		json_object_object_add(by, goexec__refusal_name(r),
@@ -130,8 +194,10 @@ static const struct probe_runtime go_runtime = {
 	.exe = true,
 	.state_size = sizeof(struct goprobes),
 	.open = goprobes_open,
+	.close = goprobes_close,
 	.probe = goprobes_probe,
 	.follow = goprobes_follow,
+	.tick = goprobes_tick,
 	.status = goprobes_status,
 };
 PROBE_RUNTIME(go_runtime);
