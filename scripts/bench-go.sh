@@ -19,7 +19,7 @@ set -euo pipefail
 build=${1:-build}
 [ "$(id -u)" -eq 0 ] || { echo "bench-go: needs root (claimd loads BPF programs)" >&2; exit 1; }
 
-ROUNDS=${BENCH_ROUNDS:-3}
+ROUNDS=${BENCH_ROUNDS:-5}
 WRK_SECONDS=${BENCH_WRK_SECONDS:-4}
 PACE_SECONDS=${BENCH_PACE_SECONDS:-5}
 GO_RATE=${BENCH_GO_RATE:-2000}
@@ -63,7 +63,7 @@ go_attached() {
 
 # 1. Throughput at saturation, off and on alternating.
 throughput_off_on "$port" "Go service"
-go_rps_off=$off_rps go_rps_on=$on_rps go_ratio=$on_ratio
+go_rps_off=$off_rps go_rps_on=$on_rps go_ratio=$on_ratio go_spread="[$on_ratio_min, $on_ratio_max]"
 
 # 2. and 3. Program time per traced Go request; requests counted once.
 go_progs="go_serve go_serve_ret go_round_trip go_round_trip_ret go_newproc
@@ -76,11 +76,21 @@ go_attached
 read -r t0 c0 < <(status | prog_totals)
 read -r gt0 gc0 < <(status | prog_totals $go_progs)
 r0=$(status | json 'd["kernel"]["go_requests"]')
+c0=$(status | json 'd["kernel"]["go_calls"]')
+# Uprobe hits: a request's (ServeHTTP and the goroutines started meanwhile), a call's.
+inbound_progs="go_serve go_serve_ret go_newproc go_newproc_ret" call_progs="go_round_trip go_round_trip_ret"
+read -r _ in0 < <(status | prog_totals $inbound_progs)
+read -r _ call0 < <(status | prog_totals $call_progs)
 j8=$(pace "$GO_RATE" "$PACE_SECONDS")
 sleep 0.5
 read -r t1 c1 < <(status | prog_totals)
 read -r gt1 gc1 < <(status | prog_totals $go_progs)
 r1=$(status | json 'd["kernel"]["go_requests"]')
+c1=$(status | json 'd["kernel"]["go_calls"]')
+read -r _ in1 < <(status | prog_totals $inbound_progs)
+read -r _ call1 < <(status | prog_totals $call_progs)
+hits_in=$(python3 -c "print(round(($in1 - $in0) / max(1, $r1 - $r0), 2))")
+hits_call=$(python3 -c "print(round(($call1 - $call0) / max(1, $c1 - $c0), 2))")
 go_ns=$(python3 -c "print(round(($t1 - $t0) / max(1, $r1 - $r0), 1))")
 go_probe_ns=$(python3 -c "print(round(($gt1 - $gt0) / max(1, $r1 - $r0), 1))")
 go_runs=$(python3 -c "print(round(($gc1 - $gc0) / max(1, $r1 - $r0), 2))")
@@ -102,10 +112,12 @@ out = {
     "service": "goservice (Go $(go version 2>/dev/null | awk '{print $3}'), net/http) calling a Go backend once per request, 127.0.0.1",
     "throughput_rps_without": $go_rps_off, "throughput_rps_with": $go_rps_on,
     "throughput_ratio": $go_ratio,
+    "throughput_ratio_spread": $go_spread,
     "fixed_rate_rps": $GO_RATE,
     "bpf_ns_per_go_request_all_programs": $go_ns,
     "bpf_ns_per_go_request_go_probes": $go_probe_ns,
     "go_probe_runs_per_go_request": $go_runs,
+    "go_uprobe_hits_per_request": {"inbound_request": $hits_in, "outbound_call": $hits_call},
     "paced_8_without": j8_off, "paced_8": j8, "paced_64": j64,
     "counted_64_connections": $n1 - $n0,
     "lost_or_double_64_connections": 2 * answered64 - ($n1 - $n0),
@@ -113,7 +125,8 @@ out = {
 }
 json.dump(out, open(sys.argv[1], "w"), indent=2)
 rows = [
-    ("Go: throughput ratio (with/without, medians)", "%.3f (%.0f / %.0f req/s)" % (out["throughput_ratio"], $go_rps_on, $go_rps_off), ""),
+    ("Go: throughput ratio (with/without, %d rounds)" % $ROUNDS, "%.3f (%.3f-%.3f), %.0f / %.0f req/s" % (out["throughput_ratio"], out["throughput_ratio_spread"][0], out["throughput_ratio_spread"][1], $go_rps_on, $go_rps_off), ">= 0.7"),
+    ("Go: uprobe hits per inbound request / call", "%s / %s" % ($hits_in, $hits_call), "0 / <= 1"),
     ("Go: p50 / p99 at %d req/s, without" % $GO_RATE, "%d / %d us" % (j8_off["p50_us"], j8_off["p99_us"]), ""),
     ("Go: p50 / p99 at %d req/s, with" % $GO_RATE, "%d / %d us" % (j8["p50_us"], j8["p99_us"]), ""),
     ("Go: program time per traced request (all)", "%s ns" % out["bpf_ns_per_go_request_all_programs"], ""),
@@ -121,9 +134,9 @@ rows = [
     ("Go: requests lost or counted twice, 64 conns", "%d (%d counted, %d answered x 2 hops)" % (out["lost_or_double_64_connections"], out["counted_64_connections"], answered64), "0"),
 ]
 print()
-print("%-48s %-30s %s" % ("measure", "measured", "target"))
+print("%-48s %-44s %s" % ("measure", "measured", "target"))
 for r in rows:
-    print("%-48s %-30s %s" % r)
+    print("%-48s %-44s %s" % r)
 print("\npaced, 64 connections:", json.dumps(j64))
 print("written to", sys.argv[1])
 EOF

@@ -26,6 +26,18 @@ bench_cleanup() {
 }
 json() { python3 -c "import json,sys; d=json.load(sys.stdin); print($1)"; }
 median() { python3 -c "import statistics,sys; print(statistics.median(float(x) for x in sys.argv[1:]))" "$@"; }
+# Per-round ratios of paired runs, "median min max": ratio_spread ON... -- OFF...
+# (round i's on over round i's off; the host's drift between rounds stays
+# out of each ratio, and the spread says how much the rounds agree).
+ratio_spread() {
+	python3 -c '
+import statistics, sys
+a = sys.argv[1:]
+i = a.index("--")
+on, off = [float(x) for x in a[:i]], [float(x) for x in a[i + 1:]]
+r = [x / y for x, y in zip(on, off) if y > 0]
+print("%.4f %.4f %.4f" % (statistics.median(r), min(r), max(r)))' "$@"
+}
 ctl() { "$build/claimctl" --socket "$tmp/ctl.sock" "$@"; }
 
 # Waits (at most 15 s) until the claimd of pid $2 answers on its control
@@ -84,7 +96,8 @@ wrk_rps() {
 }
 
 # Throughput at saturation on a port, without claimd and with it, alternating;
-# sets on_rps, off_rps (medians) and on_ratio. label: for the rounds' lines.
+# sets on_rps, off_rps (medians), on_ratio (the median of the rounds' ratios)
+# and on_ratio_min, on_ratio_max. label: for the rounds' lines.
 throughput_off_on() { # port label
 	local off=() on=() r
 	for r in $(seq "$ROUNDS"); do
@@ -95,7 +108,7 @@ throughput_off_on() { # port label
 		say "   round $r, $2: ${off[-1]} req/s without claimd, ${on[-1]} with"
 	done
 	off_rps=$(median "${off[@]}") on_rps=$(median "${on[@]}")
-	on_ratio=$(python3 -c "print(round($on_rps / $off_rps, 4))")
+	read -r on_ratio on_ratio_min on_ratio_max < <(ratio_spread "${on[@]}" -- "${off[@]}")
 }
 
 free_port() {
