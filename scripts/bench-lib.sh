@@ -51,10 +51,15 @@ claimd_wait() { # socket pid log
 	say "bench: claimd (pid $2) did not answer on $1"; exit 1
 }
 
-claimd_start() {
+# Starts claimd; claimd_start waits until it has attached (its control
+# socket answers only then), claimd_launch does not.
+claimd_launch() {
 	"$build/claimd" --pin-dir "$pin" --control "$tmp/ctl.sock" --state-dir "$tmp/state" \
 		--metrics "$claimd_metrics" "$@" >"$tmp/claimd.log" 2>&1 &
 	claimd_pid=$!
+}
+claimd_start() {
+	claimd_launch "$@"
 	claimd_wait "$tmp/ctl.sock" "$claimd_pid" "$tmp/claimd.log"
 }
 

@@ -3,9 +3,11 @@
 # make bench: what claimd costs the host, all measured in this run.
 #
 #  1. throughput of a thread-per-request service (a claimlab node) under wrk
-#     at saturation, with claimd attached and not, alternating; medians; and
-#     with only the floor of a traced request attached (see 3b);
-#  2. p50/p99 latency at a fixed rate below saturation (paced client);
+#     at saturation, with claimd attached and not, alternating (each ratio
+#     the median of the rounds' own, with their spread); and with only the
+#     floor of a traced request attached (see 3b);
+#  2. p50/p99 latency at a fixed rate below saturation (paced client),
+#     with claimd settled, and while it starts;
 #  3. kernel time per program run (kernel.bpf_stats_enabled=1): for an
 #     untraced process hammering a pipe, and per request of the traced
 #     service (claimd following only that service), paced and at
@@ -32,6 +34,7 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 ROUNDS=${BENCH_ROUNDS:-5}      # alternating off/on runs for throughput and latency
 WRK_SECONDS=${BENCH_WRK_SECONDS:-4}
 PACE_SECONDS=${BENCH_PACE_SECONDS:-5}
+SETTLE_SECONDS=${BENCH_SETTLE_SECONDS:-2} # from claimd's attach to a latency round with it
 UNTRACED_ROUNDS=${BENCH_UNTRACED_ROUNDS:-5} # alternating rounds of the untraced figure and its floor
 IDLE_SECONDS=${BENCH_IDLE_SECONDS:-10} # quiet interval of each idle-CPU figure
 EDGE_WAIT=${BENCH_EDGE_WAIT:-30}       # longest wait for claimd to know the edges made
@@ -75,20 +78,29 @@ for r in $(seq "$ROUNDS"); do
 done
 read -r floor_ratio floor_ratio_min floor_ratio_max < <(ratio_spread "${floor_on[@]}" -- "${floor_off[@]}")
 
-# 2. Latency at a fixed rate below saturation (40% of it, at most 10000/s).
+# 2. Latency at a fixed rate below saturation (40% of it, at most 10000/s):
+#    without claimd; while claimd starts (its programs loaded, verified and
+#    attached, its first look for files to probe: the kernel's work for it
+#    stalls the host's processes for milliseconds, once); and with claimd
+#    running, from SETTLE_SECONDS after its start on.
 rate=$(python3 -c "print(int(min(10000, 0.4 * $rps_off)))")
-p50_off=() p99_off=() p50_on=() p99_on=()
+p50_off=() p99_off=() p50_on=() p99_on=() p99_start=()
 for r in $(seq "$ROUNDS"); do
 	j=$(pace "$rate" "$PACE_SECONDS")
 	p50_off+=("$(echo "$j" | json 'd["p50_us"]')") p99_off+=("$(echo "$j" | json 'd["p99_us"]')")
-	claimd_start
+	claimd_launch
+	j=$(pace "$rate" "$PACE_SECONDS")
+	p99_start+=("$(echo "$j" | json 'd["p99_us"]')")
+	claimd_wait "$tmp/ctl.sock" "$claimd_pid" "$tmp/claimd.log"
+	sleep "$SETTLE_SECONDS"
 	j=$(pace "$rate" "$PACE_SECONDS")
 	p50_on+=("$(echo "$j" | json 'd["p50_us"]')") p99_on+=("$(echo "$j" | json 'd["p99_us"]')")
 	claimd_stop
-	say "   round $r at $rate req/s: p99 ${p99_off[-1]} us without, ${p99_on[-1]} us with"
+	say "   round $r at $rate req/s: p99 ${p99_off[-1]} us without, ${p99_on[-1]} us with," \
+		"${p99_start[-1]} us while claimd starts"
 done
 p50o=$(median "${p50_off[@]}") p99o=$(median "${p99_off[@]}")
-p50n=$(median "${p50_on[@]}") p99n=$(median "${p99_on[@]}")
+p50n=$(median "${p50_on[@]}") p99n=$(median "${p99_on[@]}") p99s=$(median "${p99_start[@]}")
 read -r p99_ratio p99_ratio_min p99_ratio_max < <(ratio_spread "${p99_on[@]}" -- "${p99_off[@]}")
 
 # 3. What claimd costs a process it does not follow, and kernel time per
@@ -506,6 +518,8 @@ out = {
     "p99_latency_us_without": $p99o, "p99_latency_us_with": $p99n,
     "p99_latency_ratio": $p99_ratio,
     "p99_latency_ratio_spread": [$p99_ratio_min, $p99_ratio_max],
+    "p99_latency_us_while_claimd_starts": $p99s,
+    "p99_latency_us_while_claimd_starts_rounds": [$(IFS=,; echo "${p99_start[*]}")],
     "untraced_ns_per_run": $untraced,
     "untraced_pipe_syscalls": ${hn[pipe]} * 10, "program_runs_during_them": $pipe_runs,
     "untraced_syscall_ns_without_with": {"getppid": [${bare[getppid]}, ${with[getppid]}],
@@ -574,6 +588,7 @@ rows = [
     ("  the same, the floor of a traced request alone", spread("floor_throughput_ratio"), ""),
     ("p99 latency ratio at %d req/s" % $rate, spread("p99_latency_ratio"), "<= 1.10"),
     ("  the rounds' medians, with / without", "%s / %s us" % ($p99n, $p99o), ""),
+    ("  p99 while claimd starts (median; max)", "%s us; %s us" % ($p99s, max(out["p99_latency_us_while_claimd_starts_rounds"])), ""),
     ("p50 latency, without / with", "%s / %s us" % ($p50o, $p50n), ""),
     ("program time per run, untraced process (TCP)", "%s ns" % out["untraced_ns_per_run"], "<= the floor + 10 ns"),
     ("  program runs during its pipe syscalls", "%d of %d" % (out["program_runs_during_them"], out["untraced_pipe_syscalls"]), "0"),
