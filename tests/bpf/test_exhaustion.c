@@ -945,15 +945,6 @@ static bool start(struct claimd_h *h, struct trace_cap *t, const char *const arg
 	       ASSERT_OK(trace_start(t, h), "trace");
 }
 
-static void stop(struct claimd_h *h, struct trace_cap *t)
-{
-	if (test__failed_now())
-		claimd_print_log(h);
-	trace_stop(t);
-	claimd_stop(h);
-	tmpdir_remove(h->dir);
-}
-
 void test_exhaustion(void)
 {
 	pid_t loop = 0, thr = 0, p1 = 0, p2 = 0, callees = 0, hold = 0;
@@ -1006,27 +997,27 @@ void test_exhaustion(void)
 			if (test__start_subtest("conns_evicted_mid_request"))
 				conns_evicted_mid_request(&h, &t, hold, hold_port);
 		}
-		stop(&h, &t);
+		claimd_traced_stop(&h, &t);
 	}
 	if (test__start_subtest("threads_full")) {
 		if (start(&h, &t, threads, &mport))
 			threads_full(&h, &t, thr, thr_port, mport);
-		stop(&h, &t);
+		claimd_traced_stop(&h, &t);
 	}
 	if (test__start_subtest("edge_classes_full")) {
 		if (start(&h, &t, classes, &mport))
 			classes_full(&h, &t, &p1, p1_port, p2, p2_port, callee_ports, mport);
-		stop(&h, &t);
+		claimd_traced_stop(&h, &t);
 	}
 	if (test__start_subtest("edge_counts_full")) {
 		if (start(&h, &t, counts, &mport))
 			edge_counts_full(&h, &t, p2, p2_port, callee_ports);
-		stop(&h, &t);
+		claimd_traced_stop(&h, &t);
 	}
 	if (test__start_subtest("ringbuf_full")) {
 		if (start(&h, &t, ringbuf, &mport))
 			ringbuf_full(&h, &t, loop, loop_port, mport);
-		stop(&h, &t);
+		claimd_traced_stop(&h, &t);
 	}
 out:
 	proc_stop(loop, 1000);
