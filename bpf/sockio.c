@@ -475,12 +475,25 @@ int tp_io_x(struct bpf_raw_tracepoint_args *ctx)
 	return 0;
 }
 
-/* Forgets the connection c at key: its entry, its explicit context, its SSL tie. */
-static __always_inline void conn_forget(struct claimd_conn *c, struct claimd_conn_key *key)
+/*
+ * Forgets the connection c at key, whose socket's tag was tag when its end
+ * began: its entry, its explicit context, its SSL tie. Unless the name
+ * went to another socket meanwhile: a socket's close is seen when its
+ * owner's close returns, after the fd was freed, so another thread may
+ * take the fd for its next socket and have it adopted (its old entry
+ * found stale, conn_stale) on another CPU while this end runs, in the
+ * very element c pointed to. That entry is not this one's to forget.
+ */
+static __always_inline void conn_forget(struct claimd_conn *c, struct claimd_conn_key *key,
+					__u32 tag)
 {
+	struct claimd_conn *cur = bpf_map_lookup_elem(&conns, key);
 	__u32 slot = claimd_sock_slot(c->local.port, c->remote.port);
 	/* Seeded, its socket never seen since: the filter's count for it is its own. */
-	int unindexed = !c->sk_tag;
+	int unindexed = !tag;
+
+	if (!cur || cur->sk_tag != tag)
+		return;
 
 	if (c->role == CLAIMD_ROLE_INBOUND) {
 		struct claimd_thread *t = bpf_map_lookup_elem(&conn_ctx, key);
@@ -508,10 +521,12 @@ static __always_inline void conn_forget(struct claimd_conn *c, struct claimd_con
 __noinline int conn_end(struct claimd_conn *c, struct claimd_conn_key *key, __u32 tid)
 {
 	struct io io;
+	__u32 tag;
 	int i;
 
 	if (!c || !key)
 		return 0;
+	tag = c->sk_tag;
 	io.key = *key;
 	io.now = bpf_ktime_get_ns();
 	io.tid = tid;
@@ -529,7 +544,7 @@ __noinline int conn_end(struct claimd_conn *c, struct claimd_conn_key *key, __u3
 		if (c->count || c->extra || c->answer_active)
 			egress_fail_all(c, &io);
 	}
-	conn_forget(c, key);
+	conn_forget(c, key, tag);
 	return 0;
 }
 
