@@ -5,7 +5,8 @@
  * claimd must count every request of both hops and every call on the edge
  * exactly, evict no live connection and follow none again mid-stream, tie
  * every call (none outside requests, no request unknown for an untied
- * call), and keep its memory flat.
+ * call), and keep its memory flat. Its claimd follows only the two hops
+ * (--pid), so that the counts it keeps host-wide are theirs.
  *  - c: a C front (tests/peers/churn_front.c, a thread per connection)
  *    calling a C backend (tests/peers/work_service.c), REQUESTS requests:
  *    100,000 connections (CLAIMD_CHURN_REQUESTS: more);
@@ -167,7 +168,27 @@ out:
 	json_object_put(st1);
 }
 
-static void churn_c(struct claimd_h *h)
+/*
+ * A claimd of its own following only the two hops (--pid): what it counts
+ * host-wide is theirs, whatever else runs on the host meanwhile.
+ */
+static void soak_watched(const struct hops *c, pid_t front, pid_t back, int requests)
+{
+	char fpid[16], bpid[16];
+	const char *extra[] = { "--metrics", "none", "--pid", fpid, "--pid", bpid, NULL };
+	struct claimd_h h = {};
+
+	snprintf(fpid, sizeof(fpid), "%d", front);
+	snprintf(bpid, sizeof(bpid), "%d", back);
+	if (ASSERT_OK(claimd_start(&h, extra), "claimd start"))
+		soak(&h, c, requests);
+	if (test__failed_now())
+		claimd_print_log(&h);
+	claimd_stop(&h);
+	tmpdir_remove(h.dir);
+}
+
+static void churn_c(const char *dir)
 {
 	char back_exe[H_PATH], front_exe[H_PATH], ready_b[H_PATH], ready_f[H_PATH], bport_s[16];
 	struct hops c = { .front = "churn-front", .back = "churn-back" };
@@ -179,32 +200,32 @@ static void churn_c(struct claimd_h *h)
 
 	snprintf(back_exe, sizeof(back_exe), "%s/tests/work_service", test__build_dir());
 	snprintf(front_exe, sizeof(front_exe), "%s/tests/churn_front", test__build_dir());
-	snprintf(ready_b, sizeof(ready_b), "%s/%s.ready", h->dir, c.back);
-	snprintf(ready_f, sizeof(ready_f), "%s/%s.ready", h->dir, c.front);
-	back = peer_start(h->dir, c.back, back_argv, &bport);
+	snprintf(ready_b, sizeof(ready_b), "%s/%s.ready", dir, c.back);
+	snprintf(ready_f, sizeof(ready_f), "%s/%s.ready", dir, c.front);
+	back = peer_start(dir, c.back, back_argv, &bport);
 	if (!ASSERT_GT(back, 0, "backend"))
 		return;
 	snprintf(bport_s, sizeof(bport_s), "%d", bport);
-	front = peer_start(h->dir, c.front, front_argv, &c.port);
+	front = peer_start(dir, c.front, front_argv, &c.port);
 	if (ASSERT_GT(front, 0, "front"))
-		soak(h, &c, n ? atoi(n) : REQUESTS);
+		soak_watched(&c, front, back, n ? atoi(n) : REQUESTS);
 	if (front > 0)
 		proc_stop(front, 2000);
 	proc_stop(back, 2000);
 }
 
-static void churn_python(struct claimd_h *h)
+static void churn_python(const char *dir)
 {
 	struct svc back = {}, front = {};
 	struct svc_spec bs = { .name = "churn-py-back" };
 	struct svc_spec fs = { .name = "churn-py-front" };
 	struct hops c = { .front = fs.name, .back = bs.name };
 
-	if (ASSERT_OK(svc_start(&back, &bs, h->dir), "backend")) {
+	if (ASSERT_OK(svc_start(&back, &bs, dir), "backend")) {
 		fs.downstream = back.port;
-		if (ASSERT_OK(svc_start(&front, &fs, h->dir), "front")) {
+		if (ASSERT_OK(svc_start(&front, &fs, dir), "front")) {
 			c.port = front.port;
-			soak(h, &c, PY_REQUESTS);
+			soak_watched(&c, front.pid, back.pid, PY_REQUESTS);
 		}
 	}
 	svc_stop(&front);
@@ -213,20 +234,15 @@ static void churn_python(struct claimd_h *h)
 
 void test_churn(void)
 {
-	const char *extra[] = { "--metrics", "none", NULL };
-	struct claimd_h h = {};
+	char dir[H_PATH] = "";
 
 	if (!test__need_root())
 		return;
-	if (!ASSERT_OK(claimd_start(&h, extra), "claimd start"))
-		goto out;
+	if (!ASSERT_OK(tmpdir_make(dir, sizeof(dir)), "tmpdir"))
+		return;
 	if (test__start_subtest("c"))
-		churn_c(&h);
+		churn_c(dir);
 	if (test__start_subtest("python"))
-		churn_python(&h);
-out:
-	if (test__failed_now())
-		claimd_print_log(&h);
-	claimd_stop(&h);
-	tmpdir_remove(h.dir);
+		churn_python(dir);
+	tmpdir_remove(dir);
 }
