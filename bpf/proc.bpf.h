@@ -199,12 +199,6 @@ static __always_inline void proc_service_listens(__u32 tgid, __u16 port)
 }
 
 /*
- * A call outside any request (made by a thread serving none) began or ended
- * in process tgid, which serves: the requests open meanwhile learn it at
- * their answer (ingress_untied, runtime.bpf.h). A worker pool's thread
- * calling for a request another thread read is the shape.
- */
-/*
  * tgid's count of calls outside requests is now n: in its main thread's
  * slot of the verdict map (claim_slot.proc_word), where libclaim finds
  * that a request's running verdict may miss a call. A slot another
@@ -225,6 +219,12 @@ static __always_inline void proc_word_publish(__u32 tgid, __u32 n)
 		s->proc_word = (__u64)tgid << 32 | n;
 }
 
+/*
+ * A call outside any request (made by a thread serving none) began or ended
+ * in process tgid, which serves: the requests open meanwhile learn it at
+ * their answer (ingress_untied, runtime.bpf.h). A worker pool's thread
+ * calling for a request another thread read is the shape.
+ */
 static __always_inline void outside_calls_add(__u32 tgid)
 {
 	struct claimd_outside *o = bpf_map_lookup_elem(&outside_calls, &tgid);

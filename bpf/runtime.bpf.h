@@ -64,8 +64,9 @@ static __always_inline void ingress_unsure(struct claimd_ingress *r, __u32 why)
 
 /*
  * Did the request held by t have a call made for it outside its log? Its
- * process counted a call outside any request begun or ended while it was open (outside_calls, against the
- * count at its start): a worker thread may have made it. A call that began
+ * process counted a call outside any request begun or ended while it was
+ * open (outside_calls, against the count at its start): a worker thread
+ * may have made it. A call that began
  * before and ends after goes unnoticed: one that served this request began
  * after it was read, and a failure it caused came back before the answer.
  */

@@ -611,8 +611,6 @@ static __always_inline void go_call_open(struct go_key *k, struct go_call *call,
 		if (call->p.slot == CLAIMD_NO_SLOT)
 			go_slot_show(k->tgid, o.g, q);
 	} else {
-		__u32 *want = bpf_map_lookup_elem(&go_lineage_wanted, &exe);
-
 		stat_inc(CLAIMD_ST_GO_OUTSIDE);
 		/*
 		 * A goroutine tied to no request may be a worker fed one through a
@@ -621,6 +619,8 @@ static __always_inline void go_call_open(struct go_key *k, struct go_call *call,
 		 * asked for.
 		 */
 		if (proc_flags(k->tgid) & PROC_GO_SERVES) {
+			__u32 *want = bpf_map_lookup_elem(&go_lineage_wanted, &exe);
+
 			outside_calls_add(k->tgid);
 			if (want && !*want)
 				*want = 1;

@@ -5,14 +5,17 @@
  * claimd must count every request of both hops and every call on the edge
  * exactly, evict no live connection and follow none again mid-stream, tie
  * every call (none outside requests, no request unknown for an untied
- * call), and keep its memory flat. Its claimd follows only the two hops
+ * call), judge every failure as the truth has it (the backend's failures
+ * its own, the front's passed up from it), and keep its memory flat. Its claimd follows only the two hops
  * (--pid), so that the counts it keeps host-wide are theirs.
  *  - c: a C front (tests/peers/churn_front.c, a thread per connection)
- *    calling a C backend (tests/peers/work_service.c), REQUESTS requests:
- *    100,000 connections (CLAIMD_CHURN_REQUESTS: more);
+ *    calling a C backend (tests/peers/work_service.c) failing every tenth
+ *    request, REQUESTS requests: 100,000 connections
+ *    (CLAIMD_CHURN_REQUESTS: more);
  *  - python: the same with Python's ThreadingHTTPServer at both hops
  *    (tests/peers/chain_service.py: http.client, a connection per call,
- *    shutdown before close), PY_REQUESTS requests.
+ *    shutdown before close), PY_REQUESTS requests, every one failed by
+ *    the backend and passed up.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -34,8 +37,8 @@ static long long kernel(struct json_object *st, const char *name)
 	return j_int(j_get(st, "kernel"), name);
 }
 
-/* The requests claimd counted for a service (claimctl services), -1: not there. */
-static long long requests_of(const struct claimd_h *h, const char *service)
+/* A count claimd keeps for a service (claimctl services), -1: not there. */
+static long long service_int(const struct claimd_h *h, const char *service, const char *key)
 {
 	const char *args[] = { "services", NULL };
 	struct json_object *arr = claimctl_json(h, args);
@@ -46,7 +49,7 @@ static long long requests_of(const struct claimd_h *h, const char *service)
 		struct json_object *s = json_object_array_get_idx(arr, i);
 
 		if (!strcmp(j_str(s, "service") ?: "", service))
-			n = j_int(s, "requests");
+			n = j_int(s, key);
 	}
 	json_object_put(arr);
 	return n;
@@ -56,7 +59,36 @@ static long long requests_of(const struct claimd_h *h, const char *service)
 struct hops {
 	const char *front, *back;
 	int port;
+	int fail_every; /* the backend fails every Nth request (1: each), the front passes it up */
 };
+
+/* Of the first n requests, those the backend failed: the truth. */
+static long long failures_of(const struct hops *c, long long n)
+{
+	return c->fail_every ? n / c->fail_every : 0;
+}
+
+/*
+ * claimd's verdicts on the failed requests against the truth: the
+ * backend's failures its own (claimed), the front's each passed up from
+ * it (unclaimed); none unknown or wrong, and the edge taught by each.
+ */
+static void verdicts_check(const struct claimd_h *h, const struct hops *c, long long total)
+{
+	long long f = failures_of(c, total);
+
+	printf("  verdicts: backend %lld claimed, %lld unclaimed, %lld unknown; front %lld "
+	       "unclaimed, %lld claimed, %lld unknown; truth %lld failures at each hop\n",
+	       service_int(h, c->back, "claimed"), service_int(h, c->back, "unclaimed"),
+	       service_int(h, c->back, "unknown"), service_int(h, c->front, "unclaimed"),
+	       service_int(h, c->front, "claimed"), service_int(h, c->front, "unknown"), f);
+	ASSERT_EQ(service_int(h, c->back, "claimed"), f, "the backend's failures its own");
+	ASSERT_EQ(service_int(h, c->back, "unclaimed") + service_int(h, c->back, "unknown"), 0,
+		  "the backend: none wrong, none unknown");
+	ASSERT_EQ(service_int(h, c->front, "unclaimed"), f, "the front's failures passed up");
+	ASSERT_EQ(service_int(h, c->front, "claimed") + service_int(h, c->front, "unknown"), 0,
+		  "the front: none wrong, none unknown");
+}
 
 /* Waits (10 s at most) until both hops counted want requests; the front's count. */
 static long long counted_wait(const struct claimd_h *h, const struct hops *c, long long want)
@@ -64,14 +96,14 @@ static long long counted_wait(const struct claimd_h *h, const struct hops *c, lo
 	long long end = now_ms() + 10000, front = -1;
 
 	while (now_ms() < end) {
-		front = requests_of(h, c->front);
-		if (front >= want && requests_of(h, c->back) >= want)
+		front = service_int(h, c->front, "requests");
+		if (front >= want && service_int(h, c->back, "requests") >= want)
 			break;
 		sleep_ms(200);
 	}
 	/* One tick more: whatever would be counted beyond it is in. */
 	sleep_ms(1200);
-	return requests_of(h, c->front);
+	return service_int(h, c->front, "requests");
 }
 
 /* claimd's resident memory, in KiB (VmRSS), -1 when unreadable. */
@@ -111,15 +143,16 @@ static void soak(const struct claimd_h *h, const struct hops *c, int requests)
 	const char *status_args[] = { "status", NULL };
 	struct json_object *st0 = NULL, *st1 = NULL, *edge = NULL;
 	long long counted;
-	int i, failed = 0;
+	int i, unanswered = 0;
 	long rss0, rss1;
 
 	/* Warm: both followed, each request and call counted once. */
 	for (i = 0; i < WARM; i++)
-		failed += http_get(c->port, "/r/1") != 200;
-	ASSERT_EQ(failed, 0, "warm-up answered");
+		unanswered += http_get(c->port, "/r/1") <= 0;
+	ASSERT_EQ(unanswered, 0, "warm-up answered");
 	ASSERT_EQ(counted_wait(h, c, WARM), WARM, "warm-up: the front's requests counted");
-	ASSERT_EQ(requests_of(h, c->back), WARM, "warm-up: the backend's requests counted");
+	ASSERT_EQ(service_int(h, c->back, "requests"), WARM,
+		  "warm-up: the backend's requests counted");
 	st0 = claimctl_json(h, status_args);
 	rss0 = rss_kib(h->pid);
 
@@ -137,12 +170,17 @@ static void soak(const struct claimd_h *h, const struct hops *c, int requests)
 	rss1 = rss_kib(h->pid);
 	printf("churn: %d requests, %d connections; counted front %lld, backend %lld; "
 	       "claimd RSS %ld -> %ld KiB\n",
-	       requests, 2 * requests, counted - WARM, requests_of(h, c->back) - WARM, rss0, rss1);
+	       requests, 2 * requests, counted - WARM, service_int(h, c->back, "requests") - WARM,
+	       rss0, rss1);
 	ASSERT_EQ(counted, WARM + requests, "the front's requests, each counted once");
-	ASSERT_EQ(requests_of(h, c->back), WARM + requests, "the backend's, each counted once");
+	ASSERT_EQ(service_int(h, c->back, "requests"), WARM + requests,
+		  "the backend's, each counted once");
 	edge = claimd_edge(h, c->front, c->back);
 	ASSERT_EQ(j_int(edge, "calls"), WARM + requests, "every call on the edge, once");
-	ASSERT_EQ(j_int(edge, "callee_failures"), 0, "no callee failure");
+	ASSERT_EQ(j_int(edge, "callee_failures"), failures_of(c, WARM + requests),
+		  "callee failures exact");
+	ASSERT_EQ(j_int(edge, "both_failed"), failures_of(c, WARM + requests), "each failed both");
+	verdicts_check(h, c, WARM + requests);
 
 #define SAME(name)                                                                   \
 	do {                                                                         \
@@ -191,9 +229,9 @@ static void soak_watched(const struct hops *c, pid_t front, pid_t back, int requ
 static void churn_c(const char *dir)
 {
 	char back_exe[H_PATH], front_exe[H_PATH], ready_b[H_PATH], ready_f[H_PATH], bport_s[16];
-	struct hops c = { .front = "churn-front", .back = "churn-back" };
+	struct hops c = { .front = "churn-front", .back = "churn-back", .fail_every = 10 };
 	const char *back_argv[] = { back_exe, "-u", "0", "-r", ready_b, NULL };
-	const char *front_argv[] = { front_exe, "-b", bport_s, "-r", ready_f, NULL };
+	const char *front_argv[] = { front_exe, "-b", bport_s, "-r", ready_f, "-f", "10", NULL };
 	const char *n = getenv("CLAIMD_CHURN_REQUESTS");
 	pid_t back, front = -1;
 	int bport;
@@ -217,9 +255,10 @@ static void churn_c(const char *dir)
 static void churn_python(const char *dir)
 {
 	struct svc back = {}, front = {};
-	struct svc_spec bs = { .name = "churn-py-back" };
+	/* ab asks for one id (/r/1) throughout: a backend failing id % 1 fails each. */
+	struct svc_spec bs = { .name = "churn-py-back", .fail_mod = 1 };
 	struct svc_spec fs = { .name = "churn-py-front" };
-	struct hops c = { .front = fs.name, .back = bs.name };
+	struct hops c = { .front = fs.name, .back = bs.name, .fail_every = 1 };
 
 	if (ASSERT_OK(svc_start(&back, &bs, dir), "backend")) {
 		fs.downstream = back.port;

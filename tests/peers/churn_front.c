@@ -7,10 +7,13 @@
  * front answers with the backend's status (502 when the call itself
  * failed) and closes the client's connection when the client asked for it
  * ("Connection: close", as ab without -k does not; HTTP/1.0 heads too).
+ * With -f N, every Nth request it answers (counted from 1, in the order
+ * they arrive) asks the backend for /fail/<n> instead of its own target,
+ * which tests/peers/work_service.c fails: the front passes that failure up.
  * Writes its port to FILE once listening; at SIGTERM, how many requests it
  * answered and how many calls it made, as JSON on stdout.
  *
- *   churn_front -b BACKEND_PORT -r FILE
+ *   churn_front -b BACKEND_PORT -r FILE [-f N]
  */
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -26,8 +29,8 @@
 
 #include "head_loop.h"
 
-static int backend_port;
-static atomic_long answered, calls, calls_failed;
+static int backend_port, fail_every;
+static atomic_long answered, calls, calls_failed, requests;
 
 static int write_all(int fd, const char *p, size_t len)
 {
@@ -100,10 +103,14 @@ out:
 static int answer(int fd, const char *head, void *arg)
 {
 	char target[256] = "/", out[256];
+	long nth = atomic_fetch_add(&requests, 1) + 1;
 	int status, n, close_after;
 
 	(void)arg;
-	sscanf(head, "%*s %255s", target);
+	if (fail_every && nth % fail_every == 0)
+		snprintf(target, sizeof(target), "/fail/%ld", nth);
+	else
+		sscanf(head, "%*s %255s", target);
 	status = call_backend(target);
 	close_after = strstr(head, "HTTP/1.0") || strcasestr(head, "\r\nconnection: close");
 	n = snprintf(out, sizeof(out), "HTTP/1.1 %d %s\r\nContent-Length: 3\r\n%s\r\nok\n",
@@ -142,9 +149,11 @@ int main(int argc, char **argv)
 	int lfd, one = 1, opt;
 	FILE *f;
 
-	while ((opt = getopt(argc, argv, "b:r:")) != -1) {
+	while ((opt = getopt(argc, argv, "b:r:f:")) != -1) {
 		if (opt == 'b')
 			backend_port = atoi(optarg);
+		else if (opt == 'f')
+			fail_every = atoi(optarg);
 		else if (opt == 'r')
 			ready = optarg;
 		else

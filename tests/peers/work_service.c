@@ -5,7 +5,8 @@
  * method and target, no body) answered 200 after spinning about US
  * microseconds of CPU. The spin is a fixed number of rounds of a hash loop,
  * calibrated at start against the thread's CPU clock, so a request costs the
- * same CPU whether or not its thread is preempted meanwhile. Writes its port
+ * same CPU whether or not its thread is preempted meanwhile; a GET whose
+ * target starts /fail is answered 503 after the same work. Writes its port
  * to FILE once listening; prints the calibration on stderr.
  *
  *   work_service [-p PORT] [-u US] [-r FILE]
@@ -26,6 +27,7 @@
 #include "head_loop.h"
 
 static const char answer[] = "HTTP/1.1 200 OK\r\nContent-Length: 3\r\n\r\nok\n";
+static const char failed[] = "HTTP/1.1 503 Failed\r\nContent-Length: 3\r\n\r\nno\n";
 static unsigned long rounds_per_request;
 static volatile uint64_t sink;
 
@@ -73,10 +75,12 @@ static unsigned long calibrate(double us)
 /* One request's answer: the work, then the answer. */
 static int work_answer(int fd, const char *head, void *arg)
 {
-	(void)head;
+	const char *a = strncmp(head, "GET /fail", 9) ? answer : failed;
+	size_t len = strlen(a);
+
 	(void)arg;
 	spin(rounds_per_request);
-	return write(fd, answer, sizeof(answer) - 1) == (ssize_t)sizeof(answer) - 1 ? 0 : -1;
+	return write(fd, a, len) == (ssize_t)len ? 0 : -1;
 }
 
 /* Serves one connection: each request head read (no body), then the work, then the answer. */

@@ -130,16 +130,15 @@ static void *look_at(struct goprobes *gp, const char *path, __u32 tgid)
 	if (r != GOEXEC_PROBED)
 		return refuse(gp, path, &g, tgid, r, why);
 	err = goattach(gp->obs, gp->probed, path, &g);
-	if (!err && gp->probed < CLAIMD_GO_EXES_MAX) {
-		gp->slot[gp->probed].fd = open(path, O_RDONLY | O_CLOEXEC);
-		gp->slot[gp->probed].newproc = g.fn[GOFN_NEWPROC];
-	}
 	if (err) {
 		pr_warn("Go: cannot probe the program of process %u: %s", tgid, strerror(-err));
 		gp->refused++;
 		gp->refused_by[GOEXEC_ATTACH]++;
 		return GO_FILE_OTHER;
 	}
+	/* Its slot is below CLAIMD_GO_EXES_MAX: goattach took it. */
+	gp->slot[gp->probed].fd = open(path, O_RDONLY | O_CLOEXEC);
+	gp->slot[gp->probed].newproc = g.fn[GOFN_NEWPROC];
 	pr_info("Go: probing %s (%s%s) of process %u as Go program %d: requests followed per "
 		"goroutine",
 		g.version, g.stripped ? "stripped" : "with symbols", g.has_dwarf ? ", DWARF" : "",
