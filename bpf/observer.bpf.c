@@ -74,10 +74,28 @@ struct {
  */
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(map_flags, BPF_F_MMAPABLE); /* claimd changes a word's bits atomically */
 	__uint(max_entries, 32768);
 	__type(key, __u32);
 	__type(value, __u32);
 } traced SEC(".maps");
+
+/*
+ * The program files claimd has read (struct claimd_program_id), each with
+ * the bits a process running it gets in its word (CLAIMD_PROC_GO: the Go
+ * probes follow it; 0: its syscalls do). A process followed while running
+ * one not here is unread (CLAIMD_PROC_UNREAD) until claimd reads it: its
+ * program might be one the syscalls cannot follow. Written by claimd only.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, CLAIMD_PROGRAMS_MAX);
+	__type(key, struct claimd_program_id);
+	__type(value, __u32);
+} programs SEC(".maps");
+
+/* claimd reads the programs of the processes it follows (its uprobe walk runs): set by it. */
+volatile __u32 programs_read = 0;
 
 /*
  * Per tgid (struct claimd_outside): how many times a call outside any

@@ -83,6 +83,7 @@ static __always_inline void submit_now(void *rec)
 #define PROC_MUX       CLAIMD_PROC_MUX
 #define PROC_GO	       CLAIMD_PROC_GO
 #define PROC_GO_SERVES CLAIMD_PROC_GO_SERVES
+#define PROC_UNREAD    CLAIMD_PROC_UNREAD
 /* Bits 16-31: its listening sockets (CLAIMD_PROC_LISTENER_ONE each): a
  * service, whose calls outside requests are no root calls. */
 #define PROC_LISTENER_ONE CLAIMD_PROC_LISTENER_ONE
@@ -279,10 +280,72 @@ static __always_inline __u32 outside_calls_of(__u32 tgid)
 	return o ? o->calls : 0;
 }
 
-/* tgid: the current process's. */
+/*
+ * The bits the current process's program gives its word (the programs
+ * map): what claimd found reading it, PROC_UNREAD if it has not read it
+ * yet, 0 if claimd reads no programs.
+ */
+static __always_inline __u32 program_bits_current(void)
+{
+	struct task_struct *task = bpf_get_current_task_btf();
+	struct claimd_program_id id = {};
+	struct inode *inode;
+	__u32 *bits;
+
+	if (!programs_read)
+		return 0;
+	inode = task->mm->exe_file->f_inode;
+	id.ino = inode->i_ino;
+	id.dev = inode->i_sb->s_dev;
+	bits = bpf_map_lookup_elem(&programs, &id);
+	return bits ? *bits : PROC_UNREAD;
+}
+
+/* A record of type (CLAIMD_REC_EXIT, CLAIMD_REC_UNREAD) about process tgid, for claimd now. */
+static __always_inline void proc_record(__u32 type, __u32 tgid)
+{
+	struct claimd_exit *rec = bpf_ringbuf_reserve(&events, sizeof(*rec), 0);
+
+	if (!rec) {
+		stat_inc(CLAIMD_ST_RB_DROPS);
+		return;
+	}
+	rec->hdr.type = type;
+	rec->hdr.version = CLAIMD_RECORD_VERSION;
+	rec->hdr.size = sizeof(*rec);
+	rec->tgid = tgid;
+	rec->pad = 0;
+	submit_now(rec);
+}
+
+/* claimd is asked to read the program of process tgid, now. */
+static __always_inline void program_unread_record(__u32 tgid)
+{
+	stat_inc(CLAIMD_ST_PROC_UNREAD);
+	proc_record(CLAIMD_REC_UNREAD, tgid);
+}
+
+/*
+ * The current process, tgid, follows a socket. The first time, its word
+ * learns what its program is, or that it is unread and claimd is asked to
+ * read it: until then its requests get no confident verdict (a Go
+ * program's goroutines share threads that its syscalls would take for
+ * requests of their own).
+ */
 static __always_inline void mark_traced(__u32 tgid)
 {
-	proc_flag_set(tgid, PROC_TRACED);
+	__u32 *t = bpf_map_lookup_elem(&traced, &tgid);
+	__u32 bits;
+
+	if (t && !(*t & PROC_TRACED)) {
+		/* Another process's (never seen yet): unread, its own syscalls will tell. */
+		bits = PROC_TRACED | ((bpf_get_current_pid_tgid() >> 32) == tgid
+					      ? program_bits_current()
+					      : (programs_read ? PROC_UNREAD : 0));
+		__sync_fetch_and_or(t, bits);
+		if (bits & PROC_UNREAD)
+			program_unread_record(tgid);
+	}
 	proc_mark_current();
 }
 

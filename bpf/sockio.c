@@ -561,18 +561,31 @@ __noinline int conn_stale(struct claimd_conn *c, struct claimd_conn_key *key, __
 	return 0;
 }
 
+/* What a process's word knew of the program it ran: learned again after an exec. */
+#define PROC_PROGRAM_BITS (PROC_GO | PROC_GO_SERVES | PROC_UNREAD | PROC_MUX | PROC_CONTEXT)
+
 /*
  * A thread other than the leader that execs becomes the leader: the mark
- * (proc_mark) stayed with the old one. A followed process keeps it.
+ * (proc_mark) stayed with the old one. A followed process keeps it, and
+ * its word forgets its old program for what its new one is (the programs
+ * map), or that it is unread.
  */
 SEC("tracepoint/sched/sched_process_exec")
 int tp_proc_exec(void *ctx)
 {
 	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
 	__u32 *t = bpf_map_lookup_elem(&traced, &tgid);
+	__u32 bits;
 
-	if (t && *t)
-		proc_mark_current();
+	if (!t || !*t)
+		return 0;
+	proc_mark_current();
+	bits = program_bits_current();
+	__sync_fetch_and_and(t, ~PROC_PROGRAM_BITS);
+	if (bits)
+		__sync_fetch_and_or(t, bits);
+	if (bits & PROC_UNREAD)
+		program_unread_record(tgid);
 	return 0;
 }
 
@@ -600,7 +613,6 @@ int tp_proc_exit(void *ctx)
 	__u32 tgid = id >> 32;
 	__u32 *t = bpf_map_lookup_elem(&traced, &tgid);
 	struct claimd_outside *o;
-	struct claimd_exit *rec;
 
 	/* Every thread, followed or not: its process's word may be gone before it. */
 	thread_slot_free((__u32)id);
@@ -612,16 +624,6 @@ int tp_proc_exit(void *ctx)
 	o = bpf_map_lookup_elem(&outside_calls, &tgid);
 	if (o)
 		o->port = 0;
-	rec = bpf_ringbuf_reserve(&events, sizeof(*rec), 0);
-	if (!rec) {
-		stat_inc(CLAIMD_ST_RB_DROPS);
-		return 0;
-	}
-	rec->hdr.type = CLAIMD_REC_EXIT;
-	rec->hdr.version = CLAIMD_RECORD_VERSION;
-	rec->hdr.size = sizeof(*rec);
-	rec->tgid = tgid;
-	rec->pad = 0;
-	submit_now(rec);
+	proc_record(CLAIMD_REC_EXIT, tgid);
 	return 0;
 }

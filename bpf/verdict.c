@@ -92,12 +92,16 @@ __noinline __u32 verdict_of(struct claimd_ingress *r)
 		.unknown = CLAIMD_NO_SLOT,
 		.open = CLAIMD_NO_SLOT,
 	};
+	__u32 pf;
 
 	if (!r)
 		return VERDICT(CLAIM_UNKNOWN, CLAIM_RULE_NO_LOG, CLAIMD_NO_SLOT);
+	pf = proc_flags(r->tgid);
+	/* Its process's program unread: its syscalls may not tell its requests apart (Go). */
+	if (pf & PROC_UNREAD)
+		return VERDICT(CLAIM_UNKNOWN, CLAIM_RULE_UNREAD_PROGRAM, CLAIMD_NO_SLOT);
 	/* Its log may hold other requests' calls: no confident answer (but keyed: keyed.c). */
-	if ((r->flags & CLAIMD_IN_MUX) ||
-	    (!(r->flags & CLAIMD_IN_KEYED) && (proc_flags(r->tgid) & PROC_MUX)))
+	if ((r->flags & CLAIMD_IN_MUX) || (!(r->flags & CLAIMD_IN_KEYED) && (pf & PROC_MUX)))
 		return VERDICT(CLAIM_UNKNOWN, CLAIM_RULE_MULTIPLEXED, CLAIMD_NO_SLOT);
 	/* Its log may miss calls, or their answers: never a verdict built on them. */
 	if ((r->flags & CLAIMD_IN_UNTIED) || r->egress_dropped)

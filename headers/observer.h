@@ -104,6 +104,7 @@ enum claimd_record_type {
 	CLAIMD_REC_EGRESS = 2,	/* struct claimd_root_egress: a call outside any ingress */
 	CLAIMD_REC_LISTEN = 3,	/* struct claimd_listen */
 	CLAIMD_REC_EXIT = 4,	/* struct claimd_exit */
+	CLAIMD_REC_UNREAD = 5,	/* struct claimd_exit: a followed process whose program is unread */
 };
 
 /*
@@ -163,6 +164,7 @@ enum claimd_stat {
 	CLAIMD_ST_TIE_AMBIGUOUS, /* ... that two or more open requests would fit: untied */
 	CLAIMD_ST_TIE_NONE,	 /* ... that no open request fits: untied */
 	CLAIMD_ST_CONN_REJOINED, /* live connections whose entry went: followed again mid-stream */
+	CLAIMD_ST_PROC_UNREAD,	 /* processes followed before claimd read their program */
 	CLAIMD_ST__COUNT,
 };
 
@@ -303,6 +305,18 @@ struct claimd_listen {
 	char comm[CLAIMD_COMM_LEN];
 };
 
+/*
+ * A program file as the kernel names it (the programs map): its inode's
+ * number and its filesystem's device, in the kernel's encoding (major << 20
+ * | minor).
+ */
+#define CLAIMD_PROGRAMS_MAX 4096
+
+struct claimd_program_id {
+	__u64 dev;
+	__u64 ino;
+};
+
 struct claimd_exit {
 	struct claimd_rec_hdr hdr;
 	__u32 tgid;
@@ -351,6 +365,7 @@ struct claimd_thread_slot {
 #define CLAIMD_PROC_MUX	      0x4  /* it served two requests at once on a thread: no verdicts */
 #define CLAIMD_PROC_GO	      0x8  /* Go: its HTTP followed per goroutine, not by its syscalls */
 #define CLAIMD_PROC_GO_SERVES 0x10 /* Go: it serves requests */
+#define CLAIMD_PROC_UNREAD    0x20 /* its program not read yet: its requests unknown */
 /* Bits 16-31: how many listening sockets it has open (a service: its calls
  * outside requests are no root calls). claimd seeds the older ones. */
 #define CLAIMD_PROC_LISTENER_ONE (1u << 16)

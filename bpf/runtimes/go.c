@@ -428,11 +428,16 @@ static __always_inline __u64 go_entry_of(struct pt_regs *ctx, __u64 arg)
 	return (arg * 0x9e3779b97f4a7c15ULL) ^ ret;
 }
 
+/* The current process, a probed Go program: followed by goroutine, its program read. */
 static __always_inline __u32 go_tgid(void)
 {
 	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
+	__u32 *t = bpf_map_lookup_elem(&traced, &tgid);
 
-	proc_flag_set(tgid, PROC_GO);
+	if (t && (*t & (PROC_GO | PROC_UNREAD)) != PROC_GO) {
+		__sync_fetch_and_or(t, PROC_GO);
+		__sync_fetch_and_and(t, ~PROC_UNREAD);
+	}
 	return tgid;
 }
 

@@ -41,6 +41,7 @@ var ruleNames = [...]string{
 	"untied-call",
 	"unfinished-call",
 	"opaque-call",
+	"unread-program",
 }
 
 // String is the rule's name ("fail-close-edge", "multiplexed", ...), as

@@ -666,6 +666,62 @@ out:
 }
 
 /*
+ * A Go chain whose first requests come before claimd has read its program
+ * (claimd stopped meanwhile, as a busy host may hold it back): the programs
+ * see their syscalls, and a thread's bytes are no request's of its own in
+ * a Go program, so no verdict may be confident: the failures unknown,
+ * unread-program. Once claimd has read it, the Go probes follow the next
+ * requests exactly.
+ */
+static void before_read(void)
+{
+	struct claimd_h h = { 0 };
+	struct trace_cap t = { 0 };
+	struct gorun r = { .h = &h, .exe = "goservice" };
+	const struct truth_svc shape = { .target = "/r/%d", .ids = REQUESTS, .mod = FAIL_MOD };
+	const char *const names[2] = { "gufront", "guback" };
+	const char *st[] = { "status", NULL };
+	struct truth_svc truth[2];
+	struct truth_tally tally = { 0 };
+	struct json_object *s;
+	struct gosvc *b, *f = NULL;
+	bool served;
+	size_t mark;
+
+	if (!ASSERT_OK(claimd_start(&h, NULL), "claimd start") ||
+	    !ASSERT_OK(trace_start(&t, &h), "trace") ||
+	    !ASSERT_OK(kill(h.pid, SIGSTOP), "claimd held back"))
+		goto out;
+	f = go_pair(&r, names, NULL, NULL, &b);
+	served = f && go_load(&r, f);
+	kill(h.pid, SIGCONT);
+	if (!ASSERT_TRUE(served, "served while claimd was held back"))
+		goto out;
+	{
+		const pid_t pids[2] = { f->pid, b->pid };
+
+		truth__chain(truth, 2, &shape, pids, names);
+		truth__tally_trace(&tally, &t, 0, truth, 2, 2 * FAILURES);
+		truth__expect(&tally, "before its program was read", 0, 2 * FAILURES);
+	}
+	s = claimctl_json(&h, st);
+	ASSERT_EQ(j_int(j_get(s, "unknown_verdicts"), "unread-program"), 2 * FAILURES,
+		  "failures unknown: unread-program");
+	ASSERT_GE(j_int(j_get(s, "kernel"), "processes_unread"), 2, "both followed unread");
+	json_object_put(s);
+	if (!ASSERT_TRUE(claimd_programs_read(&h), "programs read") || !go_probed(&h, 1))
+		goto out;
+	mark = trace_mark(&t);
+	if (go_load(&r, f)) {
+		const pid_t pids[2] = { f->pid, b->pid };
+
+		check_chain_truth(&t, mark, &shape, 2, pids, names, "once read", 2 * FAILURES, 0);
+	}
+out:
+	own_claimd_end(&h, &t, &r);
+}
+
+/*
  * claimd --no-go: the same Go chain followed by its syscalls, as before the
  * Go probes: no confident verdict may be wrong (most are unknown,
  * multiplexed), and the answers are the programs' own.
@@ -846,6 +902,8 @@ void test_go(void)
 	}
 	if (test__start_subtest("started_before"))
 		started_before();
+	if (test__start_subtest("before_read"))
+		before_read();
 	if (test__start_subtest("no_go"))
 		no_go();
 	if (test__start_subtest("go_version_refused"))

@@ -295,6 +295,9 @@ static void run(struct claimd_h *h, struct trace_cap *t, const struct svc *back,
 		goto out;
 	}
 	fport[strcspn(fport, "\n")] = 0;
+	/* Its program read (a Go one probed) before it serves: none unread-program. */
+	if (!ASSERT_TRUE(claimd_programs_read(h), "its program read"))
+		goto out;
 	mark = trace_mark(t);
 
 	lang_env_make(&ce, h, "claimclient");

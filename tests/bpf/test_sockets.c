@@ -34,9 +34,18 @@ static bool env_up(struct env *e)
 	memset(e, 0, sizeof(*e));
 	if (!test__need_root())
 		return false;
-	if (!ASSERT_OK(claimd_start(&e->h, NULL), "claimd start"))
+	if (!ASSERT_OK(claimd_start(&e->h, NULL), "claimd start") ||
+	    !ASSERT_OK(trace_start(&e->t, &e->h), "trace"))
 		return false;
-	return ASSERT_OK(trace_start(&e->t, &e->h), "trace");
+	/* This process serves: claimd reads its program at its first listener, before it serves. */
+	{
+		int port, fd = sock_listen(&port);
+
+		if (!ASSERT_GE(fd, 0, "a first listener"))
+			return false;
+		close(fd);
+	}
+	return ASSERT_TRUE(claimd_programs_read(&e->h), "this process's program read");
 }
 
 static void env_down(struct env *e)

@@ -242,17 +242,28 @@ void test_top(void)
 		ASSERT_STREQ(cols[9], j_str(e, "class"), "CLASS");
 		json_object_put(e);
 	}
+	/* Each node's row as 'claimctl services' says it, once top has drawn them all. */
 	svcs = claimctl_json(&h, (const char *const[]){ "services", NULL });
-	for (i = 0; i < json_object_array_length(svcs); i++) {
-		struct json_object *s = json_object_array_get_idx(svcs, i);
-		char line[160];
+	{
+		static char lines[4][160];
+		const char *rows[5] = { NULL };
+		int k = 0;
 
-		if (strncmp(j_str(s, "service"), tp, strlen(tp)))
-			continue;
-		snprintf(line, sizeof(line), "%-24s %10lld %10lld %10lld %10lld %10lld",
-			 j_str(s, "service"), j_int(s, "requests"), j_int(s, "failures"),
-			 j_int(s, "claimed"), j_int(s, "unclaimed"), j_int(s, "unknown"));
-		ASSERT_OK_PTR(strstr(screen, line), line);
+		for (i = 0; i < json_object_array_length(svcs) && k < 4; i++) {
+			struct json_object *s = json_object_array_get_idx(svcs, i);
+
+			if (strncmp(j_str(s, "service"), tp, strlen(tp)))
+				continue;
+			snprintf(lines[k], sizeof(lines[k]),
+				 "%-24s %10lld %10lld %10lld %10lld %10lld", j_str(s, "service"),
+				 j_int(s, "requests"), j_int(s, "failures"), j_int(s, "claimed"),
+				 j_int(s, "unclaimed"), j_int(s, "unknown"));
+			rows[k] = lines[k];
+			k++;
+		}
+		ASSERT_EQ(k, 4, "the four nodes among the services");
+		ASSERT_TRUE(screen_wait(&t, rows, screen, sizeof(screen)),
+			    "each node's row as 'claimctl services' says");
 	}
 	{
 		const char *keys[] = { "send-keys", "-t", "top", "a", NULL };

@@ -469,6 +469,26 @@ struct json_object *claimctl_json(const struct claimd_h *h, const char *const ar
 	return json_tokener_parse(out);
 }
 
+bool claimd_programs_read(const struct claimd_h *h)
+{
+	const char *args[] = { "status", NULL };
+	long long asked = -1, read = 0;
+	int i;
+
+	for (i = 0; i < 100; i++) {
+		struct json_object *st = claimctl_json(h, args);
+
+		asked = j_int(j_get(st, "kernel"), "processes_unread");
+		read = j_int(j_get(st, "records"), "unread");
+		json_object_put(st);
+		if (read >= asked)
+			return true;
+		sleep_ms(100);
+	}
+	printf("claimd read %lld of the %lld programs it was asked to read\n", read, asked);
+	return false;
+}
+
 int trace_start(struct trace_cap *t, const struct claimd_h *h)
 {
 	char claimctl[H_PATH];

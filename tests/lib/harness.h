@@ -91,6 +91,12 @@ void claimd_print_log(const struct claimd_h *h);
 int claimctl_run(const struct claimd_h *h, const char *const args[], char *out, size_t outlen);
 /* claimctl <args> --json, parsed. NULL on failure. */
 struct json_object *claimctl_json(const struct claimd_h *h, const char *const args[]);
+/*
+ * Until claimd has read the program of every process it was asked to (each
+ * followed before its program was: its requests unknown, unread-program),
+ * up to 10 s: false if it has not.
+ */
+bool claimd_programs_read(const struct claimd_h *h);
 /* The edge caller -> callee from 'claimctl edges --json' (a new reference), or NULL. */
 struct json_object *claimd_edge(const struct claimd_h *h, const char *caller, const char *callee);
 /* The same, of one kind: root 1 a root caller's edge, 0 a service's, -1 either. */

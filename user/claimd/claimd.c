@@ -96,7 +96,7 @@ struct claimd {
 	time_t persisted_wall; /* when the memory last reached the disk */
 	int persist_errors;
 	/* records from the kernel, by type, and the malformed ones */
-	unsigned long n_ingress, n_root, n_listen, n_exit, n_invalid;
+	unsigned long n_ingress, n_root, n_listen, n_exit, n_unread, n_invalid;
 	__u32 exited[MAX_EXITED];
 	int n_exited;
 	struct metrics_http *http;
@@ -267,6 +267,15 @@ static int on_record(void *ctx, void *data, size_t size)
 			probes__scan_pid(d->probes, l->tgid);
 		break;
 	}
+	case CLAIMD_REC_UNREAD: {
+		const struct claimd_exit *u = data;
+
+		/* A followed process runs a program not read yet: its requests wait for it. */
+		d->n_unread++;
+		if (d->probes)
+			probes__scan_pid(d->probes, u->tgid);
+		break;
+	}
 	case CLAIMD_REC_EXIT: {
 		const struct claimd_exit *e = data;
 
@@ -389,6 +398,7 @@ static struct json_object *status_json(struct claimd *d)
 	json_object_object_add(r, "egress", json_object_new_uint64(d->n_root));
 	json_object_object_add(r, "listen", json_object_new_uint64(d->n_listen));
 	json_object_object_add(r, "exit", json_object_new_uint64(d->n_exit));
+	json_object_object_add(r, "unread", json_object_new_uint64(d->n_unread));
 	json_object_object_add(r, "invalid", json_object_new_uint64(d->n_invalid));
 	json_object_object_add(o, "records", r);
 	json_object_object_add(o, "unknown_verdicts", unknown_json(d->edges));
@@ -808,6 +818,9 @@ static int claimd_attach(struct claimd *d)
 
 		d->probes = probes__new(d->obs, off);
 	}
+	/* From now on a process followed before its program is read says so (unread-program). */
+	if (d->probes)
+		observer__read_programs(d->obs, true);
 	if (d->probes)
 		probes__scan(d->probes);
 	if (!opt->no_seed) {

@@ -43,6 +43,9 @@
  *   opaque-call           it talked to a dependency in a protocol claimd does
  *                         not frame (or on a connection it joined
  *                         mid-stream), whose failures claimd cannot see
+ *   unread-program        its process's program was not read yet: whether
+ *                         its threads' syscalls tell its requests apart
+ *                         (or a runtime's probes must: Go) is not known
  */
 #define CLAIM_RULE_TABLE(X)                                                 \
 	X(CLAIM_RULE_NONE, 0, "none", CLAIM_NONE)                           \
@@ -56,7 +59,8 @@
 	X(CLAIM_RULE_FRAMING_LOST, 8, "framing-lost", CLAIM_UNKNOWN)        \
 	X(CLAIM_RULE_UNTIED_CALL, 9, "untied-call", CLAIM_UNKNOWN)          \
 	X(CLAIM_RULE_UNFINISHED_CALL, 10, "unfinished-call", CLAIM_UNKNOWN) \
-	X(CLAIM_RULE_OPAQUE_CALL, 11, "opaque-call", CLAIM_UNKNOWN)
+	X(CLAIM_RULE_OPAQUE_CALL, 11, "opaque-call", CLAIM_UNKNOWN)         \
+	X(CLAIM_RULE_UNREAD_PROGRAM, 12, "unread-program", CLAIM_UNKNOWN)
 
 #define CLAIM_TYPES_ENUM_(id, num, ...) id = num,
 

@@ -276,7 +276,9 @@ static void render_unknown(struct metrics_text *w, struct json_object *u)
 		"Failed requests whose verdict is unknown, by reason: multiplexed (a thread "
 		"served another request meanwhile), no-egress-log, framing-lost (bytes "
 		"claimd could not frame), untied-call (a call it could not follow), "
-		"unfinished-call (a call it did not wait for still ran at its answer), other.");
+		"unfinished-call (a call it did not wait for still ran at its answer), opaque-call "
+		"(a dependency claimd cannot read), unread-program (its process's program not read "
+		"yet), other.");
 	{
 		json_object_object_foreach(u, reason, v) {
 			const char *labels[] = { "reason", reason, NULL };

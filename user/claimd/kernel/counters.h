@@ -137,7 +137,10 @@
 	X(CLAIMD_ST_WIRE_LOST, "dependency_framing_lost",                                         \
 	  "Redis, PostgreSQL or MySQL connections whose framing was lost (bytes that lie, a "     \
 	  "buffer claimd cannot read) or left (TLS, a subscription): their calls from then on "   \
-	  "are not seen, and a request that talks there is unknown when it fails.")
+	  "are not seen, and a request that talks there is unknown when it fails.")               \
+	X(CLAIMD_ST_PROC_UNREAD, "processes_unread",                                              \
+	  "Processes followed before claimd had read their program (a new program file): their "  \
+	  "requests answered meanwhile are unknown (unread-program).")
 
 /* A kernel counter's name ("?" out of range), and the help text for a name (NULL if none). */
 const char *counters__kernel_name(int which);

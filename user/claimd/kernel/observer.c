@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -36,7 +37,42 @@ struct observer {
 	bool verdicts_reused;
 	__u32 generation;
 	__u32 thread_slots; /* thread contexts in slots, beside the threads table */
+	void *words;	    /* traced[], mapped: a word per tgid (word_of) */
+	__u32 n_words;
 };
+
+/* An array map's elements lie 8 bytes apart, whatever their size. */
+#define WORD_STRIDE 8
+
+static size_t words_bytes(__u32 n)
+{
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+
+	return ((size_t)n * WORD_STRIDE + page - 1) / page * page;
+}
+
+static __u32 *word_of(struct observer *obs, __u32 tgid)
+{
+	return tgid < obs->n_words ? (__u32 *)((char *)obs->words + (size_t)tgid * WORD_STRIDE)
+				   : NULL;
+}
+
+/* traced[] into claimd's memory: a word's bits are set and cleared atomically, as the programs do. */
+static int words_map(struct observer *obs)
+{
+	struct bpf_map *m = obs->skel->maps.traced;
+	void *p;
+
+	obs->n_words = bpf_map__max_entries(m);
+	p = mmap(NULL, words_bytes(obs->n_words), PROT_READ | PROT_WRITE, MAP_SHARED,
+		 bpf_map__fd(m), 0);
+	if (p == MAP_FAILED) {
+		obs->n_words = 0;
+		return -errno;
+	}
+	obs->words = p;
+	return 0;
+}
 
 static __u32 pid_max(void)
 {
@@ -249,6 +285,11 @@ struct observer *observer__load(const struct observer_config *cfg)
 		pr_err("loading the BPF programs failed: %s", sysprobe__explain(err));
 		goto fail;
 	}
+	err = words_map(obs);
+	if (err) {
+		pr_err("cannot map the processes' words: %s", strerror(-err));
+		goto fail;
+	}
 	/*
 	 * The kernel's types, read for the relocations (and by sysprobe before),
 	 * are freed now: about 10 MiB that would stay resident in the heap,
@@ -371,6 +412,8 @@ void observer__destroy(struct observer *obs)
 	while (obs->n_uprobe_links)
 		bpf_link__destroy(obs->uprobe_links[--obs->n_uprobe_links]);
 	free(obs->uprobe_links);
+	if (obs->words)
+		munmap(obs->words, words_bytes(obs->n_words));
 	observer_bpf__destroy(obs->skel);
 	free(obs);
 }
@@ -398,6 +441,42 @@ int observer__listen_ports_fd(const struct observer *obs)
 int observer__traced_fd(const struct observer *obs)
 {
 	return bpf_map__fd(obs->skel->maps.traced);
+}
+
+__u32 observer__proc_word(struct observer *obs, __u32 tgid, __u32 set, __u32 clear)
+{
+	__u32 *w = word_of(obs, tgid);
+
+	if (!w)
+		return 0;
+	if (set)
+		__atomic_fetch_or(w, set, __ATOMIC_RELAXED);
+	if (clear)
+		__atomic_fetch_and(w, ~clear, __ATOMIC_RELAXED);
+	return __atomic_load_n(w, __ATOMIC_RELAXED);
+}
+
+void observer__proc_word_add(struct observer *obs, __u32 tgid, __u32 n)
+{
+	__u32 *w = word_of(obs, tgid);
+
+	if (w)
+		__atomic_fetch_add(w, n, __ATOMIC_RELAXED);
+}
+
+int observer__programs_fd(const struct observer *obs)
+{
+	return bpf_map__fd(obs->skel->maps.programs);
+}
+
+void observer__read_programs(struct observer *obs, bool on)
+{
+	__atomic_store_n(&obs->skel->bss->programs_read, on ? 1 : 0, __ATOMIC_RELAXED);
+}
+
+bool observer__reads_programs(const struct observer *obs)
+{
+	return __atomic_load_n(&obs->skel->bss->programs_read, __ATOMIC_RELAXED);
 }
 
 int observer__outside_calls_fd(const struct observer *obs)

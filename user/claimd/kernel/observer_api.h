@@ -56,6 +56,18 @@ void observer__destroy(struct observer *obs);
 int observer__events_fd(const struct observer *obs);
 int observer__conns_fd(const struct observer *obs);
 int observer__traced_fd(const struct observer *obs);
+/*
+ * Process tgid's word in traced[] (CLAIMD_PROC_*): the bits set, then those
+ * cleared, each atomically, as the programs change it; the word after.
+ */
+__u32 observer__proc_word(struct observer *obs, __u32 tgid, __u32 set, __u32 clear);
+/* n added to process tgid's word, atomically (a listener: CLAIMD_PROC_LISTENER_ONE). */
+void observer__proc_word_add(struct observer *obs, __u32 tgid, __u32 n);
+/* The program files read (struct claimd_program_id -> the bits their processes get). */
+int observer__programs_fd(const struct observer *obs);
+/* claimd reads the programs of the processes it follows: those it has not are unread. */
+void observer__read_programs(struct observer *obs, bool on);
+bool observer__reads_programs(const struct observer *obs);
 /* Per process: calls outside requests and its service's port (struct claimd_outside). */
 int observer__outside_calls_fd(const struct observer *obs);
 /* Listening sockets of followed processes by inode number, and their ports (headers/observer.h). */

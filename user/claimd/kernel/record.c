@@ -44,6 +44,7 @@ int record__check(const void *data, size_t size, const char **why)
 		want = sizeof(struct claimd_listen);
 		break;
 	case CLAIMD_REC_EXIT:
+	case CLAIMD_REC_UNREAD:
 		want = sizeof(struct claimd_exit);
 		break;
 	default:

@@ -1,12 +1,17 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Seeding the connection table from /proc; see seed.h. */
 #include <errno.h>
+#include <limits.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
 #include <bpf/bpf.h>
 
+#include "cgroupfs.h"
 #include "model/names.h"
 #include "kernel/procnet.h"
 #include "kernel/seed.h"
@@ -17,12 +22,28 @@ struct seed_ctx {
 	struct seed_counts *counts;
 	struct observer *obs;
 	int conns_fd;
-	int traced_fd;
 	int outside_fd;
 	int mark_fd;
 	int listeners_fd;
 	int listen_ports_fd;
 };
+
+/*
+ * Is process tgid under the cgroup v2 directory dir (--cgroup), as the
+ * programs ask of a process that makes a socket? Its cgroup's directory is
+ * dir or below it.
+ */
+static bool under_cgroup(__u32 tgid, const char *dir)
+{
+	char want[PATH_MAX], have[PATH_MAX], pid[16];
+	size_t n;
+
+	snprintf(pid, sizeof(pid), "%u", tgid);
+	if (!realpath(dir, want) || cgroupfs_dir_of(pid, have, sizeof(have)))
+		return false;
+	n = strlen(want);
+	return !strncmp(have, want, n) && (have[n] == 0 || have[n] == '/');
+}
 
 static int filtered_out(const struct observer_config *cfg, const struct procnet_sock *s)
 {
@@ -30,6 +51,8 @@ static int filtered_out(const struct observer_config *cfg, const struct procnet_
 	int i, ok;
 
 	if (cfg->netns && s->netns != cfg->netns_ino)
+		return 1;
+	if (cfg->cgroup && !under_cgroup(s->tgid, cfg->cgroup))
 		return 1;
 	if (cfg->n_pids) {
 		for (ok = 0, i = 0; i < cfg->n_pids; i++)
@@ -58,17 +81,21 @@ static void proc_mark(int mark_fd, __u32 tgid)
 	close(pfd);
 }
 
-/* Its word: traced, and one more listener if this is one (headers/observer.h). */
+/*
+ * Its word: traced (its program unread, when claimd reads programs: the
+ * walk after the seeding reads it), and one more listener if this is one
+ * (headers/observer.h).
+ */
 static void proc_word(struct seed_ctx *ctx, __u32 tgid, int listener)
 {
-	__u32 word;
+	__u32 set = CLAIMD_PROC_TRACED;
 
-	if (bpf_map_lookup_elem(ctx->traced_fd, &tgid, &word))
-		word = 0;
-	word |= CLAIMD_PROC_TRACED;
+	if (!(observer__proc_word(ctx->obs, tgid, 0, 0) & CLAIMD_PROC_TRACED) &&
+	    observer__reads_programs(ctx->obs))
+		set |= CLAIMD_PROC_UNREAD;
+	observer__proc_word(ctx->obs, tgid, set, 0);
 	if (listener)
-		word += CLAIMD_PROC_LISTENER_ONE;
-	bpf_map_update_elem(ctx->traced_fd, &tgid, &word, BPF_ANY);
+		observer__proc_word_add(ctx->obs, tgid, CLAIMD_PROC_LISTENER_ONE);
 	proc_mark(ctx->mark_fd, tgid);
 }
 
@@ -177,7 +204,6 @@ int seed__existing(struct observer *obs, const struct observer_config *cfg, stru
 		.counts = out,
 		.obs = obs,
 		.conns_fd = observer__conns_fd(obs),
-		.traced_fd = observer__traced_fd(obs),
 		.outside_fd = observer__outside_calls_fd(obs),
 		.mark_fd = observer__proc_mark_fd(obs),
 		.listeners_fd = observer__listeners_fd(obs),

@@ -31,6 +31,9 @@ struct probe_runtime {
 	const char *const *libs;
 	/* It looks at the executables of followed processes. */
 	bool exe;
+	/* What a process running a program it probed is, in its word (CLAIMD_PROC_GO):
+	 * given by the programs from the process's first socket on. */
+	__u32 word;
 	/* Its state for one claimd: the walk gives it this many bytes, zeroed. */
 	size_t state_size;
 	/* Optional: readies the state; 0, or -errno when the runtime cannot run. */

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
@@ -45,7 +46,8 @@ struct file_id {
 
 struct probes {
 	struct observer *obs;
-	struct hashtab *seen; /* struct file_id -> (uintptr_t) looked-at and probed bits */
+	struct hashtab *seen;	    /* struct file_id -> (uintptr_t) looked-at and probed bits */
+	unsigned int programs_full; /* programs not kept: the map was full */
 	int n;
 	struct {
 		const struct probe_runtime *rt;
@@ -146,8 +148,30 @@ static bool anyone_wants(const struct probes *p, const char *path)
 }
 
 /*
+ * The program of process tgid (st) is read: what a process running it is
+ * (word) goes into the programs map, for the programs to give any process
+ * that runs it from its first socket on, and into tgid's word, no longer
+ * unread.
+ */
+static void program_read(struct probes *p, const struct stat *st, __u32 tgid, __u32 word)
+{
+	struct claimd_program_id id = {
+		.dev = (__u64)major(st->st_dev) << 20 | minor(st->st_dev),
+		.ino = st->st_ino,
+	};
+
+	if (bpf_map_update_elem(observer__programs_fd(p->obs), &id, &word, BPF_ANY) &&
+	    !p->programs_full++)
+		pr_warn("more than %d programs read: the processes of the next ones are each "
+			"unread until claimd reads them",
+			CLAIMD_PROGRAMS_MAX);
+	observer__proc_word(p->obs, tgid, word, CLAIMD_PROC_UNREAD);
+}
+
+/*
  * Offers the file to each runtime that asks for it, once per file; a
  * process (tgid) found to map or run a file a runtime probed is told to it.
+ * A followed process's program (exe) is read when it returns.
  */
 static int consider(struct probes *p, const char *path, __u32 tgid, bool exe)
 {
@@ -155,6 +179,7 @@ static int consider(struct probes *p, const char *path, __u32 tgid, bool exe)
 	struct file_id id;
 	struct stat st;
 	uintptr_t bits, was;
+	__u32 word = 0;
 	int i, n = 0;
 
 	if (stat(path, &st) || !S_ISREG(st.st_mode))
@@ -176,11 +201,16 @@ static int consider(struct probes *p, const char *path, __u32 tgid, bool exe)
 				n++;
 			}
 		}
-		if ((bits & probed) && tgid && rt->follow)
+		if (!(bits & probed))
+			continue;
+		word |= rt->word;
+		if (tgid && rt->follow)
 			rt->follow(p->run[i].state, p->obs, tgid);
 	}
 	if (bits != was)
 		hashtab__put(p->seen, &id, sizeof(id), (void *)bits, NULL);
+	if (exe && tgid)
+		program_read(p, &st, tgid, word);
 	return n;
 }
 

@@ -150,15 +150,7 @@ static void *look_at(struct goprobes *gp, const char *path, __u32 tgid)
 /* The process's word in traced[]: Go, and no longer taken for multiplexed. */
 static void mark_go(struct goprobes *gp, __u32 tgid)
 {
-	int fd = observer__traced_fd(gp->obs);
-	__u32 v = 0;
-
-	if (bpf_map_lookup_elem(fd, &tgid, &v))
-		return;
-	if ((v & CLAIMD_PROC_GO) && !(v & CLAIMD_PROC_MUX))
-		return;
-	v = (v | CLAIMD_PROC_GO | CLAIMD_PROC_TRACED) & ~CLAIMD_PROC_MUX;
-	bpf_map_update_elem(fd, &tgid, &v, BPF_ANY);
+	observer__proc_word(gp->obs, tgid, CLAIMD_PROC_GO | CLAIMD_PROC_TRACED, CLAIMD_PROC_MUX);
 }
 
 static bool goprobes_probe(void *state, struct observer *obs, const struct probe_file *f)
@@ -191,6 +183,7 @@ static void goprobes_status(const void *state, struct json_object *o)
 static const struct probe_runtime go_runtime = {
 	.name = "go",
 	.exe = true,
+	.word = CLAIMD_PROC_GO,
 	.state_size = sizeof(struct goprobes),
 	.open = goprobes_open,
 	.close = goprobes_close,
