@@ -280,6 +280,16 @@ static __always_inline __u32 outside_calls_of(__u32 tgid)
 	return o ? o->calls : 0;
 }
 
+/* The current process's program file, as the programs map names it. */
+static __always_inline void program_id_current(struct claimd_program_id *id)
+{
+	struct task_struct *task = bpf_get_current_task_btf();
+	struct inode *inode = task->mm->exe_file->f_inode;
+
+	id->ino = inode->i_ino;
+	id->dev = inode->i_sb->s_dev;
+}
+
 /*
  * The bits the current process's program gives its word (the programs
  * map): what claimd found reading it, PROC_UNREAD if it has not read it
@@ -287,18 +297,14 @@ static __always_inline __u32 outside_calls_of(__u32 tgid)
  */
 static __always_inline __u32 program_bits_current(void)
 {
-	struct task_struct *task = bpf_get_current_task_btf();
 	struct claimd_program_id id = {};
-	struct inode *inode;
 	__u32 *bits;
 
 	if (!programs_read)
 		return 0;
-	inode = task->mm->exe_file->f_inode;
-	id.ino = inode->i_ino;
-	id.dev = inode->i_sb->s_dev;
+	program_id_current(&id);
 	bits = bpf_map_lookup_elem(&programs, &id);
-	return bits ? *bits : PROC_UNREAD;
+	return bits && !(*bits & CLAIMD_PROGRAM_ASKED) ? *bits : PROC_UNREAD;
 }
 
 /* A record of type (CLAIMD_REC_EXIT, CLAIMD_REC_UNREAD) about process tgid, for claimd now. */

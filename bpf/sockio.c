@@ -561,6 +561,24 @@ __noinline int conn_stale(struct claimd_conn *c, struct claimd_conn_key *key, __
 	return 0;
 }
 
+/*
+ * A process that may be followed began a program claimd has not read: it
+ * is asked to, once per file (a placeholder marks it asked), while the
+ * program starts, so that its process is known at its first socket, most
+ * often, instead of unread (unread-program) while claimd reads it then.
+ */
+static __always_inline void program_ask(void)
+{
+	struct claimd_program_id id = {};
+	__u32 asked = CLAIMD_PROGRAM_ASKED, tgid = bpf_get_current_pid_tgid() >> 32;
+
+	if (!programs_read || !proc_wanted(tgid))
+		return;
+	program_id_current(&id);
+	if (!bpf_map_update_elem(&programs, &id, &asked, BPF_NOEXIST))
+		proc_record(CLAIMD_REC_EXEC, tgid);
+}
+
 /* What a process's word knew of the program it ran: learned again after an exec. */
 #define PROC_PROGRAM_BITS (PROC_GO | PROC_GO_SERVES | PROC_UNREAD | PROC_MUX | PROC_CONTEXT)
 
@@ -577,8 +595,10 @@ int tp_proc_exec(void *ctx)
 	__u32 *t = bpf_map_lookup_elem(&traced, &tgid);
 	__u32 bits;
 
-	if (!t || !*t)
+	if (!t || !*t) {
+		program_ask();
 		return 0;
+	}
 	proc_mark_current();
 	bits = program_bits_current();
 	__sync_fetch_and_and(t, ~PROC_PROGRAM_BITS);

@@ -105,6 +105,7 @@ enum claimd_record_type {
 	CLAIMD_REC_LISTEN = 3,	/* struct claimd_listen */
 	CLAIMD_REC_EXIT = 4,	/* struct claimd_exit */
 	CLAIMD_REC_UNREAD = 5,	/* struct claimd_exit: a followed process whose program is unread */
+	CLAIMD_REC_EXEC = 6,	/* struct claimd_exit: a process began a program not read yet */
 };
 
 /*
@@ -311,6 +312,8 @@ struct claimd_listen {
  * | minor).
  */
 #define CLAIMD_PROGRAMS_MAX 4096
+/* A program's value in the programs map until claimd has read it (asked at an exec). */
+#define CLAIMD_PROGRAM_ASKED 0x80000000u
 
 struct claimd_program_id {
 	__u64 dev;

@@ -176,6 +176,7 @@ static int wait_listening(int port)
 
 		if (fd >= 0) {
 			close(fd);
+			claimd_programs_settle();
 			return 0;
 		}
 		sleep_ms(50);

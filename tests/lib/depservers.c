@@ -187,6 +187,8 @@ int dep_server_start(struct dep_server *d, enum dep_kind kind, bool tls)
 
 		read_file(d->log, out, sizeof(out));
 		printf("%s did not start; its log:\n%s\n", dep_kind_name(kind), out);
+	} else {
+		claimd_programs_settle();
 	}
 	return rc;
 }

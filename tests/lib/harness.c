@@ -19,6 +19,9 @@
 #include "harness.h"
 #include "test_progs.h"
 
+/* The claimd the test started last, while it runs (claimd_programs_settle). */
+static const struct claimd_h *latest;
+
 extern char **environ;
 
 void sleep_ms(int ms)
@@ -242,6 +245,8 @@ int wait_file(const char *path, int timeout_ms)
 			return -1;
 		sleep_ms(10);
 	}
+	/* Most often a service saying it is up: judged from its first request on. */
+	claimd_programs_settle();
 	return 0;
 }
 
@@ -403,8 +408,10 @@ int claimd_start(struct claimd_h *h, const char *const extra[])
 			claimd_print_log(h);
 			return -1;
 		}
-		if (claimctl_run(h, args, out, sizeof(out)) == 0 && strstr(out, "\"attached\""))
+		if (claimctl_run(h, args, out, sizeof(out)) == 0 && strstr(out, "\"attached\"")) {
+			latest = h;
 			return 0;
+		}
 		sleep_ms(50);
 	}
 	printf("claimd did not answer within 20 s\n");
@@ -417,6 +424,8 @@ int claimd_stop(struct claimd_h *h)
 	int status = -1;
 	char verdicts[H_PATH];
 
+	if (latest == h)
+		latest = NULL;
 	if (h->pid > 0)
 		status = proc_stop(h->pid, 10000);
 	h->pid = 0;
@@ -429,6 +438,8 @@ int claimd_stop(struct claimd_h *h)
 
 void claimd_kill(struct claimd_h *h)
 {
+	if (latest == h)
+		latest = NULL;
 	if (h->pid > 0) {
 		kill(h->pid, SIGKILL);
 		waitpid(h->pid, NULL, 0);
@@ -487,6 +498,24 @@ bool claimd_programs_read(const struct claimd_h *h)
 	}
 	printf("claimd read %lld of the %lld programs it was asked to read\n", read, asked);
 	return false;
+}
+
+/* Is process pid stopped (SIGSTOP: a test holding it back)? */
+static bool stopped(pid_t pid)
+{
+	char path[64], buf[512], *p;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+	if (read_file(path, buf, sizeof(buf)) <= 0)
+		return false;
+	p = strrchr(buf, ')'); /* after the command's name, which may hold anything */
+	return p && (p[2] == 'T' || p[2] == 't');
+}
+
+void claimd_programs_settle(void)
+{
+	if (latest && latest->pid > 0 && !stopped(latest->pid))
+		claimd_programs_read(latest);
 }
 
 int trace_start(struct trace_cap *t, const struct claimd_h *h)

@@ -47,6 +47,7 @@ int proc_wait(pid_t pid, int timeout_ms);
 int proc_run(const char *const argv[], char *out, size_t outlen, int timeout_ms);
 
 /* Waits until path holds something (0), or timeout_ms passed (-1). */
+/* Until path has bytes (a service's ready file), then claimd_programs_settle: 0, or -1. */
 int wait_file(const char *path, int timeout_ms);
 /* Reads a small file into buf (NUL-terminated); returns bytes or -1. */
 ssize_t read_file(const char *path, char *buf, size_t len);
@@ -97,6 +98,13 @@ struct json_object *claimctl_json(const struct claimd_h *h, const char *const ar
  * up to 10 s: false if it has not.
  */
 bool claimd_programs_read(const struct claimd_h *h);
+/*
+ * The same for the claimd the test started last, if it runs and is not
+ * held back (SIGSTOP): wait_file and the service starters that wait for a
+ * port call it once a service is up, so that its first requests are judged
+ * (not unread-program) however busy the host keeps claimd.
+ */
+void claimd_programs_settle(void);
 /* The edge caller -> callee from 'claimctl edges --json' (a new reference), or NULL. */
 struct json_object *claimd_edge(const struct claimd_h *h, const char *caller, const char *callee);
 /* The same, of one kind: root 1 a root caller's edge, 0 a service's, -1 either. */

@@ -52,6 +52,7 @@ int nginx_start_http(struct ngx *n, const char *dir, const char *name, const cha
 
 		if (fd >= 0) {
 			close(fd);
+			claimd_programs_settle();
 			return 0;
 		}
 		sleep_ms(50);

@@ -96,7 +96,7 @@ struct claimd {
 	time_t persisted_wall; /* when the memory last reached the disk */
 	int persist_errors;
 	/* records from the kernel, by type, and the malformed ones */
-	unsigned long n_ingress, n_root, n_listen, n_exit, n_unread, n_invalid;
+	unsigned long n_ingress, n_root, n_listen, n_exit, n_unread, n_exec, n_invalid;
 	__u32 exited[MAX_EXITED];
 	int n_exited;
 	struct metrics_http *http;
@@ -276,6 +276,15 @@ static int on_record(void *ctx, void *data, size_t size)
 			probes__scan_pid(d->probes, u->tgid);
 		break;
 	}
+	case CLAIMD_REC_EXEC: {
+		const struct claimd_exit *x = data;
+
+		/* A program new to claimd began: read while it starts, before it serves. */
+		d->n_exec++;
+		if (d->probes)
+			probes__read_program(d->probes, x->tgid);
+		break;
+	}
 	case CLAIMD_REC_EXIT: {
 		const struct claimd_exit *e = data;
 
@@ -399,6 +408,7 @@ static struct json_object *status_json(struct claimd *d)
 	json_object_object_add(r, "listen", json_object_new_uint64(d->n_listen));
 	json_object_object_add(r, "exit", json_object_new_uint64(d->n_exit));
 	json_object_object_add(r, "unread", json_object_new_uint64(d->n_unread));
+	json_object_object_add(r, "exec", json_object_new_uint64(d->n_exec));
 	json_object_object_add(r, "invalid", json_object_new_uint64(d->n_invalid));
 	json_object_object_add(o, "records", r);
 	json_object_object_add(o, "unknown_verdicts", unknown_json(d->edges));

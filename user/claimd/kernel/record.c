@@ -45,6 +45,7 @@ int record__check(const void *data, size_t size, const char **why)
 		break;
 	case CLAIMD_REC_EXIT:
 	case CLAIMD_REC_UNREAD:
+	case CLAIMD_REC_EXEC:
 		want = sizeof(struct claimd_exit);
 		break;
 	default:

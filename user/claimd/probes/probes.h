@@ -23,6 +23,11 @@ int probes__scan(struct probes *p);
 /* The same for one process (claimd asks when it starts listening, before it
  * serves anything). */
 int probes__scan_pid(struct probes *p, unsigned int pid);
+/*
+ * The program process pid began (an exec), read for the programs map, the
+ * process not followed: what any process of it will be at its first socket.
+ */
+void probes__read_program(struct probes *p, unsigned int pid);
 /* Each runtime's tick (runtime.h), once a second. */
 void probes__tick(struct probes *p);
 /* Every runtime's counts into o (p NULL: no probes, every count 0). */

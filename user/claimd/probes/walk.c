@@ -148,10 +148,10 @@ static bool anyone_wants(const struct probes *p, const char *path)
 }
 
 /*
- * The program of process tgid (st) is read: what a process running it is
- * (word) goes into the programs map, for the programs to give any process
- * that runs it from its first socket on, and into tgid's word, no longer
- * unread.
+ * The program of process tgid (st; 0: a process not followed) is read:
+ * what a process running it is (word) goes into the programs map, for the
+ * programs to give any process that runs it from its first socket on, and
+ * into tgid's word, no longer unread.
  */
 static void program_read(struct probes *p, const struct stat *st, __u32 tgid, __u32 word)
 {
@@ -165,7 +165,8 @@ static void program_read(struct probes *p, const struct stat *st, __u32 tgid, __
 		pr_warn("more than %d programs read: the processes of the next ones are each "
 			"unread until claimd reads them",
 			CLAIMD_PROGRAMS_MAX);
-	observer__proc_word(p->obs, tgid, word, CLAIMD_PROC_UNREAD);
+	if (tgid)
+		observer__proc_word(p->obs, tgid, word, CLAIMD_PROC_UNREAD);
 }
 
 /*
@@ -209,7 +210,7 @@ static int consider(struct probes *p, const char *path, __u32 tgid, bool exe)
 	}
 	if (bits != was)
 		hashtab__put(p->seen, &id, sizeof(id), (void *)bits, NULL);
-	if (exe && tgid)
+	if (exe)
 		program_read(p, &st, tgid, word);
 	return n;
 }
@@ -309,6 +310,14 @@ int probes__scan_pid(struct probes *p, unsigned int pid)
 
 	snprintf(s, sizeof(s), "%u", pid);
 	return scan_maps(p, s) + (followed(p, pid) ? scan_exe(p, s) : 0);
+}
+
+void probes__read_program(struct probes *p, unsigned int pid)
+{
+	char path[64];
+
+	snprintf(path, sizeof(path), "/proc/%u/exe", pid);
+	consider(p, path, 0, true);
 }
 
 int probes__attach_fns(struct observer *obs, const char *path, const struct probe_fn *fns, int n,
