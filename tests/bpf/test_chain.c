@@ -23,6 +23,7 @@
 
 #include "cgroup.h"
 #include "harness.h"
+#include "services.h"
 #include "test_progs.h"
 #include "truth.h"
 
@@ -282,12 +283,48 @@ static void check_kernel_counters(struct claimd_h *h)
 	json_object_put(st);
 }
 
+/* A service and a caller holding a connection to it open, outside the test's cgroup. */
+struct outsider {
+	struct svc svc;
+	pid_t caller;
+};
+
+static bool outsider_start(struct outsider *o, const char *dir)
+{
+	char code[H_PATH + 256], ready[H_PATH];
+	const char *argv[] = { "python3", "-c", code, NULL };
+
+	if (!ASSERT_OK(svc_start(&o->svc, &(struct svc_spec){ .name = "outside" }, dir),
+		       "a service outside the cgroup"))
+		return false;
+	snprintf(ready, sizeof(ready), "%s/outside-caller", dir);
+	snprintf(code, sizeof(code),
+		 "import socket, time\n"
+		 "s = socket.create_connection(('127.0.0.1', %d))\n"
+		 "s.sendall(b'GET /r/1 HTTP/1.1\\r\\nHost: x\\r\\n\\r\\n'); s.recv(4096)\n"
+		 "open('%s', 'w').write('up')\n"
+		 "time.sleep(120)\n",
+		 o->svc.port, ready);
+	o->caller = proc_spawn(argv, NULL, NULL);
+	return ASSERT_GT(o->caller, 0, "its caller") &&
+	       ASSERT_OK(wait_file(ready, 10000), "its connection open");
+}
+
+static void outsider_stop(struct outsider *o)
+{
+	if (o->caller > 0)
+		proc_stop(o->caller, 1000);
+	if (o->svc.pid > 0)
+		svc_stop(&o->svc);
+}
+
 static void run_chain(bool keepalive, bool tls, int requests)
 {
 	struct chain c = { .keepalive = keepalive, .tls = tls, .requests = requests };
 	struct claimd_h h = { 0 };
 	struct trace_cap t = { 0 };
 	struct test_cgroup cg = { 0 };
+	struct outsider outside = { 0 };
 	struct json_object *all = NULL;
 	char warm[H_PATH], go[H_PATH];
 	const char *only[] = { "--cgroup", cg.dir, NULL };
@@ -298,6 +335,12 @@ static void run_chain(bool keepalive, bool tls, int requests)
 		return;
 	if (!ASSERT_OK(tmpdir_make(c.dir, sizeof(c.dir)), "tmpdir"))
 		return;
+	/*
+	 * Keep-alive: a service and a caller outside the cgroup, their
+	 * connection open when claimd starts: not seeded, not followed.
+	 */
+	if (keepalive && !outsider_start(&outside, c.dir))
+		goto out;
 	if (!ASSERT_OK(test_cgroup_enter(&cg), "a cgroup of its own"))
 		goto out;
 	snprintf(h.dir, sizeof(h.dir), "%s", c.dir);
@@ -361,9 +404,12 @@ static void run_chain(bool keepalive, bool tls, int requests)
 		const char *args[] = { "status", NULL };
 		struct json_object *st = claimctl_json(&h, args), *s = j_get(st, "seeded");
 
-		/* client->A, A->B, B->C: 8 each, seen from both ends */
-		ASSERT_GE(j_int(s, "inbound"), 3 * THREADS, "seeded inbound connections");
-		ASSERT_GE(j_int(s, "outbound"), 3 * THREADS, "seeded outbound connections");
+		/* client->A, A->B, B->C: 8 each, seen from both ends; none of the outsider's */
+		printf("seeded: %lld inbound, %lld outbound, %lld listeners\n", j_int(s, "inbound"),
+		       j_int(s, "outbound"), j_int(s, "listeners"));
+		ASSERT_EQ(j_int(s, "inbound"), 3 * THREADS, "seeded inbound connections");
+		ASSERT_EQ(j_int(s, "outbound"), 3 * THREADS, "seeded outbound connections");
+		ASSERT_EQ(j_int(s, "listeners"), 3, "seeded listeners: the chain's");
 		json_object_put(st);
 	}
 out:
@@ -374,6 +420,7 @@ out:
 	chain_stop(&c);
 	claimd_stop(&h);
 	test_cgroup_leave(&cg);
+	outsider_stop(&outside);
 	tmpdir_remove(c.dir);
 }
 
