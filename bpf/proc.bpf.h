@@ -344,10 +344,7 @@ static __always_inline void mark_traced(__u32 tgid)
 	__u32 bits;
 
 	if (t && !(*t & PROC_TRACED)) {
-		/* Another process's (never seen yet): unread, its own syscalls will tell. */
-		bits = PROC_TRACED | ((bpf_get_current_pid_tgid() >> 32) == tgid
-					      ? program_bits_current()
-					      : (programs_read ? PROC_UNREAD : 0));
+		bits = PROC_TRACED | program_bits_current();
 		__sync_fetch_and_or(t, bits);
 		if (bits & PROC_UNREAD)
 			program_unread_record(tgid);
