@@ -345,8 +345,22 @@ $(BUILD)/tests/go/%: tests/peers/gomod/%/main.go tests/peers/gomod/%/go.mod $(GO
 	$(Q)mkdir -p $(@D)
 	$(Q)cd $(dir $<) && $(GOMOD_ENV) go build -o $(abspath $@) .
 
+# goservice built plain (-tags plain): net/http alone, no TLS server, no
+# grpc-go; the kind of Go program claimd follows by its syscalls.
+GO_PLAIN_BINS := $(BUILD)/tests/go/gohttp $(BUILD)/tests/go/gohttp.stripped
+
+$(BUILD)/tests/go/gohttp.stripped: tests/peers/go/goservice/main.go $(GO_PEER_SRCS) | $(DEPS_GO)
+	$(call msg,GO,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(call go_build,-tags plain -ldflags='-s -w')
+
+$(BUILD)/tests/go/gohttp: tests/peers/go/goservice/main.go $(GO_PEER_SRCS) | $(DEPS_GO)
+	$(call msg,GO,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(call go_build,-tags plain)
+
 .PHONY: go-peers
-go-peers: $(GO_PEER_BINS) $(GOMOD_PEER_BINS)
+go-peers: $(GO_PEER_BINS) $(GO_PLAIN_BINS) $(GOMOD_PEER_BINS)
 
 # libclaim for Java (java/, Maven's layout): the package built into
 # $(BUILD)/java/libclaim.jar with the JDK's javac against Debian's JNA, its

@@ -167,14 +167,21 @@ static __always_inline struct claimd_thread *owner_ctx_get(const struct claimd_o
 	return t;
 }
 
-/* Who holds what the current thread works on: its explicit context, or itself. */
+/*
+ * Who holds what the current thread works on: its explicit context, or
+ * itself; in a Go program framed by its syscalls, what its running
+ * goroutine serves.
+ */
 static __always_inline struct claimd_owner current_owner(struct io *io)
 {
 	struct claimd_owner o = { .tgid = 0, .id = io->tid };
 	struct claimd_conn_key *cur;
+	__u32 pflags = proc_flags(io->key.tgid);
 
+	if (pflags & PROC_GO_SYSCALLS)
+		return go_owner_current(io->key.tgid);
 	/* Most processes never name their requests: skip the lookup for them. */
-	if (!(proc_flags(io->key.tgid) & PROC_CONTEXT))
+	if (!(pflags & PROC_CONTEXT))
 		return o;
 	cur = bpf_map_lookup_elem(&thread_cur, &io->tid);
 	if (cur) {
@@ -271,11 +278,13 @@ static __noinline int ingress_open(struct claimd_conn *c, struct io *io,
 	 * belongs to this request's connection, whether the head is read in
 	 * its context or outside any (an event loop's runtime reads before
 	 * the callback that enters the request's context runs); so in an
-	 * event loop that names none (keyed.c); else to the thread. No need
-	 * to ask which context the thread is in.
+	 * event loop that names none (keyed.c), and in a Go program framed by
+	 * its syscalls (the goroutine reading it is bound to the connection
+	 * here); else to the thread. No need to ask which context the thread
+	 * is in.
 	 */
 	pflags = proc_flags(io->key.tgid);
-	if (pflags & (PROC_CONTEXT | PROC_MUX)) {
+	if (pflags & (PROC_CONTEXT | PROC_MUX | PROC_GO_SYSCALLS)) {
 		owner.tgid = io->key.tgid;
 		owner.id = io->key.fd;
 	}
@@ -329,22 +338,25 @@ static __noinline int ingress_open(struct claimd_conn *c, struct io *io,
 	 * by the keys its head carries, which its framer reads from now on
 	 * (keyed.c).
 	 */
-	if ((pflags & (PROC_CONTEXT | PROC_MUX)) == PROC_MUX) {
+	if ((pflags & (PROC_CONTEXT | PROC_MUX | PROC_GO_SYSCALLS)) == PROC_MUX) {
 		flags |= CLAIMD_IN_KEYED;
 		stat_inc(CLAIMD_ST_KEYED);
 		c->rx.flags |= HTTP_F_IDS;
 	}
+	/* A Go request, its goroutine known (mode goroutine), as the Go probes' are. */
+	if (pflags & PROC_GO_SYSCALLS)
+		flags |= CLAIMD_IN_GO;
 	seq = ingress_reset(t, c, &io->key, tid, io_now(io), p, flags);
+	t->g = (pflags & PROC_GO_SYSCALLS) ? go_serving_bind(io->key.tgid, io->key.fd) : 0;
 	c->owner = owner;
 	c->owner_seq = seq;
 	/* Failing now, with no call made, would be its own error. */
 	if (pflags & PROC_MUX)
-		slot_write(tid, 1, VERDICT(CLAIM_UNKNOWN, CLAIM_RULE_MULTIPLEXED, CLAIMD_NO_SLOT),
-			   NULL, t->outside_seen);
+		slot_show(t, 1, VERDICT(CLAIM_UNKNOWN, CLAIM_RULE_MULTIPLEXED, CLAIMD_NO_SLOT),
+			  NULL, t->outside_seen);
 	else
-		slot_write(tid, 1,
-			   VERDICT(CLAIM_CLAIMED, CLAIM_RULE_NO_FAILED_EGRESS, CLAIMD_NO_SLOT),
-			   NULL, t->outside_seen);
+		slot_show(t, 1, VERDICT(CLAIM_CLAIMED, CLAIM_RULE_NO_FAILED_EGRESS, CLAIMD_NO_SLOT),
+			  NULL, t->outside_seen);
 	return 0;
 }
 
@@ -418,21 +430,25 @@ static __noinline int ingress_close(struct claimd_conn *c, struct io *io, __u32 
 }
 
 /*
- * A call begins on io's thread: logged in the ingress it serves, if any.
- * Fills p's link (ingress_seq, slot) so the answer finds its log entry.
+ * A call begins for the request owner holds (seq: that request; 0: the one
+ * it holds now): logged in that request, if open. Fills p's link
+ * (ingress_seq, slot) so the answer finds its log entry.
  */
-static __always_inline void egress_log(struct io *io, struct claimd_pending *p,
-				       const struct claimd_addr *callee)
+static __always_inline void egress_log_for(struct io *io, struct claimd_pending *p,
+					   const struct claimd_addr *callee,
+					   struct claimd_owner owner, __u64 seq)
 {
-	struct claimd_owner owner = current_owner(io);
 	struct claimd_thread *t = owner_ctx(&owner);
 	struct claimd_ingress *r;
 	__u32 n;
 
-	p->ingress_seq = 0;
+	p->ingress_seq = seq;
 	p->owner = owner;
 	p->slot = CLAIMD_NO_SLOT;
 	stat_inc(CLAIMD_ST_EGRESS);
+	/* Its request was answered before the call went out: a late call (egress_ended). */
+	if (seq && (!t || !t->conn.tgid || t->rec.seq != seq))
+		return;
 	/*
 	 * No request held, or the one an event loop's thread was juggling
 	 * when it became one (its later requests are held by their
@@ -455,6 +471,27 @@ static __always_inline void egress_log(struct io *io, struct claimd_pending *p,
 	p->slot = egress_log_at(r, n, p, callee, owner.tgid ? 0 : CLAIMD_EG_AWAITED);
 	if (n < CLAIMD_EGRESS_MAX)
 		r->n_egress = n + 1;
+}
+
+/* A call begins on io's thread: logged in the ingress it serves, if any. */
+static __always_inline void egress_log(struct io *io, struct claimd_pending *p,
+				       const struct claimd_addr *callee)
+{
+	egress_log_for(io, p, callee, current_owner(io), 0);
+}
+
+/*
+ * A request written on an outbound connection of a Go program framed by
+ * its syscalls: the call of the request its caller handed over there
+ * (go_handoffs), else one outside requests.
+ */
+static __always_inline void egress_log_handed(struct io *io, struct claimd_pending *p,
+					      const struct claimd_addr *callee)
+{
+	struct claimd_owner owner;
+	__u64 seq = go_handoff_take(&io->key, &owner);
+
+	egress_log_for(io, p, callee, owner, seq);
 }
 
 /* A call ended: into its ingress's log if that is still open, else its own record. */
@@ -489,11 +526,17 @@ static __noinline int egress_open(struct claimd_conn *c, struct io *io)
 	 * An event loop's call is tied, or counted outside requests, when its
 	 * head ends, by the keys its framer reads from now on (keyed.c).
 	 */
-	if (proc_keyed(io->key.tgid)) {
+	__u32 pflags = proc_flags(io->key.tgid);
+
+	/* proc_keyed, with the word at hand */
+	if ((pflags & (PROC_MUX | PROC_CONTEXT | PROC_GO_SYSCALLS)) == PROC_MUX) {
 		stat_inc(CLAIMD_ST_EGRESS);
 		c->tx.flags |= HTTP_F_IDS;
-	} else
+	} else if (pflags & PROC_GO_SYSCALLS) {
+		egress_log_handed(io, &p, &c->remote);
+	} else {
 		egress_log(io, &p, &c->remote);
+	}
 	fifo_push(c, &p);
 	c->flags |= CLAIMD_CONN_SENT;
 	return 0;

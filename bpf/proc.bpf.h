@@ -78,12 +78,13 @@ static __always_inline void submit_now(void *rec)
 }
 
 /* traced[] bits (headers/observer.h): what we know of a process. */
-#define PROC_TRACED    CLAIMD_PROC_TRACED
-#define PROC_CONTEXT   CLAIMD_PROC_CONTEXT
-#define PROC_MUX       CLAIMD_PROC_MUX
-#define PROC_GO	       CLAIMD_PROC_GO
-#define PROC_GO_SERVES CLAIMD_PROC_GO_SERVES
-#define PROC_UNREAD    CLAIMD_PROC_UNREAD
+#define PROC_TRACED	 CLAIMD_PROC_TRACED
+#define PROC_CONTEXT	 CLAIMD_PROC_CONTEXT
+#define PROC_MUX	 CLAIMD_PROC_MUX
+#define PROC_GO		 CLAIMD_PROC_GO
+#define PROC_GO_SERVES	 CLAIMD_PROC_GO_SERVES
+#define PROC_UNREAD	 CLAIMD_PROC_UNREAD
+#define PROC_GO_SYSCALLS CLAIMD_PROC_GO_SYSCALLS
 /* Bits 16-31: its listening sockets (CLAIMD_PROC_LISTENER_ONE each): a
  * service, whose calls outside requests are no root calls. */
 #define PROC_LISTENER_ONE CLAIMD_PROC_LISTENER_ONE
@@ -98,11 +99,12 @@ static __always_inline __u32 proc_flags(__u32 tgid)
 
 /*
  * Does tgid key its requests (bpf/keyed.c)? An event loop (it served two at
- * once on a thread) that does not name them itself (claim_context_enter).
+ * once on a thread) that does not name them itself (claim_context_enter),
+ * nor is a Go program whose goroutines do (bpf/goroutine.bpf.h).
  */
 static __always_inline int proc_keyed(__u32 tgid)
 {
-	return (proc_flags(tgid) & (PROC_MUX | PROC_CONTEXT)) == PROC_MUX;
+	return (proc_flags(tgid) & (PROC_MUX | PROC_CONTEXT | PROC_GO_SYSCALLS)) == PROC_MUX;
 }
 
 /*

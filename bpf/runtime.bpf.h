@@ -168,7 +168,7 @@ static __always_inline void ingress_emit(struct claimd_thread *t, __u64 now, __u
 		r->end_ns = now ?: bpf_ktime_get_ns();
 		emit(r, size);
 	}
-	slot_write(r->tid, 0, VERDICT(CLAIM_NONE, CLAIM_RULE_NONE, CLAIMD_NO_SLOT), NULL, 0);
+	slot_show(t, 0, VERDICT(CLAIM_NONE, CLAIM_RULE_NONE, CLAIMD_NO_SLOT), NULL, 0);
 	if (t->key_id | t->key_relay)
 		keyed_forget(t);
 	t->conn.tgid = 0;

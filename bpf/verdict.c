@@ -97,8 +97,12 @@ __noinline __u32 verdict_of(struct claimd_ingress *r)
 	if (!r)
 		return VERDICT(CLAIM_UNKNOWN, CLAIM_RULE_NO_LOG, CLAIMD_NO_SLOT);
 	pf = proc_flags(r->tgid);
-	/* Its process's program unread: its syscalls may not tell its requests apart (Go). */
-	if (pf & PROC_UNREAD)
+	/*
+	 * Its process's program unread: its syscalls may not tell its requests
+	 * apart (Go). So for a request of a Go program framed by its syscalls
+	 * read before that was known (not CLAIMD_IN_GO): held by a thread.
+	 */
+	if ((pf & PROC_UNREAD) || ((pf & PROC_GO_SYSCALLS) && !(r->flags & CLAIMD_IN_GO)))
 		return VERDICT(CLAIM_UNKNOWN, CLAIM_RULE_UNREAD_PROGRAM, CLAIMD_NO_SLOT);
 	/* Its log may hold other requests' calls: no confident answer (but keyed: keyed.c). */
 	if ((r->flags & CLAIMD_IN_MUX) || (!(r->flags & CLAIMD_IN_KEYED) && (pf & PROC_MUX)))
@@ -175,6 +179,21 @@ static __always_inline void slot_write(__u32 tid, __u8 active, __u32 packed,
 	slot_fill(1 + tid % (CLAIM_SLOTS - 1), tid, 0, 0, active, packed, r, outside_seen);
 }
 
+/*
+ * The slot that shows the request t holds: its goroutine's, for a Go
+ * program framed by its syscalls (libclaim's Go package reads that one),
+ * else its thread's.
+ */
+static __always_inline void slot_show(const struct claimd_thread *t, __u8 active, __u32 packed,
+				      const struct claimd_ingress *r, __u32 outside_seen)
+{
+	if (t->g)
+		slot_fill(claim_goroutine_index(t->rec.tgid, t->g), 0, t->rec.tgid, t->g, active,
+			  packed, r, outside_seen);
+	else
+		slot_write(t->rec.tid, active, packed, r, outside_seen);
+}
+
 /* The holder of ingress record r (every slot's ingress is one's: struct claimd_thread). */
 static __always_inline const struct claimd_thread *holder_of(const struct claimd_ingress *r)
 {
@@ -208,5 +227,7 @@ int claimd_hdr(struct bpf_raw_tracepoint_args *ctx)
 /* The running verdict of the ingress r after its log changed. */
 static __always_inline void slot_refresh(struct claimd_ingress *r)
 {
-	slot_write(r->tid, 1, verdict_of(r), r, holder_of(r)->outside_seen);
+	const struct claimd_thread *t = holder_of(r);
+
+	slot_show(t, 1, verdict_of(r), r, t->outside_seen);
 }

@@ -33,6 +33,9 @@ struct go_offsets {
 	__u32 pfd_sysfd;	 /* internal/poll.FD.Sysfd (int) */
 	__u32 response_status;	 /* net/http.Response.StatusCode (int) */
 	__u32 tcpaddr_port;	 /* net.TCPAddr.Port (int) */
+	__u32 pc_conn;		 /* net/http.persistConn.conn (net.Conn) */
+	__u32 pc_tls_state;	 /* net/http.persistConn.tlsState (*tls.ConnectionState) */
+	__u32 g_goid;		 /* runtime.g.goid (int64) */
 	/* grpc-go */
 	__u32 grpc_stream_method; /* internal/transport.Stream.method (string) */
 	__u32 grpc_h2s_conn;	  /* internal/transport.http2Server.conn (net.Conn) */

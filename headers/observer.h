@@ -84,8 +84,9 @@ enum claimd_role {
 #define CLAIMD_IN_UNTIED    0x20 /* it made a call claimd could not follow (TLS untied, log full) */
 #define CLAIMD_IN_LOST	    0x40 /* its own response's framing was lost: status unknown */
 #define CLAIMD_IN_UNCOUNTED \
-	0x80		   /* the service counters were full: claimd counts it from the record */
-#define CLAIMD_IN_GO 0x100 /* followed per goroutine by the Go probes (bpf/runtimes/go.c) */
+	0x80 /* the service counters were full: claimd counts it from the record */
+#define CLAIMD_IN_GO \
+	0x100 /* a Go request, its goroutine known (bpf/runtimes/go.c, bpf/goroutine.bpf.h) */
 /* its thread talked to a dependency in another protocol than HTTP (a database): no call to judge */
 #define CLAIMD_IN_OPAQUE 0x200
 /*
@@ -166,6 +167,8 @@ enum claimd_stat {
 	CLAIMD_ST_TIE_NONE,	 /* ... that no open request fits: untied */
 	CLAIMD_ST_CONN_REJOINED, /* live connections whose entry went: followed again mid-stream */
 	CLAIMD_ST_PROC_UNREAD,	 /* processes followed before claimd read their program */
+	CLAIMD_ST_GO_HANDED,	 /* Go calls handed to a connection for a request (go_handoffs) */
+	CLAIMD_ST_GO_TLS_CALLS,	 /* Go calls over TLS in a program framed by syscalls: unseen */
 	CLAIMD_ST__COUNT,
 };
 
@@ -335,6 +338,12 @@ struct claimd_thread {
 	__u32 key_id;
 	__u32 key_relay;
 	__u32 pad;
+	/*
+	 * A Go program's request framed by its syscalls: the goroutine serving
+	 * it (its runtime.g), whose slot of the verdict map shows its running
+	 * verdict (claim_goroutine_index); 0: the thread's slot.
+	 */
+	__u64 g;
 	struct claimd_ingress rec; /* the record being built */
 };
 
@@ -369,6 +378,13 @@ struct claimd_thread_slot {
 #define CLAIMD_PROC_GO	      0x8  /* Go: its HTTP followed per goroutine, not by its syscalls */
 #define CLAIMD_PROC_GO_SERVES 0x10 /* Go: it serves requests */
 #define CLAIMD_PROC_UNREAD    0x20 /* its program not read yet: its requests unknown */
+/*
+ * Go, followed by its syscalls: its requests framed from their bytes, each
+ * held by its connection and tied to the goroutine that reads it; a call
+ * tied at one probe, where the calling goroutine hands its request to a
+ * connection (bpf/goroutine.bpf.h).
+ */
+#define CLAIMD_PROC_GO_SYSCALLS 0x40
 /* Bits 16-31: how many listening sockets it has open (a service: its calls
  * outside requests are no root calls). claimd seeds the older ones. */
 #define CLAIMD_PROC_LISTENER_ONE (1u << 16)

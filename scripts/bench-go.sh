@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
 # make bench, Go part: what a traced Go request costs. A Go service
-# (tests/peers/go/goservice) that calls a Go backend once per request:
+# (tests/peers/go/goservice built plain: gohttp, net/http alone, which
+# claimd frames by its syscalls) that calls a Go backend once per request:
 #
 #  1. throughput at saturation under wrk, with claimd attached and not,
 #     alternating; medians (the uprobes' traps are in this figure: they are
@@ -40,7 +41,7 @@ trap cleanup EXIT INT TERM
 . "$(dirname "$0")/bench-lib.sh"
 mkdir -p "$tmp/state"
 
-go_bin="$build/tests/go/goservice"
+go_bin="$build/tests/go/gohttp"
 [ -x "$go_bin" ] || { say "bench-go: $go_bin not built (make go-peers)"; exit 1; }
 CLAIMD_SERVICE=gobenchback "$go_bin" serve -ready "$tmp/back.ready" >"$tmp/back.log" 2>&1 &
 go_pids+=($!)
@@ -50,7 +51,7 @@ CLAIMD_SERVICE=gobench "$go_bin" serve -ready "$tmp/front.ready" \
 go_pids+=($!)
 wait_file "$tmp/front.ready" "${go_pids[-1]}" "the Go service"
 port=$(cat "$tmp/front.ready")
-say "== Go: service gobench (goservice, pid ${go_pids[-1]}) on 127.0.0.1:$port, one call per request"
+say "== Go: service gobench (gohttp, pid ${go_pids[-1]}) on 127.0.0.1:$port, one call per request"
 
 # Until claimd probes the Go program.
 go_attached() {
@@ -66,8 +67,9 @@ throughput_off_on "$port" "Go service"
 go_rps_off=$off_rps go_rps_on=$on_rps go_ratio=$on_ratio go_spread="[$on_ratio_min, $on_ratio_max]"
 
 # 2. and 3. Program time per traced Go request; requests counted once.
-go_progs="go_serve go_serve_ret go_round_trip go_round_trip_ret go_newproc
+go_progs="go_serve go_serve_ret go_round_trip go_round_trip_ret go_conn_round_trip go_newproc
 go_newproc_ret"
+# The Go services' requests (the front's and the backend's), however followed.
 counted() { ctl services --json | json 'sum(s["requests"] for s in d if s["service"].startswith("gobench"))'; }
 j8_off=$(pace "$GO_RATE" "$PACE_SECONDS")
 sysctl -qw kernel.bpf_stats_enabled=1
@@ -75,17 +77,18 @@ claimd_start
 go_attached
 read -r t0 c0 < <(status | prog_totals)
 read -r gt0 gc0 < <(status | prog_totals $go_progs)
-r0=$(status | json 'd["kernel"]["go_requests"]')
+r0=$(counted)
 c0=$(status | json 'd["kernel"]["go_calls"]')
 # Uprobe hits: a request's (ServeHTTP and the goroutines started meanwhile), a call's.
-inbound_progs="go_serve go_serve_ret go_newproc go_newproc_ret" call_progs="go_round_trip go_round_trip_ret"
+inbound_progs="go_serve go_serve_ret go_newproc go_newproc_ret"
+call_progs="go_round_trip go_round_trip_ret go_conn_round_trip"
 read -r _ in0 < <(status | prog_totals $inbound_progs)
 read -r _ call0 < <(status | prog_totals $call_progs)
 j8=$(pace "$GO_RATE" "$PACE_SECONDS")
-sleep 0.5
+sleep 1.5
 read -r t1 c1 < <(status | prog_totals)
 read -r gt1 gc1 < <(status | prog_totals $go_progs)
-r1=$(status | json 'd["kernel"]["go_requests"]')
+r1=$(counted)
 c1=$(status | json 'd["kernel"]["go_calls"]')
 read -r _ in1 < <(status | prog_totals $inbound_progs)
 read -r _ call1 < <(status | prog_totals $call_progs)
@@ -109,7 +112,7 @@ j64 = json.loads('''$j64''')
 # The front's requests and the backend's: two counted per answered request.
 answered64 = j64["ok"]
 out = {
-    "service": "goservice (Go $(go version 2>/dev/null | awk '{print $3}'), net/http) calling a Go backend once per request, 127.0.0.1",
+    "service": "gohttp (Go $(go version 2>/dev/null | awk '{print $3}'), net/http) calling a Go backend once per request, 127.0.0.1",
     "throughput_rps_without": $go_rps_off, "throughput_rps_with": $go_rps_on,
     "throughput_ratio": $go_ratio,
     "throughput_ratio_spread": $go_spread,

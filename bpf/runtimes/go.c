@@ -51,9 +51,12 @@
  * thread.
  */
 
-/* Who holds a goroutine's request: the serving goroutine and its ingress. */
+/* Who holds a goroutine's request, and which request (its ingress's seq). */
 struct go_owner {
-	__u64 g;
+	union {
+		__u64 g;  /* followed per goroutine: the goroutine serving it */
+		__s64 fd; /* framed by syscalls: the inbound connection holding it */
+	};
 	__u64 seq;
 };
 
@@ -822,6 +825,117 @@ int go_grpc_invoke_ret(struct pt_regs *ctx)
 	return 0;
 }
 
+/*
+ * The request goroutine g of process tgid serves, in a program framed by
+ * its syscalls: the connection it reads requests on (go_serving), or the
+ * one its creator served when it was started (go_lineage), if that
+ * request is still open. Its connection's fd and seq in *h; returns the
+ * seq, 0 for none.
+ */
+static __always_inline __u64 go_framed_request(__u32 tgid, __u64 g, struct go_handoff *h)
+{
+	struct go_key k = { .tgid = tgid, .g = g };
+	struct claimd_conn_key held = { .tgid = tgid };
+	struct claimd_thread *t;
+	struct go_owner *l;
+	__u64 goid = 0, seq = 0;
+
+	if (!g || !go_goid_offset ||
+	    bpf_probe_read_user(&goid, sizeof(goid), (const void *)(g + go_goid_offset)))
+		return 0;
+	held.fd = go_serving_fd(tgid, g, goid);
+	if (held.fd < 0) {
+		l = bpf_map_lookup_elem(&go_lineage, &k);
+		if (!l)
+			return 0;
+		held.fd = l->fd;
+		seq = l->seq;
+	}
+	t = bpf_map_lookup_elem(&conn_ctx, &held);
+	if (!t || !t->conn.tgid || t->conn.fd != held.fd || (seq && t->rec.seq != seq))
+		return 0;
+	h->fd = held.fd;
+	h->seq = t->rec.seq;
+	return h->seq;
+}
+
+/*
+ * A call of process tgid its bytes will not show (over TLS, or on a
+ * connection not found): the request h names (seq 0: none) cannot be
+ * judged, nor (none) any open in the process.
+ */
+static __always_inline void go_call_unseen(__u32 tgid, const struct go_handoff *h)
+{
+	struct claimd_conn_key held = { .tgid = tgid, .fd = h->fd };
+	struct claimd_thread *t = h->seq ? bpf_map_lookup_elem(&conn_ctx, &held) : NULL;
+
+	if (!t || t->rec.seq != h->seq) {
+		if (proc_service_port(tgid))
+			outside_calls_add(tgid);
+		else
+			outside_calls_add_ancestor(tgid);
+		return;
+	}
+	ingress_unsure(&t->rec, CLAIMD_IN_UNTIED);
+	slot_refresh(&t->rec);
+}
+
+/*
+ * net/http.(*persistConn).roundTrip(pc, req *transportRequest): RAX pc. In
+ * a program framed by its syscalls: the calling goroutine (R14) hands its
+ * request to pc's connection, whose write loop writes it next. Whose
+ * request it is waits there (go_handoffs) for the syscall path, which
+ * frames the call from its bytes (egress_log_handed).
+ */
+SEC("uprobe")
+int go_conn_round_trip(struct pt_regs *ctx)
+{
+	const struct go_offsets *off = go_layout(ctx);
+	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
+	struct claimd_conn_key out = { .tgid = tgid, .fd = -1 };
+	struct go_handoff h = {};
+	__u64 nc = 0;
+
+	if (!off || !proc_wanted(tgid))
+		return 0;
+	stat_inc(CLAIMD_ST_GO_CALLS);
+	go_framed_request(tgid, ctx->r14, &h);
+	if (go_read_ptr(ctx->ax + off->pc_tls_state)) {
+		/* Over TLS: its bytes are ciphertext, the call is not framed. */
+		stat_inc(CLAIMD_ST_GO_TLS_CALLS);
+		go_call_unseen(tgid, &h);
+		return 0;
+	}
+	/* pc.conn, a net.Conn: +8, its data word, a *net.TCPConn. */
+	nc = go_read_ptr(ctx->ax + off->pc_conn + 8);
+	if (nc)
+		out.fd = go_netconn_fd(off, nc);
+	if (out.fd < 0) {
+		go_call_unseen(tgid, &h);
+		return 0;
+	}
+	if (h.seq) {
+		stat_inc(CLAIMD_ST_GO_HANDED);
+		bpf_map_update_elem(&go_handoffs, &out, &h, BPF_ANY);
+		return 0;
+	}
+	/*
+	 * A goroutine tied to no request: its call is one outside requests
+	 * when its head is written. In a service, it may have been made for
+	 * one (a handler's go func()): lineage is asked for.
+	 */
+	bpf_map_delete_elem(&go_handoffs, &out);
+	stat_inc(CLAIMD_ST_GO_OUTSIDE);
+	if (proc_service_port(tgid)) {
+		__u32 exe = (__u32)bpf_get_attach_cookie(ctx);
+		__u32 *want = bpf_map_lookup_elem(&go_lineage_wanted, &exe);
+
+		if (want && !*want)
+			*want = 1;
+	}
+	return 0;
+}
+
 /* runtime.newproc1(fn, callergp *g, callerpc): on the system stack, RBX the creator. */
 SEC("uprobe")
 int go_newproc(struct pt_regs *ctx)
@@ -829,8 +943,18 @@ int go_newproc(struct pt_regs *ctx)
 	__u64 id = bpf_get_current_pid_tgid();
 	__u32 tid = (__u32)id;
 	struct go_spawn s = { .tgid = id >> 32 };
+	struct go_handoff h = {};
+	__u64 creator = ctx->bx; /* read once: a ctx pointer moved per branch is refused */
+	int found;
 
-	if (go_owner_find(s.tgid, ctx->bx, &s.owner))
+	if (proc_flags(s.tgid) & PROC_GO_SYSCALLS) {
+		found = go_framed_request(s.tgid, creator, &h) != 0;
+		s.owner.fd = h.fd;
+		s.owner.seq = h.seq;
+	} else {
+		found = go_owner_find(s.tgid, creator, &s.owner) != NULL;
+	}
+	if (found)
 		bpf_map_update_elem(&go_spawns, &tid, &s, BPF_ANY);
 	else
 		bpf_map_delete_elem(&go_spawns, &tid);

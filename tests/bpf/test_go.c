@@ -24,6 +24,10 @@
  *    answers 504, its calls still running, in front of a backend slow
  *    where it would fail: those failures unknown (unfinished-call), none
  *    claimed;
+ *  - tls_calls: a plain front calling a backend over TLS: its calls unseen,
+ *    its failures unknown, none claimed;
+ *  - callee_down: a plain front whose callee is down (its dial refused on
+ *    a goroutine of net/http's own): its failures unknown, none claimed;
  *  - pool: a handler handing its call to workers started before any request
  *    (through a channel): the calls cannot be tied to their requests, so
  *    the service's failures are unknown (untied-call), never claimed;
@@ -41,10 +45,13 @@
  *    pair run from it stays with the syscall path, no verdict wrong.
  * Every Go process must live until the test stops it.
  */
+#include <arpa/inet.h>
+#include <netinet/in.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -220,10 +227,10 @@ static bool go_probed(struct claimd_h *h, int files)
  * within a tick. Then the fronts under test are followed from their first
  * request.
  */
-static bool lineage_probed(struct claimd_h *h, const char *prefix, bool gc)
+static bool lineage_probed(struct claimd_h *h, const char *exe, const char *prefix, bool gc)
 {
 	const char *args[] = { "status", NULL };
-	struct gorun w = { .h = h, .exe = "goservice", .gc = gc };
+	struct gorun w = { .h = h, .exe = exe, .gc = gc };
 	char name[2][40], url[64];
 	struct gosvc *b, *f = NULL;
 	long long n = 0;
@@ -359,6 +366,34 @@ static void check_chain_truth(const struct trace_cap *t, size_t mark, const stru
 	truth__expect(&tally, what, right, unknown);
 }
 
+/* The kernel's counts of Go requests followed per goroutine, and of calls handed over. */
+static void kernel_count(struct claimd_h *h, long long *per_goroutine, long long *handed)
+{
+	const char *args[] = { "status", NULL };
+	struct json_object *st = claimctl_json(h, args);
+
+	*per_goroutine = j_int(j_get(st, "kernel"), "go_requests");
+	*handed = j_int(j_get(st, "kernel"), "go_calls_handed");
+	json_object_put(st);
+}
+
+/*
+ * What the probes did for a chain's REQUESTS requests (before: the counts
+ * at its start): a plain net/http program (gohttp) is framed by its
+ * syscalls, each call handed over at one probe (the front's and the
+ * middle's), no request seen by a probe; any other is followed per
+ * goroutine, each of the three services' requests by its probes.
+ */
+static void check_probe_work(struct claimd_h *h, const char *exe, const long long before[2])
+{
+	bool plain = !strncmp(exe, "gohttp", 6);
+	long long now[2];
+
+	kernel_count(h, now, now + 1);
+	ASSERT_EQ(now[0] - before[0], plain ? 0 : 3 * REQUESTS, "requests seen by probes");
+	ASSERT_EQ(now[1] - before[1], plain ? 2 * REQUESTS : 0, "calls handed to a connection");
+}
+
 /*
  * A chain of three Go services (front -> mid -> back, the back failing
  * every FAIL_MOD-th id) named from prefix, run from exe, over TLS if tls;
@@ -372,6 +407,7 @@ static void chain(struct claimd_h *h, struct trace_cap *t, const char *exe, cons
 	struct gorun r = { .h = h, .exe = exe, .tls = tls, .gc = gc };
 	const struct truth_svc shape = { .target = "/r/%d", .ids = REQUESTS, .mod = FAIL_MOD };
 	struct gosvc *b, *m, *f;
+	long long counted[2];
 	size_t mark;
 
 	snprintf(front, sizeof(front), "%sfront", prefix);
@@ -386,8 +422,10 @@ static void chain(struct claimd_h *h, struct trace_cap *t, const char *exe, cons
 	if (!ASSERT_OK_PTR(f, "Go chain started") || !go_probed(h, 1))
 		goto out;
 	mark = trace_mark(t);
+	kernel_count(h, counted, counted + 1);
 	if (!go_load(&r, f))
 		goto out;
+	check_probe_work(h, exe, counted);
 	check_edge(h, front, mid, FAILURES, "fail-close");
 	check_edge(h, mid, back, FAILURES, "fail-close");
 	check_root_edge(h, front);
@@ -424,7 +462,7 @@ static bool match_fan(struct json_object *o, void *arg)
  */
 static void fanout(struct claimd_h *h, struct trace_cap *t, const char *fe, bool gc)
 {
-	struct gorun r = { .h = h, .exe = "goservice", .gc = gc };
+	struct gorun r = { .h = h, .exe = "gohttp", .gc = gc };
 	char u[3][64], fm[8], name[4][32];
 	struct gosvc *b[3] = { NULL }, *f = NULL;
 	struct json_object *all = NULL;
@@ -437,7 +475,7 @@ static void fanout(struct claimd_h *h, struct trace_cap *t, const char *fe, bool
 	for (i = 0; i < 3 && (!i || b[i - 1]); i++)
 		b[i] = go_start(&r, name[i + 1],
 				i == 1 ? (const char *[]){ "-fail-mod", fm, NULL } : NULL);
-	if (!b[2] || !lineage_probed(h, fe, gc))
+	if (!b[2] || !lineage_probed(h, r.exe, fe, gc))
 		goto out;
 	f = go_start(&r, name[0],
 		     (const char *[]){ "-call", url_of(b[0], u[0], 64), "-call",
@@ -548,7 +586,7 @@ static void pair_truth(struct gorun *r, struct trace_cap *t, const struct gosvc 
 
 static void pool(struct claimd_h *h, struct trace_cap *t)
 {
-	struct gorun r = { .h = h, .exe = "goservice" };
+	struct gorun r = { .h = h, .exe = "gohttp" };
 	const char *const names[2] = { "gpool", "gpoolback" };
 	struct gosvc *b = NULL, *f;
 
@@ -557,6 +595,118 @@ static void pool(struct claimd_h *h, struct trace_cap *t)
 	pair_truth(&r, t, f, b, names, "pool", FAILURES, FAILURES);
 	if (f)
 		check_untied_edge(h, names[0], names[1]);
+	go_stop_all(&r);
+}
+
+/*
+ * A plain net/http front (gohttp, framed by its syscalls) calling a backend
+ * over TLS (goservice -tls, followed per goroutine): the calls' bytes are
+ * ciphertext, so the front's requests cannot be judged: its failures
+ * unknown (untied-call, counted as go_calls_tls), never claimed; the
+ * backend's own failures claimed.
+ */
+static void tls_calls(struct claimd_h *h, struct trace_cap *t)
+{
+	struct gorun rb = { .h = h, .exe = "goservice", .tls = true };
+	struct gorun rf = { .h = h, .exe = "gohttp" };
+	const char *const names[2] = { "gtcfront", "gtcback" };
+	const char *args[] = { "status", NULL };
+	struct json_object *st;
+	char fm[8], url[64];
+	struct gosvc *b, *f = NULL;
+	long long before;
+
+	snprintf(fm, sizeof(fm), "%d", FAIL_MOD);
+	b = go_start(&rb, names[1], (const char *[]){ "-fail-mod", fm, NULL });
+	if (b)
+		f = go_start(&rf, names[0],
+			     (const char *[]){ "-call", url_of(b, url, sizeof(url)), NULL });
+	st = claimctl_json(h, args);
+	before = j_int(j_get(st, "kernel"), "go_calls_tls");
+	json_object_put(st);
+	pair_truth(&rf, t, f, b, names, "calls over TLS", FAILURES, FAILURES);
+	st = claimctl_json(h, args);
+	ASSERT_EQ(j_int(j_get(st, "kernel"), "go_calls_tls") - before, REQUESTS,
+		  "each call over TLS counted");
+	json_object_put(st);
+	go_stop_all(&rf);
+	go_stop_all(&rb);
+}
+
+/* A loopback port nothing listens on (bound, named, closed); 0 if none. */
+static int free_tcp_port(void)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	socklen_t len = sizeof(a);
+	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0), port = 0;
+
+	if (fd >= 0 && !bind(fd, (struct sockaddr *)&a, sizeof(a)) &&
+	    !getsockname(fd, (struct sockaddr *)&a, &len))
+		port = ntohs(a.sin_port);
+	if (fd >= 0)
+		close(fd);
+	return port;
+}
+
+/* The service named name in claimctl services (a new reference; NULL: not listed). */
+static struct json_object *service_row(struct claimd_h *h, const char *name)
+{
+	const char *args[] = { "services", NULL };
+	struct json_object *arr = claimctl_json(h, args), *row = NULL;
+	size_t k;
+
+	for (k = 0; arr && k < json_object_array_length(arr) && !row; k++) {
+		struct json_object *o = json_object_array_get_idx(arr, k);
+
+		if (!strcmp(j_str(o, "service"), name))
+			row = json_object_get(o);
+	}
+	json_object_put(arr);
+	return row;
+}
+
+/*
+ * A plain front (framed by its syscalls) whose callee is down: its dial,
+ * refused, runs on a goroutine of net/http's own, which serves no request,
+ * so each of its failures (502, every request) is unknown (untied-call),
+ * never claimed for want of a failed call it could not see.
+ */
+static void callee_down(struct claimd_h *h)
+{
+	struct gorun r = { .h = h, .exe = "gohttp" };
+	char exe[H_PATH], url[64], out[H_PATH], n[16];
+	const char *argv[] = { exe, "load", "-url", url, "-n", n, "-c", "4", "-out", out, NULL };
+	struct json_object *row = NULL;
+	struct gosvc *f;
+	int port = free_tcp_port(), i;
+
+	snprintf(url, sizeof(url), "http://127.0.0.1:%d", port);
+	f = go_start(&r, "gdownfront", (const char *[]){ "-call", url, NULL });
+	if (!ASSERT_OK_PTR(f, "front started") || !go_probed(h, 1))
+		goto out;
+	exe_of(&r, exe, sizeof(exe));
+	url_of(f, url, sizeof(url));
+	snprintf(out, sizeof(out), "%s/load-down.json", h->dir);
+	snprintf(n, sizeof(n), "%d", REQUESTS / 5);
+	if (!ASSERT_EQ(proc_wait(proc_spawn(argv, NULL, NULL), 60000), 0, "driver"))
+		goto out;
+	for (i = 0; i < 50; i++) {
+		json_object_put(row);
+		row = service_row(h, "gdownfront");
+		if (j_int(row, "requests") >= REQUESTS / 5)
+			break;
+		sleep_ms(200);
+	}
+	printf("callee down: %lld requests, %lld failed: %lld claimed, %lld unclaimed, %lld "
+	       "unknown\n",
+	       j_int(row, "requests"), j_int(row, "failures"), j_int(row, "claimed"),
+	       j_int(row, "unclaimed"), j_int(row, "unknown"));
+	ASSERT_EQ(j_int(row, "failures"), REQUESTS / 5, "every request failed");
+	ASSERT_EQ(j_int(row, "claimed"), 0, "none claimed");
+	ASSERT_EQ(j_int(row, "unknown") + j_int(row, "unclaimed"), REQUESTS / 5,
+		  "each unknown or unclaimed");
+	json_object_put(row);
+out:
 	go_stop_all(&r);
 }
 
@@ -570,7 +720,7 @@ static void pool(struct claimd_h *h, struct trace_cap *t)
  */
 static void fanout_wait(struct claimd_h *h, struct trace_cap *t)
 {
-	struct gorun r = { .h = h, .exe = "goservice", .gives_up = true };
+	struct gorun r = { .h = h, .exe = "gohttp", .gives_up = true };
 	const char *const names[2] = { "gwait", "gwaitback" };
 	char fm[8], url[64];
 	struct gosvc *b, *f = NULL;
@@ -640,7 +790,7 @@ static void started_before(void)
 {
 	struct claimd_h h = { 0 };
 	struct trace_cap t = { 0 };
-	struct gorun r = { .h = &h, .exe = "goservice" };
+	struct gorun r = { .h = &h, .exe = "gohttp" };
 	const struct truth_svc shape = { .target = "/r/%d", .ids = REQUESTS, .mod = FAIL_MOD };
 	const char *const names[2] = { "gbfront", "gbback" };
 	struct gosvc *b, *f;
@@ -677,7 +827,7 @@ static void before_read(void)
 {
 	struct claimd_h h = { 0 };
 	struct trace_cap t = { 0 };
-	struct gorun r = { .h = &h, .exe = "goservice" };
+	struct gorun r = { .h = &h, .exe = "gohttp" };
 	const struct truth_svc shape = { .target = "/r/%d", .ids = REQUESTS, .mod = FAIL_MOD };
 	const char *const names[2] = { "gufront", "guback" };
 	const char *st[] = { "status", NULL };
@@ -913,11 +1063,11 @@ void test_go(void)
 	if (claimd_traced_start(&h, &t, NULL))
 		goto out;
 	if (test__start_subtest("chain"))
-		chain(&h, &t, "goservice", "go", false, false);
+		chain(&h, &t, "gohttp", "go", false, false);
 	if (test__start_subtest("chain_gc"))
 		chain(&h, &t, "goservice", "gg", false, true);
 	if (test__start_subtest("stripped"))
-		chain(&h, &t, "goservice.stripped", "gs", false, false);
+		chain(&h, &t, "gohttp.stripped", "gs", false, false);
 	if (test__start_subtest("tls"))
 		chain(&h, &t, "goservice", "gt", true, false);
 	if (test__start_subtest("fanout"))
@@ -928,6 +1078,10 @@ void test_go(void)
 		pool(&h, &t);
 	if (test__start_subtest("fanout_wait"))
 		fanout_wait(&h, &t);
+	if (test__start_subtest("tls_calls"))
+		tls_calls(&h, &t);
+	if (test__start_subtest("callee_down"))
+		callee_down(&h);
 	if (test__start_subtest("grpc"))
 		grpc_chain(&h, &t, "goservice", "gr", false);
 	if (test__start_subtest("grpc_gc"))

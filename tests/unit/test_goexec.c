@@ -103,6 +103,9 @@ static const struct {
 	{ "internal/poll.FD.Sysfd", offsetof(struct go_offsets, pfd_sysfd) },
 	{ "net/http.Response.StatusCode", offsetof(struct go_offsets, response_status) },
 	{ "net.TCPAddr.Port", offsetof(struct go_offsets, tcpaddr_port) },
+	{ "net/http.persistConn.conn", offsetof(struct go_offsets, pc_conn) },
+	{ "net/http.persistConn.tlsState", offsetof(struct go_offsets, pc_tls_state) },
+	{ "runtime.g.goid", offsetof(struct go_offsets, g_goid) },
 	{ "google.golang.org/grpc/internal/transport.Stream.method",
 	  offsetof(struct go_offsets, grpc_stream_method) },
 	{ "google.golang.org/grpc/internal/transport.http2Server.conn",
@@ -409,6 +412,34 @@ static void patched_versions(const char *path, const char *spath, const struct g
 	tmpdir_remove(dir);
 }
 
+/*
+ * Which programs are framed by their syscalls: goservice (grpc-go, a TLS
+ * server) is not; the same source built plain (gohttp, stripped or not) is,
+ * its g alone in its TLS segment and (*persistConn).roundTrip found.
+ */
+static void by_syscalls(const struct goexec *full)
+{
+	static struct goexec g;
+	const char *const plain[] = { "gohttp", "gohttp.stripped" };
+	const char *why = NULL;
+	char path[H_PATH];
+	size_t i;
+
+	ASSERT_FALSE(goexec__by_syscalls(full, &why), "goservice: per goroutine");
+	ASSERT_OK_PTR(why, "and why");
+	for (i = 0; i < 2; i++) {
+		if (!go_peer(plain[i], path, sizeof(path)) ||
+		    !ASSERT_OK(goexec__open(path, &g), plain[i]))
+			return;
+		why = NULL;
+		ASSERT_EQ(goexec__refusal(&g, NULL), GOEXEC_PROBED, "followed");
+		ASSERT_TRUE(g.tls_g_below_fs, "g alone in its TLS segment");
+		ASSERT_GT(g.fn[GOFN_CONN_ROUND_TRIP].entry, 0, "(*persistConn).roundTrip");
+		ASSERT_EQ(g.fn[GOFN_TLS_SERVER].entry, 0, "no TLS server");
+		ASSERT_TRUE(goexec__by_syscalls(&g, &why), why ? why : plain[i]);
+	}
+}
+
 void test_goexec(void)
 {
 	static struct goexec plain, stripped;
@@ -455,4 +486,6 @@ void test_goexec(void)
 		table(&plain);
 	if (test__start_subtest("patched_versions"))
 		patched_versions(path, spath, &plain);
+	if (test__start_subtest("by_syscalls"))
+		by_syscalls(&plain);
 }

@@ -140,7 +140,13 @@
 	  "are not seen, and a request that talks there is unknown when it fails.")               \
 	X(CLAIMD_ST_PROC_UNREAD, "processes_unread",                                              \
 	  "Processes followed before claimd had read their program (a new program file): their "  \
-	  "requests answered meanwhile are unknown (unread-program).")
+	  "requests answered meanwhile are unknown (unread-program).")                            \
+	X(CLAIMD_ST_GO_HANDED, "go_calls_handed",                                                 \
+	  "Calls of Go programs framed by their syscalls that a goroutine serving a request "     \
+	  "handed to a connection ((*persistConn).roundTrip): tied to that request.")             \
+	X(CLAIMD_ST_GO_TLS_CALLS, "go_calls_tls",                                                 \
+	  "Calls over TLS of Go programs framed by their syscalls: their bytes are ciphertext, "  \
+	  "so the call is not seen and its request gets no confident verdict.")
 
 /* A kernel counter's name ("?" out of range), and the help text for a name (NULL if none). */
 const char *counters__kernel_name(int which);

@@ -474,6 +474,15 @@ void observer__read_programs(struct observer *obs, bool on)
 	__atomic_store_n(&obs->skel->bss->programs_read, on ? 1 : 0, __ATOMIC_RELAXED);
 }
 
+bool observer__go_goid_offset(struct observer *obs, __u32 off)
+{
+	__u32 zero = 0;
+
+	return __atomic_compare_exchange_n(&obs->skel->bss->go_goid_offset, &zero, off, false,
+					   __ATOMIC_RELAXED, __ATOMIC_RELAXED) ||
+	       zero == off;
+}
+
 bool observer__reads_programs(const struct observer *obs)
 {
 	return __atomic_load_n(&obs->skel->bss->programs_read, __ATOMIC_RELAXED);

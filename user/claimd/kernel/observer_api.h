@@ -67,6 +67,13 @@ void observer__proc_word_add(struct observer *obs, __u32 tgid, __u32 n);
 int observer__programs_fd(const struct observer *obs);
 /* claimd reads the programs of the processes it follows: those it has not are unread. */
 void observer__read_programs(struct observer *obs, bool on);
+/*
+ * Where runtime.g keeps its goroutine id, for the programs to read at a
+ * socket syscall of a Go program followed by its syscalls: set once, by
+ * the first such program read (its value the same for every Go version
+ * the offset table covers). True when off is the offset in use.
+ */
+bool observer__go_goid_offset(struct observer *obs, __u32 off);
 bool observer__reads_programs(const struct observer *obs);
 /* Per process: calls outside requests and its service's port (struct claimd_outside). */
 int observer__outside_calls_fd(const struct observer *obs);

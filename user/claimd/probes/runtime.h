@@ -41,10 +41,13 @@ struct probe_runtime {
 	/* Optional: frees what open took. */
 	void (*close)(void *state);
 	/* Looks at a file it asked for, once per file (by device and inode):
-	 * true when it probed it. */
-	bool (*probe)(void *state, struct observer *obs, const struct probe_file *f);
-	/* Optional: a followed process runs or maps a file it probed, on every walk. */
-	void (*follow)(void *state, struct observer *obs, __u32 tgid);
+	 * true when it probed it. *word, word to begin with: what a process
+	 * running this file is, if the runtime follows it otherwise
+	 * (CLAIMD_PROC_GO_SYSCALLS for a Go program framed by its syscalls). */
+	bool (*probe)(void *state, struct observer *obs, const struct probe_file *f, __u32 *word);
+	/* Optional: a followed process runs or maps a file it probed (word:
+	 * what probe said of the file), on every walk. */
+	void (*follow)(void *state, struct observer *obs, __u32 tgid, __u32 word);
 	/* Optional: once a second, for probes its programs asked for since. */
 	void (*tick)(void *state, struct observer *obs);
 	/* Its counts into claimd's status; state NULL when it does not run

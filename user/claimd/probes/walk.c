@@ -22,8 +22,14 @@
 #include "probes/probes.h"
 #include "probes/runtime.h"
 
-/* Two bits a runtime in a file's word (looked at, probed): 32 in a pointer. */
-#define RUNTIMES_MAX (int)(sizeof(uintptr_t) * 4)
+/*
+ * What the walk keeps of a file (struct file_id -> uintptr_t): two bits a
+ * runtime in the low half (looked at, probed), and in the high half what a
+ * process running it is (the probing runtimes' words).
+ */
+#define RUNTIMES_MAX	16
+#define FILE_WORD_SHIFT 32
+_Static_assert(sizeof(uintptr_t) * 8 >= FILE_WORD_SHIFT + 32, "a file's word fits its entry");
 
 /* Where the dynamic linker finds libraries on Debian, besides what processes map. */
 static const char *const known_dirs[] = {
@@ -46,7 +52,7 @@ struct file_id {
 
 struct probes {
 	struct observer *obs;
-	struct hashtab *seen;	    /* struct file_id -> (uintptr_t) looked-at and probed bits */
+	struct hashtab *seen; /* struct file_id -> (uintptr_t) looked-at and probed bits, word */
 	unsigned int programs_full; /* programs not kept: the map was full */
 	int n;
 	struct {
@@ -196,17 +202,19 @@ static int consider(struct probes *p, const char *path, __u32 tgid, bool exe)
 		if (!wants(rt, path, exe))
 			continue;
 		if (!(bits & looked)) {
+			__u32 its = rt->word;
+
 			bits |= looked;
-			if (rt->probe(p->run[i].state, p->obs, &f)) {
-				bits |= probed;
+			if (rt->probe(p->run[i].state, p->obs, &f, &its)) {
+				bits |= probed | (uintptr_t)its << FILE_WORD_SHIFT;
 				n++;
 			}
 		}
 		if (!(bits & probed))
 			continue;
-		word |= rt->word;
+		word = bits >> FILE_WORD_SHIFT;
 		if (tgid && rt->follow)
-			rt->follow(p->run[i].state, p->obs, tgid);
+			rt->follow(p->run[i].state, p->obs, tgid, word);
 	}
 	if (bits != was)
 		hashtab__put(p->seen, &id, sizeof(id), (void *)bits, NULL);

@@ -15,16 +15,18 @@ import (
 )
 
 var wanted = map[string][]string{
-	"net/http.Request":  {"Method", "URL"},
-	"net/url.URL":       {"Host", "Path"},
-	"net/http.response": {"conn", "wroteHeader", "status"},
-	"net/http.conn":     {"rwc", "remoteAddr"},
-	"crypto/tls.Conn":   {"conn"},
-	"net.conn":          {"fd"},
-	"net.netFD":         {"pfd"},
-	"internal/poll.FD":  {"Sysfd"},
-	"net/http.Response": {"StatusCode"},
-	"net.TCPAddr":       {"Port"},
+	"net/http.Request":     {"Method", "URL"},
+	"net/url.URL":          {"Host", "Path"},
+	"net/http.response":    {"conn", "wroteHeader", "status"},
+	"net/http.conn":        {"rwc", "remoteAddr"},
+	"crypto/tls.Conn":      {"conn"},
+	"net.conn":             {"fd"},
+	"net.netFD":            {"pfd"},
+	"internal/poll.FD":     {"Sysfd"},
+	"net/http.Response":    {"StatusCode"},
+	"net.TCPAddr":          {"Port"},
+	"net/http.persistConn": {"conn", "tlsState"},
+	"runtime.g":            {"goid"},
 	// grpc-go
 	"google.golang.org/grpc/internal/transport.Stream":        {"method"},
 	"google.golang.org/grpc/internal/transport.http2Server":   {"conn", "remoteAddr"},

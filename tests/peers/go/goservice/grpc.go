@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
-//
+
+//go:build !plain
+
 // The gRPC side of goservice: a unary service on the health service
 // grpc-go ships (no generated code needed), and its driver.
 //
@@ -8,6 +10,7 @@
 // first calls the same Check on that address and, when the call fails,
 // fails too (UNAVAILABLE, passed up). With -gc, as serve's. grpc-load
 // calls Check for "/r/0" .. "/r/N-1" and counts the codes.
+//
 package main
 
 import (

@@ -22,26 +22,24 @@
 // With -pool N the calls are made by N worker goroutines started before any
 // request, handed over through a channel (the handler waits for them).
 // It listens on loopback; the chosen port goes to the -ready file. With -tls it
-// serves HTTP/1.1 over TLS with a certificate it makes itself; its calls
-// and the driver's accept any certificate.
+// serves HTTP/1.1 over TLS with a certificate it makes itself (tls.go); its
+// calls and the driver's accept any certificate.
+//
+// Built with -tags plain (gohttp), it is a plain net/http program: no TLS
+// server and no grpc-go linked in (plain.go stands in for tls.go and
+// grpc.go), the kind claimd follows by its syscalls with one probe per call.
 //
 // load sends /r/0 .. /r/N-1 from C goroutines and writes a JSON summary
 // (per status how many, and the ids that failed) to -out.
 package main
 
 import (
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
 	"crypto/tls"
-	"crypto/x509"
-	"crypto/x509/pkix"
 	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
 	"io/ioutil"
-	"math/big"
 	"net"
 	"net/http"
 	"os"
@@ -65,26 +63,6 @@ var client = &http.Client{
 		TLSClientConfig:     &tls.Config{InsecureSkipVerify: true},
 		MaxIdleConnsPerHost: 256,
 	},
-}
-
-// selfSigned makes a certificate for 127.0.0.1, valid for a day.
-func selfSigned() tls.Certificate {
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		panic(err)
-	}
-	tmpl := &x509.Certificate{
-		SerialNumber: big.NewInt(1),
-		Subject:      pkix.Name{CommonName: "goservice"},
-		IPAddresses:  []net.IP{net.IPv4(127, 0, 0, 1)},
-		NotBefore:    time.Now().Add(-time.Hour),
-		NotAfter:     time.Now().Add(24 * time.Hour),
-	}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
-	if err != nil {
-		panic(err)
-	}
-	return tls.Certificate{Certificate: [][]byte{der}, PrivateKey: key}
 }
 
 // collectWithoutPause runs one garbage collection after another (-gc).
@@ -201,10 +179,7 @@ func serve(args []string) {
 	})
 	var ln net.Listener
 	if *useTLS {
-		// The certificate first: the port is told once it can be served.
-		cert := selfSigned()
-		ln, _ = listenReady(*ready)
-		ln = tls.NewListener(ln, &tls.Config{Certificates: []tls.Certificate{cert}})
+		ln = listenTLS(*ready)
 	} else {
 		ln, _ = listenReady(*ready)
 	}

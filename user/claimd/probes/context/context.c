@@ -83,10 +83,12 @@ static const struct probe_set context_set = {
 	.says = "explicit context: probing claim_context_enter/leave",
 };
 
-static bool context_probe(void *state, struct observer *obs, const struct probe_file *f)
+static bool context_probe(void *state, struct observer *obs, const struct probe_file *f,
+			  __u32 *word)
 {
 	struct context *c = state;
 
+	(void)word; /* the runtime's own word, as it is */
 	return elf_has_symbol(f->path, CONTEXT_SYMBOL) &&
 	       probes__attach_set(obs, f, &context_set, &c->files);
 }

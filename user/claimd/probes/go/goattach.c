@@ -35,6 +35,7 @@ static const char *const entry_prog[GOFN__COUNT] = {
 	[GOFN_GRPC_SERVE] = "go_grpc_serve",
 	[GOFN_GRPC_STATUS] = "go_grpc_status",
 	[GOFN_GRPC_INVOKE] = "go_grpc_invoke",
+	[GOFN_CONN_ROUND_TRIP] = "go_conn_round_trip",
 };
 static const char *const ret_prog[GOFN__COUNT] = {
 	[GOFN_SERVE] = "go_serve_ret",
@@ -59,7 +60,8 @@ static int attach_fns(struct observer *obs, __u32 slot, const char *path,
 	if (!links)
 		return -ENOMEM;
 	for (f = 0; f < GOFN__COUNT && !err; f++) {
-		if (!(mask & 1u << f) || !fn[f].entry || (ret_prog[f] && !fn[f].n_rets))
+		if (!(mask & 1u << f) || !entry_prog[f] || !fn[f].entry ||
+		    (ret_prog[f] && !fn[f].n_rets))
 			continue; /* not in this program: its part stays out */
 		links[n] = attach_at(obj, entry_prog[f], path, fn[f].entry, slot);
 		if (!links[n++]) {
@@ -84,7 +86,14 @@ static int attach_fns(struct observer *obs, __u32 slot, const char *path,
 	return err;
 }
 
-int goattach(struct observer *obs, __u32 slot, const char *path, const struct goexec *g)
+/* What each way of following a program probes (lineage apart, goattach_lineage). */
+#define PROBES_PER_GOROUTINE                                                      \
+	((1u << GOFN_SERVE) | (1u << GOFN_ROUND_TRIP) | (1u << GOFN_GRPC_SERVE) | \
+	 (1u << GOFN_GRPC_STATUS) | (1u << GOFN_GRPC_INVOKE))
+#define PROBES_BY_SYSCALLS (1u << GOFN_CONN_ROUND_TRIP)
+
+int goattach(struct observer *obs, __u32 slot, const char *path, const struct goexec *g,
+	     bool by_syscalls)
 {
 	struct bpf_map *exes = bpf_object__find_map_by_name(observer__object(obs), "go_exes");
 
@@ -94,7 +103,8 @@ int goattach(struct observer *obs, __u32 slot, const char *path, const struct go
 		return -ENOENT;
 	if (bpf_map_update_elem(bpf_map__fd(exes), &slot, &g->offsets, 0))
 		return -errno;
-	return attach_fns(obs, slot, path, g->fn, ~(1u << GOFN_NEWPROC));
+	return attach_fns(obs, slot, path, g->fn,
+			  by_syscalls ? PROBES_BY_SYSCALLS : PROBES_PER_GOROUTINE);
 }
 
 int goattach_lineage(struct observer *obs, __u32 slot, const char *path,

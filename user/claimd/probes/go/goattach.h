@@ -11,6 +11,7 @@
 #ifndef CLAIMD_GOATTACH_H
 #define CLAIMD_GOATTACH_H
 
+#include <stdbool.h>
 #include <linux/types.h>
 
 struct goexec;
@@ -18,10 +19,13 @@ struct goexec_fn;
 struct observer;
 
 /*
- * Every probe but lineage's. 0, or -errno (-ENOSPC: slot beyond
+ * Every probe but lineage's: those that follow requests per goroutine, or
+ * (by_syscalls: goexec__by_syscalls) the one where a goroutine hands its
+ * call to a connection. 0, or -errno (-ENOSPC: slot beyond
  * CLAIMD_GO_EXES_MAX; then nothing is attached).
  */
-int goattach(struct observer *obs, __u32 slot, const char *path, const struct goexec *g);
+int goattach(struct observer *obs, __u32 slot, const char *path, const struct goexec *g,
+	     bool by_syscalls);
 /* runtime.newproc1's probes (newproc: where goexec found it) at the executable's slot. */
 int goattach_lineage(struct observer *obs, __u32 slot, const char *path,
 		     const struct goexec_fn *newproc);

@@ -44,6 +44,8 @@ static const char *const fn_names[GOFN__COUNT] = {
 	[GOFN_GRPC_SERVE] = "google.golang.org/grpc.(*Server).handleStream",
 	[GOFN_GRPC_STATUS] = "google.golang.org/grpc/internal/transport.(*http2Server).WriteStatus",
 	[GOFN_GRPC_INVOKE] = "google.golang.org/grpc.(*ClientConn).Invoke",
+	[GOFN_CONN_ROUND_TRIP] = "net/http.(*persistConn).roundTrip",
+	[GOFN_TLS_SERVER] = "crypto/tls.(*Conn).serverHandshake",
 };
 
 /*
@@ -68,6 +70,9 @@ static const struct go_offsets go_1_17 = {
 	.pfd_sysfd = 16,
 	.response_status = 16,
 	.tcpaddr_port = 24,
+	.pc_conn = 80,
+	.pc_tls_state = 96,
+	.g_goid = 152,
 };
 
 /*
@@ -587,6 +592,30 @@ static int read_functions(const struct elf_file *f, struct goexec *g)
 	return 0;
 }
 
+/*
+ * Does the program's TLS segment hold 8 bytes, runtime.tlsg alone? The
+ * executable's block sits right below the thread pointer (x86-64's TLS
+ * variant II), so g is at fs - 8. A program with thread-locals of its own
+ * (cgo code declaring some) has a larger block, g somewhere in it.
+ */
+static bool tls_holds_g_alone(Elf *elf)
+{
+	size_t n = 0, i;
+	GElf_Phdr ph;
+
+	if (elf_getphdrnum(elf, &n))
+		return false;
+	for (i = 0; i < n; i++) {
+		uint64_t align;
+
+		if (!gelf_getphdr(elf, i, &ph) || ph.p_type != PT_TLS)
+			continue;
+		align = ph.p_align ? ph.p_align : 1;
+		return (ph.p_memsz + align - 1) / align * align == 8;
+	}
+	return false;
+}
+
 /* The offsets of the table for g's versions; those it does not cover stay 0. */
 static void fill_offsets(struct goexec *g)
 {
@@ -629,6 +658,7 @@ int goexec__open(const char *path, struct goexec *g)
 	g->has_dwarf =
 		find_section(f.elf, ".debug_info", &sh) || find_section(f.elf, ".zdebug_info", &sh);
 	read_grpc_version(&f, g, mod, mod_len);
+	g->tls_g_below_fs = tls_holds_g_alone(f.elf);
 	fill_offsets(g);
 	err = read_functions(&f, g);
 cleanup:
@@ -700,4 +730,21 @@ enum goexec_refusal goexec__refusal(const struct goexec *g, const char **why)
 		return refused(why, GOEXEC_NO_HTTP,
 			       "no net/http or grpc-go server or client in it");
 	return refused(why, GOEXEC_PROBED, NULL);
+}
+
+bool goexec__by_syscalls(const struct goexec *g, const char **why)
+{
+	const char *no = NULL;
+
+	if (has_grpc(g))
+		no = "grpc-go in it: HTTP/2 carries many requests at once on a connection";
+	else if (g->fn[GOFN_TLS_SERVER].entry)
+		no = "a TLS server in it: its requests' bytes are ciphertext";
+	else if (!g->fn[GOFN_CONN_ROUND_TRIP].entry)
+		no = "net/http.(*persistConn).roundTrip not found";
+	else if (!g->tls_g_below_fs)
+		no = "thread-locals of its own beside runtime.g: where g sits is not known";
+	if (why)
+		*why = no;
+	return !no;
 }

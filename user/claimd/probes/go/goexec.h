@@ -33,6 +33,9 @@ enum goexec_fn_id {
 	GOFN_GRPC_SERVE,  /* grpc.(*Server).handleStream: a gRPC request, start to end */
 	GOFN_GRPC_STATUS, /* transport.(*http2Server).WriteStatus: its status */
 	GOFN_GRPC_INVOKE, /* grpc.(*ClientConn).Invoke: a unary call, start to end */
+	/* net/http.(*persistConn).roundTrip: a goroutine hands its request to a connection */
+	GOFN_CONN_ROUND_TRIP,
+	GOFN_TLS_SERVER, /* crypto/tls.(*Conn).serverHandshake: it may serve TLS (not probed) */
 	GOFN__COUNT,
 };
 
@@ -69,6 +72,12 @@ struct goexec {
 	bool stripped;	/* no .symtab */
 	bool has_dwarf; /* .debug_info present */
 	/*
+	 * Its TLS segment holds runtime.g alone (8 bytes: runtime.tlsg, in an
+	 * internally or an externally linked program), so a thread's g is at
+	 * its fs base - 8, where go/claim reads it too.
+	 */
+	bool tls_g_below_fs;
+	/*
 	 * grpc-go's version, "1.33.3", from the module list (a module-mode
 	 * build) or from its user agent "grpc-go/1.33.3" (every build: a
 	 * constant in .rodata); "" when neither says, or when two disagree.
@@ -100,6 +109,17 @@ int goexec__open(const char *path, struct goexec *g);
  * sentence for the log (a static string).
  */
 enum goexec_refusal goexec__refusal(const struct goexec *g, const char **why);
+
+/*
+ * Can a program the probes follow (goexec__refusal) be followed by its
+ * syscalls instead (CLAIMD_PROC_GO_SYSCALLS: its requests framed from
+ * their bytes, one probe per call)? When it is net/http alone: no grpc-go
+ * (HTTP/2 multiplexes its streams), no TLS server (its requests' bytes
+ * are ciphertext), (*persistConn).roundTrip found, and its g where the
+ * programs read it (tls_g_below_fs). Else false, and in *why a sentence
+ * for the log (a static string).
+ */
+bool goexec__by_syscalls(const struct goexec *g, const char **why);
 
 /* The class's name in claimctl status: "go-version", "grpc-version", ... */
 const char *goexec__refusal_name(enum goexec_refusal r);

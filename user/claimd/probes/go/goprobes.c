@@ -2,7 +2,9 @@
 /*
  * Go services, a uprobe runtime (probes/runtime.h): in, followed processes'
  * executables; out, the Go probes in each Go one (goattach.h), and its
- * processes marked CLAIMD_PROC_GO: followed per goroutine, not by syscall.
+ * processes marked CLAIMD_PROC_GO_SYSCALLS (net/http alone: framed by
+ * their syscalls, one probe per call) or CLAIMD_PROC_GO (followed per
+ * goroutine, not by syscall).
  * Goroutine lineage (runtime.newproc1) is probed in an executable only
  * once its programs ask for it (a call on a goroutine tied to no request):
  * checked each tick.
@@ -39,6 +41,7 @@ struct go_slot {
 struct goprobes {
 	struct observer *obs;
 	int probed, refused;		  /* probed: the next executable's slot (goattach.h) too */
+	int by_syscalls;		  /* of those probed, followed by their syscalls */
 	int refused_by[GOEXEC__REFUSALS]; /* by goexec_refusal */
 	int lineage;			  /* executables whose lineage is probed */
 	int wanted_fd;			  /* go_lineage_wanted */
@@ -112,12 +115,33 @@ static void *refuse(struct goprobes *gp, const char *path, const struct goexec *
 	return GO_FILE_OTHER;
 }
 
-/* Reads the file and probes it if it is a Go program the probes can follow. */
-static void *look_at(struct goprobes *gp, const char *path, __u32 tgid)
+/*
+ * Is g, a program the probes can follow, to be followed by its syscalls
+ * (goexec__by_syscalls), with the goroutine id where the programs read it?
+ * Else per goroutine, said in the log.
+ */
+static bool by_syscalls(struct goprobes *gp, const struct goexec *g, __u32 tgid)
+{
+	const char *why = NULL;
+
+	if (goexec__by_syscalls(g, &why) && observer__go_goid_offset(gp->obs, g->offsets.g_goid))
+		return true;
+	pr_info("Go: %s of process %u followed per goroutine (a trap at each request's and call's "
+		"start and end), not by its syscalls: %s",
+		g->version, tgid, why ? why : "its goroutine id sits elsewhere than the first's");
+	return false;
+}
+
+/*
+ * Reads the file and probes it if it is a Go program the probes can follow;
+ * *word then says how (CLAIMD_PROC_GO or CLAIMD_PROC_GO_SYSCALLS).
+ */
+static void *look_at(struct goprobes *gp, const char *path, __u32 tgid, __u32 *word)
 {
 	static struct goexec g; /* large: RET tables */
 	const char *why = NULL;
 	enum goexec_refusal r;
+	bool syscalls;
 	int err;
 
 	if (goexec__open(path, &g)) {
@@ -129,7 +153,8 @@ static void *look_at(struct goprobes *gp, const char *path, __u32 tgid)
 	r = goexec__refusal(&g, &why);
 	if (r != GOEXEC_PROBED)
 		return refuse(gp, path, &g, tgid, r, why);
-	err = goattach(gp->obs, gp->probed, path, &g);
+	syscalls = by_syscalls(gp, &g, tgid);
+	err = goattach(gp->obs, gp->probed, path, &g, syscalls);
 	if (err) {
 		pr_warn("Go: cannot probe the program of process %u: %s", tgid, strerror(-err));
 		gp->refused++;
@@ -139,30 +164,32 @@ static void *look_at(struct goprobes *gp, const char *path, __u32 tgid)
 	/* Its slot is below CLAIMD_GO_EXES_MAX: goattach took it. */
 	gp->slot[gp->probed].fd = open(path, O_RDONLY | O_CLOEXEC);
 	gp->slot[gp->probed].newproc = g.fn[GOFN_NEWPROC];
-	pr_info("Go: probing %s (%s%s) of process %u as Go program %d: requests followed per "
-		"goroutine",
-		g.version, g.stripped ? "stripped" : "with symbols", g.has_dwarf ? ", DWARF" : "",
-		tgid, gp->probed);
+	pr_info("Go: probing %s (%s%s) of process %u as Go program %d: %s", g.version,
+		g.stripped ? "stripped" : "with symbols", g.has_dwarf ? ", DWARF" : "", tgid,
+		gp->probed,
+		syscalls ? "requests framed by its syscalls, one probe per call"
+			 : "requests followed per goroutine");
 	gp->probed++;
+	if (syscalls)
+		gp->by_syscalls++;
+	*word = syscalls ? CLAIMD_PROC_GO_SYSCALLS : CLAIMD_PROC_GO;
 	return GO_FILE_PROBED;
 }
 
-/* The process's word in traced[]: Go, and no longer taken for multiplexed. */
-static void mark_go(struct goprobes *gp, __u32 tgid)
-{
-	observer__proc_word(gp->obs, tgid, CLAIMD_PROC_GO | CLAIMD_PROC_TRACED, CLAIMD_PROC_MUX);
-}
-
-static bool goprobes_probe(void *state, struct observer *obs, const struct probe_file *f)
+static bool goprobes_probe(void *state, struct observer *obs, const struct probe_file *f,
+			   __u32 *word)
 {
 	(void)obs; /* gp's own, since open */
-	return look_at(state, f->path, f->tgid) == GO_FILE_PROBED;
+	return look_at(state, f->path, f->tgid, word) == GO_FILE_PROBED;
 }
 
-static void goprobes_follow(void *state, struct observer *obs, __u32 tgid)
+/* The process's word in traced[]: Go as its program is followed, no longer taken for multiplexed. */
+static void goprobes_follow(void *state, struct observer *obs, __u32 tgid, __u32 word)
 {
+	struct goprobes *gp = state;
+
 	(void)obs;
-	mark_go(state, tgid);
+	observer__proc_word(gp->obs, tgid, word | CLAIMD_PROC_TRACED, CLAIMD_PROC_MUX);
 }
 
 static void goprobes_status(const void *state, struct json_object *o)
@@ -172,6 +199,8 @@ static void goprobes_status(const void *state, struct json_object *o)
 	int r;
 
 	json_object_object_add(o, "go_files", json_object_new_int(gp ? gp->probed : 0));
+	json_object_object_add(o, "go_files_by_syscalls",
+			       json_object_new_int(gp ? gp->by_syscalls : 0));
 	json_object_object_add(o, "go_refused", json_object_new_int(gp ? gp->refused : 0));
 	json_object_object_add(o, "go_lineage_files", json_object_new_int(gp ? gp->lineage : 0));
 	json_object_object_add(o, "go_refused_by", by);

@@ -41,10 +41,11 @@ static const struct probe_set tls_set = {
 	.says = "TLS: probing SSL_read/SSL_write",
 };
 
-static bool tls_probe(void *state, struct observer *obs, const struct probe_file *f)
+static bool tls_probe(void *state, struct observer *obs, const struct probe_file *f, __u32 *word)
 {
 	struct tls *t = state;
 
+	(void)word; /* the runtime's own word, as it is */
 	return probes__attach_set(obs, f, &tls_set, &t->files);
 }
 
