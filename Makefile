@@ -313,8 +313,11 @@ $(BUILD)/test_progs: $(TEST_OBJS) $(TEST_USER_OBJS) $(BUILD)/libclaim.a
 # Go peers (tests/peers/go/<name>/): Debian's Go and grpc-go, GOPATH mode, no
 # network. The services also built stripped (-ldflags=-s -w) as <name>.stripped.
 GO_SERVICES := goservice
+# goservice built plain too (-tags plain): net/http alone, no TLS server, no
+# grpc-go; the kind of Go program claimd follows by its syscalls.
+GO_PLAIN_BINS := $(BUILD)/tests/go/gohttp $(BUILD)/tests/go/gohttp.stripped
 GO_PEER_BINS := $(foreach p,$(GO_SERVICES),$(BUILD)/tests/go/$(p) $(BUILD)/tests/go/$(p).stripped) \
-	$(BUILD)/tests/go/gooffsets
+	$(BUILD)/tests/go/gooffsets $(GO_PLAIN_BINS)
 GO_ENV := GO111MODULE=off GOPATH=/usr/share/gocode GOFLAGS= GOPROXY=off \
 	GOCACHE=$(abspath $(BUILD))/go-cache
 go_build = cd $(dir $<) && $(GO_ENV) go build $(1) -o $(abspath $@) .
@@ -345,10 +348,7 @@ $(BUILD)/tests/go/%: tests/peers/gomod/%/main.go tests/peers/gomod/%/go.mod $(GO
 	$(Q)mkdir -p $(@D)
 	$(Q)cd $(dir $<) && $(GOMOD_ENV) go build -o $(abspath $@) .
 
-# goservice built plain (-tags plain): net/http alone, no TLS server, no
-# grpc-go; the kind of Go program claimd follows by its syscalls.
-GO_PLAIN_BINS := $(BUILD)/tests/go/gohttp $(BUILD)/tests/go/gohttp.stripped
-
+# goservice built plain (-tags plain, GO_PLAIN_BINS above).
 $(BUILD)/tests/go/gohttp.stripped: tests/peers/go/goservice/main.go $(GO_PEER_SRCS) | $(DEPS_GO)
 	$(call msg,GO,$@)
 	$(Q)mkdir -p $(@D)
@@ -360,7 +360,7 @@ $(BUILD)/tests/go/gohttp: tests/peers/go/goservice/main.go $(GO_PEER_SRCS) | $(D
 	$(Q)$(call go_build,-tags plain)
 
 .PHONY: go-peers
-go-peers: $(GO_PEER_BINS) $(GO_PLAIN_BINS) $(GOMOD_PEER_BINS)
+go-peers: $(GO_PEER_BINS) $(GOMOD_PEER_BINS)
 
 # libclaim for Java (java/, Maven's layout): the package built into
 # $(BUILD)/java/libclaim.jar with the JDK's javac against Debian's JNA, its

@@ -483,7 +483,9 @@ static __always_inline void egress_log(struct io *io, struct claimd_pending *p,
 /*
  * A request written on an outbound connection of a Go program framed by
  * its syscalls: the call of the request its caller handed over there
- * (go_handoffs), else one outside requests.
+ * (go_handoffs); else, written by a goroutine serving a request (a client
+ * of its own, not net/http's loops), that request's; else one outside
+ * requests.
  */
 static __always_inline void egress_log_handed(struct io *io, struct claimd_pending *p,
 					      const struct claimd_addr *callee)
@@ -491,6 +493,8 @@ static __always_inline void egress_log_handed(struct io *io, struct claimd_pendi
 	struct claimd_owner owner;
 	__u64 seq = go_handoff_take(&io->key, &owner);
 
+	if (!seq)
+		owner = go_owner_current(io->key.tgid);
 	egress_log_for(io, p, callee, owner, seq);
 }
 

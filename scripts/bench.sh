@@ -21,7 +21,10 @@
 #  6. claimd's CPU share and peak RSS at a fixed request rate;
 #  7. requests counted at a high rate (80,000 req/s asked): none may be lost;
 #  8. throughput as in 1, with the service behind one nginx reverse-proxy hop
-#     (a sidecar), and of a service doing ~100 us of CPU work per request;
+#     (a sidecar: plain, followed as the relay of each request, and tied by
+#     a traceparent each request carries), behind a Node.js proxy (followed
+#     as a relay), with the uprobe runs each takes, and of a service doing
+#     ~100 us of CPU work per request;
 #  9. claimd's CPU at rest once real traffic has taught it 1,000 and then
 #     10,000 edges (tests/peers/edge_fan), its metrics served as by default.
 # Prints a table and writes build/bench.json. Needs root.
@@ -41,12 +44,12 @@ EDGE_WAIT=${BENCH_EDGE_WAIT:-30}       # longest wait for claimd to know the edg
 
 tmp=$(mktemp -d /tmp/claimd-bench.XXXXXX)
 pin=/sys/fs/bpf/claimd-bench-$$
-node_pid= claimd_pid= ngx_pid= work_pid= dep_pid= redis_pid= fan_pids=()
+node_pid= nodejs_pid= claimd_pid= ngx_pid= work_pid= dep_pid= redis_pid= fan_pids=()
 claimd_metrics=none
 stats_was=$(sysctl -n kernel.bpf_stats_enabled)
 
 cleanup() {
-	stop_pids "$node_pid" "$ngx_pid" "$work_pid" "$dep_pid" "$redis_pid" "${fan_pids[@]}"
+	stop_pids "$node_pid" "$nodejs_pid" "$ngx_pid" "$work_pid" "$dep_pid" "$redis_pid" "${fan_pids[@]}"
 	bench_cleanup
 }
 trap cleanup EXIT INT TERM
@@ -383,18 +386,72 @@ WRK_SCRIPT=$tmp/relay.lua throughput_off_on "$ngx_port" "behind nginx, relayed r
 relay_rps_off=$off_rps relay_rps_on=$on_rps relay_ratio=$on_ratio relay_spread="[$on_ratio_min, $on_ratio_max]"
 ties() {
 	status | json '" ".join(str(d["kernel"][k]) for k in ("calls_tied_by_relay",
-		"calls_tie_ambiguous", "calls_tie_none", "event_loop_requests"))'
+		"calls_tied_by_id", "calls_tie_ambiguous", "calls_tie_none", "event_loop_requests"))'
 }
-claimd_start
-read -r tr0 ta0 tn0 tk0 < <(ties)
-WRK_SCRIPT=$tmp/relay.lua wrk_rps "$ngx_port" >/dev/null
-read -r tr1 ta1 tn1 tk1 < <(ties)
-claimd_stop
-relay_tied=$((tr1 - tr0)) relay_ambiguous=$((ta1 - ta0)) relay_none=$((tn1 - tn0))
-relay_keyed=$((tk1 - tk0))
+# Uprobe runs (OpenSSL's, libclaim context's, Go's programs): an event loop
+# followed by what it relays or carries pays none.
+uprobe_runs() {
+	status | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+print(sum(p["run_cnt"] for p in d["programs"] if p["name"].startswith(("tls_", "ctx_", "go_"))))'
+}
+# One wrk run at $1 with WRK_SCRIPT, claimd attached, its program runs
+# counted: "keyed tied_relay tied_id ambiguous none uprobe_runs".
+tied_run() {
+	local tr0 ti0 ta0 tn0 tk0 u0 tr1 ti1 ta1 tn1 tk1 u1
+	claimd_start
+	sysctl -qw kernel.bpf_stats_enabled=1
+	read -r tr0 ti0 ta0 tn0 tk0 < <(ties)
+	u0=$(uprobe_runs)
+	wrk_rps "$1" >/dev/null
+	read -r tr1 ti1 ta1 tn1 tk1 < <(ties)
+	u1=$(uprobe_runs)
+	sysctl -qw kernel.bpf_stats_enabled="$stats_was"
+	claimd_stop
+	echo "$((tk1 - tk0)) $((tr1 - tr0)) $((ti1 - ti0)) $((ta1 - ta0)) $((tn1 - tn0)) $((u1 - u0))"
+}
+read -r relay_keyed relay_tied _ relay_ambiguous relay_none relay_uprobes < \
+	<(WRK_SCRIPT=$tmp/relay.lua tied_run "$ngx_port")
 say "   relayed requests: $relay_keyed keyed, their calls $relay_tied tied," \
-	"$relay_ambiguous ambiguous, $relay_none tied to none"
+	"$relay_ambiguous ambiguous, $relay_none tied to none; $relay_uprobes uprobe runs"
+# The same hop, each request carrying a W3C traceparent of its own (an
+# instrumented client), which nginx passes on: its calls tied by that id
+# (bpf/keyed.c), no user agent to relay by.
+cat >"$tmp/traceparent.lua" <<'LUA'
+local n, me = 0, tostring({}):match("0x(%x+)") or tostring(math.random(1e9))
+request = function()
+	n = n + 1
+	local trace = string.format("%016x%016x", tonumber(me, 16) % 2^48, n)
+	return wrk.format("GET", "/r/1", { ["User-Agent"] = "",
+		["traceparent"] = "00-" .. trace .. "-00f067aa0ba902b7-01" })
+end
+LUA
+WRK_SCRIPT=$tmp/traceparent.lua throughput_off_on "$ngx_port" "behind nginx, requests with a trace id"
+id_rps_off=$off_rps id_rps_on=$on_rps id_ratio=$on_ratio id_spread="[$on_ratio_min, $on_ratio_max]"
+read -r id_keyed _ id_tied id_ambiguous id_none id_uprobes < \
+	<(WRK_SCRIPT=$tmp/traceparent.lua tied_run "$ngx_port")
+say "   requests with a trace id: $id_keyed keyed, their calls $id_tied tied by it," \
+	"$id_ambiguous ambiguous, $id_none tied to none; $id_uprobes uprobe runs"
 kill "$ngx_pid"; wait "$ngx_pid" || true; ngx_pid=
+
+# 8c. The same node behind a Node.js 20 proxy on one event loop
+#     (tests/peers/node_proxy.js: http.request through a keep-alive agent,
+#     the client's headers passed on), followed as the relay of each request.
+node_ready=$tmp/node.ready
+node "$(dirname "$0")/../tests/peers/node_proxy.js" "$port" "$node_ready" --forward-headers \
+	>"$tmp/node.log" 2>&1 &
+nodejs_pid=$!
+wait_file "$node_ready" "$nodejs_pid" "the Node.js proxy"
+node_port=$(cat "$node_ready")
+say "== Node.js proxy (pid $nodejs_pid) on 127.0.0.1:$node_port in front of benchsvc"
+WRK_SCRIPT=$tmp/relay.lua throughput_off_on "$node_port" "behind Node.js, relayed requests"
+node_rps_off=$off_rps node_rps_on=$on_rps node_ratio=$on_ratio node_spread="[$on_ratio_min, $on_ratio_max]"
+read -r node_keyed node_tied _ node_ambiguous node_none node_uprobes < \
+	<(WRK_SCRIPT=$tmp/relay.lua tied_run "$node_port")
+say "   relayed requests: $node_keyed keyed, their calls $node_tied tied," \
+	"$node_ambiguous ambiguous, $node_none tied to none; $node_uprobes uprobe runs"
+kill "$nodejs_pid"; wait "$nodejs_pid" || true; nodejs_pid=
 
 # 8b. A service doing about WORK_US of CPU work per request (work_service:
 #     thread per connection, keep-alive, a calibrated spin per request).
@@ -566,6 +623,18 @@ out = {
     "relay_throughput_ratio": $relay_ratio,
     "relay_throughput_ratio_spread": $relay_spread,
     "relay_requests_keyed_calls_tied_ambiguous_none": [$relay_keyed, $relay_tied, $relay_ambiguous, $relay_none],
+    "relay_uprobe_hits_per_request": round($relay_uprobes / max(1, $relay_keyed), 3),
+    "request_id_throughput_rps_without": $id_rps_off, "request_id_throughput_rps_with": $id_rps_on,
+    "request_id_throughput_ratio": $id_ratio,
+    "request_id_throughput_ratio_spread": $id_spread,
+    "request_id_requests_keyed_calls_tied_ambiguous_none": [$id_keyed, $id_tied, $id_ambiguous, $id_none],
+    "request_id_uprobe_hits_per_request": round($id_uprobes / max(1, $id_keyed), 3),
+    "node": "the same node behind a Node.js proxy (http.request, keep-alive agent, the client's headers passed on)",
+    "node_throughput_rps_without": $node_rps_off, "node_throughput_rps_with": $node_rps_on,
+    "node_throughput_ratio": $node_ratio,
+    "node_throughput_ratio_spread": $node_spread,
+    "node_requests_keyed_calls_tied_ambiguous_none": [$node_keyed, $node_tied, $node_ambiguous, $node_none],
+    "node_uprobe_hits_per_request": round($node_uprobes / max(1, $node_keyed), 3),
     "work_us_per_request": $WORK_US,
     "work_throughput_rps_without": $work_rps_off, "work_throughput_rps_with": $work_rps_on,
     "work_throughput_ratio": $work_ratio,
@@ -618,6 +687,12 @@ rows = [
     ("throughput ratio behind an nginx hop", "%s, %.0f / %.0f req/s" % (spread("sidecar_throughput_ratio"), $ngx_rps_on, $ngx_rps_off), ""),
     ("  the same, nginx followed as a relay", "%s, %.0f / %.0f req/s" % (spread("relay_throughput_ratio"), $relay_rps_on, $relay_rps_off), ""),
     ("    its requests keyed / calls tied / ambiguous / none", " / ".join(str(x) for x in out["relay_requests_keyed_calls_tied_ambiguous_none"]), ""),
+    ("    uprobe hits per request", "%s" % out["relay_uprobe_hits_per_request"], ""),
+    ("  the same, calls tied by a traceparent", "%s, %.0f / %.0f req/s" % (spread("request_id_throughput_ratio"), $id_rps_on, $id_rps_off), ""),
+    ("    its requests keyed / calls tied / ambiguous / none", " / ".join(str(x) for x in out["request_id_requests_keyed_calls_tied_ambiguous_none"]), ""),
+    ("throughput ratio behind a Node.js proxy (relay)", "%s, %.0f / %.0f req/s" % (spread("node_throughput_ratio"), $node_rps_on, $node_rps_off), ""),
+    ("  its requests keyed / calls tied / ambiguous / none", " / ".join(str(x) for x in out["node_requests_keyed_calls_tied_ambiguous_none"]), ""),
+    ("  uprobe hits per request", "%s" % out["node_uprobe_hits_per_request"], ""),
     ("throughput ratio, %d us of work per request" % $WORK_US, "%s, %.0f / %.0f req/s" % (spread("work_throughput_ratio"), $work_rps_on, $work_rps_off), ""),
     ("claimd CPU at rest, %d edges made" % $edges_small, "%.2f%% of one core (%d known)" % (100 * out["idle_cpu_share_1k_edges"], $idle_1k_edges), ""),
     ("claimd CPU at rest, %d edges made" % $edges_large, "%.2f%% of one core (%d known)" % (100 * out["idle_cpu_share_10k_edges"], $idle_10k_edges), "<= 0.5%"),
