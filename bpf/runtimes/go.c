@@ -7,6 +7,12 @@
  * does its socket I/O on goroutines of the library's own, so the thread
  * (the syscall path's key) tells nothing; the goroutine does.
  *
+ * A program with net/http alone is framed by its syscalls instead
+ * (bpf/goroutine.bpf.h): one probe here, (*persistConn).roundTrip, where
+ * a goroutine hands its request to a connection (go_conn_round_trip), and
+ * lineage's when asked for. Every other program gets the probes below, at
+ * each request's and call's start and end:
+ *
  *  - serverHandler.ServeHTTP, entry: a request begins on this goroutine
  *    (its connection, from the response's net.Conn down to the socket's fd,
  *    plain or under TLS, gives the addresses the syscall path knows); at
