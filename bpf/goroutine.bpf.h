@@ -69,14 +69,21 @@ struct {
 	__type(value, struct go_handoff);
 } go_handoffs SEC(".maps");
 
+/* The id of goroutine g in *goid: 1, or 0 if unreadable. */
+static __always_inline int go_id_of(__u64 g, __u64 *goid)
+{
+	*goid = 0;
+	return g && go_goid_offset &&
+	       !bpf_probe_read_user(goid, sizeof(*goid), (const void *)(g + go_goid_offset));
+}
+
 /* The goroutine task runs (the current task): its g, and its id in *goid; 0 if unreadable. */
 static __always_inline __u64 go_running_g(struct task_struct *task, __u64 *goid)
 {
 	__u64 fs = task->thread.fsbase, g = 0;
 
 	*goid = 0;
-	if (!fs || !go_goid_offset || bpf_probe_read_user(&g, sizeof(g), (const void *)(fs - 8)) ||
-	    !g || bpf_probe_read_user(goid, sizeof(*goid), (const void *)(g + go_goid_offset)))
+	if (!fs || bpf_probe_read_user(&g, sizeof(g), (const void *)(fs - 8)) || !go_id_of(g, goid))
 		return 0;
 	return g;
 }

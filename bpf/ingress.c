@@ -338,7 +338,7 @@ static __noinline int ingress_open(struct claimd_conn *c, struct io *io,
 	 * by the keys its head carries, which its framer reads from now on
 	 * (keyed.c).
 	 */
-	if ((pflags & (PROC_CONTEXT | PROC_MUX | PROC_GO_SYSCALLS)) == PROC_MUX) {
+	if (word_keyed(pflags)) {
 		flags |= CLAIMD_IN_KEYED;
 		stat_inc(CLAIMD_ST_KEYED);
 		c->rx.flags |= HTTP_F_IDS;
@@ -458,10 +458,7 @@ static __always_inline void egress_log_for(struct io *io, struct claimd_pending 
 	 */
 	if (!t || !t->conn.tgid || (t->rec.flags & CLAIMD_IN_MUX)) {
 		/* Its end is counted with the other calls outside requests (count_root_call). */
-		if (proc_service_port(io->key.tgid))
-			outside_calls_add(io->key.tgid);
-		else
-			outside_calls_add_ancestor(io->key.tgid);
+		outside_call_untied(io->key.tgid);
 		return;
 	}
 	r = &t->rec;
@@ -532,8 +529,7 @@ static __noinline int egress_open(struct claimd_conn *c, struct io *io)
 	 */
 	__u32 pflags = proc_flags(io->key.tgid);
 
-	/* proc_keyed, with the word at hand */
-	if ((pflags & (PROC_MUX | PROC_CONTEXT | PROC_GO_SYSCALLS)) == PROC_MUX) {
+	if (word_keyed(pflags)) {
 		stat_inc(CLAIMD_ST_EGRESS);
 		c->tx.flags |= HTTP_F_IDS;
 	} else if (pflags & PROC_GO_SYSCALLS) {

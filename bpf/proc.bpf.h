@@ -102,9 +102,14 @@ static __always_inline __u32 proc_flags(__u32 tgid)
  * once on a thread) that does not name them itself (claim_context_enter),
  * nor is a Go program whose goroutines do (bpf/goroutine.bpf.h).
  */
+static __always_inline int word_keyed(__u32 f)
+{
+	return (f & (PROC_MUX | PROC_CONTEXT | PROC_GO_SYSCALLS)) == PROC_MUX;
+}
+
 static __always_inline int proc_keyed(__u32 tgid)
 {
-	return (proc_flags(tgid) & (PROC_MUX | PROC_CONTEXT | PROC_GO_SYSCALLS)) == PROC_MUX;
+	return word_keyed(proc_flags(tgid));
 }
 
 /*
@@ -272,6 +277,18 @@ static __always_inline void outside_calls_add_ancestor(__u32 tgid)
 			return;
 		}
 	}
+}
+
+/*
+ * Process tgid made a call no request of it can be tied to: its open
+ * requests' (a service), or its nearest serving ancestor's (a command).
+ */
+static __always_inline void outside_call_untied(__u32 tgid)
+{
+	if (proc_service_port(tgid))
+		outside_calls_add(tgid);
+	else
+		outside_calls_add_ancestor(tgid);
 }
 
 /* How many times one did so far, in process tgid. */

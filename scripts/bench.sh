@@ -382,8 +382,6 @@ request = function()
 	return wrk.format("GET", "/r/" .. me .. "-" .. n, { ["User-Agent"] = "bench/1.0" })
 end
 LUA
-WRK_SCRIPT=$tmp/relay.lua throughput_off_on "$ngx_port" "behind nginx, relayed requests"
-relay_rps_off=$off_rps relay_rps_on=$on_rps relay_ratio=$on_ratio relay_spread="[$on_ratio_min, $on_ratio_max]"
 ties() {
 	status | json '" ".join(str(d["kernel"][k]) for k in ("calls_tied_by_relay",
 		"calls_tied_by_id", "calls_tie_ambiguous", "calls_tie_none", "event_loop_requests"))'
@@ -411,10 +409,27 @@ tied_run() {
 	claimd_stop
 	echo "$((tk1 - tk0)) $((tr1 - tr0)) $((ti1 - ti0)) $((ta1 - ta0)) $((tn1 - tn0)) $((u1 - u0))"
 }
-read -r relay_keyed relay_tied _ relay_ambiguous relay_none relay_uprobes < \
-	<(WRK_SCRIPT=$tmp/relay.lua tied_run "$ngx_port")
-say "   relayed requests: $relay_keyed keyed, their calls $relay_tied tied," \
-	"$relay_ambiguous ambiguous, $relay_none tied to none; $relay_uprobes uprobe runs"
+# A hop of an event loop at port $2, driven by the wrk script $3 ($4 says
+# what): its throughput off and on (throughput_off_on), then one run with
+# its ties counted (tied_run). Sets <name>_rps_off, _rps_on, _ratio, _spread,
+# _keyed, _tied (by relay or id), _ambiguous, _none and _uprobes.
+tied_hop() { # name port script label
+	local keyed relay id ambiguous none uprobes
+	WRK_SCRIPT=$3 throughput_off_on "$2" "$4"
+	read -r keyed relay id ambiguous none uprobes < <(WRK_SCRIPT=$3 tied_run "$2")
+	printf -v "${1}_rps_off" %s "$off_rps"
+	printf -v "${1}_rps_on" %s "$on_rps"
+	printf -v "${1}_ratio" %s "$on_ratio"
+	printf -v "${1}_spread" %s "[$on_ratio_min, $on_ratio_max]"
+	printf -v "${1}_keyed" %s "$keyed"
+	printf -v "${1}_tied" %s "$((relay + id))"
+	printf -v "${1}_ambiguous" %s "$ambiguous"
+	printf -v "${1}_none" %s "$none"
+	printf -v "${1}_uprobes" %s "$uprobes"
+	say "   $4: $keyed requests keyed, their calls $relay tied by relay, $id by id," \
+		"$ambiguous ambiguous, $none tied to none; $uprobes uprobe runs"
+}
+tied_hop relay "$ngx_port" "$tmp/relay.lua" "behind nginx, relayed requests"
 # The same hop, each request carrying a W3C traceparent of its own (an
 # instrumented client), which nginx passes on: its calls tied by that id
 # (bpf/keyed.c), no user agent to relay by.
@@ -427,12 +442,7 @@ request = function()
 		["traceparent"] = "00-" .. trace .. "-00f067aa0ba902b7-01" })
 end
 LUA
-WRK_SCRIPT=$tmp/traceparent.lua throughput_off_on "$ngx_port" "behind nginx, requests with a trace id"
-id_rps_off=$off_rps id_rps_on=$on_rps id_ratio=$on_ratio id_spread="[$on_ratio_min, $on_ratio_max]"
-read -r id_keyed _ id_tied id_ambiguous id_none id_uprobes < \
-	<(WRK_SCRIPT=$tmp/traceparent.lua tied_run "$ngx_port")
-say "   requests with a trace id: $id_keyed keyed, their calls $id_tied tied by it," \
-	"$id_ambiguous ambiguous, $id_none tied to none; $id_uprobes uprobe runs"
+tied_hop id "$ngx_port" "$tmp/traceparent.lua" "behind nginx, requests with a trace id"
 kill "$ngx_pid"; wait "$ngx_pid" || true; ngx_pid=
 
 # 8c. The same node behind a Node.js 20 proxy on one event loop
@@ -445,12 +455,7 @@ nodejs_pid=$!
 wait_file "$node_ready" "$nodejs_pid" "the Node.js proxy"
 node_port=$(cat "$node_ready")
 say "== Node.js proxy (pid $nodejs_pid) on 127.0.0.1:$node_port in front of benchsvc"
-WRK_SCRIPT=$tmp/relay.lua throughput_off_on "$node_port" "behind Node.js, relayed requests"
-node_rps_off=$off_rps node_rps_on=$on_rps node_ratio=$on_ratio node_spread="[$on_ratio_min, $on_ratio_max]"
-read -r node_keyed node_tied _ node_ambiguous node_none node_uprobes < \
-	<(WRK_SCRIPT=$tmp/relay.lua tied_run "$node_port")
-say "   relayed requests: $node_keyed keyed, their calls $node_tied tied," \
-	"$node_ambiguous ambiguous, $node_none tied to none; $node_uprobes uprobe runs"
+tied_hop node "$node_port" "$tmp/relay.lua" "behind Node.js, relayed requests"
 kill "$nodejs_pid"; wait "$nodejs_pid" || true; nodejs_pid=
 
 # 8b. A service doing about WORK_US of CPU work per request (work_service:

@@ -209,6 +209,15 @@ static __always_inline int go_read_str(struct go_string *s, __u64 addr)
 	return 0;
 }
 
+/* The executable of slot exe is asked to probe goroutine lineage (go_lineage_wanted). */
+static __always_inline void go_lineage_ask(__u32 exe)
+{
+	__u32 *want = bpf_map_lookup_elem(&go_lineage_wanted, &exe);
+
+	if (want && !*want)
+		*want = 1;
+}
+
 /* A method name into enum http_method, as the framer reads one. */
 static __always_inline __u8 go_method(__u64 addr)
 {
@@ -633,11 +642,8 @@ static __always_inline void go_call_open(struct go_key *k, struct go_call *call,
 		 * asked for.
 		 */
 		if (proc_flags(k->tgid) & PROC_GO_SERVES) {
-			__u32 *want = bpf_map_lookup_elem(&go_lineage_wanted, &exe);
-
 			outside_calls_add(k->tgid);
-			if (want && !*want)
-				*want = 1;
+			go_lineage_ask(exe);
 		}
 	}
 	bpf_map_update_elem(&go_calls, k, call, BPF_ANY);
@@ -846,8 +852,7 @@ static __always_inline __u64 go_framed_request(__u32 tgid, __u64 g, struct go_ha
 	struct go_owner *l;
 	__u64 goid = 0, seq = 0;
 
-	if (!g || !go_goid_offset ||
-	    bpf_probe_read_user(&goid, sizeof(goid), (const void *)(g + go_goid_offset)))
+	if (!go_id_of(g, &goid))
 		return 0;
 	held.fd = go_serving_fd(tgid, g, goid);
 	if (held.fd < 0) {
@@ -876,10 +881,7 @@ static __always_inline void go_call_unseen(__u32 tgid, const struct go_handoff *
 	struct claimd_thread *t = h->seq ? bpf_map_lookup_elem(&conn_ctx, &held) : NULL;
 
 	if (!t || t->rec.seq != h->seq) {
-		if (proc_service_port(tgid))
-			outside_calls_add(tgid);
-		else
-			outside_calls_add_ancestor(tgid);
+		outside_call_untied(tgid);
 		return;
 	}
 	ingress_unsure(&t->rec, CLAIMD_IN_UNTIED);
@@ -932,13 +934,8 @@ int go_conn_round_trip(struct pt_regs *ctx)
 	 */
 	bpf_map_delete_elem(&go_handoffs, &out);
 	stat_inc(CLAIMD_ST_GO_OUTSIDE);
-	if (proc_service_port(tgid)) {
-		__u32 exe = (__u32)bpf_get_attach_cookie(ctx);
-		__u32 *want = bpf_map_lookup_elem(&go_lineage_wanted, &exe);
-
-		if (want && !*want)
-			*want = 1;
-	}
+	if (proc_service_port(tgid))
+		go_lineage_ask((__u32)bpf_get_attach_cookie(ctx));
 	return 0;
 }
 

@@ -45,13 +45,10 @@
  *    pair run from it stays with the syscall path, no verdict wrong.
  * Every Go process must live until the test stops it.
  */
-#include <arpa/inet.h>
-#include <netinet/in.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -59,6 +56,7 @@
 #include "gopatch.h"
 #include "harness.h"
 #include "services.h"
+#include "sockets.h"
 #include "test_progs.h"
 #include "truth.h"
 
@@ -633,38 +631,6 @@ static void tls_calls(struct claimd_h *h, struct trace_cap *t)
 	go_stop_all(&rb);
 }
 
-/* A loopback port nothing listens on (bound, named, closed); 0 if none. */
-static int free_tcp_port(void)
-{
-	struct sockaddr_in a = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
-	socklen_t len = sizeof(a);
-	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0), port = 0;
-
-	if (fd >= 0 && !bind(fd, (struct sockaddr *)&a, sizeof(a)) &&
-	    !getsockname(fd, (struct sockaddr *)&a, &len))
-		port = ntohs(a.sin_port);
-	if (fd >= 0)
-		close(fd);
-	return port;
-}
-
-/* The service named name in claimctl services (a new reference; NULL: not listed). */
-static struct json_object *service_row(struct claimd_h *h, const char *name)
-{
-	const char *args[] = { "services", NULL };
-	struct json_object *arr = claimctl_json(h, args), *row = NULL;
-	size_t k;
-
-	for (k = 0; arr && k < json_object_array_length(arr) && !row; k++) {
-		struct json_object *o = json_object_array_get_idx(arr, k);
-
-		if (!strcmp(j_str(o, "service"), name))
-			row = json_object_get(o);
-	}
-	json_object_put(arr);
-	return row;
-}
-
 /*
  * A plain front (framed by its syscalls) whose callee is down: its dial,
  * refused, runs on a goroutine of net/http's own, which serves no request,
@@ -678,7 +644,7 @@ static void callee_down(struct claimd_h *h)
 	const char *argv[] = { exe, "load", "-url", url, "-n", n, "-c", "4", "-out", out, NULL };
 	struct json_object *row = NULL;
 	struct gosvc *f;
-	int port = free_tcp_port(), i;
+	int port = sock_free_port(), i;
 
 	snprintf(url, sizeof(url), "http://127.0.0.1:%d", port);
 	f = go_start(&r, "gdownfront", (const char *[]){ "-call", url, NULL });
@@ -692,7 +658,7 @@ static void callee_down(struct claimd_h *h)
 		goto out;
 	for (i = 0; i < 50; i++) {
 		json_object_put(row);
-		row = service_row(h, "gdownfront");
+		row = claimd_service(h, "gdownfront");
 		if (j_int(row, "requests") >= REQUESTS / 5)
 			break;
 		sleep_ms(200);

@@ -35,22 +35,6 @@ static const char *locations(char *out, size_t len, int b1, int b2)
 	return out;
 }
 
-static struct json_object *service_of(struct claimd_h *h, const char *name)
-{
-	const char *args[] = { "services", NULL };
-	struct json_object *arr = claimctl_json(h, args), *found = NULL;
-	size_t i;
-
-	for (i = 0; arr && i < json_object_array_length(arr); i++) {
-		struct json_object *s = json_object_array_get_idx(arr, i);
-
-		if (!strcmp(j_str(s, "service"), name))
-			found = json_object_get(s);
-	}
-	json_object_put(arr);
-	return found;
-}
-
 struct svc_name {
 	const char *name;
 };
@@ -123,7 +107,7 @@ static void serial(struct claimd_h *h, struct trace_cap *t, const struct svc *b1
 	e = claimd_edge(h, n.name, "nb2");
 	ASSERT_EQ(j_int(e, "calls"), 20, "serial: edge to nb2");
 	json_object_put(e);
-	svc = service_of(h, n.name);
+	svc = claimd_service(h, n.name);
 	ASSERT_STREQ(j_str(svc, "mode"), "per-thread", "serial: not multiplexed");
 	/* /a/r/<id> for even ids: nb1 fails 0, 4, ..., 36, nginx passes that up. */
 	check_verdicts(t, mark, &n, b1, "/a/r/%d", 40, 2 * 10, 0);
@@ -191,7 +175,7 @@ static void concurrent(struct claimd_h *h, struct trace_cap *t, const struct svc
 	trace_wait(t, match_name, &m, 2, 10000);
 	for (k = 0; k < 50; k++) { /* claimd learns the process's mode at its next read */
 		json_object_put(svc);
-		svc = service_of(h, n.name);
+		svc = claimd_service(h, n.name);
 		if (!strcmp(j_str(svc, "mode"), "multiplexed"))
 			break;
 		sleep_ms(100);
@@ -225,7 +209,7 @@ static void concurrent(struct claimd_h *h, struct trace_cap *t, const struct svc
 	       confident);
 	ASSERT_EQ(total, 480, "concurrent: requests counted");
 	ASSERT_GT(failed, 0, "concurrent: some failed (nb1 fails every fourth)");
-	svc = service_of(h, n.name);
+	svc = claimd_service(h, n.name);
 	ASSERT_STREQ(j_str(svc, "mode"), "multiplexed", "concurrent: flagged multiplexed");
 	ASSERT_EQ(j_int(svc, "requests"), 2 + 480, "concurrent: all counted, the two first too");
 	ASSERT_EQ(j_int(svc, "claimed") + j_int(svc, "unclaimed"), 0,
@@ -317,7 +301,7 @@ static void relay(struct claimd_h *h, struct trace_cap *t, const struct svc *b1)
 	truth__tally_trace(&tally, t, mark, truth, 3, 3 * 120);
 	/* Juggled before the load: keyed from its first request on, every call tied. */
 	truth__expect(&tally, "relay", 3 * 120, 0);
-	svc = service_of(h, n.name);
+	svc = claimd_service(h, n.name);
 	printf("%s: mode %s, %lld requests, %lld unknown\n", n.name, j_str(svc, "mode"),
 	       j_int(svc, "requests"), j_int(svc, "unknown"));
 	ASSERT_STREQ(j_str(svc, "mode"), "relay", "relay: its mode");

@@ -646,6 +646,22 @@ const char *peer_script(const char *name, char *buf, size_t len)
 	return buf;
 }
 
+struct json_object *claimd_service(const struct claimd_h *h, const char *name)
+{
+	const char *args[] = { "services", NULL };
+	struct json_object *arr = claimctl_json(h, args), *found = NULL;
+	size_t i;
+
+	for (i = 0; arr && i < json_object_array_length(arr) && !found; i++) {
+		struct json_object *s = json_object_array_get_idx(arr, i);
+
+		if (!strcmp(j_str(s, "service"), name))
+			found = json_object_get(s);
+	}
+	json_object_put(arr);
+	return found;
+}
+
 struct json_object *claimd_edge(const struct claimd_h *h, const char *caller, const char *callee)
 {
 	return claimd_edge_of_kind(h, caller, callee, -1);

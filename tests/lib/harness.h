@@ -105,6 +105,8 @@ bool claimd_programs_read(const struct claimd_h *h);
  * (not unread-program) however busy the host keeps claimd.
  */
 void claimd_programs_settle(void);
+/* The service name's row of 'claimctl services --json' (a new reference), or NULL. */
+struct json_object *claimd_service(const struct claimd_h *h, const char *name);
 /* The edge caller -> callee from 'claimctl edges --json' (a new reference), or NULL. */
 struct json_object *claimd_edge(const struct claimd_h *h, const char *caller, const char *callee);
 /* The same, of one kind: root 1 a root caller's edge, 0 a service's, -1 either. */
