@@ -15,8 +15,8 @@
  *    of its own (a connection's write and read loops): the calling
  *    goroutine hands its request over at (*persistConn).roundTrip, one
  *    probe (bpf/runtimes/go.c), which notes whose request the connection's
- *    next one is (go_handoffs); the syscall path takes that note when the
- *    request's head is written (egress_open).
+ *    next one is (handoffs, handoff.bpf.h); the syscall path takes that note
+ *    when the request's head is written (egress_open).
  *
  * The running goroutine is runtime.g, which Go keeps in the thread's TLS
  * at fs - 8 (claimd checked the program's TLS segment); its id tells a
@@ -49,25 +49,6 @@ struct {
 	__type(key, struct go_key);
 	__type(value, struct go_serving);
 } go_serving SEC(".maps");
-
-/* Whose request the next one written on an outbound connection is. */
-struct go_handoff {
-	__s32 fd; /* the inbound connection holding it */
-	__u32 pad;
-	__u64 seq; /* which of its requests (claimd_ingress.seq) */
-};
-
-/*
- * By outbound connection: added at (*persistConn).roundTrip, taken when
- * the request's head is written (go_handoff_take); the oldest goes when
- * the map is full.
- */
-struct {
-	__uint(type, BPF_MAP_TYPE_LRU_HASH);
-	__uint(max_entries, CLAIMD_GOROUTINES);
-	__type(key, struct claimd_conn_key);
-	__type(value, struct go_handoff);
-} go_handoffs SEC(".maps");
 
 /* The id of goroutine g in *goid: 1, or 0 if unreadable. */
 static __always_inline int go_id_of(__u64 g, __u64 *goid)
@@ -141,24 +122,6 @@ static __always_inline struct claimd_owner go_owner_current(__u32 tgid)
 		o.id = fd;
 	}
 	return o;
-}
-
-/* The note of whose request the next one on io's connection is, taken: its owner and seq. */
-static __always_inline __u64 go_handoff_take(const struct claimd_conn_key *key,
-					     struct claimd_owner *o)
-{
-	struct go_handoff *h = bpf_map_lookup_elem(&go_handoffs, key);
-	__u64 seq;
-
-	o->tgid = 0;
-	o->id = 0;
-	if (!h)
-		return 0;
-	o->tgid = key->tgid;
-	o->id = h->fd;
-	seq = h->seq;
-	bpf_map_delete_elem(&go_handoffs, key);
-	return seq;
 }
 
 #endif /* CLAIMD_GOROUTINE_BPF_H */

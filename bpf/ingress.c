@@ -278,13 +278,14 @@ static __noinline int ingress_open(struct claimd_conn *c, struct io *io,
 	 * belongs to this request's connection, whether the head is read in
 	 * its context or outside any (an event loop's runtime reads before
 	 * the callback that enters the request's context runs); so in an
-	 * event loop that names none (keyed.c), and in a Go program framed by
+	 * event loop that names none (keyed.c), nginx among them from its
+	 * first request, and in a Go program framed by
 	 * its syscalls (the goroutine reading it is bound to the connection
 	 * here); else to the thread. No need to ask which context the thread
 	 * is in.
 	 */
 	pflags = proc_flags(io->key.tgid);
-	if (pflags & (PROC_CONTEXT | PROC_MUX | PROC_GO_SYSCALLS)) {
+	if (pflags & (PROC_CONTEXT | PROC_MUX | PROC_GO_SYSCALLS | PROC_NGINX)) {
 		owner.tgid = io->key.tgid;
 		owner.id = io->key.fd;
 	}
@@ -480,7 +481,7 @@ static __always_inline void egress_log(struct io *io, struct claimd_pending *p,
 /*
  * A request written on an outbound connection of a Go program framed by
  * its syscalls: the call of the request its caller handed over there
- * (go_handoffs); else, written by a goroutine serving a request (a client
+ * (handoffs); else, written by a goroutine serving a request (a client
  * of its own, not net/http's loops), that request's; else one outside
  * requests.
  */
@@ -488,11 +489,35 @@ static __always_inline void egress_log_handed(struct io *io, struct claimd_pendi
 					      const struct claimd_addr *callee)
 {
 	struct claimd_owner owner;
-	__u64 seq = go_handoff_take(&io->key, &owner);
+	__u64 seq = handoff_take(&io->key, &owner);
 
 	if (!seq)
 		owner = go_owner_current(io->key.tgid);
 	egress_log_for(io, p, callee, owner, seq);
+}
+
+/*
+ * A request written on an outbound connection of nginx: the call of the
+ * request nginx's probe noted there when it began writing it (handoffs,
+ * bpf/runtimes/nginx.c), tied so; 0 when there is no note (the call is
+ * then tied by its keys, or to none: keyed.c).
+ */
+static __always_inline int egress_log_noted(struct io *io, struct claimd_pending *p,
+					    const struct claimd_addr *callee)
+{
+	struct claimd_owner owner;
+	struct claimd_thread *t;
+	__u64 seq = handoff_take(&io->key, &owner);
+
+	if (!seq)
+		return 0;
+	egress_log_for(io, p, callee, owner, seq);
+	t = owner_ctx(&owner);
+	if (t && t->conn.tgid && t->rec.seq == seq) {
+		t->rec.flags |= CLAIMD_IN_TIED_NGINX;
+		stat_inc(CLAIMD_ST_TIED_NGINX);
+	}
+	return 1;
 }
 
 /* A call ended: into its ingress's log if that is still open, else its own record. */
@@ -524,14 +549,18 @@ static __noinline int egress_open(struct claimd_conn *c, struct io *io)
 	};
 
 	/*
-	 * An event loop's call is tied, or counted outside requests, when its
-	 * head ends, by the keys its framer reads from now on (keyed.c).
+	 * nginx's call is tied where nginx began writing it (its probe's
+	 * note); an event loop's others are tied, or counted outside
+	 * requests, when their head ends, by the keys its framer reads from
+	 * now on (keyed.c).
 	 */
 	__u32 pflags = proc_flags(io->key.tgid);
 
 	if (word_keyed(pflags)) {
-		stat_inc(CLAIMD_ST_EGRESS);
-		c->tx.flags |= HTTP_F_IDS;
+		if (!(pflags & PROC_NGINX) || !egress_log_noted(io, &p, &c->remote)) {
+			stat_inc(CLAIMD_ST_EGRESS);
+			c->tx.flags |= HTTP_F_IDS;
+		}
 	} else if (pflags & PROC_GO_SYSCALLS) {
 		egress_log_handed(io, &p, &c->remote);
 	} else {

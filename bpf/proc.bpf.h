@@ -85,6 +85,7 @@ static __always_inline void submit_now(void *rec)
 #define PROC_GO_SERVES	 CLAIMD_PROC_GO_SERVES
 #define PROC_UNREAD	 CLAIMD_PROC_UNREAD
 #define PROC_GO_SYSCALLS CLAIMD_PROC_GO_SYSCALLS
+#define PROC_NGINX	 CLAIMD_PROC_NGINX
 /* Bits 16-31: its listening sockets (CLAIMD_PROC_LISTENER_ONE each): a
  * service, whose calls outside requests are no root calls. */
 #define PROC_LISTENER_ONE CLAIMD_PROC_LISTENER_ONE
@@ -99,12 +100,13 @@ static __always_inline __u32 proc_flags(__u32 tgid)
 
 /*
  * Does tgid key its requests (bpf/keyed.c)? An event loop (it served two at
- * once on a thread) that does not name them itself (claim_context_enter),
- * nor is a Go program whose goroutines do (bpf/goroutine.bpf.h).
+ * once on a thread, or nginx, known from its first request) that does not
+ * name them itself (claim_context_enter), nor is a Go program whose
+ * goroutines do (bpf/goroutine.bpf.h).
  */
 static __always_inline int word_keyed(__u32 f)
 {
-	return (f & (PROC_MUX | PROC_CONTEXT | PROC_GO_SYSCALLS)) == PROC_MUX;
+	return (f & (PROC_MUX | PROC_NGINX)) && !(f & (PROC_CONTEXT | PROC_GO_SYSCALLS));
 }
 
 static __always_inline int proc_keyed(__u32 tgid)

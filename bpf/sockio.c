@@ -580,8 +580,9 @@ static __always_inline void program_ask(void)
 }
 
 /* What a process's word knew of the program it ran: learned again after an exec. */
-#define PROC_PROGRAM_BITS \
-	(PROC_GO | PROC_GO_SYSCALLS | PROC_GO_SERVES | PROC_UNREAD | PROC_MUX | PROC_CONTEXT)
+#define PROC_PROGRAM_BITS                                                                      \
+	(PROC_GO | PROC_GO_SYSCALLS | PROC_GO_SERVES | PROC_UNREAD | PROC_MUX | PROC_CONTEXT | \
+	 PROC_NGINX)
 
 /*
  * A thread other than the leader that execs becomes the leader: the mark

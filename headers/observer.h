@@ -99,6 +99,8 @@ enum claimd_role {
 /* A keyed request with a call tied to it by the id both carry, or as its relay (keyed.c). */
 #define CLAIMD_IN_TIED_ID    0x800
 #define CLAIMD_IN_TIED_RELAY 0x1000
+/* ... by nginx's probe, where its request met the upstream connection (bpf/runtimes/nginx.c). */
+#define CLAIMD_IN_TIED_NGINX 0x2000
 
 enum claimd_record_type {
 	CLAIMD_REC_INGRESS = 1, /* struct claimd_ingress, n_egress entries long */
@@ -169,6 +171,10 @@ enum claimd_stat {
 	CLAIMD_ST_PROC_UNREAD,	 /* processes followed before claimd read their program */
 	CLAIMD_ST_GO_HANDED,	 /* Go calls handed to a connection for a request (go_handoffs) */
 	CLAIMD_ST_GO_TLS_CALLS,	 /* Go calls over TLS in a program framed by syscalls: unseen */
+	CLAIMD_ST_NGINX_NOTED,	 /* nginx: upstream writes whose request was noted (handoffs) */
+	CLAIMD_ST_NGINX_UNREAD,	 /* ... whose request could not be read: not noted */
+	CLAIMD_ST_NGINX_NO_REQUEST, /* ... whose request is not followed (not framed): not noted */
+	CLAIMD_ST_TIED_NGINX,	    /* nginx's calls tied to a request by its note */
 	CLAIMD_ST__COUNT,
 };
 
@@ -385,6 +391,13 @@ struct claimd_thread_slot {
  * connection (bpf/goroutine.bpf.h).
  */
 #define CLAIMD_PROC_GO_SYSCALLS 0x40
+/*
+ * nginx, its code read and its offsets found where claimd reads them
+ * (user/claimd/probes/nginx/): its requests held by their connections from
+ * the first, each call tied where nginx writes it upstream
+ * (bpf/runtimes/nginx.c).
+ */
+#define CLAIMD_PROC_NGINX 0x80
 /* Bits 16-31: how many listening sockets it has open (a service: its calls
  * outside requests are no root calls). claimd seeds the older ones. */
 #define CLAIMD_PROC_LISTENER_ONE (1u << 16)

@@ -51,11 +51,13 @@ claimd_wait() { # socket pid log
 	say "bench: claimd (pid $2) did not answer on $1"; exit 1
 }
 
-# Starts claimd; claimd_start waits until it has attached (its control
-# socket answers only then), claimd_launch does not.
+# Starts claimd (with $CLAIMD_ARGS, then the arguments given); claimd_start
+# waits until it has attached (its control socket answers only then),
+# claimd_launch does not.
 claimd_launch() {
+	# shellcheck disable=SC2086 # CLAIMD_ARGS: words
 	"$build/claimd" --pin-dir "$pin" --control "$tmp/ctl.sock" --state-dir "$tmp/state" \
-		--metrics "$claimd_metrics" "$@" >"$tmp/claimd.log" 2>&1 &
+		--metrics "$claimd_metrics" ${CLAIMD_ARGS:-} "$@" >"$tmp/claimd.log" 2>&1 &
 	claimd_pid=$!
 }
 claimd_start() {

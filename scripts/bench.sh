@@ -21,10 +21,11 @@
 #  6. claimd's CPU share and peak RSS at a fixed request rate;
 #  7. requests counted at a high rate (80,000 req/s asked): none may be lost;
 #  8. throughput as in 1, with the service behind one nginx reverse-proxy hop
-#     (a sidecar: plain, followed as the relay of each request, and tied by
-#     a traceparent each request carries), behind a Node.js proxy (followed
-#     as a relay), with the uprobe runs each takes, and of a service doing
-#     ~100 us of CPU work per request;
+#     (a sidecar: followed by nginx's own tier; then, with it turned off,
+#     as the relay of each request, and tied by a traceparent each request
+#     carries), behind a Node.js proxy (followed as a relay), with the
+#     uprobe runs each takes, and of a service doing ~100 us of CPU work
+#     per request;
 #  9. claimd's CPU at rest once real traffic has taught it 1,000 and then
 #     10,000 edges (tests/peers/edge_fan), its metrics served as by default.
 # Prints a table and writes build/bench.json. Needs root.
@@ -370,8 +371,6 @@ except Exception as e:
     print(e)' "http://127.0.0.1:$ngx_port/r/1")
 [ "$via" = 200 ] || { cat "$ngx/logs/error.log" >&2; say "bench: GET through nginx: $via"; exit 1; }
 say "== nginx (pid $ngx_pid, $ngx_workers workers) on 127.0.0.1:$ngx_port in front of benchsvc"
-throughput_off_on "$ngx_port" "behind nginx"
-ngx_rps_off=$off_rps ngx_rps_on=$on_rps ngx_ratio=$on_ratio ngx_spread="[$on_ratio_min, $on_ratio_max]"
 # The same hop with requests nginx is followed as the relay of (bpf/keyed.c):
 # each its own target, with a user agent. Each wrk thread's Lua state names
 # its targets by a table's address, so no two threads ask the same.
@@ -384,52 +383,61 @@ end
 LUA
 ties() {
 	status | json '" ".join(str(d["kernel"][k]) for k in ("calls_tied_by_relay",
-		"calls_tied_by_id", "calls_tie_ambiguous", "calls_tie_none", "event_loop_requests"))'
+		"calls_tied_by_id", "calls_tied_by_nginx", "calls_tie_ambiguous", "calls_tie_none",
+		"event_loop_requests"))'
 }
-# Uprobe runs (OpenSSL's, libclaim context's, Go's programs): an event loop
-# followed by what it relays or carries pays none.
+# Uprobe runs (OpenSSL's, libclaim context's, Go's, nginx's programs): an
+# event loop followed by what it relays or carries pays none.
 uprobe_runs() {
 	status | python3 -c '
 import json, sys
 d = json.load(sys.stdin)
-print(sum(p["run_cnt"] for p in d["programs"] if p["name"].startswith(("tls_", "ctx_", "go_"))))'
+print(sum(p["run_cnt"] for p in d["programs"]
+          if p["name"].startswith(("tls_", "ctx_", "go_", "nginx_"))))'
 }
 # One wrk run at $1 with WRK_SCRIPT, claimd attached, its program runs
-# counted: "keyed tied_relay tied_id ambiguous none uprobe_runs".
+# counted: "keyed tied_relay tied_id tied_nginx ambiguous none uprobe_runs".
 tied_run() {
-	local tr0 ti0 ta0 tn0 tk0 u0 tr1 ti1 ta1 tn1 tk1 u1
+	local tr0 ti0 tg0 ta0 tn0 tk0 u0 tr1 ti1 tg1 ta1 tn1 tk1 u1
 	claimd_start
 	sysctl -qw kernel.bpf_stats_enabled=1
-	read -r tr0 ti0 ta0 tn0 tk0 < <(ties)
+	read -r tr0 ti0 tg0 ta0 tn0 tk0 < <(ties)
 	u0=$(uprobe_runs)
 	wrk_rps "$1" >/dev/null
-	read -r tr1 ti1 ta1 tn1 tk1 < <(ties)
+	read -r tr1 ti1 tg1 ta1 tn1 tk1 < <(ties)
 	u1=$(uprobe_runs)
 	sysctl -qw kernel.bpf_stats_enabled="$stats_was"
 	claimd_stop
-	echo "$((tk1 - tk0)) $((tr1 - tr0)) $((ti1 - ti0)) $((ta1 - ta0)) $((tn1 - tn0)) $((u1 - u0))"
+	echo "$((tk1 - tk0)) $((tr1 - tr0)) $((ti1 - ti0)) $((tg1 - tg0)) $((ta1 - ta0))" \
+		"$((tn1 - tn0)) $((u1 - u0))"
 }
 # A hop of an event loop at port $2, driven by the wrk script $3 ($4 says
 # what): its throughput off and on (throughput_off_on), then one run with
-# its ties counted (tied_run). Sets <name>_rps_off, _rps_on, _ratio, _spread,
-# _keyed, _tied (by relay or id), _ambiguous, _none and _uprobes.
+# its ties counted (tied_run); claimd with $CLAIMD_ARGS. Sets <name>_rps_off,
+# _rps_on, _ratio, _spread, _keyed, _tied (by relay, id or nginx's probe),
+# _ambiguous, _none and _uprobes.
 tied_hop() { # name port script label
-	local keyed relay id ambiguous none uprobes
+	local keyed relay id ngx ambiguous none uprobes
 	WRK_SCRIPT=$3 throughput_off_on "$2" "$4"
-	read -r keyed relay id ambiguous none uprobes < <(WRK_SCRIPT=$3 tied_run "$2")
+	read -r keyed relay id ngx ambiguous none uprobes < <(WRK_SCRIPT=$3 tied_run "$2")
 	printf -v "${1}_rps_off" %s "$off_rps"
 	printf -v "${1}_rps_on" %s "$on_rps"
 	printf -v "${1}_ratio" %s "$on_ratio"
 	printf -v "${1}_spread" %s "[$on_ratio_min, $on_ratio_max]"
 	printf -v "${1}_keyed" %s "$keyed"
-	printf -v "${1}_tied" %s "$((relay + id))"
+	printf -v "${1}_tied" %s "$((relay + id + ngx))"
 	printf -v "${1}_ambiguous" %s "$ambiguous"
 	printf -v "${1}_none" %s "$none"
 	printf -v "${1}_uprobes" %s "$uprobes"
 	say "   $4: $keyed requests keyed, their calls $relay tied by relay, $id by id," \
-		"$ambiguous ambiguous, $none tied to none; $uprobes uprobe runs"
+		"$ngx by nginx's probe, $ambiguous ambiguous, $none tied to none; $uprobes uprobe runs"
 }
-tied_hop relay "$ngx_port" "$tmp/relay.lua" "behind nginx, relayed requests"
+# Plain requests (no user agent, no id): tied by nginx's own tier
+# (bpf/runtimes/nginx.c), one uprobe run per call.
+tied_hop ngx "$ngx_port" "" "behind nginx"
+# The tiers any event loop gets, measured on nginx with its own turned off.
+CLAIMD_ARGS=--no-nginx tied_hop relay "$ngx_port" "$tmp/relay.lua" \
+	"behind nginx (--no-nginx), relayed requests"
 # The same hop, each request carrying a W3C traceparent of its own (an
 # instrumented client), which nginx passes on: its calls tied by that id
 # (bpf/keyed.c), no user agent to relay by.
@@ -442,7 +450,8 @@ request = function()
 		["traceparent"] = "00-" .. trace .. "-00f067aa0ba902b7-01" })
 end
 LUA
-tied_hop id "$ngx_port" "$tmp/traceparent.lua" "behind nginx, requests with a trace id"
+CLAIMD_ARGS=--no-nginx tied_hop id "$ngx_port" "$tmp/traceparent.lua" \
+	"behind nginx (--no-nginx), requests with a trace id"
 kill "$ngx_pid"; wait "$ngx_pid" || true; ngx_pid=
 
 # 8c. The same node behind a Node.js 20 proxy on one event loop
@@ -624,6 +633,8 @@ out = {
     "sidecar_throughput_rps_without": $ngx_rps_off, "sidecar_throughput_rps_with": $ngx_rps_on,
     "sidecar_throughput_ratio": $ngx_ratio,
     "sidecar_throughput_ratio_spread": $ngx_spread,
+    "sidecar_requests_keyed_calls_tied_ambiguous_none": [$ngx_keyed, $ngx_tied, $ngx_ambiguous, $ngx_none],
+    "sidecar_uprobe_hits_per_request": round($ngx_uprobes / max(1, $ngx_keyed), 3),
     "relay_throughput_rps_without": $relay_rps_off, "relay_throughput_rps_with": $relay_rps_on,
     "relay_throughput_ratio": $relay_ratio,
     "relay_throughput_ratio_spread": $relay_spread,
@@ -689,11 +700,13 @@ rows = [
     ("requests counted under load: lost", "%d of %d (%.0f req/s)" % (out["counts_lost_under_load"], out["load_requests_answered"], out["load_rps_answered"]), "0"),
     ("  the client's calls counted meanwhile", "%d" % out["root_calls_counted_under_load"], ""),
     ("  records dropped meanwhile", "%d" % out["records_dropped_under_load"], ""),
-    ("throughput ratio behind an nginx hop", "%s, %.0f / %.0f req/s" % (spread("sidecar_throughput_ratio"), $ngx_rps_on, $ngx_rps_off), ""),
-    ("  the same, nginx followed as a relay", "%s, %.0f / %.0f req/s" % (spread("relay_throughput_ratio"), $relay_rps_on, $relay_rps_off), ""),
+    ("throughput ratio behind an nginx hop (nginx's tier)", "%s, %.0f / %.0f req/s" % (spread("sidecar_throughput_ratio"), $ngx_rps_on, $ngx_rps_off), ""),
+    ("  its requests keyed / calls tied / ambiguous / none", " / ".join(str(x) for x in out["sidecar_requests_keyed_calls_tied_ambiguous_none"]), ""),
+    ("  uprobe hits per request", "%s" % out["sidecar_uprobe_hits_per_request"], "1 per call"),
+    ("  the same, --no-nginx, followed as a relay", "%s, %.0f / %.0f req/s" % (spread("relay_throughput_ratio"), $relay_rps_on, $relay_rps_off), ""),
     ("    its requests keyed / calls tied / ambiguous / none", " / ".join(str(x) for x in out["relay_requests_keyed_calls_tied_ambiguous_none"]), ""),
     ("    uprobe hits per request", "%s" % out["relay_uprobe_hits_per_request"], ""),
-    ("  the same, calls tied by a traceparent", "%s, %.0f / %.0f req/s" % (spread("request_id_throughput_ratio"), $id_rps_on, $id_rps_off), ""),
+    ("  the same, --no-nginx, calls tied by a traceparent", "%s, %.0f / %.0f req/s" % (spread("request_id_throughput_ratio"), $id_rps_on, $id_rps_off), ""),
     ("    its requests keyed / calls tied / ambiguous / none", " / ".join(str(x) for x in out["request_id_requests_keyed_calls_tied_ambiguous_none"]), ""),
     ("throughput ratio behind a Node.js proxy (relay)", "%s, %.0f / %.0f req/s" % (spread("node_throughput_ratio"), $node_rps_on, $node_rps_off), ""),
     ("  its requests keyed / calls tied / ambiguous / none", " / ".join(str(x) for x in out["node_requests_keyed_calls_tied_ambiguous_none"]), ""),

@@ -844,7 +844,7 @@ int go_grpc_invoke_ret(struct pt_regs *ctx)
  * request is still open. Its connection's fd and seq in *h; returns the
  * seq, 0 for none.
  */
-static __always_inline __u64 go_framed_request(__u32 tgid, __u64 g, struct go_handoff *h)
+static __always_inline __u64 go_framed_request(__u32 tgid, __u64 g, struct handoff *h)
 {
 	struct go_key k = { .tgid = tgid, .g = g };
 	struct claimd_conn_key held = { .tgid = tgid };
@@ -875,7 +875,7 @@ static __always_inline __u64 go_framed_request(__u32 tgid, __u64 g, struct go_ha
  * connection not found): the request h names (seq 0: none) cannot be
  * judged, nor (none) any open in the process.
  */
-static __always_inline void go_call_unseen(__u32 tgid, const struct go_handoff *h)
+static __always_inline void go_call_unseen(__u32 tgid, const struct handoff *h)
 {
 	struct claimd_conn_key held = { .tgid = tgid, .fd = h->fd };
 	struct claimd_thread *t = h->seq ? bpf_map_lookup_elem(&conn_ctx, &held) : NULL;
@@ -892,7 +892,7 @@ static __always_inline void go_call_unseen(__u32 tgid, const struct go_handoff *
  * net/http.(*persistConn).roundTrip(pc, req *transportRequest): RAX pc. In
  * a program framed by its syscalls: the calling goroutine (R14) hands its
  * request to pc's connection, whose write loop writes it next. Whose
- * request it is waits there (go_handoffs) for the syscall path, which
+ * request it is waits there (handoffs) for the syscall path, which
  * frames the call from its bytes (egress_log_handed).
  */
 SEC("uprobe")
@@ -901,7 +901,7 @@ int go_conn_round_trip(struct pt_regs *ctx)
 	const struct go_offsets *off = go_layout(ctx);
 	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
 	struct claimd_conn_key out = { .tgid = tgid, .fd = -1 };
-	struct go_handoff h = {};
+	struct handoff h = {};
 	__u64 nc = 0;
 
 	if (!off || !proc_wanted(tgid))
@@ -924,7 +924,7 @@ int go_conn_round_trip(struct pt_regs *ctx)
 	}
 	if (h.seq) {
 		stat_inc(CLAIMD_ST_GO_HANDED);
-		bpf_map_update_elem(&go_handoffs, &out, &h, BPF_ANY);
+		bpf_map_update_elem(&handoffs, &out, &h, BPF_ANY);
 		return 0;
 	}
 	/*
@@ -932,7 +932,7 @@ int go_conn_round_trip(struct pt_regs *ctx)
 	 * when its head is written. In a service, it may have been made for
 	 * one (a handler's go func()): lineage is asked for.
 	 */
-	bpf_map_delete_elem(&go_handoffs, &out);
+	bpf_map_delete_elem(&handoffs, &out);
 	stat_inc(CLAIMD_ST_GO_OUTSIDE);
 	if (proc_service_port(tgid))
 		go_lineage_ask((__u32)bpf_get_attach_cookie(ctx));
@@ -946,7 +946,7 @@ int go_newproc(struct pt_regs *ctx)
 	__u64 id = bpf_get_current_pid_tgid();
 	__u32 tid = (__u32)id;
 	struct go_spawn s = { .tgid = id >> 32 };
-	struct go_handoff h = {};
+	struct handoff h = {};
 	__u64 creator = ctx->bx; /* read once: a ctx pointer moved per branch is refused */
 	int found;
 

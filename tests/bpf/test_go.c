@@ -875,24 +875,6 @@ out:
 	own_claimd_end(&h, &t, &r);
 }
 
-/* Lines of claimd's log holding needle, waiting up to 10 s for one. */
-static int log_lines(const struct claimd_h *h, const char *needle)
-{
-	static char log[1 << 18];
-	const char *p;
-	int i, n = 0;
-
-	for (i = 0; i < 50 && !n; i++) {
-		if (i)
-			sleep_ms(200);
-		if (read_file(h->log, log, sizeof(log)) < 0)
-			continue;
-		for (p = log; (p = strstr(p, needle)); p++)
-			n++;
-	}
-	return n;
-}
-
 /*
  * A front -> backend pair run by r (its program refused): the driver's
  * answers the programs' own, no verdict of the pair wrong against the truth
@@ -992,9 +974,9 @@ static void version_refused(bool grpc)
 	refused_pair(&r, &t, http_names, cls, 2 * FAILURES);
 	snprintf(line, sizeof(line), "Go: %s (%s, grpc-go %s) of process", exe,
 		 grpc ? g.version : to, grpc ? to + 8 : g.grpc_version);
-	ASSERT_EQ(log_lines(&h, line), 1, "the log names the file and its versions, once");
+	ASSERT_EQ(claimd_log_lines(&h, line), 1, "the log names the file and its versions, once");
 	snprintf(line, sizeof(line), "not probed, left to the syscall path (%s): ", cls);
-	ASSERT_GE(log_lines(&h, line), 1, "the log says why");
+	ASSERT_GE(claimd_log_lines(&h, line), 1, "the log says why");
 	s = claimctl_json(&h, st);
 	ASSERT_GE(j_int(j_get(s, "go_refused_by"), cls) - before, 1, "counted under its class");
 	ASSERT_GE(j_int(s, "go_refused"), j_int(j_get(s, "go_refused_by"), cls), "and in all");

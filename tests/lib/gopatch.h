@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Go programs of versions the tests cannot build: a copy of a peer built here
- * (tests/peers/go) with version strings rewritten in place, same length, so
- * that everything else in the file (its functions, its layouts) stays as
- * built. Used where claimd must refuse what its offset table does not cover.
+ * Programs of builds the tests cannot make: a copy of a peer built here
+ * (tests/peers/go) or of a packaged program (nginx) with bytes rewritten in
+ * place, same length, so that everything else in the file (its functions,
+ * its layouts) stays as built: a Go version string, an instruction's
+ * encoding. Used where claimd must refuse what it cannot verify.
  */
 #ifndef CLAIMD_TEST_GOPATCH_H
 #define CLAIMD_TEST_GOPATCH_H

@@ -361,6 +361,23 @@ static void path_in(char *out, const char *dir, const char *name)
 	snprintf(out, H_PATH, "%s/%s", dir, name);
 }
 
+int claimd_log_lines(const struct claimd_h *h, const char *needle)
+{
+	static char log[1 << 18];
+	const char *p;
+	int i, n = 0;
+
+	for (i = 0; i < 50 && !n; i++) {
+		if (i)
+			sleep_ms(200);
+		if (read_file(h->log, log, sizeof(log)) < 0)
+			continue;
+		for (p = log; (p = strstr(p, needle)); p++)
+			n++;
+	}
+	return n;
+}
+
 void claimd_print_log(const struct claimd_h *h)
 {
 	static char buf[1 << 16];

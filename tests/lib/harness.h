@@ -88,6 +88,8 @@ int claimd_stop(struct claimd_h *h);
 /* SIGKILL, no cleanup by claimd itself. */
 void claimd_kill(struct claimd_h *h);
 void claimd_print_log(const struct claimd_h *h);
+/* Occurrences of needle in claimd's log, waiting up to 10 s for one. */
+int claimd_log_lines(const struct claimd_h *h, const char *needle);
 /* "claimctl --socket ... <args>" output; returns the wait status. */
 int claimctl_run(const struct claimd_h *h, const char *const args[], char *out, size_t outlen);
 /* claimctl <args> --json, parsed. NULL on failure. */

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#include "gopatch.h"
 #include "nginx.h"
 #include "sockets.h"
 
@@ -16,7 +17,7 @@ int nginx_start_http(struct ngx *n, const char *dir, const char *name, const cha
 		     const char *locations)
 {
 	char text[4096], prefix[H_DIR + 16];
-	const char *argv[] = { "nginx", "-p", prefix, "-c", n->conf, NULL };
+	const char *argv[] = { n->bin ? n->bin : "nginx", "-p", prefix, "-c", n->conf, NULL };
 	long long end = now_ms() + 10000;
 
 	n->port = sock_free_port();
@@ -59,6 +60,22 @@ int nginx_start_http(struct ngx *n, const char *dir, const char *name, const cha
 	}
 	printf("nginx did not start (config %s)\n", n->conf);
 	return -1;
+}
+
+/* Debian's nginx 1.22 at ngx_chain_writer: its prologue (RDI to R15 among it), the load. */
+#define NGX_WRITER_START "\x41\x57\x49\x89\xff\x41\x56\x41\x55\x41\x54\x55\x53\x48\x83\xec\x08"
+#define NGX_WRITER_LOAD	 "\x48\x8b\x6f\x10" /* mov 0x10(%rdi),%rbp */
+#define NGX_WRITER_R15	 "\x49\x8b\x6f\x10" /* mov 0x10(%r15),%rbp */
+
+int nginx_refused_copy(const char *path)
+{
+	int n = gopatch_copy("/usr/sbin/nginx", path, NULL, 0, NGX_WRITER_START NGX_WRITER_LOAD,
+			     NGX_WRITER_START NGX_WRITER_R15, 0);
+
+	if (n != 1)
+		printf("nginx's code at ngx_chain_writer is not Debian's 1.22 build's (%d found)\n",
+		       n);
+	return n == 1 ? 0 : -1;
 }
 
 void nginx_stop(struct ngx *n)

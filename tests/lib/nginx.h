@@ -13,6 +13,7 @@
 #include "harness.h"
 
 struct ngx {
+	const char *bin; /* the program to run; NULL: Debian's nginx */
 	pid_t pid;
 	int port;
 	char conf[H_PATH];
@@ -29,5 +30,15 @@ int nginx_start(struct ngx *n, const char *dir, const char *name, const char *lo
 int nginx_start_http(struct ngx *n, const char *dir, const char *name, const char *http,
 		     const char *locations);
 void nginx_stop(struct ngx *n);
+
+/*
+ * A copy of Debian's nginx at path whose code does not show an offset
+ * claimd's probe reads, and runs as the original does: in
+ * ngx_chain_writer, the load of the writer's connection (ctx + 16) from
+ * its first argument (RDI) becomes a load from R15, to which the
+ * function's prologue copied RDI (REX.B, 0x48 -> 0x49: the same length).
+ * 0, or -1 (not this build: its bytes are not found once).
+ */
+int nginx_refused_copy(const char *path);
 
 #endif

@@ -824,7 +824,8 @@ static int claimd_attach(struct claimd *d)
 		return EXIT_FAILURE_RT;
 	observer__set_alive(d->obs, true);
 	if (d->probe.uprobes) {
-		const char *off[] = { opt->no_tls ? "tls" : "", opt->no_go ? "go" : "", NULL };
+		const char *off[] = { opt->no_tls ? "tls" : "", opt->no_go ? "go" : "",
+				      opt->no_nginx ? "nginx" : "", NULL };
 
 		d->probes = probes__new(d->obs, off);
 	}

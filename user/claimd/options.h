@@ -30,6 +30,7 @@ struct options {
 	bool no_seed;
 	bool no_tls;
 	bool no_go;
+	bool no_nginx;
 	int verbose;
 	const char *metrics; /* HOST:PORT, or NULL for none */
 	bool metrics_given;

@@ -146,7 +146,19 @@
 	  "handed to a connection ((*persistConn).roundTrip): tied to that request.")             \
 	X(CLAIMD_ST_GO_TLS_CALLS, "go_calls_tls",                                                 \
 	  "Calls over TLS of Go programs framed by their syscalls: their bytes are ciphertext, "  \
-	  "so the call is not seen and its request gets no confident verdict.")
+	  "so the call is not seen and its request gets no confident verdict.")                   \
+	X(CLAIMD_ST_NGINX_NOTED, "nginx_writes_noted",                                            \
+	  "Upstream writes of nginx (ngx_chain_writer) whose request was noted on the upstream "  \
+	  "connection, for the call's head to be tied to it.")                                    \
+	X(CLAIMD_ST_NGINX_UNREAD, "nginx_writes_unread",                                          \
+	  "Upstream writes of nginx whose request could not be read (no HTTP request behind "     \
+	  "the connection: the stream module, or a layout claimd did not expect): not noted, "    \
+	  "their calls tied by what they carry or to none.")                                      \
+	X(CLAIMD_ST_NGINX_NO_REQUEST, "nginx_writes_without_request",                             \
+	  "Upstream writes of nginx whose request claimd does not follow (its downstream "        \
+	  "connection not framed: TLS not read, HTTP/2): not noted, their calls tied to none.")   \
+	X(CLAIMD_ST_TIED_NGINX, "calls_tied_by_nginx",                                            \
+	  "Calls of nginx tied to the request its probe noted on their upstream connection.")
 
 /* A kernel counter's name ("?" out of range), and the help text for a name (NULL if none). */
 const char *counters__kernel_name(int which);

@@ -89,6 +89,7 @@ struct service_stats {
 	uint64_t goroutine;  /* requests followed per goroutine (Go) */
 	uint64_t tied_id;    /* an event loop's requests tied to a call by request id */
 	uint64_t tied_relay; /* ... tied to a call that relayed them */
+	uint64_t tied_nginx; /* nginx's requests tied to a call by its probe */
 };
 
 /* Where an edge's class comes from: this host's recent window, its memory,

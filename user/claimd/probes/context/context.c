@@ -9,12 +9,12 @@
 #include <fcntl.h>
 #include <gelf.h>
 #include <libelf.h>
-#include <string.h>
 #include <unistd.h>
 
 #include <json-c/json.h>
 
 #include "log.h"
+#include "probes/elfsym.h"
 #include "probes/runtime.h"
 
 #define CONTEXT_SYMBOL "claim_context_enter"
@@ -35,35 +35,15 @@ static int context_open(void *state, struct observer *obs)
 /* Does the ELF file at path define the function 'name'? */
 static bool elf_has_symbol(const char *path, const char *name)
 {
-	Elf_Scn *scn = NULL;
-	bool found = false;
+	GElf_Sym sym;
+	bool found;
 	Elf *elf;
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 
 	if (fd < 0)
 		return false;
 	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-	while (elf && !found && (scn = elf_nextscn(elf, scn))) {
-		GElf_Shdr sh;
-		Elf_Data *data;
-		size_t i, n;
-
-		if (!gelf_getshdr(scn, &sh) ||
-		    (sh.sh_type != SHT_SYMTAB && sh.sh_type != SHT_DYNSYM))
-			continue;
-		data = elf_getdata(scn, NULL);
-		n = sh.sh_entsize ? sh.sh_size / sh.sh_entsize : 0;
-		for (i = 0; data && i < n && !found; i++) {
-			GElf_Sym sym;
-			const char *s;
-
-			if (!gelf_getsym(data, i, &sym) || GELF_ST_TYPE(sym.st_info) != STT_FUNC ||
-			    !sym.st_value)
-				continue;
-			s = elf_strptr(elf, sh.sh_link, sym.st_name);
-			found = s && !strcmp(s, name);
-		}
-	}
+	found = elfsym__function(elf, name, &sym);
 	elf_end(elf);
 	close(fd);
 	return found;

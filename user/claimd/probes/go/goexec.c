@@ -36,6 +36,7 @@
 #include <capstone/capstone.h>
 
 #include "goexec.h"
+#include "probes/elfsym.h"
 
 static const char *const fn_names[GOFN__COUNT] = {
 	[GOFN_SERVE] = "net/http.serverHandler.ServeHTTP",
@@ -182,24 +183,6 @@ static const uint8_t *section_bytes(Elf *elf, const char *name, size_t *size, GE
 	return d->d_buf;
 }
 
-/* Virtual address -> file offset, through the loadable segments; 0: none. */
-static uint64_t vaddr_to_offset(Elf *elf, uint64_t vaddr)
-{
-	size_t i, n;
-
-	if (elf_getphdrnum(elf, &n))
-		return 0;
-	for (i = 0; i < n; i++) {
-		GElf_Phdr ph;
-
-		if (!gelf_getphdr(elf, i, &ph) || ph.p_type != PT_LOAD)
-			continue;
-		if (vaddr >= ph.p_vaddr && vaddr < ph.p_vaddr + ph.p_filesz)
-			return vaddr - ph.p_vaddr + ph.p_offset;
-	}
-	return 0;
-}
-
 static uint64_t read_word(const uint8_t *p, int ptr_size)
 {
 	uint64_t v = 0;
@@ -211,7 +194,7 @@ static uint64_t read_word(const uint8_t *p, int ptr_size)
 /* n bytes at virtual address vaddr, from the file (pre-1.18 buildinfo). */
 static int read_vaddr(const struct elf_file *f, uint64_t vaddr, void *buf, size_t n)
 {
-	uint64_t off = vaddr_to_offset(f->elf, vaddr);
+	uint64_t off = elfsym__file_offset(f->elf, vaddr);
 
 	if (!off || pread(f->fd, buf, n, off) != (ssize_t)n)
 		return -1;
@@ -584,7 +567,7 @@ static int read_functions(const struct elf_file *f, struct goexec *g)
 			if (fn->entry || strcmp(name, fn_names[id]))
 				continue;
 			pcln_entry(&p, i + 1, &end, &unused);
-			fn->entry = vaddr_to_offset(f->elf, addr);
+			fn->entry = elfsym__file_offset(f->elf, addr);
 			fn->size = end > addr ? end - addr : 0;
 			if (fn->entry && fn->size && find_rets(f->fd, fn))
 				fn->n_rets = 0; /* too many, or unreadable: not probed */

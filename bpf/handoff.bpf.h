@@ -1,0 +1,50 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * A note left on an outbound connection by a runtime's probe at the point
+ * where a request meets the connection that will carry its call: Go's
+ * (*persistConn).roundTrip (bpf/runtimes/go.c), nginx's ngx_chain_writer
+ * (bpf/runtimes/nginx.c). The note names the request (the inbound
+ * connection holding it and which of its requests); the syscall path
+ * takes it when the call's head is written (egress_open), frames the call
+ * from its bytes and logs it in that request. A note on a connection whose
+ * next head is not written stays until the next note replaces it.
+ */
+#ifndef CLAIMD_HANDOFF_BPF_H
+#define CLAIMD_HANDOFF_BPF_H
+
+/* Whose request the next one written on an outbound connection is. */
+struct handoff {
+	__s32 fd; /* the inbound connection holding it */
+	__u32 pad;
+	__u64 seq; /* which of its requests (claimd_ingress.seq) */
+};
+
+/* By outbound connection; the oldest goes when the map is full. */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, CLAIMD_GOROUTINES);
+	__type(key, struct claimd_conn_key);
+	__type(value, struct handoff);
+} handoffs SEC(".maps");
+
+/*
+ * The note of whose request the next one on connection key is, taken: its
+ * owner in *o and its seq; 0 (and *o none) when there is none.
+ */
+static __always_inline __u64 handoff_take(const struct claimd_conn_key *key, struct claimd_owner *o)
+{
+	struct handoff *h = bpf_map_lookup_elem(&handoffs, key);
+	__u64 seq;
+
+	o->tgid = 0;
+	o->id = 0;
+	if (!h)
+		return 0;
+	o->tgid = key->tgid;
+	o->id = h->fd;
+	seq = h->seq;
+	bpf_map_delete_elem(&handoffs, key);
+	return seq;
+}
+
+#endif /* CLAIMD_HANDOFF_BPF_H */
