@@ -137,10 +137,25 @@ __noinline __u32 verdict_of(struct claimd_ingress *r)
 }
 
 /*
+ * Does slot s say already what slot_fill would write, cause (port, addr)
+ * aside? A slot not being written (even seq) only.
+ */
+static __always_inline int slot_says(const struct claim_slot *s, __u32 tid, __u32 tgid, __u64 g,
+				     __u8 active, __u32 packed, __u32 outside_seen)
+{
+	return !(s->seq & 1) && s->tid == tid && s->goroutine == g && s->tgid == tgid &&
+	       s->outside_seen == outside_seen && s->active == active &&
+	       s->verdict == (packed & 0xff) && s->rule == ((packed >> 8) & 0xff);
+}
+
+/*
  * Slot idx of the verdict map, seqlock-written: thread tid's (goroutine g
  * 0), or goroutine g's of process tgid (tid 0); outside_seen, its request's
  * (struct claimd_thread), for claim_proc_unsure. Its proc_word is not the
- * slot's: proc_word_publish's.
+ * slot's: proc_word_publish's. A write that would change nothing is not
+ * made: a reader never waits on it (a request's log settles a call on one
+ * thread while the goroutine or thread serving it reads its slot on
+ * another, and a writer preempted mid-write holds the slot odd).
  */
 static __always_inline void slot_fill(__u32 idx, __u32 tid, __u32 tgid, __u64 g, __u8 active,
 				      __u32 packed, const struct claimd_ingress *r,
@@ -148,8 +163,18 @@ static __always_inline void slot_fill(__u32 idx, __u32 tid, __u32 tgid, __u64 g,
 {
 	struct claim_slot *s = bpf_map_lookup_elem(&verdicts, &idx);
 	__u32 cause = packed >> 16;
+	__u16 port = 0;
+	__u64 a0 = 0, a1 = 0;
 
 	if (!s)
+		return;
+	if (r && cause < CLAIMD_EGRESS_MAX) {
+		port = r->egress[cause].callee.port;
+		__builtin_memcpy(&a0, r->egress[cause].callee.addr, 8);
+		__builtin_memcpy(&a1, r->egress[cause].callee.addr + 8, 8);
+	}
+	if (slot_says(s, tid, tgid, g, active, packed, outside_seen) && s->cause_port == port &&
+	    *(__u64 *)s->cause_addr == a0 && *(__u64 *)(s->cause_addr + 8) == a1)
 		return;
 	s->seq++;
 	barrier();
@@ -161,13 +186,9 @@ static __always_inline void slot_fill(__u32 idx, __u32 tid, __u32 tgid, __u64 g,
 	/* As VERDICT() packs them: verdict, rule, cause, from the bottom byte up. */
 	s->verdict = packed & 0xff;
 	s->rule = (packed >> 8) & 0xff;
-	if (r && cause < CLAIMD_EGRESS_MAX) {
-		s->cause_port = r->egress[cause].callee.port;
-		__builtin_memcpy(s->cause_addr, r->egress[cause].callee.addr, 16);
-	} else {
-		s->cause_port = 0;
-		__builtin_memset(s->cause_addr, 0, 16);
-	}
+	s->cause_port = port;
+	__builtin_memcpy(s->cause_addr, &a0, 8);
+	__builtin_memcpy(s->cause_addr + 8, &a1, 8);
 	barrier();
 	s->seq++;
 }

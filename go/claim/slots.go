@@ -8,6 +8,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"syscall"
+	"time"
 	"unsafe"
 )
 
@@ -122,7 +123,10 @@ func (h *Handle) Current() Result {
 		return r // an architecture this package cannot ask on
 	}
 	s := (*slot)(unsafe.Pointer(&h.mem[uintptr(goroutineIndex(h.pid, g))*slotSize]))
-	for tries := 0; tries < 4; tries++ {
+	for tries := 0; tries < readTries; tries++ {
+		if tries >= readFast {
+			time.Sleep(readWait) // a writer preempted mid-write: wait it out a little
+		}
 		seq := atomic.LoadUint32(&s.seq)
 		if seq&1 != 0 {
 			continue // being written right now
@@ -151,6 +155,16 @@ func (h *Handle) Current() Result {
 	}
 	return r
 }
+
+// A slot being written (odd sequence) is read again at once readFast
+// times, then after a short wait each try: the writer, a kernel program,
+// may be preempted mid-write on a busy host. About a millisecond in all,
+// then Unknown (libclaim's claim_current waits the same).
+const (
+	readFast  = 4
+	readTries = readFast + 50
+	readWait  = 20 * time.Microsecond
+)
 
 // ruleUntiedCall is the rule of a verdict a call it may not see makes unknown.
 const ruleUntiedCall Rule = 9

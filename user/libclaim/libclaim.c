@@ -135,6 +135,24 @@ static int proc_unsure(const struct claim *c, uint32_t outside_seen)
 	return claim_proc_unsure(word, (uint32_t)cached_pid, outside_seen);
 }
 
+/*
+ * A slot being written (odd seq) is read again at once a few times; then
+ * the writer, a kernel program that may be preempted mid-write on a busy
+ * host, is waited for a little before each try, up to about a millisecond
+ * in all (the only case claim_current makes a system call). Unknown after.
+ */
+#define CLAIM_READ_FAST	   4
+#define CLAIM_READ_TRIES   (CLAIM_READ_FAST + 50)
+#define CLAIM_READ_WAIT_NS 20000
+
+static void writer_wait(int tries)
+{
+	const struct timespec ts = { 0, CLAIM_READ_WAIT_NS };
+
+	if (tries >= CLAIM_READ_FAST)
+		nanosleep(&ts, NULL);
+}
+
 enum claim_verdict claim_current(const struct claim *c, struct claim_result *out)
 {
 	struct claim_result r = { .verdict = CLAIM_UNKNOWN };
@@ -146,10 +164,12 @@ enum claim_verdict claim_current(const struct claim *c, struct claim_result *out
 		goto done;
 	tid = my_tid();
 	s = &c->slots[1 + (uint32_t)tid % (CLAIM_SLOTS - 1)];
-	for (tries = 0; tries < 4; tries++) {
-		uint32_t seq = __atomic_load_n(&s->seq, __ATOMIC_ACQUIRE);
+	for (tries = 0; tries < CLAIM_READ_TRIES; tries++) {
+		uint32_t seq;
 		struct claim_slot copy;
 
+		writer_wait(tries);
+		seq = __atomic_load_n(&s->seq, __ATOMIC_ACQUIRE);
 		if (seq & 1)
 			continue; /* being written right now */
 		memcpy(&copy, (const void *)s, sizeof(copy));

@@ -97,6 +97,19 @@ public final class Claim implements AutoCloseable {
 	private static final int SLOT_TID = 4, SLOT_ACTIVE = 8, SLOT_VERDICT = 9, SLOT_RULE = 10, SLOT_CAUSE_PORT = 12;
 	private static final int SLOT_OUTSIDE_SEEN = 44, SLOT_PROC_WORD = 56, PROC_COLLIDED = 0xffffffff;
 	private static final int RULE_UNTIED_CALL = 9;
+	/*
+	 * A slot being written (odd sequence) is read again at once READ_FAST
+	 * times, then after a short wait each try: the writer, a kernel
+	 * program, may be preempted mid-write on a busy host. About a
+	 * millisecond in all, then unknown, as claim_current.
+	 */
+	private static final int READ_FAST = 4, READ_TRIES = READ_FAST + 50;
+	private static final long READ_WAIT_NS = 20_000;
+
+	private static void writerWait(int tries) {
+		if (tries >= READ_FAST)
+			java.util.concurrent.locks.LockSupport.parkNanos(READ_WAIT_NS);
+	}
 	private static final int PID = (int) ProcessHandle.current().pid();
 	private static final VarHandle LONGS = MethodHandles.byteBufferViewVarHandle(long[].class,
 										  ByteOrder.LITTLE_ENDIAN);
@@ -169,7 +182,8 @@ public final class Claim implements AutoCloseable {
 			return Verdict.UNKNOWN;
 		int tid = threadId();
 		int off = (1 + Integer.remainderUnsigned(tid, SLOTS - 1)) * SLOT_SIZE;
-		for (int tries = 0; tries < 4; tries++) {
+		for (int tries = 0; tries < READ_TRIES; tries++) {
+			writerWait(tries);
 			int seq = (int) INTS.getAcquire(m, off);
 			if ((seq & 1) != 0)
 				continue; /* being written right now */
@@ -201,7 +215,8 @@ public final class Claim implements AutoCloseable {
 			return UNKNOWN_RESULT;
 		int tid = threadId();
 		int off = (1 + Integer.remainderUnsigned(tid, SLOTS - 1)) * SLOT_SIZE;
-		for (int tries = 0; tries < 4; tries++) {
+		for (int tries = 0; tries < READ_TRIES; tries++) {
+			writerWait(tries);
 			int seq = (int) INTS.getAcquire(m, off);
 			if ((seq & 1) != 0)
 				continue;
