@@ -216,7 +216,7 @@ static __always_inline void proc_service_listens(__u32 tgid, __u16 port)
  */
 static __always_inline void proc_word_publish(__u32 tgid, __u32 n)
 {
-	__u32 idx = 1 + tgid % (CLAIM_SLOTS - 1);
+	__u32 idx = claim_thread_index(tgid);
 	struct claim_slot *s = bpf_map_lookup_elem(&verdicts, &idx);
 	__u32 who;
 

@@ -197,7 +197,7 @@ static __always_inline void slot_fill(__u32 idx, __u32 tid, __u32 tgid, __u64 g,
 static __always_inline void slot_write(__u32 tid, __u8 active, __u32 packed,
 				       const struct claimd_ingress *r, __u32 outside_seen)
 {
-	slot_fill(1 + tid % (CLAIM_SLOTS - 1), tid, 0, 0, active, packed, r, outside_seen);
+	slot_fill(claim_thread_index(tid), tid, 0, 0, active, packed, r, outside_seen);
 }
 
 /*

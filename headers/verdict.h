@@ -13,9 +13,12 @@
  * failed. The cause is the failed egress that decided.
  *
  * The verdict map is an mmapable array of CLAIM_SLOTS slots. Slot 0 holds a
- * header; a thread's slot is 1 + tid % (CLAIM_SLOTS - 1); a Go request's is
- * its serving goroutine's (claim_goroutine_index). A slot names the thread
- * or goroutine it describes (a reused slot is detected) and carries a
+ * header; a thread's slot is claim_thread_index(tid), among the first
+ * CLAIM_THREAD_SLOTS; a Go request's is its serving goroutine's
+ * (claim_goroutine_index), among the CLAIM_GOROUTINE_SLOTS after them, so
+ * that no thread's writes land on a goroutine's (threads' ids run over
+ * the whole of their region within pid_max). A slot names the thread or
+ * goroutine it describes (a reused slot is detected) and carries a
  * sequence number, odd while the kernel writes it: read it, copy, read it
  * again.
  */
@@ -29,9 +32,15 @@
 #include "claim_types.h"
 
 #define CLAIM_MAP_MAGIC 0x4d49414cu /* "CLAIM" in spirit: 'L','A','I','M' */
-/* 2: a slot is a cache line (64 bytes); 1 had two in a line. */
-#define CLAIM_MAP_VERSION 2
-#define CLAIM_SLOTS	  65536
+/*
+ * 3: goroutines' slots a region of their own, after the threads'; 2 had
+ * them among the threads'. 2: a slot is a cache line (64 bytes); 1 had two
+ * in a line.
+ */
+#define CLAIM_MAP_VERSION     3
+#define CLAIM_THREAD_SLOTS    65536
+#define CLAIM_GOROUTINE_SLOTS 65536
+#define CLAIM_SLOTS	      (CLAIM_THREAD_SLOTS + CLAIM_GOROUTINE_SLOTS)
 
 /*
  * An edge's class (design.md: the ratio's thresholds), one table:
@@ -91,7 +100,7 @@ struct claim_slot {
 	__u8 reserved[8];
 	/*
 	 * Not this slot's thread's: the process whose main thread's slot this is
-	 * (1 + tgid % (CLAIM_SLOTS - 1)), in the high half, and its count of
+	 * (claim_thread_index(tgid)), in the high half, and its count of
 	 * calls outside requests (a worker's, a background job's) in the low,
 	 * written at each such call. A request whose outside_seen is not that
 	 * count may have had a call made for it that its log lacks: its
@@ -121,6 +130,12 @@ static inline int claim_proc_unsure(__u64 proc_word, __u32 pid, __u32 outside_se
 	return (__u32)proc_word != outside_seen;
 }
 
+/* The slot of thread (or process: its main thread's) id. */
+static inline __u32 claim_thread_index(__u32 id)
+{
+	return 1 + id % (CLAIM_THREAD_SLOTS - 1);
+}
+
 /*
  * The slot of the request goroutine g (the address of its runtime.g, which
  * Go keeps in R14 and in the thread's TLS) of process tgid serves. Readers in
@@ -131,7 +146,7 @@ static inline __u32 claim_goroutine_index(__u32 tgid, __u64 g)
 {
 	__u64 h = (g ^ ((__u64)tgid << 32)) * 0x9e3779b97f4a7c15ULL;
 
-	return 1 + (__u32)(h >> 32) % (CLAIM_SLOTS - 1);
+	return CLAIM_THREAD_SLOTS + (__u32)(h >> 32) % CLAIM_GOROUTINE_SLOTS;
 }
 
 /* Key of the class map claimd fills: one caller instance, one callee address. */

@@ -87,7 +87,7 @@ func TestCurrentReadsItsGoroutinesSlot(t *testing.T) {
 	// A call outside requests of its process since its request began: unsure.
 	*s = slot{goroutine: uint64(g), tgid: h.pid, active: 1, verdict: uint8(Claimed),
 		outsideSeen: 3}
-	main := (*slot)(unsafe.Pointer(&h.mem[uintptr(1+h.pid%(mapSlots-1))*slotSize]))
+	main := (*slot)(unsafe.Pointer(&h.mem[uintptr(1+h.pid%(threadSlots-1))*slotSize]))
 	atomic.StoreUint64(&main.procWord, uint64(h.pid)<<32|3)
 	if r := h.Current(); r.Verdict != Claimed {
 		t.Fatalf("no call outside since: %v", r.Verdict)

@@ -12,14 +12,16 @@ import (
 	"unsafe"
 )
 
-// The verdict map's layout (libclaim's headers/verdict.h, version 2).
+// The verdict map's layout (libclaim's headers/verdict.h, version 3).
 const (
-	mapMagic    = 0x4d49414c
-	mapVersion  = 2
-	mapSlots    = 65536
-	slotSize    = 64
-	defaultPath = "/sys/fs/bpf/claimd/verdicts"
-	envPath     = "CLAIMD_VERDICTS"
+	mapMagic       = 0x4d49414c
+	mapVersion     = 3
+	threadSlots    = 65536 // the threads' region (slot 0 the header)
+	goroutineSlots = 65536 // the goroutines', after it
+	mapSlots       = threadSlots + goroutineSlots
+	slotSize       = 64
+	defaultPath    = "/sys/fs/bpf/claimd/verdicts"
+	envPath        = "CLAIMD_VERDICTS"
 )
 
 // mapHeader is slot 0.
@@ -107,7 +109,7 @@ func (h *Handle) Connected() bool {
 // process tgid, as claim_goroutine_index computes it.
 func goroutineIndex(tgid uint32, g uintptr) uint32 {
 	h := (uint64(g) ^ uint64(tgid)<<32) * 0x9e3779b97f4a7c15
-	return 1 + uint32(h>>32)%(mapSlots-1)
+	return threadSlots + uint32(h>>32)%goroutineSlots
 }
 
 // Current is the running verdict of the request the calling goroutine
@@ -188,7 +190,7 @@ func claimProcUnsure(word uint64, pid, outsideSeen uint32) bool {
 
 // procUnsure is claimProcUnsure for this process, from the map.
 func (h *Handle) procUnsure(outsideSeen uint32) bool {
-	idx := 1 + h.pid%(mapSlots-1)
+	idx := 1 + h.pid%(threadSlots-1)
 	p := (*slot)(unsafe.Pointer(&h.mem[uintptr(idx)*slotSize]))
 	return claimProcUnsure(atomic.LoadUint64(&p.procWord), h.pid, outsideSeen)
 }

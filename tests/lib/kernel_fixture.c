@@ -451,7 +451,7 @@ out:
 
 bool kfix_slot(struct kfix *f, struct claim_slot *out)
 {
-	const volatile struct claim_slot *s = &f->slots[1 + self_tid() % (CLAIM_SLOTS - 1)];
+	const volatile struct claim_slot *s = &f->slots[claim_thread_index(self_tid())];
 	int tries;
 
 	for (tries = 0; tries < 1000; tries++) {

@@ -71,11 +71,6 @@ static void check_binary(const char *path, struct goexec *g, bool stripped)
 	for (i = 0; i < GOFN__COUNT; i++) {
 		const struct goexec_fn *fn = &g->fn[i];
 
-		/* goservice does not read go/claim (claimsvc does: by_syscalls). */
-		if (i == GOFN_CLAIM_CURRENT) {
-			ASSERT_EQ(fn->entry, 0, "no go/claim");
-			continue;
-		}
 		if (!ASSERT_GT(fn->entry, 0, goexec__fn_name(i)))
 			continue;
 		ASSERT_GT(fn->size, 0, "size");
@@ -420,8 +415,7 @@ static void patched_versions(const char *path, const char *spath, const struct g
 /*
  * Which programs are framed by their syscalls: goservice (grpc-go, a TLS
  * server) is not; the same source built plain (gohttp, stripped or not) is,
- * its g alone in its TLS segment and (*persistConn).roundTrip found;
- * claimsvc (go/claim) is not.
+ * its g alone in its TLS segment and (*persistConn).roundTrip found.
  */
 static void by_syscalls(const struct goexec *full)
 {
@@ -444,12 +438,6 @@ static void by_syscalls(const struct goexec *full)
 		ASSERT_EQ(g.fn[GOFN_TLS_SERVER].entry, 0, "no TLS server");
 		ASSERT_TRUE(goexec__by_syscalls(&g, &why), why ? why : plain[i]);
 	}
-	/* A program that reads go/claim stays per goroutine. */
-	if (!go_peer("claimsvc", path, sizeof(path)) ||
-	    !ASSERT_OK(goexec__open(path, &g), "claimsvc"))
-		return;
-	ASSERT_GT(g.fn[GOFN_CLAIM_CURRENT].entry, 0, "go/claim found");
-	ASSERT_FALSE(goexec__by_syscalls(&g, NULL), "claimsvc: per goroutine");
 }
 
 void test_goexec(void)

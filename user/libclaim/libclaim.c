@@ -130,7 +130,7 @@ static int proc_unsure(const struct claim *c, uint32_t outside_seen)
 
 	if (!cached_pid)
 		cached_pid = getpid();
-	p = &c->slots[1 + (uint32_t)cached_pid % (CLAIM_SLOTS - 1)];
+	p = &c->slots[claim_thread_index((uint32_t)cached_pid)];
 	word = __atomic_load_n(&p->proc_word, __ATOMIC_ACQUIRE);
 	return claim_proc_unsure(word, (uint32_t)cached_pid, outside_seen);
 }
@@ -163,7 +163,7 @@ enum claim_verdict claim_current(const struct claim *c, struct claim_result *out
 	if (!claim_connected(c))
 		goto done;
 	tid = my_tid();
-	s = &c->slots[1 + (uint32_t)tid % (CLAIM_SLOTS - 1)];
+	s = &c->slots[claim_thread_index((uint32_t)tid)];
 	for (tries = 0; tries < CLAIM_READ_TRIES; tries++) {
 		uint32_t seq;
 		struct claim_slot copy;

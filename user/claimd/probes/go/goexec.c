@@ -47,7 +47,6 @@ static const char *const fn_names[GOFN__COUNT] = {
 	[GOFN_GRPC_INVOKE] = "google.golang.org/grpc.(*ClientConn).Invoke",
 	[GOFN_CONN_ROUND_TRIP] = "net/http.(*persistConn).roundTrip",
 	[GOFN_TLS_SERVER] = "crypto/tls.(*Conn).serverHandshake",
-	[GOFN_CLAIM_CURRENT] = "claimd.dev/claim.(*Handle).Current",
 };
 
 /*
@@ -724,8 +723,6 @@ bool goexec__by_syscalls(const struct goexec *g, const char **why)
 		no = "grpc-go in it: HTTP/2 carries many requests at once on a connection";
 	else if (g->fn[GOFN_TLS_SERVER].entry)
 		no = "a TLS server in it: its requests' bytes are ciphertext";
-	else if (g->fn[GOFN_CLAIM_CURRENT].entry)
-		no = "go/claim in it: its verdicts are kept per goroutine by the probes";
 	else if (!g->fn[GOFN_CONN_ROUND_TRIP].entry)
 		no = "net/http.(*persistConn).roundTrip not found";
 	else if (!g->tls_g_below_fs)

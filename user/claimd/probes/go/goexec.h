@@ -35,8 +35,7 @@ enum goexec_fn_id {
 	GOFN_GRPC_INVOKE, /* grpc.(*ClientConn).Invoke: a unary call, start to end */
 	/* net/http.(*persistConn).roundTrip: a goroutine hands its request to a connection */
 	GOFN_CONN_ROUND_TRIP,
-	GOFN_TLS_SERVER,    /* crypto/tls.(*Conn).serverHandshake: it may serve TLS (not probed) */
-	GOFN_CLAIM_CURRENT, /* claimd.dev/claim.(*Handle).Current: it reads go/claim (not probed) */
+	GOFN_TLS_SERVER, /* crypto/tls.(*Conn).serverHandshake: it may serve TLS (not probed) */
 	GOFN__COUNT,
 };
 
@@ -117,11 +116,8 @@ enum goexec_refusal goexec__refusal(const struct goexec *g, const char **why);
  * their bytes, one probe per call)? When it is net/http alone: no grpc-go
  * (HTTP/2 multiplexes its streams), no TLS server (its requests' bytes
  * are ciphertext), (*persistConn).roundTrip found, and its g where the
- * programs read it (tls_g_below_fs); and no go/claim in it, whose
- * verdicts are written per goroutine by the probes that follow requests
- * there (a request's slot written from its syscalls was once found not
- * to hold its verdict when go/claim read it: not explained yet). Else
- * false, and in *why a sentence for the log (a static string).
+ * programs read it (tls_g_below_fs). Else false, and in *why a sentence
+ * for the log (a static string).
  */
 bool goexec__by_syscalls(const struct goexec *g, const char **why);
 

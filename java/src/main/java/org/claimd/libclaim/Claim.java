@@ -93,7 +93,8 @@ public final class Claim implements AutoCloseable {
 		() -> new int[] { (int) Native.load("c", LibC.class).syscall(SYS_GETTID) });
 
 	/* The verdict map's layout (headers/verdict.h): the header's 'alive', the slots, a slot's fields. */
-	private static final int MAP_ALIVE = 16, SLOTS = 65536, SLOT_SIZE = 64;
+	/* The map: its threads' region (headers/verdict.h), then its goroutines'. */
+	private static final int MAP_ALIVE = 16, SLOTS = 65536, MAP_SLOTS = 2 * SLOTS, SLOT_SIZE = 64;
 	private static final int SLOT_TID = 4, SLOT_ACTIVE = 8, SLOT_VERDICT = 9, SLOT_RULE = 10, SLOT_CAUSE_PORT = 12;
 	private static final int SLOT_OUTSIDE_SEEN = 44, SLOT_PROC_WORD = 56, PROC_COLLIDED = 0xffffffff;
 	private static final int RULE_UNTIED_CALL = 9;
@@ -137,7 +138,7 @@ public final class Claim implements AutoCloseable {
 			throw new OutOfMemoryError("claim_open");
 		LongByReference len = new LongByReference();
 		Pointer base = LIB.claim_map(handle, len);
-		if (base != null && SYS_GETTID >= 0 && len.getValue() == (long) SLOTS * SLOT_SIZE)
+		if (base != null && SYS_GETTID >= 0 && len.getValue() == (long) MAP_SLOTS * SLOT_SIZE)
 			map = base.getByteBuffer(0, len.getValue()).order(ByteOrder.LITTLE_ENDIAN);
 	}
 
