@@ -19,7 +19,7 @@ static int join(const char *dir)
 	return write_file(procs, pid);
 }
 
-int test_cgroup_enter(struct test_cgroup *cg)
+int test_cgroup_make(struct test_cgroup *cg)
 {
 	static int n;
 
@@ -33,8 +33,23 @@ int test_cgroup_enter(struct test_cgroup *cg)
 		cg->dir[0] = 0;
 		return -1;
 	}
+	return 0;
+}
+
+int test_cgroup_join(const struct test_cgroup *cg)
+{
 	if (join(cg->dir)) {
 		printf("cannot join %s: %s\n", cg->dir, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+int test_cgroup_enter(struct test_cgroup *cg)
+{
+	if (test_cgroup_make(cg))
+		return -1;
+	if (test_cgroup_join(cg)) {
 		rmdir(cg->dir);
 		cg->dir[0] = 0;
 		return -1;
@@ -42,16 +57,32 @@ int test_cgroup_enter(struct test_cgroup *cg)
 	return 0;
 }
 
-void test_cgroup_leave(struct test_cgroup *cg)
+/* Waits for its processes to be gone (reaped, not yet unlinked from it), then removes it. */
+static void cgroup_rmdir(struct test_cgroup *cg)
 {
 	int i;
 
+	for (i = 0; i < 50 && rmdir(cg->dir) && errno == EBUSY; i++)
+		sleep_ms(20);
+	cg->dir[0] = 0;
+}
+
+void test_cgroup_remove(struct test_cgroup *cg)
+{
+	char kill_file[1200];
+
+	if (!cg->dir[0])
+		return;
+	snprintf(kill_file, sizeof(kill_file), "%s/cgroup.kill", cg->dir);
+	write_file(kill_file, "1\n");
+	cgroup_rmdir(cg);
+}
+
+void test_cgroup_leave(struct test_cgroup *cg)
+{
 	if (!cg->dir[0])
 		return;
 	if (join(cg->home))
 		printf("cannot go back to %s: %s\n", cg->home, strerror(errno));
-	/* Its last processes may still be leaving (reaped, not yet unlinked from it). */
-	for (i = 0; i < 50 && rmdir(cg->dir) && errno == EBUSY; i++)
-		sleep_ms(20);
-	cg->dir[0] = 0;
+	cgroup_rmdir(cg);
 }

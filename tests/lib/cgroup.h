@@ -17,6 +17,12 @@ struct test_cgroup {
 
 /* Makes the cgroup and moves the test process into it: 0, or -1 (said). */
 int test_cgroup_enter(struct test_cgroup *cg);
+/* Makes the cgroup below the calling process's own: 0, or -1 (said). */
+int test_cgroup_make(struct test_cgroup *cg);
+/* Moves the calling process into it: 0, or -1 (said). */
+int test_cgroup_join(const struct test_cgroup *cg);
+/* Ends every process left in it (cgroup.kill) and removes it. */
+void test_cgroup_remove(struct test_cgroup *cg);
 /* Moves the test process back and removes the cgroup (its processes must be gone). */
 void test_cgroup_leave(struct test_cgroup *cg);
 

@@ -408,6 +408,11 @@ int claimd_start(struct claimd_h *h, const char *const extra[])
 	argv[n++] = h->pin;
 	argv[n++] = "--state-dir"; /* extra may say otherwise: the last one counts */
 	argv[n++] = h->state;
+	/* The test's processes alone (test__cgroup); extra may say otherwise too. */
+	if (test__cgroup()[0]) {
+		argv[n++] = "--cgroup";
+		argv[n++] = test__cgroup();
+	}
 	for (i = 0; extra && extra[i] && n < 30; i++)
 		argv[n++] = extra[i];
 	argv[n] = NULL;

@@ -20,6 +20,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cgroup.h"
 #include "harness.h"
 #include "test_progs.h"
 
@@ -49,6 +50,7 @@ struct test_state {
 	char subtest[128];
 	int sub_open;
 	char stage_dir[128]; /* test__stage_dir(), removed when the test ends */
+	char cgroup[1100];   /* test__cgroup(): the test's own, "" as a user */
 };
 
 static struct test_state *st;
@@ -85,6 +87,18 @@ const char *test__stage_dir(void)
 	}
 	snprintf(st->stage_dir, sizeof(st->stage_dir), "%s", dir);
 	return st->stage_dir;
+}
+
+/*
+ * Each test runs in a cgroup of its own (as root), made by the runner and
+ * removed with whatever is left in it when the test ends: every process
+ * the test starts is under it, and claimd_start makes claimd follow those
+ * alone (--cgroup), so that its host-wide counters are the test's whatever
+ * else runs on the host.
+ */
+const char *test__cgroup(void)
+{
+	return st->cgroup;
 }
 
 void test__fail(void)
@@ -210,6 +224,7 @@ static int run_one(const struct test_def *t, int timeout_s)
 {
 	char tmpl[] = "/tmp/claimd-test-out.XXXXXX";
 	int out = mkstemp(tmpl), status = 0, result;
+	struct test_cgroup own = { 0 };
 	struct timespec t0, t1;
 	pid_t pid;
 	int waited = 0;
@@ -217,6 +232,8 @@ static int run_one(const struct test_def *t, int timeout_s)
 	unlink(tmpl);
 	memset(st, 0, sizeof(*st));
 	fflush(stdout);
+	if (geteuid() == 0 && !test_cgroup_make(&own))
+		snprintf(st->cgroup, sizeof(st->cgroup), "%s", own.dir);
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	pid = fork();
 	if (pid == 0) {
@@ -224,6 +241,8 @@ static int run_one(const struct test_def *t, int timeout_s)
 		dup2(out, STDOUT_FILENO);
 		dup2(out, STDERR_FILENO);
 		setvbuf(stdout, NULL, _IOLBF, 0);
+		if (st->cgroup[0] && test_cgroup_join(&own))
+			st->cgroup[0] = 0;
 		cur_test = t->name;
 		t->fn();
 		end_subtest();
@@ -244,6 +263,7 @@ static int run_one(const struct test_def *t, int timeout_s)
 	}
 	/* Anything the test left running goes with it, and what it staged. */
 	kill(-pid, SIGKILL);
+	test_cgroup_remove(&own);
 	if (st->stage_dir[0])
 		tmpdir_remove(st->stage_dir);
 	clock_gettime(CLOCK_MONOTONIC, &t1);

@@ -26,6 +26,8 @@ const char *test__top_dir(void);
 /* The test's own directory under /tmp (0755) for what another user runs:
  * made on first use, removed by the runner when the test ends. NULL on error. */
 const char *test__stage_dir(void);
+/* The cgroup directory the test runs in (its own), or "" (not root). */
+const char *test__cgroup(void);
 
 #define _CHECK(cond, tag, fmt, ...)                                                          \
 	({                                                                                   \
