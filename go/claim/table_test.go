@@ -68,8 +68,14 @@ func TestAgreesWithLibclaim(t *testing.T) {
 		case "goroutine":
 			tgid, _ := strconv.ParseUint(f[1], 10, 32)
 			g, _ := strconv.ParseUint(f[2], 10, 64)
-			if got := goroutineIndex(uint32(tgid), uintptr(g)); int(got) != atoi(t, f[3]) {
+			got := goroutineIndex(uint32(tgid), uintptr(g))
+			if int(got) != atoi(t, f[3]) {
 				t.Errorf("goroutineIndex(%s, %s) = %d, the kernel's is %s", f[1], f[2], got, f[3])
+			}
+			// In the goroutines' region, where no thread's slot is.
+			if got < threadSlots || got >= mapSlots {
+				t.Errorf("goroutineIndex(%s, %s) = %d: not in [%d, %d)", f[1], f[2], got,
+					threadSlots, mapSlots)
 			}
 		case "procunsure":
 			word, _ := strconv.ParseUint(f[1], 10, 64)
