@@ -182,7 +182,7 @@ static void eight_clients(struct claimd_h *h, struct trace_cap *t, const struct 
 	char script[H_PATH], port[16], out[H_PATH];
 	const char *argv[] = { "python3",    script, "--port", port, "--threads", "8",
 			       "--requests", "60",   "--out",  out,  NULL };
-	const struct svc_name m = { n->name };
+	struct svc_name m = { n->name };
 	struct json_object *all = NULL, *svc = NULL, *e = NULL;
 	int confident = 0, failed = 0, total = 0;
 	pid_t client;
@@ -194,13 +194,13 @@ static void eight_clients(struct claimd_h *h, struct trace_cap *t, const struct 
 	client = proc_spawn(argv, NULL, NULL);
 	if (!ASSERT_EQ(proc_wait(client, 60000), 0, "eight clients"))
 		return;
-	trace_wait(t, match_name, (void *)&m, 2 + 480, 10000);
+	trace_wait(t, match_name, &m, 2 + 480, 10000);
 	all = trace_read(t);
 	for (k = mark; k < json_object_array_length(all); k++) {
 		struct json_object *o = json_object_array_get_idx(all, k);
 		const char *v;
 
-		if (!match_name(o, (void *)&m))
+		if (!match_name(o, &m))
 			continue;
 		total++;
 		if (!j_bool(o, "failed"))
@@ -287,6 +287,7 @@ static void refused(struct claimd_h *h, struct trace_cap *t, const struct svc *b
 	s = claimctl_json(h, st);
 	before = j_int(s, "nginx_refused");
 	json_object_put(s);
+	s = NULL;
 	if (svc_start(&slow, &(struct svc_spec){ .name = "nslow4", .delay_ms = 300 }, h->dir) ||
 	    nginx_start(&n, h->dir, "ngx4", locations(text, sizeof(text), b1->port, slow.port)))
 		goto out;
