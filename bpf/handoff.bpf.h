@@ -28,6 +28,22 @@ struct {
 } handoffs SEC(".maps");
 
 /*
+ * The note naming the request inbound connection in holds, in *h, if one
+ * is open (and, seq not 0, is that one): its seq, 0 for none.
+ */
+static __always_inline __u64 handoff_of(const struct claimd_conn_key *in, __u64 seq,
+					struct handoff *h)
+{
+	struct claimd_thread *t = bpf_map_lookup_elem(&conn_ctx, in);
+
+	if (!t || !t->conn.tgid || t->conn.fd != in->fd || (seq && t->rec.seq != seq))
+		return 0;
+	h->fd = in->fd;
+	h->seq = t->rec.seq;
+	return h->seq;
+}
+
+/*
  * The note of whose request the next one on connection key is, taken: its
  * owner in *o and its seq; 0 (and *o none) when there is none.
  */

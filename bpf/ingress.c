@@ -432,12 +432,14 @@ static __noinline int ingress_close(struct claimd_conn *c, struct io *io, __u32 
 
 /*
  * A call begins for the request owner holds (seq: that request; 0: the one
- * it holds now): logged in that request, if open. Fills p's link
- * (ingress_seq, slot) so the answer finds its log entry.
+ * it holds now): logged in that request, if open, which it returns (NULL:
+ * none). Fills p's link (ingress_seq, slot) so the answer finds its log
+ * entry.
  */
-static __always_inline void egress_log_for(struct io *io, struct claimd_pending *p,
-					   const struct claimd_addr *callee,
-					   struct claimd_owner owner, __u64 seq)
+static __always_inline struct claimd_ingress *egress_log_for(struct io *io,
+							     struct claimd_pending *p,
+							     const struct claimd_addr *callee,
+							     struct claimd_owner owner, __u64 seq)
 {
 	struct claimd_thread *t = owner_ctx(&owner);
 	struct claimd_ingress *r;
@@ -449,7 +451,7 @@ static __always_inline void egress_log_for(struct io *io, struct claimd_pending 
 	stat_inc(CLAIMD_ST_EGRESS);
 	/* Its request was answered before the call went out: a late call (egress_ended). */
 	if (seq && (!t || !t->conn.tgid || t->rec.seq != seq))
-		return;
+		return NULL;
 	/*
 	 * No request held, or the one an event loop's thread was juggling
 	 * when it became one (its later requests are held by their
@@ -460,7 +462,7 @@ static __always_inline void egress_log_for(struct io *io, struct claimd_pending 
 	if (!t || !t->conn.tgid || (t->rec.flags & CLAIMD_IN_MUX)) {
 		/* Its end is counted with the other calls outside requests (count_root_call). */
 		outside_call_untied(io->key.tgid);
-		return;
+		return NULL;
 	}
 	r = &t->rec;
 	p->ingress_seq = r->seq;
@@ -469,6 +471,7 @@ static __always_inline void egress_log_for(struct io *io, struct claimd_pending 
 	p->slot = egress_log_at(r, n, p, callee, owner.tgid ? 0 : CLAIMD_EG_AWAITED);
 	if (n < CLAIMD_EGRESS_MAX)
 		r->n_egress = n + 1;
+	return r;
 }
 
 /* A call begins on io's thread: logged in the ingress it serves, if any. */
@@ -506,15 +509,14 @@ static __always_inline int egress_log_noted(struct io *io, struct claimd_pending
 					    const struct claimd_addr *callee)
 {
 	struct claimd_owner owner;
-	struct claimd_thread *t;
+	struct claimd_ingress *r;
 	__u64 seq = handoff_take(&io->key, &owner);
 
 	if (!seq)
 		return 0;
-	egress_log_for(io, p, callee, owner, seq);
-	t = owner_ctx(&owner);
-	if (t && t->conn.tgid && t->rec.seq == seq) {
-		t->rec.flags |= CLAIMD_IN_TIED_NGINX;
+	r = egress_log_for(io, p, callee, owner, seq);
+	if (r) {
+		r->flags |= CLAIMD_IN_TIED_NGINX;
 		stat_inc(CLAIMD_ST_TIED_NGINX);
 	}
 	return 1;

@@ -848,7 +848,6 @@ static __always_inline __u64 go_framed_request(__u32 tgid, __u64 g, struct hando
 {
 	struct go_key k = { .tgid = tgid, .g = g };
 	struct claimd_conn_key held = { .tgid = tgid };
-	struct claimd_thread *t;
 	struct go_owner *l;
 	__u64 goid = 0, seq = 0;
 
@@ -862,12 +861,7 @@ static __always_inline __u64 go_framed_request(__u32 tgid, __u64 g, struct hando
 		held.fd = l->fd;
 		seq = l->seq;
 	}
-	t = bpf_map_lookup_elem(&conn_ctx, &held);
-	if (!t || !t->conn.tgid || t->conn.fd != held.fd || (seq && t->rec.seq != seq))
-		return 0;
-	h->fd = held.fd;
-	h->seq = t->rec.seq;
-	return h->seq;
+	return handoff_of(&held, seq, h);
 }
 
 /*

@@ -58,7 +58,6 @@ int nginx_chain_writer(struct pt_regs *ctx)
 	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
 	struct claimd_conn_key out = { .tgid = tgid }, in = { .tgid = tgid };
 	struct handoff h = {};
-	struct claimd_thread *t;
 	__u64 up, r;
 	__u32 sig = 0;
 
@@ -73,15 +72,12 @@ int nginx_chain_writer(struct pt_regs *ctx)
 		return 0;
 	}
 	in.fd = ngx_conn_fd(ngx_read_ptr(r, NGX_REQUEST_CONNECTION));
-	t = in.fd >= 0 ? bpf_map_lookup_elem(&conn_ctx, &in) : NULL;
-	if (!t || !t->conn.tgid || t->conn.fd != in.fd) {
+	if (in.fd < 0 || !handoff_of(&in, 0, &h)) {
 		/* Its downstream connection holds no request claimd follows. */
 		stat_inc(CLAIMD_ST_NGINX_NO_REQUEST);
 		bpf_map_delete_elem(&handoffs, &out);
 		return 0;
 	}
-	h.fd = in.fd;
-	h.seq = t->rec.seq;
 	bpf_map_update_elem(&handoffs, &out, &h, BPF_ANY);
 	stat_inc(CLAIMD_ST_NGINX_NOTED);
 	return 0;

@@ -238,19 +238,30 @@ static void eight_clients(struct claimd_h *h, struct trace_cap *t, const struct 
 	json_object_put(all);
 }
 
+/*
+ * nginx n (named name) in front of b1 and a slow backend of its own (its
+ * name slow_name, in *slow), made to juggle once (juggle_once): 0, or -1.
+ */
+static int nginx_juggled(struct claimd_h *h, const struct svc *b1, const char *slow_name,
+			 struct svc *slow, const char *name, struct ngx *n)
+{
+	char text[512];
+
+	if (svc_start(slow, &(struct svc_spec){ .name = slow_name, .delay_ms = 300 }, h->dir) ||
+	    nginx_start(n, h->dir, name, locations(text, sizeof(text), b1->port, slow->port)))
+		return -1;
+	return ASSERT_OK(juggle_once(n), "two requests at once on nginx's worker") ? 0 : -1;
+}
+
 /* Eight clients at once through Debian's nginx: exact. */
 static void concurrent(struct claimd_h *h, struct trace_cap *t, const struct svc *b1)
 {
-	char text[512];
 	struct svc slow = { 0 };
 	struct ngx n = { 0 };
 	struct json_object *svc = NULL;
 
-	if (svc_start(&slow, &(struct svc_spec){ .name = "nslow", .delay_ms = 300 }, h->dir) ||
-	    nginx_start(&n, h->dir, "ngx2", locations(text, sizeof(text), b1->port, slow.port)))
-		goto out;
 	/* Juggling first changes nothing: keyed from its first request. */
-	if (!ASSERT_OK(juggle_once(&n), "two requests at once on nginx's worker"))
+	if (nginx_juggled(h, b1, "nslow", &slow, "ngx2", &n))
 		goto out;
 	svc = service_in_mode(h, n.name, "nginx");
 	ASSERT_STREQ(j_str(svc, "mode"), "nginx", "concurrent: nginx's tier, juggling or not");
@@ -288,10 +299,7 @@ static void refused(struct claimd_h *h, struct trace_cap *t, const struct svc *b
 	before = j_int(s, "nginx_refused");
 	json_object_put(s);
 	s = NULL;
-	if (svc_start(&slow, &(struct svc_spec){ .name = "nslow4", .delay_ms = 300 }, h->dir) ||
-	    nginx_start(&n, h->dir, "ngx4", locations(text, sizeof(text), b1->port, slow.port)))
-		goto out;
-	if (!ASSERT_OK(juggle_once(&n), "two requests at once on nginx's worker"))
+	if (nginx_juggled(h, b1, "nslow4", &slow, "ngx4", &n))
 		goto out;
 	svc = service_in_mode(h, n.name, "multiplexed");
 	ASSERT_STREQ(j_str(svc, "mode"), "multiplexed", "refused: juggling seen first");

@@ -3,6 +3,39 @@
 
 #include "probes/elfsym.h"
 
+Elf_Scn *elfsym__section(Elf *elf, const char *name, GElf_Shdr *sh)
+{
+	Elf_Scn *scn = NULL;
+	size_t shstrndx;
+
+	if (elf_getshdrstrndx(elf, &shstrndx))
+		return NULL;
+	while ((scn = elf_nextscn(elf, scn))) {
+		const char *n;
+
+		if (!gelf_getshdr(scn, sh))
+			continue;
+		n = elf_strptr(elf, shstrndx, sh->sh_name);
+		if (n && !strcmp(n, name))
+			return scn;
+	}
+	return NULL;
+}
+
+const uint8_t *elfsym__section_bytes(Elf *elf, const char *name, size_t *size, GElf_Shdr *sh)
+{
+	Elf_Scn *scn = elfsym__section(elf, name, sh);
+	Elf_Data *d;
+
+	if (!scn || sh->sh_type == SHT_NOBITS)
+		return NULL;
+	d = elf_getdata(scn, NULL);
+	if (!d || !d->d_buf)
+		return NULL;
+	*size = d->d_size;
+	return d->d_buf;
+}
+
 bool elfsym__function(Elf *elf, const char *name, GElf_Sym *sym)
 {
 	Elf_Scn *scn = NULL;

@@ -11,6 +11,12 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+/* The section called name, its header in *sh; NULL when there is none. */
+Elf_Scn *elfsym__section(Elf *elf, const char *name, GElf_Shdr *sh);
+
+/* The bytes of the section called name (*size of them), NULL for none or SHT_NOBITS. */
+const uint8_t *elfsym__section_bytes(Elf *elf, const char *name, size_t *size, GElf_Shdr *sh);
+
 /* The defined function 'name' of elf into *sym: true when found. */
 bool elfsym__function(Elf *elf, const char *name, GElf_Sym *sym);
 

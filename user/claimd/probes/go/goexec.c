@@ -148,40 +148,6 @@ struct elf_file {
 	Elf *elf;
 };
 
-static Elf_Scn *find_section(Elf *elf, const char *name, GElf_Shdr *sh)
-{
-	Elf_Scn *scn = NULL;
-	size_t shstrndx;
-
-	if (elf_getshdrstrndx(elf, &shstrndx))
-		return NULL;
-	while ((scn = elf_nextscn(elf, scn))) {
-		const char *n;
-
-		if (!gelf_getshdr(scn, sh))
-			continue;
-		n = elf_strptr(elf, shstrndx, sh->sh_name);
-		if (n && !strcmp(n, name))
-			return scn;
-	}
-	return NULL;
-}
-
-/* The bytes of a section (NULL for SHT_NOBITS or on error). */
-static const uint8_t *section_bytes(Elf *elf, const char *name, size_t *size, GElf_Shdr *sh)
-{
-	Elf_Scn *scn = find_section(elf, name, sh);
-	Elf_Data *d;
-
-	if (!scn || sh->sh_type == SHT_NOBITS)
-		return NULL;
-	d = elf_getdata(scn, NULL);
-	if (!d || !d->d_buf)
-		return NULL;
-	*size = d->d_size;
-	return d->d_buf;
-}
-
 static uint64_t read_word(const uint8_t *p, int ptr_size)
 {
 	uint64_t v = 0;
@@ -318,7 +284,7 @@ static int read_buildinfo(const struct elf_file *f, struct goexec *g, char **mod
 	static const char magic[] = "\xff Go buildinf:";
 	GElf_Shdr sh;
 	size_t size = 0;
-	const uint8_t *b = section_bytes(f->elf, ".go.buildinfo", &size, &sh);
+	const uint8_t *b = elfsym__section_bytes(f->elf, ".go.buildinfo", &size, &sh);
 	int ptr_size;
 	uint64_t len = 0;
 
@@ -383,7 +349,7 @@ static void read_grpc_version(const struct elf_file *f, struct goexec *g, const 
 	int a, b, c, d;
 	GElf_Shdr sh;
 	size_t size = 0;
-	const uint8_t *ro = section_bytes(f->elf, ".rodata", &size, &sh);
+	const uint8_t *ro = elfsym__section_bytes(f->elf, ".rodata", &size, &sh);
 
 	if (mod)
 		goexec__modinfo_grpc(mod, mod_len, from_mod, sizeof(from_mod));
@@ -429,7 +395,7 @@ static int pcln_open(struct pcln *p, Elf *elf)
 	uint64_t name_off, pcln_off;
 	int w, nwords;
 
-	p->tab = t = section_bytes(elf, ".gopclntab", &p->size, &sh);
+	p->tab = t = elfsym__section_bytes(elf, ".gopclntab", &p->size, &sh);
 	if (!t || p->size < 16)
 		return errno = ENOEXEC, -1;
 	memcpy(&magic, t, 4);
@@ -450,7 +416,7 @@ static int pcln_open(struct pcln *p, Elf *elf)
 		name_off = read_word(t + 8 + 3 * w, w);
 		pcln_off = read_word(t + 8 + 7 * w, w);
 		/* PIE: textStart is filled by a relocation, 0 in the file. */
-		if (!p->text_start && find_section(elf, ".text", &text))
+		if (!p->text_start && elfsym__section(elf, ".text", &text))
 			p->text_start = text.sh_addr;
 	} else {
 		name_off = read_word(t + 8 + 2 * w, w);
@@ -637,9 +603,9 @@ int goexec__open(const char *path, struct goexec *g)
 		goto cleanup;
 	}
 	g->amd64 = gelf_getehdr(f.elf, &eh) && eh.e_machine == EM_X86_64;
-	g->stripped = !find_section(f.elf, ".symtab", &sh);
-	g->has_dwarf =
-		find_section(f.elf, ".debug_info", &sh) || find_section(f.elf, ".zdebug_info", &sh);
+	g->stripped = !elfsym__section(f.elf, ".symtab", &sh);
+	g->has_dwarf = elfsym__section(f.elf, ".debug_info", &sh) ||
+		       elfsym__section(f.elf, ".zdebug_info", &sh);
 	read_grpc_version(&f, g, mod, mod_len);
 	g->tls_g_below_fs = tls_holds_g_alone(f.elf);
 	fill_offsets(g);

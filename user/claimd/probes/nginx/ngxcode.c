@@ -127,36 +127,23 @@ static size_t function_start(Elf *elf, int fd, const char *name, uint8_t *buf, s
 /* "nginx/<digit>..." in .rodata, as NGINX_VER puts it there. */
 static void read_version(Elf *elf, struct ngxcode *n)
 {
-	Elf_Scn *scn = NULL;
-	size_t shstrndx;
+	GElf_Shdr sh;
+	size_t size = 0;
+	const char *p = (const char *)elfsym__section_bytes(elf, ".rodata", &size, &sh);
+	const char *end = p ? p + size : NULL;
 
-	if (elf_getshdrstrndx(elf, &shstrndx))
-		return;
-	while ((scn = elf_nextscn(elf, scn))) {
-		GElf_Shdr sh;
-		const char *name, *p, *end;
-		Elf_Data *d;
+	while (p && (p = memmem(p, (size_t)(end - p), "nginx/", 6)) && p + 7 < end) {
+		size_t len = 6;
 
-		if (!gelf_getshdr(scn, &sh) || sh.sh_type == SHT_NOBITS)
-			continue;
-		name = elf_strptr(elf, shstrndx, sh.sh_name);
-		d = name && !strcmp(name, ".rodata") ? elf_getdata(scn, NULL) : NULL;
-		if (!d || !d->d_buf)
-			continue;
-		p = d->d_buf;
-		end = p + d->d_size;
-		while ((p = memmem(p, (size_t)(end - p), "nginx/", 6)) && p + 7 < end) {
-			if (p[6] >= '0' && p[6] <= '9') {
-				size_t len = 6;
-
-				while (p + len < end && len < sizeof(n->version) - 1 &&
-				       (isalnum((unsigned char)p[len]) || p[len] == '.'))
-					len++;
-				snprintf(n->version, sizeof(n->version), "%.*s", (int)len, p);
-				return;
-			}
+		if (p[6] < '0' || p[6] > '9') {
 			p += 6;
+			continue;
 		}
+		while (p + len < end && len < sizeof(n->version) - 1 &&
+		       (isalnum((unsigned char)p[len]) || p[len] == '.'))
+			len++;
+		snprintf(n->version, sizeof(n->version), "%.*s", (int)len, p);
+		return;
 	}
 }
 
