@@ -285,7 +285,7 @@ static __noinline int ingress_open(struct claimd_conn *c, struct io *io,
 	 * is in.
 	 */
 	pflags = proc_flags(io->key.tgid);
-	if (pflags & (PROC_CONTEXT | PROC_MUX | PROC_GO_SYSCALLS | PROC_NGINX)) {
+	if (pflags & (PROC_CONTEXT | PROC_MUX | PROC_GO_SYSCALLS | PROC_NGINX | PROC_NODE)) {
 		owner.tgid = io->key.tgid;
 		owner.id = io->key.fd;
 	}
@@ -522,6 +522,31 @@ static __always_inline int egress_log_noted(struct io *io, struct claimd_pending
 	return 1;
 }
 
+/*
+ * A request written on an outbound connection of Node.js: the call of the
+ * request whose parser's context wrote it, or a context that parser began
+ * for it (node.bpf.h), tied so; 0 when the context ties to none (the call
+ * is then tied by its keys, or to none: keyed.c).
+ */
+static __always_inline int egress_log_node(struct io *io, struct claimd_pending *p,
+					   const struct claimd_addr *callee)
+{
+	struct claimd_owner owner = { .tgid = io->key.tgid };
+	struct claimd_ingress *r;
+	struct handoff h;
+	__u64 seq = node_request_current(io->key.tgid, io->tid, &h);
+
+	if (!seq)
+		return 0;
+	owner.id = h.fd;
+	r = egress_log_for(io, p, callee, owner, seq);
+	if (r) {
+		r->flags |= CLAIMD_IN_TIED_NODE;
+		stat_inc(CLAIMD_ST_TIED_NODE);
+	}
+	return 1;
+}
+
 /* A call ended: into its ingress's log if that is still open, else its own record. */
 static __noinline int egress_close(struct io *io, const struct claimd_pending *p,
 				   const struct claimd_addr *callee, const struct egress_end *end)
@@ -552,14 +577,18 @@ static __noinline int egress_open(struct claimd_conn *c, struct io *io)
 
 	/*
 	 * nginx's call is tied where nginx began writing it (its probe's
-	 * note); an event loop's others are tied, or counted outside
-	 * requests, when their head ends, by the keys its framer reads from
-	 * now on (keyed.c).
+	 * note), Node.js's by the context writing it; an event loop's others
+	 * are tied, or counted outside requests, when their head ends, by the
+	 * keys its framer reads from now on (keyed.c).
 	 */
 	__u32 pflags = proc_flags(io->key.tgid);
 
 	if (word_keyed(pflags)) {
-		if (!(pflags & PROC_NGINX) || !egress_log_noted(io, &p, &c->remote)) {
+		int tied = (pflags & PROC_NGINX)  ? egress_log_noted(io, &p, &c->remote)
+			   : (pflags & PROC_NODE) ? egress_log_node(io, &p, &c->remote)
+						  : 0;
+
+		if (!tied) {
 			stat_inc(CLAIMD_ST_EGRESS);
 			c->tx.flags |= HTTP_F_IDS;
 		}

@@ -488,6 +488,7 @@ struct {
 #include "counts.c"
 #include "runtime.bpf.h"
 #include "handoff.bpf.h"
+#include "node.bpf.h"
 #include "goroutine.bpf.h"
 /* The syscall path (its framers take OpenSSL's plaintext too: tls.c before sockio.c). */
 #include "ingress.c"

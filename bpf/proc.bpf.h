@@ -86,6 +86,7 @@ static __always_inline void submit_now(void *rec)
 #define PROC_UNREAD	 CLAIMD_PROC_UNREAD
 #define PROC_GO_SYSCALLS CLAIMD_PROC_GO_SYSCALLS
 #define PROC_NGINX	 CLAIMD_PROC_NGINX
+#define PROC_NODE	 CLAIMD_PROC_NODE
 /* Bits 16-31: its listening sockets (CLAIMD_PROC_LISTENER_ONE each): a
  * service, whose calls outside requests are no root calls. */
 #define PROC_LISTENER_ONE CLAIMD_PROC_LISTENER_ONE
@@ -106,7 +107,8 @@ static __always_inline __u32 proc_flags(__u32 tgid)
  */
 static __always_inline int word_keyed(__u32 f)
 {
-	return (f & (PROC_MUX | PROC_NGINX)) && !(f & (PROC_CONTEXT | PROC_GO_SYSCALLS));
+	return (f & (PROC_MUX | PROC_NGINX | PROC_NODE)) &&
+	       !(f & (PROC_CONTEXT | PROC_GO_SYSCALLS));
 }
 
 static __always_inline int proc_keyed(__u32 tgid)
@@ -145,11 +147,14 @@ static __always_inline int is_traced(__u32 tgid)
  * follow its requests: seen twice, they would count twice (and as
  * multiplexed, goroutines sharing threads).
  */
+static __always_inline int word_frames(__u32 f)
+{
+	return f && !(f & PROC_GO);
+}
+
 static __always_inline int syscalls_frame(__u32 tgid)
 {
-	__u32 f = proc_flags(tgid);
-
-	return f && !(f & PROC_GO);
+	return word_frames(proc_flags(tgid));
 }
 
 /* The current process is one traced[] names: its leader carries the mark. */

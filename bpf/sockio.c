@@ -276,7 +276,7 @@ static __always_inline void on_io(struct task_struct *task, __u32 tgid, const st
 	struct claimd_conn *c;
 	struct scan_buf *buf;
 	struct io io;
-	__u32 zero = 0;
+	__u32 zero = 0, pflags;
 
 	c = bpf_map_lookup_elem(&conns, &key);
 	/*
@@ -294,7 +294,8 @@ static __always_inline void on_io(struct task_struct *task, __u32 tgid, const st
 	}
 	if (!c)
 		c = conn_of_socket(&key, skaddr);
-	if (!c || !syscalls_frame(key.tgid))
+	pflags = c ? proc_flags(key.tgid) : 0;
+	if (!c || !word_frames(pflags))
 		return;
 	/* Peeked bytes are read again: the look only keeps the entry in use (its LRU mark). */
 	if (c->role < CLAIMD_ROLE_INBOUND || peek)
@@ -308,6 +309,9 @@ static __always_inline void on_io(struct task_struct *task, __u32 tgid, const st
 			feed_unframed(c, &io, ret);
 		return;
 	}
+	/* Node.js: which read's bytes its HTTP parser parses next (bpf/node.bpf.h). */
+	if ((pflags & PROC_NODE) && dir == DIR_RX && kind == IO_BUF && ret > 0)
+		node_read_note(io.tid, key.fd, a->a1, c->role == CLAIMD_ROLE_INBOUND);
 	if (ret <= 0) {
 		io_failed(c, &io, ret, a->a1, a->a2);
 		if (c->flags & CLAIMD_CONN_UNIX)
@@ -582,7 +586,7 @@ static __always_inline void program_ask(void)
 /* What a process's word knew of the program it ran: learned again after an exec. */
 #define PROC_PROGRAM_BITS                                                                      \
 	(PROC_GO | PROC_GO_SYSCALLS | PROC_GO_SERVES | PROC_UNREAD | PROC_MUX | PROC_CONTEXT | \
-	 PROC_NGINX)
+	 PROC_NGINX | PROC_NODE)
 
 /*
  * A thread other than the leader that execs becomes the leader: the mark

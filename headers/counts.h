@@ -50,6 +50,7 @@ struct claimd_service_counts {
 	__u64 tied_id;	   /* event loops' requests with a call tied by request id (keyed.c) */
 	__u64 tied_relay;  /* ... tied as its relay */
 	__u64 tied_nginx;  /* ... tied by nginx's probe (bpf/runtimes/nginx.c) */
+	__u64 tied_node;   /* ... tied by Node.js's async context (bpf/node.bpf.h) */
 	__u64 unknown_by
 		[CLAIMD_RULE_SLOTS]; /* unknown failures by reason (CLAIM_RULE_NONE: other) */
 };
@@ -187,6 +188,8 @@ OUTCOME_INLINE void counts_add_request(struct claimd_service_counts *s, __u32 st
 		COUNTS_ADD(&s->tied_relay, 1);
 	if (in_flags & CLAIMD_IN_TIED_NGINX)
 		COUNTS_ADD(&s->tied_nginx, 1);
+	if (in_flags & CLAIMD_IN_TIED_NODE)
+		COUNTS_ADD(&s->tied_node, 1);
 	if (!failed)
 		return;
 	COUNTS_ADD(&s->failures, 1);

@@ -101,6 +101,8 @@ enum claimd_role {
 #define CLAIMD_IN_TIED_RELAY 0x1000
 /* ... by nginx's probe, where its request met the upstream connection (bpf/runtimes/nginx.c). */
 #define CLAIMD_IN_TIED_NGINX 0x2000
+/* ... by Node.js's async context: the request its parser's callbacks run for (bpf/runtimes/node.c). */
+#define CLAIMD_IN_TIED_NODE 0x4000
 
 enum claimd_record_type {
 	CLAIMD_REC_INGRESS = 1, /* struct claimd_ingress, n_egress entries long */
@@ -175,6 +177,11 @@ enum claimd_stat {
 	CLAIMD_ST_NGINX_UNREAD,	 /* ... whose request could not be read: not noted */
 	CLAIMD_ST_NGINX_NO_REQUEST, /* ... whose request is not followed (not framed): not noted */
 	CLAIMD_ST_TIED_NGINX,	    /* nginx's calls tied to a request by its note */
+	CLAIMD_ST_NODE_BOUND,	    /* Node.js: parses tied to the inbound read they parse */
+	CLAIMD_ST_NODE_UNMATCHED,   /* ... parses of bytes no inbound read just brought */
+	CLAIMD_ST_NODE_STALE,	    /* ... calls whose context began before their request */
+	CLAIMD_ST_NODE_LINEAGE,	    /* ... native resources a parser's context made */
+	CLAIMD_ST_TIED_NODE,	    /* Node.js's calls tied to a request by their async context */
 	CLAIMD_ST__COUNT,
 };
 
@@ -398,6 +405,12 @@ struct claimd_thread_slot {
  * (bpf/runtimes/nginx.c).
  */
 #define CLAIMD_PROC_NGINX 0x80
+/*
+ * Node.js, its code read and its layout found (user/claimd/probes/node/):
+ * its requests held by their connections from the first, each call tied by
+ * the async context that writes it (bpf/node.bpf.h).
+ */
+#define CLAIMD_PROC_NODE 0x100
 /* Bits 16-31: how many listening sockets it has open (a service: its calls
  * outside requests are no root calls). claimd seeds the older ones. */
 #define CLAIMD_PROC_LISTENER_ONE (1u << 16)

@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 // A Node.js 20 service on one event loop: each request GET /r/<id> is
 // forwarded to the backend with http.request through a keep-alive agent
-// (at most 4 sockets, reused across requests); a failed answer (500 up, or
-// none) is passed up as 502. With --forward-headers it passes the request's
-// headers on (a reverse proxy's way), but for the hop-by-hop ones.
+// (its sockets reused across requests; with --max-sockets=N at most N, a
+// request queued until one is free); a failed answer (500 up, or none) is
+// passed up as 502. With --forward-headers it passes the request's headers
+// on (a reverse proxy's way), but for the hop-by-hop ones.
 //
-//   node node_proxy.js BACKEND_PORT READY_FILE [--forward-headers]
+//   node node_proxy.js BACKEND_PORT READY_FILE [--forward-headers] [--max-sockets=N]
 'use strict';
 const fs = require('fs');
 const http = require('http');
@@ -13,7 +14,8 @@ const http = require('http');
 const backend = Number(process.argv[2]);
 const ready = process.argv[3];
 const forward = process.argv.includes('--forward-headers');
-const agent = new http.Agent({ keepAlive: true, maxSockets: 4 });
+const cap = process.argv.find((a) => a.startsWith('--max-sockets='));
+const agent = new http.Agent({ keepAlive: true, maxSockets: cap ? Number(cap.split('=')[1]) : Infinity });
 const HOP = new Set(['connection', 'keep-alive', 'host', 'transfer-encoding', 'upgrade']);
 
 function passedOn(headers) {

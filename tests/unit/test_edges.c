@@ -497,6 +497,7 @@ static void test_services(struct names *nm)
 			{ "unknown", { 2, 0 } },       { "multiplexed", { 1, 0 } },
 			{ "goroutine", { 0, 0 } },     { "tied_by_request_id", { 0, 0 } },
 			{ "tied_as_relay", { 0, 0 } }, { "tied_by_nginx", { 0, 0 } },
+			{ "tied_by_node", { 0, 0 } },
 		};
 		size_t k;
 
@@ -515,7 +516,7 @@ static void test_services(struct names *nm)
 			/* The first service had a multiplexed request, the second none. */
 			ASSERT_STREQ(json_object_get_string(v), i ? "per-thread" : "multiplexed",
 				     "mode");
-			ASSERT_EQ(json_object_object_length(o), 12, "twelve fields");
+			ASSERT_EQ(json_object_object_length(o), 13, "thirteen fields");
 		}
 	}
 	json_object_put(arr);

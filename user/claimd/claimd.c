@@ -825,7 +825,8 @@ static int claimd_attach(struct claimd *d)
 	observer__set_alive(d->obs, true);
 	if (d->probe.uprobes) {
 		const char *off[] = { opt->no_tls ? "tls" : "", opt->no_go ? "go" : "",
-				      opt->no_nginx ? "nginx" : "", NULL };
+				      opt->no_nginx ? "nginx" : "", opt->no_node ? "node" : "",
+				      NULL };
 
 		d->probes = probes__new(d->obs, off);
 	}

@@ -31,6 +31,7 @@ struct options {
 	bool no_tls;
 	bool no_go;
 	bool no_nginx;
+	bool no_node;
 	int verbose;
 	const char *metrics; /* HOST:PORT, or NULL for none */
 	bool metrics_given;

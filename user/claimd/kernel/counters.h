@@ -158,7 +158,22 @@
 	  "Upstream writes of nginx whose request claimd does not follow (its downstream "        \
 	  "connection not framed: TLS not read, HTTP/2): not noted, their calls tied to none.")   \
 	X(CLAIMD_ST_TIED_NGINX, "calls_tied_by_nginx",                                            \
-	  "Calls of nginx tied to the request its probe noted on their upstream connection.")
+	  "Calls of nginx tied to the request its probe noted on their upstream connection.")     \
+	X(CLAIMD_ST_NODE_BOUND, "node_parses_bound",                                              \
+	  "Parses of Node.js's HTTP server (its parser's Execute) tied to the inbound read whose " \
+	  "bytes they parse: the parser's async id names that connection's requests.")            \
+	X(CLAIMD_ST_NODE_UNMATCHED, "node_parses_unmatched",                                      \
+	  "Parses of Node.js that no inbound read on the thread had just brought (a response "    \
+	  "to a call, TLS, a stream not read by claimd): no request named by them.")              \
+	X(CLAIMD_ST_NODE_STALE, "node_calls_stale",                                               \
+	  "Calls of Node.js written in a context caused by a request's connection before its "    \
+	  "open request began (a timer of an earlier request): tied to none.")                    \
+	X(CLAIMD_ST_NODE_LINEAGE, "node_resources_noted",                                         \
+	  "Native async resources of Node.js a request's parser context made (a socket, a "       \
+	  "connect), noted where they get their ids: contexts they begin are that request's.")    \
+	X(CLAIMD_ST_TIED_NODE, "calls_tied_by_node",                                              \
+	  "Calls of Node.js tied to the request whose parser's context, or a context it began, "  \
+	  "wrote them.")
 
 /* A kernel counter's name ("?" out of range), and the help text for a name (NULL if none). */
 const char *counters__kernel_name(int which);

@@ -309,6 +309,7 @@ void edges__count_requests(struct edges *e, struct service_stats *s,
 	s->tied_id += d->tied_id;
 	s->tied_relay += d->tied_relay;
 	s->tied_nginx += d->tied_nginx;
+	s->tied_node += d->tied_node;
 	for (rule = 0; rule < CLAIM_RULE__COUNT; rule++)
 		e->unknown[rule] += d->unknown_by[rule];
 	e->changes++;
@@ -567,13 +568,15 @@ struct json_object *edges__json(const struct edges *e, double now, time_t wall)
 
 /*
  * How its requests are followed: per thread, per goroutine (Go), nginx's
- * by its probe, an event loop's by the ids its calls carry or as their
+ * by its probe, Node.js's by its async context, an event loop's by the ids its calls carry or as their
  * relay (the tier that tied most), or not at all (multiplexed).
  */
 static const char *service_mode(const struct service_stats *s)
 {
 	if (s->tied_nginx >= s->tied_id + s->tied_relay && s->tied_nginx)
 		return "nginx";
+	if (s->tied_node >= s->tied_id + s->tied_relay && s->tied_node)
+		return "node";
 	if (s->tied_id || s->tied_relay)
 		return s->tied_id >= s->tied_relay ? "request-id" : "relay";
 	if (s->multiplexed)
@@ -599,6 +602,7 @@ static void service_json(struct service_stats *s, void *arg)
 	json_object_object_add(o, "tied_by_request_id", json_object_new_uint64(s->tied_id));
 	json_object_object_add(o, "tied_as_relay", json_object_new_uint64(s->tied_relay));
 	json_object_object_add(o, "tied_by_nginx", json_object_new_uint64(s->tied_nginx));
+	json_object_object_add(o, "tied_by_node", json_object_new_uint64(s->tied_node));
 	json_object_object_add(o, "mode", json_object_new_string(service_mode(s)));
 	json_object_array_add(arr, o);
 }

@@ -90,6 +90,7 @@ struct service_stats {
 	uint64_t tied_id;    /* an event loop's requests tied to a call by request id */
 	uint64_t tied_relay; /* ... tied to a call that relayed them */
 	uint64_t tied_nginx; /* nginx's requests tied to a call by its probe */
+	uint64_t tied_node;  /* Node.js's, by the async context writing the call */
 };
 
 /* Where an edge's class comes from: this host's recent window, its memory,

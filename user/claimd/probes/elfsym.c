@@ -1,5 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
+#include <errno.h>
+#include <fcntl.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "probes/elfsym.h"
 
@@ -79,4 +82,55 @@ uint64_t elfsym__file_offset(Elf *elf, uint64_t vaddr)
 			return vaddr - ph.p_vaddr + ph.p_offset;
 	}
 	return 0;
+}
+
+Elf *elfsym__open(const char *path, int *fd)
+{
+	Elf *elf;
+
+	if (elf_version(EV_CURRENT) == EV_NONE) {
+		errno = ENOTSUP;
+		return NULL;
+	}
+	*fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (*fd < 0)
+		return NULL;
+	elf = elf_begin(*fd, ELF_C_READ_MMAP, NULL);
+	if (elf && elf_kind(elf) == ELF_K_ELF)
+		return elf;
+	if (elf)
+		elf_end(elf);
+	close(*fd);
+	*fd = -1;
+	errno = ENOEXEC;
+	return NULL;
+}
+
+void elfsym__close(Elf *elf, int fd)
+{
+	int saved = errno;
+
+	if (elf)
+		elf_end(elf);
+	if (fd >= 0)
+		close(fd);
+	errno = saved;
+}
+
+size_t elfsym__function_bytes(Elf *elf, int fd, const char *name, uint8_t *buf, size_t len,
+			      uint64_t *addr)
+{
+	GElf_Sym sym;
+	uint64_t off;
+	ssize_t got;
+
+	if (!elfsym__function(elf, name, &sym))
+		return 0;
+	off = elfsym__file_offset(elf, sym.st_value);
+	if (sym.st_size && sym.st_size < len)
+		len = sym.st_size;
+	got = off ? pread(fd, buf, len, (off_t)off) : -1;
+	if (addr)
+		*addr = sym.st_value;
+	return got > 0 ? (size_t)got : 0;
 }

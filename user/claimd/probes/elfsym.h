@@ -23,4 +23,20 @@ bool elfsym__function(Elf *elf, const char *name, GElf_Sym *sym);
 /* The file offset of virtual address vaddr, through the loadable segments; 0: none. */
 uint64_t elfsym__file_offset(Elf *elf, uint64_t vaddr);
 
+/*
+ * The ELF file at path, opened for reading (its descriptor in *fd): NULL
+ * with errno set when it cannot be (ENOEXEC: no ELF file).
+ */
+Elf *elfsym__open(const char *path, int *fd);
+
+/* Closes what elfsym__open opened (either may be NULL / -1), errno kept. */
+void elfsym__close(Elf *elf, int fd);
+
+/*
+ * The first len bytes at most of function name's code into buf: how many
+ * (0: no such function, or unreadable); its address in *addr if not NULL.
+ */
+size_t elfsym__function_bytes(Elf *elf, int fd, const char *name, uint8_t *buf, size_t len,
+			      uint64_t *addr);
+
 #endif

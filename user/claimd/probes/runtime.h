@@ -94,6 +94,25 @@ struct probe_set {
 bool probes__attach_set(struct observer *obs, const struct probe_file *f,
 			const struct probe_set *set, int *files);
 
+/* The counts of a runtime that reads a program's code before probing it. */
+struct probes_verified {
+	int files;   /* probed */
+	int refused; /* their code did not show what the probes read */
+};
+
+/* Its counts into claimd's status as <name>_files and <name>_refused (v NULL: 0 each). */
+void probes__verified_status(const struct probes_verified *v, const char *name,
+			     struct json_object *o);
+
+/*
+ * How f is said in the log: the file's own name (f->path may be
+ * /proc/PID/exe), into buf; f->path when it has none.
+ */
+const char *probes__file_name(const struct probe_file *f, char *buf, size_t len);
+
+/* A follow for a runtime whose word says all: the process marked with it, followed. */
+void probes__follow_word(void *state, struct observer *obs, __u32 tgid, __u32 word);
+
 /* Registers rt with the walk: the linker gathers every descriptor into one
  * section, which the walk reads between its __start_ and __stop_ symbols. */
 #define PROBE_RUNTIME(rt)                                           \

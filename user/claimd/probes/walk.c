@@ -12,6 +12,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
+#include <unistd.h>
 
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
@@ -396,4 +397,31 @@ void probes__status(const struct probes *p, struct json_object *o)
 				state = p->run[i].state;
 		(*rt)->status(state, o);
 	}
+}
+
+void probes__verified_status(const struct probes_verified *v, const char *name,
+			     struct json_object *o)
+{
+	char key[64];
+
+	snprintf(key, sizeof(key), "%s_files", name);
+	json_object_object_add(o, key, json_object_new_int(v ? v->files : 0));
+	snprintf(key, sizeof(key), "%s_refused", name);
+	json_object_object_add(o, key, json_object_new_int(v ? v->refused : 0));
+}
+
+void probes__follow_word(void *state, struct observer *obs, __u32 tgid, __u32 word)
+{
+	(void)state;
+	observer__proc_word(obs, tgid, word | CLAIMD_PROC_TRACED, 0);
+}
+
+const char *probes__file_name(const struct probe_file *f, char *buf, size_t len)
+{
+	ssize_t n = len ? readlink(f->path, buf, len - 1) : -1;
+
+	if (n <= 0)
+		return f->path;
+	buf[n] = 0;
+	return buf;
 }

@@ -23,10 +23,6 @@
 
 #define NGX_FILES_MAX 16
 
-struct ngxprobes {
-	int files, refused;
-};
-
 static const struct probe_fn nginx_fns[] = {
 	{ "nginx_chain_writer", NGXCODE_PROBED_FN, false },
 };
@@ -43,10 +39,10 @@ static const struct probe_set nginx_set = {
 static bool ngxprobes_probe(void *state, struct observer *obs, const struct probe_file *f,
 			    __u32 *word)
 {
-	struct ngxprobes *np = state;
+	struct probes_verified *np = state;
 	char file[256];
 	struct ngxcode n;
-	ssize_t len;
+	const char *name;
 
 	(void)word; /* CLAIMD_PROC_NGINX, the runtime's own */
 	if (ngxcode__open(f->path, &n)) {
@@ -55,47 +51,35 @@ static bool ngxprobes_probe(void *state, struct observer *obs, const struct prob
 				strerror(errno));
 		return false;
 	}
-	/* Said by the file's own name: f->path may be /proc/PID/exe. */
-	len = readlink(f->path, file, sizeof(file) - 1);
-	file[len > 0 ? len : 0] = 0;
+	name = probes__file_name(f, file, sizeof(file));
 	if (n.unverified) {
 		np->refused++;
 		pr_warn("nginx: %s (%s) refused: its code does not show %s where claimd reads it "
 			"(sought in %s); its calls are tied only by what they carry, else its "
 			"requests are unknown",
-			file[0] ? file : f->path, n.version[0] ? n.version : "version not found",
-			n.unverified, n.where);
+			name, n.version[0] ? n.version : "version not found", n.unverified,
+			n.where);
 		return false;
 	}
 	if (!probes__attach_set(obs, f, &nginx_set, &np->files))
 		return false;
-	pr_info("nginx: %s (%s): offsets verified in its code", file[0] ? file : f->path,
+	pr_info("nginx: %s (%s): offsets verified in its code", name,
 		n.version[0] ? n.version : "version not found");
 	return true;
 }
 
-/* A process of a probed nginx: keyed from its first request (its word says nginx). */
-static void ngxprobes_follow(void *state, struct observer *obs, __u32 tgid, __u32 word)
-{
-	(void)state;
-	observer__proc_word(obs, tgid, word | CLAIMD_PROC_TRACED, 0);
-}
-
 static void ngxprobes_status(const void *state, struct json_object *o)
 {
-	const struct ngxprobes *np = state;
-
-	json_object_object_add(o, "nginx_files", json_object_new_int(np ? np->files : 0));
-	json_object_object_add(o, "nginx_refused", json_object_new_int(np ? np->refused : 0));
+	probes__verified_status(state, "nginx", o);
 }
 
 static const struct probe_runtime nginx_runtime = {
 	.name = "nginx",
 	.exe = true,
 	.word = CLAIMD_PROC_NGINX,
-	.state_size = sizeof(struct ngxprobes),
+	.state_size = sizeof(struct probes_verified),
 	.probe = ngxprobes_probe,
-	.follow = ngxprobes_follow,
+	.follow = probes__follow_word, /* its processes keyed from their first request */
 	.status = ngxprobes_status,
 };
 PROBE_RUNTIME(nginx_runtime);

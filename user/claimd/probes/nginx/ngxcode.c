@@ -108,22 +108,6 @@ static bool shows(csh cs, const uint8_t *code, size_t len, const struct ngx_fiel
 	return found;
 }
 
-/* Reads the start of function name into buf: its length, 0 if not found. */
-static size_t function_start(Elf *elf, int fd, const char *name, uint8_t *buf, size_t len)
-{
-	GElf_Sym sym;
-	uint64_t off;
-	ssize_t got;
-
-	if (!elfsym__function(elf, name, &sym))
-		return 0;
-	off = elfsym__file_offset(elf, sym.st_value);
-	if (sym.st_size && sym.st_size < len)
-		len = sym.st_size;
-	got = off ? pread(fd, buf, len, (off_t)off) : -1;
-	return got > 0 ? (size_t)got : 0;
-}
-
 /* "nginx/<digit>..." in .rodata, as NGINX_VER puts it there. */
 static void read_version(Elf *elf, struct ngxcode *n)
 {
@@ -163,7 +147,7 @@ static void verify(Elf *elf, int fd, struct ngxcode *n)
 	n->unverified = NULL;
 	n->where = NULL;
 	for (i = 0; i < sizeof(fields) / sizeof(fields[0]) && !n->unverified; i++) {
-		len = function_start(elf, fd, fields[i].fn, code, sizeof(code));
+		len = elfsym__function_bytes(elf, fd, fields[i].fn, code, sizeof(code), NULL);
 		if (!len || !shows(cs, code, len, &fields[i])) {
 			n->unverified = fields[i].name;
 			n->where = fields[i].fn;
@@ -175,26 +159,20 @@ static void verify(Elf *elf, int fd, struct ngxcode *n)
 int ngxcode__open(const char *path, struct ngxcode *n)
 {
 	GElf_Sym sym;
-	int fd, err = 0, saved = 0;
+	int fd, err = 0;
 	Elf *elf;
 
 	memset(n, 0, sizeof(*n));
-	if (elf_version(EV_CURRENT) == EV_NONE)
-		return errno = ENOTSUP, -1;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
+	elf = elfsym__open(path, &fd);
+	if (!elf)
 		return -1;
-	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-	if (!elf || elf_kind(elf) != ELF_K_ELF || !elfsym__function(elf, NGXCODE_PROBED_FN, &sym)) {
+	if (!elfsym__function(elf, NGXCODE_PROBED_FN, &sym)) {
 		err = -1;
-		saved = ENOEXEC;
+		errno = ENOEXEC;
 	} else {
 		read_version(elf, n);
 		verify(elf, fd, n);
 	}
-	if (elf)
-		elf_end(elf);
-	close(fd);
-	errno = saved;
+	elfsym__close(elf, fd);
 	return err;
 }
