@@ -72,10 +72,15 @@ struct {
 	__type(value, struct node_fields);
 } node_fields SEC(".maps");
 
+/*
+ * An async resource: its event loop's thread (each of a process's loops,
+ * the main one and its workers', draws its ids from its own counter) and
+ * its id, as the bits of its double.
+ */
 struct node_parser_key {
 	__u32 tgid;
-	__u32 pad;
-	__u64 async_id; /* the parser's, as the bits of its double */
+	__u32 tid;
+	__u64 async_id;
 };
 
 /* The inbound connection an HTTP parser parses, and its open request's start. */
@@ -133,7 +138,7 @@ static __always_inline __u64 node_request_current(__u32 tgid, __u32 tid, struct 
 {
 	__u32 slot = tid & (NODE_SLOTS - 1);
 	struct node_fields *f = bpf_map_lookup_elem(&node_fields, &slot);
-	struct node_parser_key k = { .tgid = tgid };
+	struct node_parser_key k = { .tgid = tgid, .tid = tid };
 	struct claimd_conn_key in = { .tgid = tgid };
 	struct node_parser *p;
 	__u64 ids[2], born;

@@ -382,21 +382,24 @@ request = function()
 end
 LUA
 ties() {
-	status | json '" ".join(str(d["kernel"][k]) for k in ("calls_tied_by_relay",
-		"calls_tied_by_id", "calls_tied_by_nginx", "calls_tie_ambiguous", "calls_tie_none",
-		"event_loop_requests"))'
+	status | json '" ".join(str(v) for v in (d["kernel"]["calls_tied_by_relay"],
+		d["kernel"]["calls_tied_by_id"],
+		d["kernel"]["calls_tied_by_nginx"] + d["kernel"]["calls_tied_by_node"],
+		d["kernel"]["calls_tie_ambiguous"], d["kernel"]["calls_tie_none"],
+		d["kernel"]["event_loop_requests"]))'
 }
-# Uprobe runs (OpenSSL's, libclaim context's, Go's, nginx's programs): an
+# Uprobe runs (OpenSSL's, libclaim context's, Go's, nginx's, Node's programs): an
 # event loop followed by what it relays or carries pays none.
 uprobe_runs() {
 	status | python3 -c '
 import json, sys
 d = json.load(sys.stdin)
 print(sum(p["run_cnt"] for p in d["programs"]
-          if p["name"].startswith(("tls_", "ctx_", "go_", "nginx_"))))'
+          if p["name"].startswith(("tls_", "ctx_", "go_", "nginx_", "node_"))))'
 }
 # One wrk run at $1 with WRK_SCRIPT, claimd attached, its program runs
-# counted: "keyed tied_relay tied_id tied_nginx ambiguous none uprobe_runs".
+# counted: "keyed tied_relay tied_id tied_by_probe ambiguous none uprobe_runs" (a
+# probe's: nginx's or Node's tier).
 tied_run() {
 	local tr0 ti0 tg0 ta0 tn0 tk0 u0 tr1 ti1 tg1 ta1 tn1 tk1 u1
 	claimd_start
@@ -414,7 +417,7 @@ tied_run() {
 # A hop of an event loop at port $2, driven by the wrk script $3 ($4 says
 # what): its throughput off and on (throughput_off_on), then one run with
 # its ties counted (tied_run); claimd with $CLAIMD_ARGS. Sets <name>_rps_off,
-# _rps_on, _ratio, _spread, _keyed, _tied (by relay, id or nginx's probe),
+# _rps_on, _ratio, _spread, _keyed, _tied (by relay, id or a runtime's tier),
 # _ambiguous, _none and _uprobes.
 tied_hop() { # name port script label
 	local keyed relay id ngx ambiguous none uprobes
@@ -430,7 +433,7 @@ tied_hop() { # name port script label
 	printf -v "${1}_none" %s "$none"
 	printf -v "${1}_uprobes" %s "$uprobes"
 	say "   $4: $keyed requests keyed, their calls $relay tied by relay, $id by id," \
-		"$ngx by nginx's probe, $ambiguous ambiguous, $none tied to none; $uprobes uprobe runs"
+		"$ngx by a runtime's tier, $ambiguous ambiguous, $none tied to none; $uprobes uprobe runs"
 }
 # Plain requests (no user agent, no id): tied by nginx's own tier
 # (bpf/runtimes/nginx.c), one uprobe run per call.
@@ -456,7 +459,9 @@ kill "$ngx_pid"; wait "$ngx_pid" || true; ngx_pid=
 
 # 8c. The same node behind a Node.js 20 proxy on one event loop
 #     (tests/peers/node_proxy.js: http.request through a keep-alive agent,
-#     the client's headers passed on), followed as the relay of each request.
+#     the client's headers passed on): plain requests followed by Node's own
+#     tier (bpf/runtimes/node.c: a probe per parse, none per call); then,
+#     with the tier off, requests it relays.
 node_ready=$tmp/node.ready
 node "$(dirname "$0")/../tests/peers/node_proxy.js" "$port" "$node_ready" --forward-headers \
 	>"$tmp/node.log" 2>&1 &
@@ -464,7 +469,9 @@ nodejs_pid=$!
 wait_file "$node_ready" "$nodejs_pid" "the Node.js proxy"
 node_port=$(cat "$node_ready")
 say "== Node.js proxy (pid $nodejs_pid) on 127.0.0.1:$node_port in front of benchsvc"
-tied_hop node "$node_port" "$tmp/relay.lua" "behind Node.js, relayed requests"
+tied_hop node "$node_port" "" "behind Node.js (its tier)"
+CLAIMD_ARGS=--no-node tied_hop node_relay "$node_port" "$tmp/relay.lua" \
+	"behind Node.js (--no-node), relayed requests"
 kill "$nodejs_pid"; wait "$nodejs_pid" || true; nodejs_pid=
 
 # 8b. A service doing about WORK_US of CPU work per request (work_service:
@@ -645,12 +652,16 @@ out = {
     "request_id_throughput_ratio_spread": $id_spread,
     "request_id_requests_keyed_calls_tied_ambiguous_none": [$id_keyed, $id_tied, $id_ambiguous, $id_none],
     "request_id_uprobe_hits_per_request": round($id_uprobes / max(1, $id_keyed), 3),
-    "node": "the same node behind a Node.js proxy (http.request, keep-alive agent, the client's headers passed on)",
+    "node": "the same node behind a Node.js proxy (http.request, keep-alive agent, the client's headers passed on), followed by Node's tier",
     "node_throughput_rps_without": $node_rps_off, "node_throughput_rps_with": $node_rps_on,
     "node_throughput_ratio": $node_ratio,
     "node_throughput_ratio_spread": $node_spread,
     "node_requests_keyed_calls_tied_ambiguous_none": [$node_keyed, $node_tied, $node_ambiguous, $node_none],
     "node_uprobe_hits_per_request": round($node_uprobes / max(1, $node_keyed), 3),
+    "node_relay_throughput_rps_without": $node_relay_rps_off, "node_relay_throughput_rps_with": $node_relay_rps_on,
+    "node_relay_throughput_ratio": $node_relay_ratio,
+    "node_relay_throughput_ratio_spread": $node_relay_spread,
+    "node_relay_requests_keyed_calls_tied_ambiguous_none": [$node_relay_keyed, $node_relay_tied, $node_relay_ambiguous, $node_relay_none],
     "work_us_per_request": $WORK_US,
     "work_throughput_rps_without": $work_rps_off, "work_throughput_rps_with": $work_rps_on,
     "work_throughput_ratio": $work_ratio,
@@ -708,9 +719,11 @@ rows = [
     ("    uprobe hits per request", "%s" % out["relay_uprobe_hits_per_request"], ""),
     ("  the same, --no-nginx, calls tied by a traceparent", "%s, %.0f / %.0f req/s" % (spread("request_id_throughput_ratio"), $id_rps_on, $id_rps_off), ""),
     ("    its requests keyed / calls tied / ambiguous / none", " / ".join(str(x) for x in out["request_id_requests_keyed_calls_tied_ambiguous_none"]), ""),
-    ("throughput ratio behind a Node.js proxy (relay)", "%s, %.0f / %.0f req/s" % (spread("node_throughput_ratio"), $node_rps_on, $node_rps_off), ""),
+    ("throughput ratio behind a Node.js proxy (Node's tier)", "%s, %.0f / %.0f req/s" % (spread("node_throughput_ratio"), $node_rps_on, $node_rps_off), ""),
     ("  its requests keyed / calls tied / ambiguous / none", " / ".join(str(x) for x in out["node_requests_keyed_calls_tied_ambiguous_none"]), ""),
-    ("  uprobe hits per request", "%s" % out["node_uprobe_hits_per_request"], ""),
+    ("  uprobe hits per request", "%s" % out["node_uprobe_hits_per_request"], "1 per request, 0 per call"),
+    ("  the same, --no-node, followed as a relay", "%s, %.0f / %.0f req/s" % (spread("node_relay_throughput_ratio"), $node_relay_rps_on, $node_relay_rps_off), ""),
+    ("    its requests keyed / calls tied / ambiguous / none", " / ".join(str(x) for x in out["node_relay_requests_keyed_calls_tied_ambiguous_none"]), ""),
     ("throughput ratio, %d us of work per request" % $WORK_US, "%s, %.0f / %.0f req/s" % (spread("work_throughput_ratio"), $work_rps_on, $work_rps_off), ""),
     ("claimd CPU at rest, %d edges made" % $edges_small, "%.2f%% of one core (%d known)" % (100 * out["idle_cpu_share_1k_edges"], $idle_1k_edges), ""),
     ("claimd CPU at rest, %d edges made" % $edges_large, "%.2f%% of one core (%d known)" % (100 * out["idle_cpu_share_10k_edges"], $idle_10k_edges), "<= 0.5%"),

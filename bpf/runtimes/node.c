@@ -40,7 +40,7 @@ int node_parser_execute(struct pt_regs *ctx)
 	__u64 pid_tgid = bpf_get_current_pid_tgid(), layout = bpf_get_attach_cookie(ctx);
 	__u32 tgid = pid_tgid >> 32, tid = (__u32)pid_tgid, slot = tid & (NODE_SLOTS - 1);
 	__u64 parser = PT_REGS_PARM1(ctx), fields, counter;
-	struct node_parser_key k = { .tgid = tgid };
+	struct node_parser_key k = { .tgid = tgid, .tid = tid };
 	struct claimd_conn_key in = { .tgid = tgid };
 	struct node_parser v = {}, *old;
 	struct node_fields *nf;
@@ -139,9 +139,9 @@ static __always_inline __u64 node_reg(const struct pt_regs *regs, __u32 i)
 SEC("uprobe")
 int node_async_reset(struct pt_regs *ctx)
 {
-	__u64 cookie = bpf_get_attach_cookie(ctx);
-	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
-	struct node_parser_key k = { .tgid = tgid }, id = { .tgid = tgid };
+	__u64 cookie = bpf_get_attach_cookie(ctx), pid_tgid = bpf_get_current_pid_tgid();
+	__u32 tgid = pid_tgid >> 32, tid = (__u32)pid_tgid;
+	struct node_parser_key k = { .tgid = tgid, .tid = tid }, id = { .tgid = tgid, .tid = tid };
 	__u64 self, both[2];
 
 	if (!(proc_flags(tgid) & PROC_NODE))
