@@ -245,26 +245,6 @@ static const struct loop loops[] = {
 	{ .name = "aiohttp_libclaim", .argv = aiohttp_libclaim_argv, .named = true, .calls = 1 },
 };
 
-/* One of claimd's kernel counters ('claimctl status'). */
-static long long kernel_count(const struct claimd_h *h, const char *name)
-{
-	struct json_object *st = claimctl_json(h, (const char *const[]){ "status", NULL });
-	long long n = j_int(j_get(st, "kernel"), name);
-
-	json_object_put(st);
-	return n;
-}
-
-/* One of claimd's own counts ('claimctl status'). */
-static long long status_count(const struct claimd_h *h, const char *name)
-{
-	struct json_object *st = claimctl_json(h, (const char *const[]){ "status", NULL });
-	long long n = j_int(st, name);
-
-	json_object_put(st);
-	return n;
-}
-
 /* Waits until something listens on port (10 s at most). */
 static int wait_listening(int port)
 {
@@ -313,7 +293,7 @@ static void run(struct claimd_h *h, struct trace_cap *t, const struct svc *back,
 	l->argv(argv, buf, sizeof(buf), bport, ready, port, h->dir);
 	if (!ASSERT_OK_PTR(argv[0], "its runtime"))
 		return;
-	refused_before = status_count(h, "node_refused");
+	refused_before = claimd_status_count(h, "node_refused", false);
 	pid = proc_spawn(argv, envv, log);
 	if (!ASSERT_GT(pid, 0, l->name))
 		return;
@@ -326,15 +306,16 @@ static void run(struct claimd_h *h, struct trace_cap *t, const struct svc *back,
 	} else {
 		port = atoi(pbuf);
 	}
-	ambiguous_before = kernel_count(h, "calls_tie_ambiguous");
-	node_before = kernel_count(h, "calls_tied_by_node");
+	ambiguous_before = claimd_status_count(h, "calls_tie_ambiguous", true);
+	node_before = claimd_status_count(h, "calls_tied_by_node", true);
 	if (load_client_run_with(h->dir, port, THREADS, PER, NULL, l->client, status, REQUESTS))
 		goto out;
 	for (i = 0; i < REQUESTS; i++)
 		failed += status[i] >= 500;
 	if (l->refused) {
 		/* Said and counted: the copy shows no HTTP parser's Execute. */
-		ASSERT_EQ(status_count(h, "node_refused"), refused_before + 1, "refused, counted");
+		ASSERT_EQ(claimd_status_count(h, "node_refused", false), refused_before + 1,
+			  "refused, counted");
 		ASSERT_GT(claimd_log_lines(h, "node-stripped refused"), 0, "refused, said");
 	}
 	ASSERT_EQ(failed, l->same_target ? REQUESTS : REQUESTS / FAIL_MOD,
@@ -342,9 +323,11 @@ static void run(struct claimd_h *h, struct trace_cap *t, const struct svc *back,
 	truth__tally_trace(&tally, t, mark, &truth, 1, failed);
 	printf("%s: calls tied by id %lld, by relay %lld, by node %lld; tied to none %lld, "
 	       "ambiguous %lld (the session's so far)\n",
-	       l->name, kernel_count(h, "calls_tied_by_id"), kernel_count(h, "calls_tied_by_relay"),
-	       kernel_count(h, "calls_tied_by_node"), kernel_count(h, "calls_tie_none"),
-	       kernel_count(h, "calls_tie_ambiguous"));
+	       l->name, claimd_status_count(h, "calls_tied_by_id", true),
+	       claimd_status_count(h, "calls_tied_by_relay", true),
+	       claimd_status_count(h, "calls_tied_by_node", true),
+	       claimd_status_count(h, "calls_tie_none", true),
+	       claimd_status_count(h, "calls_tie_ambiguous", true));
 	if (!l->same_target) {
 		struct json_object *e = claimd_edge(h, l->name, back->name);
 		bool tied = l->named || (strcmp(l->mode, "multiplexed") && !l->awaited);
@@ -371,12 +354,13 @@ static void run(struct claimd_h *h, struct trace_cap *t, const struct svc *back,
 	ASSERT_EQ(tally.right + tally.unknown, failed, "every failure recorded");
 	if (l->awaited) {
 		/* Each request's first call, written before its handler awaits, is tied. */
-		ASSERT_GE(kernel_count(h, "calls_tied_by_node") - node_before, REQUESTS / 2,
-			  "calls written before the first await: tied");
+		ASSERT_GE(claimd_status_count(h, "calls_tied_by_node", true) - node_before,
+			  REQUESTS / 2, "calls written before the first await: tied");
 		ASSERT_EQ(tally.right, 0,
 			  "a call after an await ties to none: every failure unknown");
 	} else if (l->partial) {
-		ASSERT_GT(kernel_count(h, "calls_tied_by_node"), node_before, "some calls tied");
+		ASSERT_GT(claimd_status_count(h, "calls_tied_by_node", true), node_before,
+			  "some calls tied");
 	} else if (l->mode && strcmp(l->mode, "multiplexed")) {
 		/* Tied: all but the first burst's (at most its 8 requests in flight, a few times). */
 		ASSERT_GE(tally.right, failed / 2, "tied by what they carry: right");
@@ -385,7 +369,7 @@ static void run(struct claimd_h *h, struct trace_cap *t, const struct svc *back,
 		ASSERT_LE(tally.right, THREADS, "nothing ties: no verdict after the first burst");
 	else if (l->same_target)
 		/* 8 in flight: calls fit several requests, and those tie to none. */
-		ASSERT_GT(kernel_count(h, "calls_tie_ambiguous"), ambiguous_before,
+		ASSERT_GT(claimd_status_count(h, "calls_tie_ambiguous", true), ambiguous_before,
 			  "ambiguous calls tied to none");
 	{
 		struct json_object *svcs =

@@ -23,15 +23,6 @@
 #define CONNS 4
 #define PAIRS 5 /* a late request, then one failing on its own, on each connection */
 
-static long long kernel_count(const struct claimd_h *h, const char *name)
-{
-	struct json_object *st = claimctl_json(h, (const char *const[]){ "status", NULL });
-	long long n = j_int(j_get(st, "kernel"), name);
-
-	json_object_put(st);
-	return n;
-}
-
 /* One request on fd, its answer read to the end of want (its body): 0 or -1. */
 static int ask(int fd, const char *path, const char *want)
 {
@@ -54,7 +45,8 @@ static void stale_timer(struct claimd_h *h, const struct svc *back)
 	const char *argv[] = { "node", peer_script("node_late.js", buf, sizeof(buf)), bport, ready,
 			       NULL };
 	const char *envv[] = { "CLAIMD_SERVICE=node_late", NULL };
-	long long stale_before = kernel_count(h, "node_calls_stale"), calls = CONNS * PAIRS;
+	long long stale_before = claimd_status_count(h, "node_calls_stale", true),
+		  calls = CONNS * PAIRS;
 	struct json_object *e, *s;
 	int c, i, fd, port;
 	pid_t pid;
@@ -90,8 +82,9 @@ static void stale_timer(struct claimd_h *h, const struct svc *back)
 		ASSERT_EQ(j_int(e, "both_failed"), 0, "none taken for a failing request's");
 		json_object_put(e);
 	}
-	printf("node_calls_stale: %lld\n", kernel_count(h, "node_calls_stale") - stale_before);
-	ASSERT_EQ(kernel_count(h, "node_calls_stale") - stale_before, calls,
+	printf("node_calls_stale: %lld\n",
+	       claimd_status_count(h, "node_calls_stale", true) - stale_before);
+	ASSERT_EQ(claimd_status_count(h, "node_calls_stale", true) - stale_before, calls,
 		  "each written in an answered request's timer: stale");
 	s = claimd_service(h, "node_late");
 	if (ASSERT_OK_PTR(s, "the service")) {

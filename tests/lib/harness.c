@@ -735,3 +735,12 @@ struct json_object *claimd_settled_edge(const struct claimd_h *h, const char *ca
 	sleep_ms(1500); /* whatever claimd would add beyond the truth is in by now */
 	return claimd_edge(h, caller, callee);
 }
+
+long long claimd_status_count(const struct claimd_h *h, const char *name, bool kernel)
+{
+	struct json_object *st = claimctl_json(h, (const char *const[]){ "status", NULL });
+	long long n = j_int(kernel ? j_get(st, "kernel") : st, name);
+
+	json_object_put(st);
+	return n;
+}

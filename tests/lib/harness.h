@@ -107,6 +107,11 @@ bool claimd_programs_read(const struct claimd_h *h);
  * (not unread-program) however busy the host keeps claimd.
  */
 void claimd_programs_settle(void);
+/*
+ * One of claimd's counts in 'claimctl status': under "kernel" (a kernel
+ * counter) with kernel true, else at its top (a runtime's); 0 if absent.
+ */
+long long claimd_status_count(const struct claimd_h *h, const char *name, bool kernel);
 /* The service name's row of 'claimctl services --json' (a new reference), or NULL. */
 struct json_object *claimd_service(const struct claimd_h *h, const char *name);
 /* The edge caller -> callee from 'claimctl edges --json' (a new reference), or NULL. */
