@@ -19,12 +19,12 @@
  *    X's open request began (its id above the counter at that request's
  *    first parse), is that request's: a context an earlier request of X
  *    began has an id below it, and is tied to none (node_calls_stale);
- *  - in the context of a resource whose trigger is a native resource the
- *    parser's context made (a connection's connect callback: its trigger
- *    the socket the handler opened), likewise by that resource's id. Ids
- *    only JavaScript draws (ticks, timers, promises) are seen only as the
- *    running context's; a native one is seen where Node gives it its id
- *    (AsyncReset, node_lineage), kept when its trigger is a parser.
+ *  - in the context of a resource whose trigger is a TCP socket the
+ *    parser's context made (a new connection's connect callback: its
+ *    trigger the socket the handler opened), likewise by that socket's id.
+ *    Ids only JavaScript draws (ticks, timers, promises) are seen only as
+ *    the running context's; a new socket's where its TCPWrap gets them
+ *    (node_tcp_wrap, node_lineage), kept when its trigger is a parser.
  *
  * Any other context (an await's continuation runs in none, a callback of
  * another resource) ties nothing here: the call is then tied by what it
@@ -99,7 +99,7 @@ struct {
 	__type(value, struct node_parser);
 } node_parsers SEC(".maps");
 
-/* A native resource a parser's context made: its trigger, that parser. */
+/* A TCP socket a parser's context made: its trigger, that parser. */
 struct {
 	__uint(type, BPF_MAP_TYPE_LRU_HASH);
 	__uint(max_entries, CLAIMD_THREADS_MAX);

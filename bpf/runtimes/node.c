@@ -1,25 +1,32 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
  * A runtime of observer.bpf.c (bpf/runtimes/). Node.js (CLAIMD_PROC_NODE),
- * one probe per parse of an inbound request's bytes, none per call: its
+ * one probe per read of an inbound request's bytes, none per call: its
  * requests are framed from their syscalls' bytes as any process's are,
  * held by their connections from the first (keyed, bpf/keyed.c), and a
  * call is tied by the async context that writes it (node.bpf.h).
  *
- * Node's HTTP server reads a connection's bytes and hands them to the
- * connection's parser (node_http_parser.cc: Parser::OnStreamRead, then
- * Parser::Execute(data, len)) on the same thread, before any other read:
- * the bytes Execute parses are those of the thread's last read when they
- * sit where that read put them (node_reads). node_parser_execute ties the
+ * Node's HTTP server reads a connection's bytes into a buffer and hands
+ * them to the connection's parser (node_http_parser.cc:
+ * Parser::OnStreamRead(nread, buf), which parses them) on the same thread,
+ * before any other read: they are the bytes of the thread's last read when
+ * buf is where that read put them (node_reads). node_parser_read ties the
  * parser's async id to that read's connection, with the request the
- * connection holds and the id counter at its first parse (node_parsers),
+ * connection holds and the id counter at its first read (node_parsers),
  * and notes where the thread's event loop keeps its async context
- * (node_fields), for the syscall path to read when a call is written.
+ * (node_fields), for the syscall path to read when a call is written. A
+ * client's parser is fed from JavaScript and never passes there.
  *
- * The layout it reads (the parser's async id; its realm, the realm's
+ * node_tcp_wrap, in TCPWrap::New where a new TCP socket's wrap has
+ * its id and trigger, notes the sockets a parser's context makes
+ * (node_lineage): a connection the handler opens, whose connect callback
+ * writes its first call. One run per new socket (accepted ones too), none
+ * per call over a kept-alive one.
+ *
+ * The layout they read (the parser's async id; its realm, the realm's
  * environment, the environment's async_id_fields) is the binary's, found
  * in its code by claimd (user/claimd/probes/node/nodecode.c) and given as
- * the probe's cookie: four 16-bit offsets, async id lowest.
+ * the probes' cookies.
  */
 
 static __always_inline __u64 node_read_u64(__u64 addr)
@@ -31,15 +38,24 @@ static __always_inline __u64 node_read_u64(__u64 addr)
 	return v;
 }
 
-#define NODE_LAYOUT(cookie, n) (((cookie) >> ((n)*16)) & 0xffff)
+/* The parse probe's cookie (nodecode__cookie): field n's bits. */
+#define NODE_ASYNC_ID(c) ((c)&0xff)
+#define NODE_REALM(c)	 (((c) >> 8) & 0xff)
+#define NODE_ENV(c)	 (((c) >> 16) & 0xffff)
+#define NODE_FIELDS(c)	 (((c) >> 32) & 0xffff)
+#define NODE_ADJUST(c)	 ((c) >> 48)
 
-/* Parser::Execute(const char *data, size_t len), this the parser. */
+/*
+ * Parser::OnStreamRead(ssize_t nread, const uv_buf_t &buf), at the function
+ * (this the parser) or at its thunk (this the parser's StreamListener, the
+ * cookie's adjust bytes in).
+ */
 SEC("uprobe")
-int node_parser_execute(struct pt_regs *ctx)
+int node_parser_read(struct pt_regs *ctx)
 {
 	__u64 pid_tgid = bpf_get_current_pid_tgid(), layout = bpf_get_attach_cookie(ctx);
 	__u32 tgid = pid_tgid >> 32, tid = (__u32)pid_tgid, slot = tid & (NODE_SLOTS - 1);
-	__u64 parser = PT_REGS_PARM1(ctx), fields, counter;
+	__u64 parser = PT_REGS_PARM1(ctx) - NODE_ADJUST(layout), fields, counter;
 	struct node_parser_key k = { .tgid = tgid, .tid = tid };
 	struct claimd_conn_key in = { .tgid = tgid };
 	struct node_parser v = {}, *old;
@@ -50,17 +66,18 @@ int node_parser_execute(struct pt_regs *ctx)
 	if (!(proc_flags(tgid) & PROC_NODE))
 		return 0;
 	r = bpf_map_lookup_elem(&node_reads, &slot);
-	if (!r || r->tid != tid || !r->inbound || !r->buf || r->buf != PT_REGS_PARM2(ctx)) {
+	if (!r || r->tid != tid || !r->inbound || !r->buf || (long)PT_REGS_PARM2(ctx) <= 0 ||
+	    r->buf != node_read_u64(PT_REGS_PARM3(ctx))) {
 		stat_inc(CLAIMD_ST_NODE_UNMATCHED);
 		return 0;
 	}
 	/* One parse per read: a later one of other bytes in the same buffer is not this read's. */
 	r->buf = 0;
 	in.fd = r->fd;
-	k.async_id = node_read_u64(parser + NODE_LAYOUT(layout, 0));
-	fields = node_read_u64(node_read_u64(node_read_u64(parser + NODE_LAYOUT(layout, 1)) +
-					     NODE_LAYOUT(layout, 2)) +
-			       NODE_LAYOUT(layout, 3));
+	k.async_id = node_read_u64(parser + NODE_ASYNC_ID(layout));
+	fields = node_read_u64(
+		node_read_u64(node_read_u64(parser + NODE_REALM(layout)) + NODE_ENV(layout)) +
+		NODE_FIELDS(layout));
 	counter = node_read_u64(fields ? fields + 16 : 0);
 	if (!node_id_sane(k.async_id) || !node_id_sane(counter)) {
 		stat_inc(CLAIMD_ST_NODE_UNMATCHED);
@@ -132,12 +149,12 @@ static __always_inline __u64 node_reg(const struct pt_regs *regs, __u32 i)
 }
 
 /*
- * Inside AsyncWrap::AsyncReset, where the resource's id and trigger are
- * stored (the cookie: this's register, the id's offset): a resource a
- * parser's context made is noted with that parser (node_lineage).
+ * In TCPWrap::New, its base's constructor done: the socket's id and
+ * trigger stored (the cookie: this's register, the id's offset). A socket
+ * a parser's context made is noted with that parser (node_lineage).
  */
 SEC("uprobe")
-int node_async_reset(struct pt_regs *ctx)
+int node_tcp_wrap(struct pt_regs *ctx)
 {
 	__u64 cookie = bpf_get_attach_cookie(ctx), pid_tgid = bpf_get_current_pid_tgid();
 	__u32 tgid = pid_tgid >> 32, tid = (__u32)pid_tgid;
@@ -149,7 +166,7 @@ int node_async_reset(struct pt_regs *ctx)
 	self = node_reg(ctx, cookie & 0xff);
 	if (!self ||
 	    bpf_probe_read_user(both, sizeof(both),
-				(const void *)(self + NODE_LAYOUT(cookie, 1))) ||
+				(const void *)(self + ((cookie >> 16) & 0xffff))) ||
 	    !node_id_sane(both[0]) || !node_id_sane(both[1]))
 		return 0;
 	k.async_id = both[1];

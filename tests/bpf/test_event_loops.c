@@ -313,7 +313,7 @@ static void run(struct claimd_h *h, struct trace_cap *t, const struct svc *back,
 	for (i = 0; i < REQUESTS; i++)
 		failed += status[i] >= 500;
 	if (l->refused) {
-		/* Said and counted: the copy shows no HTTP parser's Execute. */
+		/* Said and counted: the copy shows no HTTP parser's OnStreamRead. */
 		ASSERT_EQ(claimd_status_count(h, "node_refused", false), refused_before + 1,
 			  "refused, counted");
 		ASSERT_GT(claimd_log_lines(h, "node-stripped refused"), 0, "refused, said");

@@ -4,7 +4,7 @@
  * here: its layout found in its code and checked twice; a copy whose
  * push_async_context packs the context it enters from another register
  * refused, naming what and where; a copy stripped of its symbol table
- * refused (no parser's Execute to probe); programs that are no node (a C
+ * refused (no parser's OnStreamRead to probe); programs that are no node (a C
  * program, nginx) not taken for one (ENOEXEC).
  */
 #include <errno.h>
@@ -37,17 +37,21 @@ void test_nodecode(void)
 	if (test__start_subtest("installed")) {
 		ASSERT_OK(nodecode__open(NODE, &n), "read");
 		printf("%s: %s; async id +0x%x, realm +0x%x, environment +0x%x, async_id_fields "
-		       "+0x%x, AsyncReset+0x%llx (register %u)\n",
+		       "+0x%x, TCPWrap+0x%llx (register %u), OnStreamRead's thunk %u in\n",
 		       NODE, n.unverified ? n.unverified : "verified", n.async_id, n.realm, n.env,
-		       n.fields, (unsigned long long)n.reset_at, n.reset_reg);
+		       n.fields, (unsigned long long)n.tcp_at, n.tcp_reg, n.thunk_adjust);
 		ASSERT_STREQ(n.unverified ? n.unverified : "", "", "its layout shown in its code");
 		/* After BaseObject's vtable, handle and realm; doubles, aligned. */
 		ASSERT_GE(n.async_id, 24, "the async id after the object's header");
 		ASSERT_EQ(n.async_id % 8, 0, "a double's alignment");
-		ASSERT_GT(n.reset_at, 0, "a probe point inside AsyncReset");
-		ASSERT_NEQ(n.reset_reg, 7, "this not in RSP");
-		ASSERT_EQ(nodecode__cookie(&n) & 0xffff, n.async_id, "the cookie's async id");
-		ASSERT_EQ(nodecode__cookie(&n) >> 48, n.fields, "the cookie's async_id_fields");
+		ASSERT_GT(n.tcp_at, 0, "a probe point inside TCPWrap::New");
+		ASSERT_NEQ(n.tcp_reg, 7, "this not in RSP");
+		ASSERT_GT(n.thunk_adjust, 0, "OnStreamRead's thunk found, this adjusted");
+		ASSERT_EQ(nodecode__cookie(&n, 0) & 0xff, n.async_id, "the cookie's async id");
+		ASSERT_EQ((nodecode__cookie(&n, 0) >> 32) & 0xffff, n.fields,
+			  "the cookie's async_id_fields");
+		ASSERT_EQ(nodecode__cookie(&n, n.thunk_adjust) >> 48, n.thunk_adjust,
+			  "the cookie's adjustment");
 	}
 	if (!ASSERT_OK(tmpdir_make(dir, sizeof(dir)), "dir"))
 		return;
@@ -72,7 +76,7 @@ void test_nodecode(void)
 		if (ASSERT_OK(proc_run(argv, out, sizeof(out), 60000), "strip") &&
 		    ASSERT_OK(nodecode__open(copy, &n), "read")) {
 			ASSERT_NEQ(strstr(n.unverified ? n.unverified : "", "stripped"), NULL,
-				   "no parser's Execute among its symbols");
+				   "no parser's OnStreamRead among its symbols");
 		}
 	}
 	if (test__start_subtest("not_node")) {

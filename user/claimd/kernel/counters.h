@@ -160,11 +160,11 @@
 	X(CLAIMD_ST_TIED_NGINX, "calls_tied_by_nginx",                                            \
 	  "Calls of nginx tied to the request its probe noted on their upstream connection.")     \
 	X(CLAIMD_ST_NODE_BOUND, "node_parses_bound",                                              \
-	  "Parses of Node.js's HTTP server (its parser's Execute) tied to the inbound read whose " \
-	  "bytes they parse: the parser's async id names that connection's requests.")            \
+	  "Reads handed to Node.js's HTTP server parser (OnStreamRead) tied to the inbound read "  \
+	  "that brought them: the parser's async id names that connection's requests.")          \
 	X(CLAIMD_ST_NODE_UNMATCHED, "node_parses_unmatched",                                      \
-	  "Parses of Node.js that no inbound read on the thread had just brought (a response "    \
-	  "to a call, TLS, a stream not read by claimd): no request named by them.")              \
+	  "Reads handed to a Node.js parser that no inbound read on the thread had just brought " \
+	  "(TLS, a stream not read by claimd, an error): no request named by them.")              \
 	X(CLAIMD_ST_NODE_STALE, "node_calls_stale",                                               \
 	  "Calls of Node.js written in a context caused by a request's connection before its "    \
 	  "open request began (a timer of an earlier request): tied to none.")                    \

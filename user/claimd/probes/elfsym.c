@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <errno.h>
 #include <fcntl.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -39,7 +40,12 @@ const uint8_t *elfsym__section_bytes(Elf *elf, const char *name, size_t *size, G
 	return d->d_buf;
 }
 
-bool elfsym__function(Elf *elf, const char *name, GElf_Sym *sym)
+/*
+ * The first defined function whose name matches (match(name, arg) true)
+ * into *sym, its name into *name (the file's own string).
+ */
+static bool find_function(Elf *elf, bool (*match)(const char *, const void *), const void *arg,
+			  GElf_Sym *sym, const char **name)
 {
 	Elf_Scn *scn = NULL;
 
@@ -60,11 +66,50 @@ bool elfsym__function(Elf *elf, const char *name, GElf_Sym *sym)
 			    !sym->st_value)
 				continue;
 			s = elf_strptr(elf, sh.sh_link, sym->st_name);
-			if (s && !strcmp(s, name))
+			if (s && match(s, arg)) {
+				*name = s;
 				return true;
+			}
 		}
 	}
 	return false;
+}
+
+static bool same_name(const char *s, const void *name)
+{
+	return !strcmp(s, name);
+}
+
+bool elfsym__function(Elf *elf, const char *name, GElf_Sym *sym)
+{
+	const char *found;
+
+	return find_function(elf, same_name, name, sym, &found);
+}
+
+/* "_ZThn<digits>_" then the mangled name without its "_Z". */
+static bool thunk_of(const char *s, const void *mangled)
+{
+	const char *rest = (const char *)mangled + 2;
+
+	if (strncmp(s, "_ZThn", 5))
+		return false;
+	s += 5;
+	if (*s < '0' || *s > '9')
+		return false;
+	while (*s >= '0' && *s <= '9')
+		s++;
+	return *s == '_' && !strcmp(s + 1, rest);
+}
+
+bool elfsym__thunk(Elf *elf, const char *mangled, GElf_Sym *sym, long *adjust)
+{
+	const char *found;
+
+	if (strncmp(mangled, "_Z", 2) || !find_function(elf, thunk_of, mangled, sym, &found))
+		return false;
+	*adjust = strtol(found + 5, NULL, 10);
+	return true;
 }
 
 uint64_t elfsym__file_offset(Elf *elf, uint64_t vaddr)

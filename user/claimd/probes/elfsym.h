@@ -20,6 +20,14 @@ const uint8_t *elfsym__section_bytes(Elf *elf, const char *name, size_t *size, G
 /* The defined function 'name' of elf into *sym: true when found. */
 bool elfsym__function(Elf *elf, const char *name, GElf_Sym *sym);
 
+/*
+ * The non-virtual thunk of the C++ member function mangled (a "_Z" name)
+ * into *sym: the copy a base class's vtable calls, given this as that
+ * base, which lies *adjust bytes into the object ("_ZThn<adjust>_...").
+ * True when the file has one.
+ */
+bool elfsym__thunk(Elf *elf, const char *mangled, GElf_Sym *sym, long *adjust);
+
 /* The file offset of virtual address vaddr, through the loadable segments; 0: none. */
 uint64_t elfsym__file_offset(Elf *elf, uint64_t vaddr);
 

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Node.js, a uprobe runtime (probes/runtime.h): in, followed processes'
- * executables; out, two probes in each node whose code shows where it
- * keeps what they read (nodecode.h), at its HTTP parser's Execute and
- * where AsyncReset has given a resource its id (bpf/runtimes/node.c), its
+ * executables; out, probes in each node whose code shows where it keeps
+ * what they read (nodecode.h), at its HTTP parser's OnStreamRead (and its
+ * thunk) and where a new TCP socket's TCPWrap has its id
+ * (bpf/runtimes/node.c), its
  * layout their cookies, and its processes
  * marked CLAIMD_PROC_NODE: their requests held by their connections from
  * the first, each call tied by the async context that writes it
@@ -12,6 +13,7 @@
  * (keyed.c), by what their calls carry, or not at all (unknown).
  */
 #include <errno.h>
+#include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -40,24 +42,35 @@ static struct bpf_link *node_probe(struct observer *obs, const char *path, const
 	return bpf_program__attach_uprobe_opts(prog, -1, path, (size_t)off, &opts);
 }
 
-/* Both probes, or neither: 0 or -errno. */
+/* Every probe, or none: 0 or -errno. */
 static int node_attach(struct observer *obs, const char *path, const struct nodecode *n)
 {
-	struct bpf_link *links[2];
-	int err;
+	struct bpf_link *links[3];
+	int i, k = 0, err = 0;
 
-	links[0] = node_probe(obs, path, "node_parser_execute", NODECODE_PROBED_FN, 0,
-			      nodecode__cookie(n));
-	if (!links[0])
-		return -errno;
-	links[1] = node_probe(obs, path, "node_async_reset", NODECODE_RESET_FN, n->reset_at,
-			      nodecode__reset_cookie(n));
-	if (!links[1]) {
-		err = -errno;
-		bpf_link__destroy(links[0]);
-		return err;
+	links[k] = node_probe(obs, path, "node_parser_read", NODECODE_PROBED_FN, 0,
+			      nodecode__cookie(n, 0));
+	k += !!links[k];
+	if (k == 1 && n->thunk_adjust) {
+		char thunk[160];
+
+		snprintf(thunk, sizeof(thunk), "_ZThn%u_%s", n->thunk_adjust,
+			 NODECODE_PROBED_FN + 2);
+		links[k] = node_probe(obs, path, "node_parser_read", thunk, 0,
+				      nodecode__cookie(n, n->thunk_adjust));
+		k += !!links[k];
 	}
-	return observer__keep_links(obs, links, 2);
+	if (k == 1 + !!n->thunk_adjust) {
+		links[k] = node_probe(obs, path, "node_tcp_wrap", NODECODE_TCP_FN, n->tcp_at,
+				      nodecode__tcp_cookie(n));
+		k += !!links[k];
+	}
+	if (k == 2 + !!n->thunk_adjust)
+		return observer__keep_links(obs, links, k);
+	err = -errno;
+	for (i = 0; i < k; i++)
+		bpf_link__destroy(links[i]);
+	return err;
 }
 
 static bool nodeprobes_probe(void *state, struct observer *obs, const struct probe_file *f,
@@ -91,9 +104,10 @@ static bool nodeprobes_probe(void *state, struct observer *obs, const struct pro
 	}
 	np->files++;
 	pr_info("node: %s: layout found in its code (async id +0x%x; realm +0x%x, environment "
-		"+0x%x, async_id_fields +0x%x; ids known at AsyncReset+0x%llx): each call tied by "
-		"the async context writing it",
-		name, n.async_id, n.realm, n.env, n.fields, (unsigned long long)n.reset_at);
+		"+0x%x, async_id_fields +0x%x; a new socket's ids at TCPWrap+0x%llx; the parser's "
+		"OnStreamRead%s): each call tied by the async context writing it",
+		name, n.async_id, n.realm, n.env, n.fields, (unsigned long long)n.tcp_at,
+		n.thunk_adjust ? " and its thunk" : "");
 	return true;
 }
 

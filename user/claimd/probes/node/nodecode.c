@@ -7,8 +7,11 @@
  *    realm, the realm's environment, the environment's async_id_fields
  *    (a chain of three loads from RDI), adds 1 to the counter at [2]
  *    (+16) and stores the sum at this + the async id's offset, then its
- *    trigger next to it (+8): the instruction after is where the second
- *    probe reads both;
+ *    trigger next to it (+8);
+ *  - TCPWrap::New (its constructor inlined) calls its base's constructor
+ *    with the new object: after that call, where a register the call keeps
+ *    holds that object, a new socket's ids are known (the lineage probe's
+ *    place);
  *  - AsyncHooks::push_async_context stores the context it enters, its id
  *    and trigger packed in one register (unpcklpd), at [0] of a buffer it
  *    loads from this: the running context's id at [0], its trigger at [1];
@@ -17,7 +20,7 @@
  *    buffer's offset there must be the async_id_fields offset found above;
  *  - the HTTP parser's on_headers_complete passes its this unchanged as
  *    the AsyncWrap of AsyncWrap::MakeCallback: the parser is its async
- *    resource at offset 0, so Execute's this is too.
+ *    resource at offset 0, so OnStreamRead's this is too.
  *
  * Registers are followed as paths from the function's arguments (RDI,
  * RSI): "RDI, then the pointer at +a, then the pointer at +b". A load
@@ -57,7 +60,8 @@ enum { ROOT_NONE = 0, ROOT_RDI, ROOT_RSI };
 struct rpath {
 	uint8_t root;
 	uint8_t depth;
-	int64_t add; /* depth 0 only: lea's displacement */
+	uint32_t val; /* no root: which value it is (0 none), kept by moves */
+	int64_t add;  /* depth 0 only: lea's displacement */
 	int64_t off[PATH_DEPTH];
 };
 
@@ -117,6 +121,7 @@ struct walk {
 	bool gone;    /* the last instruction went elsewhere (ret, jmp): the next is a target */
 	struct fork forks[FORKS_MAX];
 	int nforks;
+	uint32_t vals; /* values numbered so far */
 };
 
 static bool path_is(const struct rpath *p, uint8_t root, uint8_t depth)
@@ -131,6 +136,13 @@ static int plain_mem(const cs_x86_op *op)
 	    op->mem.segment != X86_REG_INVALID)
 		return -1;
 	return gpr64(op->mem.base);
+}
+
+/* Register r holds a value no path names: a new one. */
+static void forget(struct walk *w, int r)
+{
+	memset(&w->regs[r], 0, sizeof(struct rpath));
+	w->regs[r].val = ++w->vals;
 }
 
 /* The instruction's effect on the registers' paths. */
@@ -167,13 +179,14 @@ static void step(struct walk *w)
 			}
 		}
 	}
+	/* A register written otherwise holds a value of its own, numbered. */
 	if (!cs_regs_access(w->cs, insn, rd, &nr, wr, &nw))
 		for (i = 0; i < nw; i++)
 			if (gpr_of(wr[i]) >= 0)
-				memset(&w->regs[gpr_of(wr[i])], 0, sizeof(struct rpath));
+				forget(w, gpr_of(wr[i]));
 	if (cs_insn_group(w->cs, insn, X86_GRP_CALL))
 		for (i = 0; i < sizeof(clobbered) / sizeof(clobbered[0]); i++)
-			memset(&w->regs[clobbered[i]], 0, sizeof(struct rpath));
+			forget(w, clobbered[i]);
 	if (set)
 		w->regs[dst] = next;
 }
@@ -263,16 +276,13 @@ static int op_count(const struct walk *w)
 
 /*
  * AsyncReset: the counter's add through RDI's chain, then the id's store
- * into this, then the trigger's next to it: the instruction after that one
- * is where both are known, this in register reg.
+ * into this, then the trigger's next to it.
  */
 struct reset_seen {
 	struct rpath chain;
 	bool counted;
 	int64_t id;
 	bool stored;
-	uint64_t after; /* the address after the trigger's store */
-	int reg;
 };
 
 static bool reset_seen(struct walk *w, void *arg)
@@ -295,13 +305,44 @@ static bool reset_seen(struct walk *w, void *arg)
 			s->stored = true;
 			return false;
 		}
-		if (op(w, 0)->mem.disp != s->id + 8)
-			return false;
-		s->after = w->insn->address + w->insn->size;
-		s->reg = b;
-		return true;
+		return op(w, 0)->mem.disp == s->id + 8;
 	}
 	return false;
+}
+
+/*
+ * TCPWrap::New: the call to its base's constructor (target), given the new
+ * object in RDI; after it, a register the call keeps that holds the same
+ * value (the constructor's inlined rest uses it as this).
+ */
+struct ctor_seen {
+	uint64_t target;
+	struct rpath self; /* RDI at the call */
+	uint64_t after;	   /* the address after the call, 0 until seen */
+	int reg;
+};
+
+static bool ctor_seen(struct walk *w, void *arg)
+{
+	static const int kept[] = { 1, 6, 12, 13, 14, 15 }; /* RBX, RBP, R12-R15 */
+	struct ctor_seen *s = arg;
+	size_t i;
+
+	if (!s->after) {
+		if (w->insn->id != X86_INS_CALL || op_count(w) != 1 ||
+		    op(w, 0)->type != X86_OP_IMM || (uint64_t)op(w, 0)->imm != s->target)
+			return false;
+		s->self = w->regs[5];
+		s->after = w->insn->address + w->insn->size;
+		return !s->self.root && !s->self.val; /* nothing known of it: not seen */
+	}
+	for (i = 0; i < sizeof(kept) / sizeof(kept[0]); i++)
+		if (!memcmp(&w->regs[kept[i]], &s->self, sizeof(s->self))) {
+			s->reg = kept[i];
+			return true;
+		}
+	s->after = 0;
+	return true;
 }
 
 /* push_async_context: [id, trigger] packed, stored at [0] of a buffer loaded from this. */
@@ -378,6 +419,7 @@ static void verify(Elf *elf, int fd, csh cs, struct nodecode *n)
 {
 	struct fn_code *f = malloc(sizeof(*f));
 	struct reset_seen rs = { 0 };
+	struct ctor_seen ctor = { 0 };
 	struct call_seen scope = { 0 }, parser = { 0 };
 	int64_t buffer = -1;
 
@@ -388,7 +430,7 @@ static void verify(Elf *elf, int fd, csh cs, struct nodecode *n)
 	if (!fn_code(elf, fd, NODECODE_RESET_FN, f) ||
 	    !walk(cs, f->bytes, f->len, f->addr, ROOT_RDI, reset_seen, &rs) ||
 	    !fits16(rs.chain.off[0]) || !fits16(rs.chain.off[1]) || !fits16(rs.chain.off[2]) ||
-	    !fits16(rs.id) || rs.reg == 7 /* RSP */) {
+	    rs.chain.off[0] > 0xff || rs.id > 0xff) {
 		REFUSE(n, "an async resource's id drawn from its environment's counter",
 		       NODECODE_RESET_FN);
 		goto out;
@@ -397,8 +439,15 @@ static void verify(Elf *elf, int fd, csh cs, struct nodecode *n)
 	n->env = (uint16_t)rs.chain.off[1];
 	n->fields = (uint16_t)rs.chain.off[2];
 	n->async_id = (uint16_t)rs.id;
-	n->reset_at = rs.after - f->addr;
-	n->reset_reg = (uint8_t)rs.reg;
+	ctor.target = fn_addr(elf, NODECODE_TCP_BASE_FN);
+	if (!ctor.target || !fn_code(elf, fd, NODECODE_TCP_FN, f) ||
+	    !walk(cs, f->bytes, f->len, f->addr, ROOT_RDI, ctor_seen, &ctor) || !ctor.after) {
+		REFUSE(n, "a new TCP socket's TCPWrap, after its base's constructor",
+		       NODECODE_TCP_FN);
+		goto out;
+	}
+	n->tcp_at = ctor.after - f->addr;
+	n->tcp_reg = (uint8_t)ctor.reg;
 	if (!fn_code(elf, fd, FN_PUSH_CONTEXT, f) ||
 	    !walk(cs, f->bytes, f->len, f->addr, ROOT_RDI, push_seen, &buffer)) {
 		REFUSE(n, "the running context's id and trigger at async_id_fields[0] and [1]",
@@ -428,15 +477,15 @@ out:
 	free(f);
 }
 
-uint64_t nodecode__reset_cookie(const struct nodecode *n)
+uint64_t nodecode__tcp_cookie(const struct nodecode *n)
 {
-	return (uint64_t)n->reset_reg | (uint64_t)n->async_id << 16;
+	return (uint64_t)n->tcp_reg | (uint64_t)n->async_id << 16;
 }
 
-uint64_t nodecode__cookie(const struct nodecode *n)
+uint64_t nodecode__cookie(const struct nodecode *n, uint16_t adjust)
 {
-	return (uint64_t)n->async_id | (uint64_t)n->realm << 16 | (uint64_t)n->env << 32 |
-	       (uint64_t)n->fields << 48;
+	return (uint64_t)n->async_id | (uint64_t)n->realm << 8 | (uint64_t)n->env << 16 |
+	       (uint64_t)n->fields << 32 | (uint64_t)adjust << 48;
 }
 
 int nodecode__open(const char *path, struct nodecode *n)
@@ -455,15 +504,20 @@ int nodecode__open(const char *path, struct nodecode *n)
 		err = -1;
 		errno = ENOEXEC;
 	} else if (!elfsym__function(elf, NODECODE_PROBED_FN, &sym)) {
-		REFUSE(n, "its HTTP parser's Execute among its symbols (a stripped build)",
+		REFUSE(n, "its HTTP parser's OnStreamRead among its symbols (a stripped build)",
 		       "its symbol table");
 	} else if (!gelf_getehdr(elf, &eh) || eh.e_machine != EM_X86_64 ||
 		   cs_open(CS_ARCH_X86, CS_MODE_64, &cs) != CS_ERR_OK) {
 		REFUSE(n, "its machine code", "the program (not x86-64)");
 	} else {
+		long adjust = 0;
+
 		cs_option(cs, CS_OPT_DETAIL, CS_OPT_ON);
 		verify(elf, fd, cs, n);
 		cs_close(&cs);
+		if (elfsym__thunk(elf, NODECODE_PROBED_FN, &sym, &adjust) && adjust > 0 &&
+		    adjust <= 0xffff)
+			n->thunk_adjust = (uint16_t)adjust;
 	}
 	elfsym__close(elf, fd);
 	return err;
