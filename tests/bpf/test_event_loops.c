@@ -15,10 +15,12 @@
  *  - node_capped: the same agent at 4 sockets: a request queued behind
  *    them is handed a socket in another request's context (the socket's
  *    release), and its call ties to none: unknown, never wrong;
- *  - node_async_fetch: an async handler awaiting two fetch() calls: the
- *    first, written before the handler's first await, is tied; the
- *    second, written in the await's continuation (no async context), ties
- *    to none, and every request is unknown;
+ *  - node_chain, node_async_fetch: a second call from the first's
+ *    response callback, or two fetch() calls awaited one after the other
+ *    in an async handler: the first call, written straight from the
+ *    handler, is tied; the second, written in the response parser's
+ *    context (begun by a JavaScript tick) or in the await's continuation
+ *    (no async context), ties to none, and every request is unknown;
  *  - haproxy: haproxy (`http-reuse always`, two threads), the client
  *    sending no user agent and no id: nothing ties, every failure unknown
  *    but for requests served alone before the first juggling, mode
@@ -74,7 +76,9 @@ struct loop {
 	bool same_target;	   /* every request the same (/r/0, which fails): ambiguous */
 	int calls;		   /* calls to the backend per request */
 	bool partial; /* some calls tie to none (a queue, an await): no verdict is promised */
-	bool awaited; /* ... every request's last call, written after an await: all unknown */
+	/* ... every request's last call, written in a callback of its first's (an
+	 * await's continuation, a response's callback): all unknown */
+	bool later_untied;
 	bool refused; /* run by a copy of its runtime that claimd's probes refuse */
 };
 
@@ -92,6 +96,14 @@ static void node_argv(const char **argv, char *buf, size_t len, const char *bpor
 	(void)port;
 	(void)dir;
 	memcpy(argv, a, sizeof(a));
+}
+
+static void node_chain_argv(const char **argv, char *buf, size_t len, const char *bport,
+			    const char *ready, int port, const char *dir)
+{
+	node_argv(argv, buf, len, bport, ready, port, dir);
+	argv[4] = "--chain";
+	argv[5] = NULL;
 }
 
 static void node_capped_argv(const char **argv, char *buf, size_t len, const char *bport,
@@ -193,6 +205,16 @@ static const struct loop loops[] = {
 	  .mode = "node",
 	  .calls = 1,
 	  .partial = true },
+	/*
+	 * A second call from the first's response callback: that callback runs in
+	 * the response parser's context, which a JavaScript tick began: tied to none.
+	 */
+	{ .name = "node_chain",
+	  .argv = node_chain_argv,
+	  .mode = "node",
+	  .calls = 2,
+	  .partial = true,
+	  .later_untied = true },
 	/* An async handler awaiting two fetch() calls, one after the other. */
 	{ .name = "node_async_fetch",
 	  .argv = node_fetch_argv,
@@ -200,7 +222,7 @@ static const struct loop loops[] = {
 	  .client = with_ua,
 	  .calls = 2,
 	  .partial = true,
-	  .awaited = true },
+	  .later_untied = true },
 	/* Nothing carried that ties: unknown, every one. */
 	{ .name = "haproxy",
 	  .argv = haproxy_argv,
@@ -330,7 +352,7 @@ static void run(struct claimd_h *h, struct trace_cap *t, const struct svc *back,
 	       claimd_status_count(h, "calls_tie_ambiguous", true));
 	if (!l->same_target) {
 		struct json_object *e = claimd_edge(h, l->name, back->name);
-		bool tied = l->named || (strcmp(l->mode, "multiplexed") && !l->awaited);
+		bool tied = l->named || (strcmp(l->mode, "multiplexed") && !l->later_untied);
 
 		printf("%s -> %s: %lld calls, %lld callee failures, %lld both failed, class %s\n",
 		       l->name, back->name, j_int(e, "calls"), j_int(e, "callee_failures"),
@@ -343,7 +365,7 @@ static void run(struct claimd_h *h, struct trace_cap *t, const struct svc *back,
 		ASSERT_EQ(j_int(e, "both_failed"), tally.right,
 			  "both failed: the requests their calls were tied to");
 		/* Learned from judged requests only: a few of them teach no class yet. */
-		if (l->partial && !l->awaited)
+		if (l->partial && !l->later_untied)
 			ASSERT_NEQ(strcmp(j_str(e, "class"), "fail-open"), 0, "its class, if any");
 		else
 			ASSERT_STREQ(j_str(e, "class"), tied ? "fail-close" : "unknown",
@@ -352,12 +374,11 @@ static void run(struct claimd_h *h, struct trace_cap *t, const struct svc *back,
 	}
 	truth__expect(&tally, l->name, l->named ? failed : -1, l->named ? 0 : -1);
 	ASSERT_EQ(tally.right + tally.unknown, failed, "every failure recorded");
-	if (l->awaited) {
-		/* Each request's first call, written before its handler awaits, is tied. */
+	if (l->later_untied) {
+		/* Each request's first call, written straight from its handler, is tied. */
 		ASSERT_GE(claimd_status_count(h, "calls_tied_by_node", true) - node_before,
-			  REQUESTS / 2, "calls written before the first await: tied");
-		ASSERT_EQ(tally.right, 0,
-			  "a call after an await ties to none: every failure unknown");
+			  REQUESTS / 2, "first calls: tied");
+		ASSERT_EQ(tally.right, 0, "a later call ties to none: every failure unknown");
 	} else if (l->partial) {
 		ASSERT_GT(claimd_status_count(h, "calls_tied_by_node", true), node_before,
 			  "some calls tied");

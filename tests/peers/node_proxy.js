@@ -4,9 +4,11 @@
 // (its sockets reused across requests; with --max-sockets=N at most N, a
 // request queued until one is free); a failed answer (500 up, or none) is
 // passed up as 502. With --forward-headers it passes the request's headers
-// on (a reverse proxy's way), but for the hop-by-hop ones.
+// on (a reverse proxy's way), but for the hop-by-hop ones. With --chain it
+// asks the backend a second time from the first answer's callback (the
+// callback style), and fails if either failed.
 //
-//   node node_proxy.js BACKEND_PORT READY_FILE [--forward-headers] [--max-sockets=N]
+//   node node_proxy.js BACKEND_PORT READY_FILE [--forward-headers] [--max-sockets=N] [--chain]
 'use strict';
 const fs = require('fs');
 const http = require('http');
@@ -26,22 +28,27 @@ function passedOn(headers) {
   return out;
 }
 
-const server = http.createServer((req, res) => {
+const chain = process.argv.includes('--chain');
+
+// Asks the backend for req's target; done(ok) once its answer has ended.
+function ask(req, done) {
   const opts = { host: '127.0.0.1', port: backend, path: req.url, agent };
   if (forward)
     opts.headers = passedOn(req.headers);
   const up = http.request(opts, (r) => {
     r.resume();
-    r.on('end', () => {
-      res.writeHead(r.statusCode >= 500 ? 502 : 200, { 'Content-Type': 'text/plain' });
-      res.end(r.statusCode >= 500 ? 'backend failed\n' : 'ok\n');
-    });
+    r.on('end', () => done(r.statusCode < 500));
   });
-  up.on('error', () => {
-    res.writeHead(502);
-    res.end('backend failed\n');
-  });
+  up.on('error', () => done(false));
   up.end();
+}
+
+const server = http.createServer((req, res) => {
+  const answer = (ok) => {
+    res.writeHead(ok ? 200 : 502, { 'Content-Type': 'text/plain' });
+    res.end(ok ? 'ok\n' : 'backend failed\n');
+  };
+  ask(req, (ok) => (chain ? ask(req, (again) => answer(ok && again)) : answer(ok)));
 });
 server.listen(0, '127.0.0.1', () => {
   fs.writeFileSync(ready + '.tmp', server.address().port + '\n');
