@@ -40,7 +40,13 @@
 #ifndef CLAIMD_NODE_BPF_H
 #define CLAIMD_NODE_BPF_H
 
-#define NODE_SLOTS 65536 /* threads' slots, by tid: pid_max's default is below it */
+/*
+ * Threads' slots, by tid modulo: an event loop's thread takes one (the main
+ * one, a worker's). Two such threads in one slot: the later one's is kept,
+ * the other's context reads as none (unknown), never as the other's (each
+ * slot names its tid).
+ */
+#define NODE_SLOTS 4096
 
 /* A thread's last read on a followed connection of a Node.js process. */
 struct node_read {
