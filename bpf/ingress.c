@@ -500,51 +500,57 @@ static __always_inline void egress_log_handed(struct io *io, struct claimd_pendi
 }
 
 /*
- * A request written on an outbound connection of nginx: the call of the
- * request nginx's probe noted there when it began writing it (handoffs,
- * bpf/runtimes/nginx.c), tied so; 0 when there is no note (the call is
- * then tied by its keys, or to none: keyed.c).
+ * A call a runtime's tier tied to the request seq that owner holds (0: it
+ * tied none): logged in that request, which is flagged (flag) and counted
+ * (stat) as so tied; 1 when it tied one, 0 when the call is left to its
+ * keys (keyed.c).
  */
-static __always_inline int egress_log_noted(struct io *io, struct claimd_pending *p,
-					    const struct claimd_addr *callee)
+static __always_inline int egress_log_tied(struct io *io, struct claimd_pending *p,
+					   const struct claimd_addr *callee,
+					   struct claimd_owner owner, __u64 seq, __u32 flag,
+					   __u32 stat)
 {
-	struct claimd_owner owner;
 	struct claimd_ingress *r;
-	__u64 seq = handoff_take(&io->key, &owner);
 
 	if (!seq)
 		return 0;
 	r = egress_log_for(io, p, callee, owner, seq);
 	if (r) {
-		r->flags |= CLAIMD_IN_TIED_NGINX;
-		stat_inc(CLAIMD_ST_TIED_NGINX);
+		r->flags |= flag;
+		stat_inc(stat);
 	}
 	return 1;
 }
 
 /*
+ * A request written on an outbound connection of nginx: the call of the
+ * request nginx's probe noted there when it began writing it (handoffs,
+ * bpf/runtimes/nginx.c).
+ */
+static __always_inline int egress_log_noted(struct io *io, struct claimd_pending *p,
+					    const struct claimd_addr *callee)
+{
+	struct claimd_owner owner;
+	__u64 seq = handoff_take(&io->key, &owner);
+
+	return egress_log_tied(io, p, callee, owner, seq, CLAIMD_IN_TIED_NGINX,
+			       CLAIMD_ST_TIED_NGINX);
+}
+
+/*
  * A request written on an outbound connection of Node.js: the call of the
  * request whose parser's context wrote it, or a context that parser began
- * for it (node.bpf.h), tied so; 0 when the context ties to none (the call
- * is then tied by its keys, or to none: keyed.c).
+ * for it (node.bpf.h).
  */
 static __always_inline int egress_log_node(struct io *io, struct claimd_pending *p,
 					   const struct claimd_addr *callee)
 {
 	struct claimd_owner owner = { .tgid = io->key.tgid };
-	struct claimd_ingress *r;
-	struct handoff h;
+	struct handoff h = {};
 	__u64 seq = node_request_current(io->key.tgid, io->tid, &h);
 
-	if (!seq)
-		return 0;
 	owner.id = h.fd;
-	r = egress_log_for(io, p, callee, owner, seq);
-	if (r) {
-		r->flags |= CLAIMD_IN_TIED_NODE;
-		stat_inc(CLAIMD_ST_TIED_NODE);
-	}
-	return 1;
+	return egress_log_tied(io, p, callee, owner, seq, CLAIMD_IN_TIED_NODE, CLAIMD_ST_TIED_NODE);
 }
 
 /* A call ended: into its ingress's log if that is still open, else its own record. */

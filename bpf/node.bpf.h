@@ -136,6 +136,22 @@ static __always_inline void node_read_note(__u32 tid, __s32 fd, __u64 buf, int i
 }
 
 /*
+ * Thread tid ended: its slots forget it, so a thread given its tid later
+ * (in this process or another) starts with no read and no loop of its own.
+ */
+static __always_inline void node_thread_gone(__u32 tid)
+{
+	__u32 slot = tid & (NODE_SLOTS - 1);
+	struct node_fields *f = bpf_map_lookup_elem(&node_fields, &slot);
+	struct node_read *r = bpf_map_lookup_elem(&node_reads, &slot);
+
+	if (f && f->tid == tid)
+		f->tid = 0;
+	if (r && r->tid == tid)
+		r->tid = 0;
+}
+
+/*
  * The request a call written now by thread tid of Node.js process tgid is
  * made for, in *h (handoff.bpf.h): its seq, or 0 when its context ties to
  * none.

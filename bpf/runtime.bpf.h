@@ -35,6 +35,16 @@
 #ifndef CLAIMD_RUNTIME_BPF_H
 #define CLAIMD_RUNTIME_BPF_H
 
+/* The 8 bytes at addr in the current process's memory (a pointer a runtime follows), or 0. */
+static __always_inline __u64 user_ptr(__u64 addr)
+{
+	__u64 v = 0;
+
+	if (!addr || bpf_probe_read_user(&v, sizeof(v), (const void *)addr))
+		return 0;
+	return v;
+}
+
 /* A power of two: masking an index by it is a bound the verifier can see. */
 #define EGRESS_MASK (CLAIMD_EGRESS_MAX - 1)
 

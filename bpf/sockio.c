@@ -642,6 +642,7 @@ int tp_proc_exit(void *ctx)
 
 	/* Every thread, followed or not: its process's word may be gone before it. */
 	thread_slot_free((__u32)id);
+	node_thread_gone((__u32)id);
 	/* Only the whole process leaving, and only one we followed. */
 	if ((__u32)id != tgid || !t || !*t)
 		return 0;

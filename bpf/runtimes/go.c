@@ -190,15 +190,6 @@ static __always_inline const struct go_offsets *go_layout(struct pt_regs *ctx)
 	return bpf_map_lookup_elem(&go_exes, &i);
 }
 
-static __always_inline __u64 go_read_ptr(__u64 addr)
-{
-	__u64 v = 0;
-
-	if (!addr || bpf_probe_read_user(&v, sizeof(v), (const void *)addr))
-		return 0;
-	return v;
-}
-
 static __always_inline int go_read_str(struct go_string *s, __u64 addr)
 {
 	if (!addr || bpf_probe_read_user(s, sizeof(*s), (const void *)addr)) {
@@ -396,9 +387,9 @@ static __always_inline __u16 go_addr_port(__u64 addr)
 /* The socket of a *net.TCPConn (net.conn -> netFD -> poll.FD.Sysfd); -1: none. */
 static __always_inline __s32 go_netconn_fd(const struct go_offsets *off, __u64 nc)
 {
-	__u64 fd = go_read_ptr(nc + off->netconn_fd);
+	__u64 fd = user_ptr(nc + off->netconn_fd);
 
-	return fd ? (__s32)go_read_ptr(fd + off->netfd_pfd + off->pfd_sysfd) : -1;
+	return fd ? (__s32)user_ptr(fd + off->netfd_pfd + off->pfd_sysfd) : -1;
 }
 
 /*
@@ -411,9 +402,9 @@ static __always_inline __s32 go_netconn_fd(const struct go_offsets *off, __u64 n
 static __always_inline struct claimd_conn *go_server_conn(const struct go_offsets *off, __u64 resp,
 							  struct claimd_conn_key *key)
 {
-	__u64 conn = go_read_ptr(resp + off->resp_conn);
+	__u64 conn = user_ptr(resp + off->resp_conn);
 	/* An interface value is two words, type then data: +8 is the data word. */
-	__u64 nc = conn ? go_read_ptr(conn + off->conn_rwc + 8) : 0;
+	__u64 nc = conn ? user_ptr(conn + off->conn_rwc + 8) : 0;
 	__u16 port = conn ? go_addr_port(conn + off->conn_remote_addr) : 0;
 	struct claimd_conn *c;
 	int i;
@@ -424,7 +415,7 @@ static __always_inline struct claimd_conn *go_server_conn(const struct go_offset
 		if (c && c->role == CLAIMD_ROLE_INBOUND && c->remote.port == port)
 			return c;
 		/* tls.Conn.conn is a net.Conn interface too: +8, its data word. */
-		nc = go_read_ptr(nc + off->tls_conn + 8);
+		nc = user_ptr(nc + off->tls_conn + 8);
 	}
 	return NULL;
 }
@@ -544,7 +535,7 @@ int go_serve(struct pt_regs *ctx)
 		return 0;
 	k.tgid = go_tgid();
 	key.tgid = k.tgid;
-	url = go_read_ptr(req + off->req_url);
+	url = user_ptr(req + off->req_url);
 	p.method = go_method(req + off->req_method);
 	p.target_hash = url ? go_target_hash(url + off->url_path) : HTTP_FNV_OFFSET;
 	go_req_open(&k, (__u32)id, go_server_conn(off, ctx->cx, &key), &key, &p, ctx->cx,
@@ -564,7 +555,7 @@ static __always_inline __u32 go_response_status(const struct go_offsets *off, __
 
 	if (bpf_probe_read_user(&wrote, 1, (const void *)(resp + off->resp_wrote_header)) || !wrote)
 		return 200;
-	status = go_read_ptr(resp + off->resp_status);
+	status = user_ptr(resp + off->resp_status);
 	return status >= 100 && status <= 999 ? status : 0;
 }
 
@@ -677,7 +668,7 @@ int go_round_trip(struct pt_regs *ctx)
 		return 0;
 	k.tgid = go_tgid();
 	call.entry = go_entry_of(ctx, req);
-	url = go_read_ptr(req + off->req_url);
+	url = user_ptr(req + off->req_url);
 	known = url && !go_callee(&call.callee, url + off->url_host);
 	call.p.method = go_method(req + off->req_method);
 	call.p.target_hash = url ? go_target_hash(url + off->url_path) : HTTP_FNV_OFFSET;
@@ -700,7 +691,7 @@ int go_round_trip_ret(struct pt_regs *ctx)
 	if (ctx->bx || !ctx->ax)
 		end.flags = CLAIMD_EG_TRANSPORT;
 	else
-		end.status = (__u16)go_read_ptr(ctx->ax + off->response_status);
+		end.status = (__u16)user_ptr(ctx->ax + off->response_status);
 	go_call_close(&k, call, &end);
 	return 0;
 }
@@ -736,9 +727,9 @@ static __always_inline struct claimd_conn *go_grpc_conn(const struct go_offsets 
 							struct claimd_conn_key *key)
 {
 	/* conn (net.Conn) and remoteAddr (net.Addr) are interfaces: +8, the data word. */
-	__u64 nc = st ? go_read_ptr(st + off->grpc_h2s_conn + 8) : 0;
-	__u64 ra = st ? go_read_ptr(st + off->grpc_h2s_remote + 8) : 0;
-	__u64 port = ra ? go_read_ptr(ra + off->tcpaddr_port) : 0;
+	__u64 nc = st ? user_ptr(st + off->grpc_h2s_conn + 8) : 0;
+	__u64 ra = st ? user_ptr(st + off->grpc_h2s_remote + 8) : 0;
+	__u64 port = ra ? user_ptr(ra + off->tcpaddr_port) : 0;
 	struct claimd_conn *c;
 
 	if (!nc || !port)
@@ -786,7 +777,7 @@ int go_grpc_status(struct pt_regs *ctx)
 
 	if (!q || !off || q->status)
 		return 0;
-	spb = ctx->cx ? go_read_ptr(ctx->cx + off->grpc_status_s) : 0;
+	spb = ctx->cx ? user_ptr(ctx->cx + off->grpc_status_s) : 0;
 	/* A nil *spb.Status is OK. */
 	q->status = spb ? go_grpc_code_status(go_spb_code(off, spb)) : CLAIMD_GRPC_STATUS_OK;
 	return 0;
@@ -831,7 +822,7 @@ int go_grpc_invoke_ret(struct pt_regs *ctx)
 		return 0;
 	/* An error is an interface: RAX its type word (nil: no error), RBX its data word. */
 	if (ctx->ax)
-		code = go_spb_code(off, ctx->bx ? go_read_ptr(ctx->bx + off->grpc_error_e) : 0);
+		code = go_spb_code(off, ctx->bx ? user_ptr(ctx->bx + off->grpc_error_e) : 0);
 	end.status = go_grpc_code_status(code);
 	go_call_close(&k, call, &end);
 	return 0;
@@ -902,14 +893,14 @@ int go_conn_round_trip(struct pt_regs *ctx)
 		return 0;
 	stat_inc(CLAIMD_ST_GO_CALLS);
 	go_framed_request(tgid, ctx->r14, &h);
-	if (go_read_ptr(ctx->ax + off->pc_tls_state)) {
+	if (user_ptr(ctx->ax + off->pc_tls_state)) {
 		/* Over TLS: its bytes are ciphertext, the call is not framed. */
 		stat_inc(CLAIMD_ST_GO_TLS_CALLS);
 		go_call_unseen(tgid, &h);
 		return 0;
 	}
 	/* pc.conn, a net.Conn: +8, its data word, a *net.TCPConn. */
-	nc = go_read_ptr(ctx->ax + off->pc_conn + 8);
+	nc = user_ptr(ctx->ax + off->pc_conn + 8);
 	if (nc)
 		out.fd = go_netconn_fd(off, nc);
 	if (out.fd < 0) {

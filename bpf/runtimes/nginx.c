@@ -31,16 +31,6 @@
 #define NGX_CONNECTION_FD      24	  /* ngx_connection_t.fd */
 #define NGX_REQUEST_CONNECTION 8	  /* ngx_http_request_t.connection */
 
-/* The pointer at addr + off in the process's memory, or 0. */
-static __always_inline __u64 ngx_read_ptr(__u64 addr, __u32 off)
-{
-	__u64 v = 0;
-
-	if (!addr || bpf_probe_read_user(&v, sizeof(v), (const void *)(addr + off)))
-		return 0;
-	return v;
-}
-
 /* The socket of ngx_connection_t c, or -1. */
 static __always_inline __s32 ngx_conn_fd(__u64 c)
 {
@@ -63,15 +53,15 @@ int nginx_chain_writer(struct pt_regs *ctx)
 
 	if (!(proc_flags(tgid) & PROC_NGINX))
 		return 0;
-	up = ngx_read_ptr(PT_REGS_PARM1(ctx), NGX_WRITER_CONNECTION);
-	r = ngx_read_ptr(up, NGX_CONNECTION_DATA);
+	up = user_ptr(PT_REGS_PARM1(ctx) + NGX_WRITER_CONNECTION);
+	r = user_ptr(up ? up + NGX_CONNECTION_DATA : 0);
 	out.fd = ngx_conn_fd(up);
 	if (!r || out.fd < 0 || bpf_probe_read_user(&sig, sizeof(sig), (const void *)r) ||
 	    sig != NGX_HTTP_SIGNATURE) {
 		stat_inc(CLAIMD_ST_NGINX_UNREAD);
 		return 0;
 	}
-	in.fd = ngx_conn_fd(ngx_read_ptr(r, NGX_REQUEST_CONNECTION));
+	in.fd = ngx_conn_fd(user_ptr(r ? r + NGX_REQUEST_CONNECTION : 0));
 	if (in.fd < 0 || !handoff_of(&in, 0, &h)) {
 		/* Its downstream connection holds no request claimd follows. */
 		stat_inc(CLAIMD_ST_NGINX_NO_REQUEST);

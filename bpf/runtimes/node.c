@@ -29,21 +29,15 @@
  * the probes' cookies.
  */
 
-static __always_inline __u64 node_read_u64(__u64 addr)
-{
-	__u64 v = 0;
-
-	if (!addr || bpf_probe_read_user(&v, sizeof(v), (const void *)addr))
-		return 0;
-	return v;
-}
-
-/* The parse probe's cookie (nodecode__cookie): field n's bits. */
+/* The parse probe's cookie (nodecode__cookie), its fields. */
 #define NODE_ASYNC_ID(c) ((c)&0xff)
 #define NODE_REALM(c)	 (((c) >> 8) & 0xff)
 #define NODE_ENV(c)	 (((c) >> 16) & 0xffff)
 #define NODE_FIELDS(c)	 (((c) >> 32) & 0xffff)
 #define NODE_ADJUST(c)	 ((c) >> 48)
+/* The socket probe's (nodecode__tcp_cookie): this's register, the async id's offset. */
+#define NODE_TCP_REG(c) ((c)&0xff)
+#define NODE_TCP_ID(c)	(((c) >> 16) & 0xffff)
 
 /*
  * Parser::OnStreamRead(ssize_t nread, const uv_buf_t &buf), at the function
@@ -67,18 +61,23 @@ int node_parser_read(struct pt_regs *ctx)
 		return 0;
 	r = bpf_map_lookup_elem(&node_reads, &slot);
 	if (!r || r->tid != tid || !r->inbound || !r->buf || (long)PT_REGS_PARM2(ctx) <= 0 ||
-	    r->buf != node_read_u64(PT_REGS_PARM3(ctx))) {
+	    r->buf != user_ptr(PT_REGS_PARM3(ctx))) {
 		stat_inc(CLAIMD_ST_NODE_UNMATCHED);
 		return 0;
 	}
 	/* One parse per read: a later one of other bytes in the same buffer is not this read's. */
 	r->buf = 0;
 	in.fd = r->fd;
-	k.async_id = node_read_u64(parser + NODE_ASYNC_ID(layout));
-	fields = node_read_u64(
-		node_read_u64(node_read_u64(parser + NODE_REALM(layout)) + NODE_ENV(layout)) +
-		NODE_FIELDS(layout));
-	counter = node_read_u64(fields ? fields + 16 : 0);
+	k.async_id = user_ptr(parser + NODE_ASYNC_ID(layout));
+	/* The thread's loop's, known from its first parse; else followed from the parser. */
+	nf = bpf_map_lookup_elem(&node_fields, &slot);
+	if (nf && nf->tid == tid)
+		fields = nf->addr;
+	else
+		fields = user_ptr(
+			user_ptr(user_ptr(parser + NODE_REALM(layout)) + NODE_ENV(layout)) +
+			NODE_FIELDS(layout));
+	counter = user_ptr(fields ? fields + 16 : 0);
 	if (!node_id_sane(k.async_id) || !node_id_sane(counter)) {
 		stat_inc(CLAIMD_ST_NODE_UNMATCHED);
 		return 0;
@@ -90,8 +89,7 @@ int node_parser_read(struct pt_regs *ctx)
 	/* The request's start is its first parse: later ones of its bytes keep it. */
 	if (!old || old->fd != v.fd || old->seq != v.seq)
 		bpf_map_update_elem(&node_parsers, &k, &v, BPF_ANY);
-	nf = bpf_map_lookup_elem(&node_fields, &slot);
-	if (nf && (nf->tid != tid || nf->addr != fields)) {
+	if (nf && nf->tid != tid) {
 		nf->tid = tid;
 		nf->addr = fields;
 	}
@@ -163,10 +161,9 @@ int node_tcp_wrap(struct pt_regs *ctx)
 
 	if (!(proc_flags(tgid) & PROC_NODE))
 		return 0;
-	self = node_reg(ctx, cookie & 0xff);
+	self = node_reg(ctx, NODE_TCP_REG(cookie));
 	if (!self ||
-	    bpf_probe_read_user(both, sizeof(both),
-				(const void *)(self + ((cookie >> 16) & 0xffff))) ||
+	    bpf_probe_read_user(both, sizeof(both), (const void *)(self + NODE_TCP_ID(cookie))) ||
 	    !node_id_sane(both[0]) || !node_id_sane(both[1]))
 		return 0;
 	k.async_id = both[1];

@@ -19,6 +19,7 @@
 #include "services.h"
 #include "sockets.h"
 #include "test_progs.h"
+#include "truth.h"
 
 #define CONNS 4
 #define PAIRS 5 /* a late request, then one failing on its own, on each connection */
@@ -39,8 +40,16 @@ static bool edge_has_calls(struct json_object *e, void *ctx)
 	return j_int(e, "calls") >= *(long long *)ctx;
 }
 
-static void stale_timer(struct claimd_h *h, const struct svc *back)
+static void stale_timer(struct claimd_h *h, struct trace_cap *t, const struct svc *back)
 {
+	/* Each /fail/<id> fails on its own, calling nothing. */
+	const struct truth_svc truth = { .service = "node_late",
+					 .verdict = "claimed",
+					 .cause = "",
+					 .target = "/fail/%d",
+					 .ids = CONNS * PAIRS };
+	struct truth_tally tally = { 0 };
+	size_t mark = trace_mark(t);
 	char buf[H_PATH], ready[H_PATH], log[H_PATH], bport[16], pbuf[16], path[32];
 	const char *argv[] = { "node", peer_script("node_late.js", buf, sizeof(buf)), bport, ready,
 			       NULL };
@@ -73,6 +82,10 @@ static void stale_timer(struct claimd_h *h, const struct svc *back)
 		}
 		close(fd);
 	}
+	truth__tally_trace(&tally, t, mark, &truth, 1, (int)calls);
+	/* Claimed where nothing else ran, or unknown for the call it cannot place; never wrong. */
+	truth__expect(&tally, "node_late", -1, -1);
+	ASSERT_EQ(tally.right + tally.unknown, calls, "every failure recorded");
 	e = claimd_settled_edge(h, "node_late", back->name, edge_has_calls, &calls, 10000);
 	if (ASSERT_OK_PTR(e, "the late calls on their edge")) {
 		printf("node_late -> %s: %lld calls, %lld callee failures, %lld both failed\n",
@@ -114,6 +127,6 @@ void test_node_contexts(void)
 		return;
 	if (!svc_backend_session_start(&h, &t, &back, "nlb", 5) &&
 	    test__start_subtest("stale_timer"))
-		stale_timer(&h, &back);
+		stale_timer(&h, &t, &back);
 	svc_backend_session_stop(&h, &t, &back);
 }

@@ -160,8 +160,8 @@
 	X(CLAIMD_ST_TIED_NGINX, "calls_tied_by_nginx",                                            \
 	  "Calls of nginx tied to the request its probe noted on their upstream connection.")     \
 	X(CLAIMD_ST_NODE_BOUND, "node_parses_bound",                                              \
-	  "Reads handed to Node.js's HTTP server parser (OnStreamRead) tied to the inbound read "  \
-	  "that brought them: the parser's async id names that connection's requests.")          \
+	  "Reads handed to Node.js's HTTP server parser (OnStreamRead) tied to the inbound read " \
+	  "that brought them: the parser's async id names that connection's requests.")           \
 	X(CLAIMD_ST_NODE_UNMATCHED, "node_parses_unmatched",                                      \
 	  "Reads handed to a Node.js parser that no inbound read on the thread had just brought " \
 	  "(TLS, a stream not read by claimd, an error): no request named by them.")              \

@@ -408,9 +408,10 @@ static uint64_t fn_addr(Elf *elf, const char *name)
 	return elfsym__function(elf, name, &sym) ? sym.st_value : 0;
 }
 
-static bool fits16(int64_t v)
+/* Does offset v fit the cookie's field of at most max? */
+static bool fits(int64_t v, int64_t max)
 {
-	return v >= 0 && v <= 0xffff;
+	return v >= 0 && v <= max;
 }
 
 #define REFUSE(n, what, fn) ((n)->unverified = (what), (n)->where = (fn), (void)0)
@@ -429,8 +430,8 @@ static void verify(Elf *elf, int fd, csh cs, struct nodecode *n)
 	}
 	if (!fn_code(elf, fd, NODECODE_RESET_FN, f) ||
 	    !walk(cs, f->bytes, f->len, f->addr, ROOT_RDI, reset_seen, &rs) ||
-	    !fits16(rs.chain.off[0]) || !fits16(rs.chain.off[1]) || !fits16(rs.chain.off[2]) ||
-	    rs.chain.off[0] > 0xff || rs.id > 0xff) {
+	    !fits(rs.chain.off[0], 0xff) || !fits(rs.chain.off[1], 0xffff) ||
+	    !fits(rs.chain.off[2], 0xffff) || !fits(rs.id, 0xff)) {
 		REFUSE(n, "an async resource's id drawn from its environment's counter",
 		       NODECODE_RESET_FN);
 		goto out;
