@@ -130,7 +130,7 @@ FUZZ_SECONDS ?= 60
 FUZZ_FLAGS := -std=gnu11 -g -O1 -Wall -Wextra -Iheaders $(USER_INC) -I$(BUILD) -D_GNU_SOURCE \
 	-fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all
 FUZZ_SRCS := $(patsubst %,user/claimd/%.c,kernel/record expose/trace_fmt model/names \
-	model/edges model/memory kernel/counters fleet/fleet_table host/unix_listeners) \
+	model/edges model/memory model/roots kernel/counters fleet/fleet_table host/unix_listeners) \
 	$(patsubst %,user/common/%.c,hashtab ctlproto log addr argnum verdict_names promql)
 FUZZ_OBJS := $(patsubst user/%.c,$(BUILD)/fuzz/obj/%.o,$(FUZZ_SRCS))
 FUZZ_BINS := $(patsubst %,$(BUILD)/fuzz/fuzz_%,$(FUZZ_TARGETS))

@@ -481,6 +481,7 @@ struct {
 
 #include "proc.bpf.h"
 #include "sock.bpf.h"
+#include "service_env.bpf.h"
 #include "unix.bpf.h"
 
 /* The mechanism: verdicts and counting, then what every runtime hands it. */

@@ -237,10 +237,14 @@ static __always_inline void egress_emit_root(__u32 tgid, __u16 port, const struc
 	r->egress.claim = claim;
 	r->egress.proto = p->proto;
 	__builtin_memset(r->egress.pad, 0, sizeof(r->egress.pad));
-	if (now)
+	if (now) {
+		/* The process's first: named by its environment even if gone before claimd reads it. */
+		service_env_read(r->service);
 		submit_now(r);
-	else
+	} else {
+		__builtin_memset(r->service, 0, sizeof(r->service));
 		submit(r);
+	}
 }
 
 /*

@@ -10,13 +10,14 @@
 
 #include "http_parse.h"
 
-#define CLAIMD_RECORD_VERSION 2
+#define CLAIMD_RECORD_VERSION 3
 
-#define CLAIMD_ADDR_LEN	  16 /* IPv6, or IPv4 mapped into IPv6 */
-#define CLAIMD_COMM_LEN	  16
-#define CLAIMD_EGRESS_MAX 16 /* egress log entries per ingress */
-#define CLAIMD_FIFO_MAX	  8  /* requests remembered per connection (pipelining) */
-#define CLAIMD_NO_SLOT	  0xff
+#define CLAIMD_ADDR_LEN	   16 /* IPv6, or IPv4 mapped into IPv6 */
+#define CLAIMD_COMM_LEN	   16
+#define CLAIMD_SERVICE_LEN 128 /* a CLAIMD_SERVICE value, its NUL included */
+#define CLAIMD_EGRESS_MAX  16  /* egress log entries per ingress */
+#define CLAIMD_FIFO_MAX	   8   /* requests remembered per connection (pipelining) */
+#define CLAIMD_NO_SLOT	   0xff
 
 /* Default map sizes; claimd can change them before loading. */
 #define CLAIMD_CONNS_MAX    32768
@@ -312,6 +313,8 @@ struct claimd_root_egress {
 	__u16 local_port; /* the caller's service port (struct claimd_outside); 0: a root call */
 	__u16 pad[3];
 	struct claimd_egress egress;
+	/* In the record of the process's first such call: CLAIMD_SERVICE in its environment */
+	char service[CLAIMD_SERVICE_LEN]; /* NUL-ended; empty if unset, and in other records */
 };
 
 struct claimd_listen {

@@ -15,9 +15,12 @@
  *   times: a service, not a root caller. Its calls count on its service's
  *   edge bgjob -> rtBg (10 calls, "root": false, no both_failed), and as 10
  *   more calls_outside_requests in 'claimctl status' and in
- *   claimd_calls_outside_requests_total.
+ *   claimd_calls_outside_requests_total;
+ * - a curl gone before claimd reads /proc: named by the CLAIMD_SERVICE the
+ *   kernel read from its environment.
  */
 #include <math.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -290,6 +293,49 @@ out:
 	svc_stop(&s);
 }
 
+/*
+ * A job gone before claimd reads /proc (claimd held stopped meanwhile):
+ * curl, one call, CLAIMD_SERVICE=shortjob after two decoys (a string longer
+ * than a read step that carries the key past its start, and a name that
+ * ends in it). Its root edge is named by the environment the kernel read.
+ */
+static void check_gone_before_read(struct claimd_h *h)
+{
+	static char pad[160];
+	struct svc s = { 0 };
+	struct json_object *e = NULL;
+	struct want_calls one = { 1 };
+	char url[64];
+	const char *argv[] = { "curl", "-s", "-o", "/dev/null", "--max-time", "5", url, NULL };
+	const char *env[] = { pad, "NOT_CLAIMD_SERVICE=wrong", "CLAIMD_SERVICE=shortjob", NULL };
+	pid_t pid;
+	int st;
+
+	snprintf(pad, sizeof(pad), "PAD=%0123dCLAIMD_SERVICE=wrong", 0);
+	if (!ASSERT_OK(svc_start(&s, &(struct svc_spec){ .name = "rtShort" }, h->dir), "service"))
+		goto out;
+	snprintf(url, sizeof(url), "http://127.0.0.1:%d/r/1", s.port);
+	if (!ASSERT_OK(kill(h->pid, SIGSTOP), "claimd held"))
+		goto out;
+	pid = proc_spawn(argv, env, NULL);
+	st = pid > 0 ? proc_wait(pid, 20000) : -1;
+	kill(h->pid, SIGCONT);
+	if (!ASSERT_EQ(st, 0, "curl ran and was reaped"))
+		goto out;
+	e = claimd_wait_edge(h, "shortjob", "rtShort", has_calls, &one, 10000);
+	if (ASSERT_OK_PTR(e, "root edge shortjob -> rtShort"))
+		ASSERT_EQ(j_int(e, "calls"), 1, "its one call");
+	json_object_put(e);
+	e = claimd_edge(h, "curl", "rtShort");
+	ASSERT_TRUE(e == NULL, "not named by its command");
+	json_object_put(e);
+	e = claimd_edge(h, "wrong", "rtShort");
+	ASSERT_TRUE(e == NULL, "nor by a decoy");
+out:
+	json_object_put(e);
+	svc_stop(&s);
+}
+
 void test_roots(void)
 {
 	char mport_s[32];
@@ -309,6 +355,8 @@ void test_roots(void)
 		check_batch(&h);
 	if (test__start_subtest("background_call"))
 		check_background(&h, mport);
+	if (test__start_subtest("gone_before_read"))
+		check_gone_before_read(&h);
 out:
 	if (test__failed_now())
 		claimd_print_log(&h);

@@ -3,7 +3,8 @@
  * libFuzzer target: records from the ring buffer as claimd takes them.
  * record__check decides whether bytes are a record; whatever it accepts is
  * then used the way on_record() uses it: as JSON for claimctl trace
- * (trace__ingress_json, trace__root_egress_json) and into the edge tables.
+ * (trace__ingress_json, trace__root_egress_json) and into the edge tables
+ * (a call outside requests through roots__add, which names its process).
  * Under ASan and UBSan an accepted record must never lead to a read past
  * its bytes, and a refused one must give a reason.
  */
@@ -15,6 +16,7 @@
 
 #include "model/edges.h"
 #include "model/names.h"
+#include "model/roots.h"
 #include "kernel/record.h"
 #include "expose/trace_fmt.h"
 
@@ -27,6 +29,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 				    .use_memory = true };
 	struct names *names;
 	struct edges *edges;
+	struct roots *roots;
 	struct json_object *o = NULL;
 	const char *why;
 	void *rec;
@@ -44,7 +47,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		abort();
 	names = names__new();
 	edges = edges__new(&cfg);
-	if (!names || !edges)
+	roots = roots__new();
+	if (!names || !edges || !roots)
 		goto out;
 	switch (type) {
 	case CLAIMD_REC_INGRESS:
@@ -53,6 +57,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		break;
 	case CLAIMD_REC_EGRESS:
 		o = trace__root_egress_json(rec, names, cfg.fail_status);
+		roots__add(roots, edges, names, rec, 1.0);
 		break;
 	case CLAIMD_REC_LISTEN: {
 		const struct claimd_listen *l = rec;
@@ -64,6 +69,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	case CLAIMD_REC_EXIT:
 		names__exit(names, ((const struct claimd_exit *)rec)->tgid);
 		break;
+	case CLAIMD_REC_UNREAD:
+	case CLAIMD_REC_EXEC:
+		break; /* claimd reads the process's program: no model of its own here */
 	case 0:
 		break;
 	default:
@@ -80,6 +88,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 out:
 	json_object_put(o);
+	roots__free(roots);
 	edges__free(edges);
 	names__free(names);
 	free(rec);

@@ -709,6 +709,30 @@ struct json_object *claimd_edge_of_kind(const struct claimd_h *h, const char *ca
 	return found;
 }
 
+/* What a wait found instead: the edge as it stood, or every edge into callee or out of caller. */
+static void edges_print_near(const struct claimd_h *h, const char *caller, const char *callee,
+			     struct json_object *e)
+{
+	struct json_object *arr;
+	size_t i;
+
+	if (e) {
+		printf("edge %s -> %s, not yet as awaited: %s\n", caller, callee,
+		       json_object_to_json_string(e));
+		return;
+	}
+	printf("no edge %s -> %s; the edges with either end:\n", caller, callee);
+	arr = claimctl_json(h, (const char *const[]){ "edges", NULL });
+	for (i = 0; arr && i < json_object_array_length(arr); i++) {
+		struct json_object *o = json_object_array_get_idx(arr, i);
+
+		if (!strcmp(j_str(o, "caller"), caller) || !strcmp(j_str(o, "callee"), callee))
+			printf("  %s -> %s: calls %lld%s\n", j_str(o, "caller"), j_str(o, "callee"),
+			       j_int(o, "calls"), j_bool(o, "root") ? " (root)" : "");
+	}
+	json_object_put(arr);
+}
+
 struct json_object *claimd_wait_edge(const struct claimd_h *h, const char *caller,
 				     const char *callee, edge_pred_fn pred, void *ctx,
 				     int timeout_ms)
@@ -720,9 +744,12 @@ struct json_object *claimd_wait_edge(const struct claimd_h *h, const char *calle
 
 		if (e && pred(e, ctx))
 			return e;
-		json_object_put(e);
-		if (now_ms() >= end)
+		if (now_ms() >= end) {
+			edges_print_near(h, caller, callee, e);
+			json_object_put(e);
 			return NULL;
+		}
+		json_object_put(e);
 		sleep_ms(200);
 	}
 }

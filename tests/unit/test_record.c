@@ -1,8 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Records from the kernel are trusted only when type, version and size agree. */
+#include <dirent.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <string.h>
 
+#include "harness.h"
 #include "kernel/record.h"
 #include "test_progs.h"
 
@@ -11,6 +14,38 @@ static void hdr(struct claimd_rec_hdr *h, int type, size_t size)
 	h->type = type;
 	h->version = CLAIMD_RECORD_VERSION;
 	h->size = size;
+}
+
+/*
+ * The fuzzer's seeds (tests/fuzz/corpus/record) are records of this
+ * version: seeds claimd refuses would start the fuzzer at the header check.
+ */
+static void seeds_current(void)
+{
+	char dir[H_PATH], path[H_PATH + 256];
+	_Alignas(8) char buf[4096];
+	struct dirent *de;
+	const char *why;
+	int n = 0;
+	DIR *d;
+
+	snprintf(dir, sizeof(dir), "%s/tests/fuzz/corpus/record", test__top_dir());
+	d = opendir(dir);
+	if (!ASSERT_OK_PTR(d, dir))
+		return;
+	while ((de = readdir(d))) {
+		ssize_t len;
+
+		if (de->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
+		len = read_file(path, buf, sizeof(buf));
+		n++;
+		if (!ASSERT_GT(record__check(buf, len > 0 ? (size_t)len : 0, &why), 0, de->d_name))
+			printf("seed %s refused: %s\n", de->d_name, why);
+	}
+	closedir(d);
+	ASSERT_GE(n, 6, "seeds read");
 }
 
 void test_record_check(void)
@@ -60,4 +95,6 @@ void test_record_check(void)
 		hdr(&ex.hdr, CLAIMD_REC_EXIT, sizeof(ex) + 8);
 		ASSERT_EQ(record__check(&ex, sizeof(ex), &why), 0, "size field lies");
 	}
+	if (test__start_subtest("fuzz_seeds"))
+		seeds_current();
 }

@@ -164,7 +164,8 @@ out:
 }
 
 /* Late calls belong to an answered request: not root calls. A counted call's
- * record names its process, while it lives. */
+ * record names its process, while it lives, and by the CLAIMD_SERVICE it
+ * carries once it is gone. */
 static void test_not_roots(struct names *nm)
 {
 	struct edges *e = edges__new(&cfg);
@@ -182,6 +183,19 @@ static void test_not_roots(struct names *nm)
 	snprintf(rec.comm, sizeof(rec.comm), "batch");
 	ASSERT_EQ(roots__add(r, e, nm, &rec, 5), ROOT_CALL_COUNTED, "counted by the kernel");
 	ASSERT_STREQ(names__process(nm, TGID_B, NULL), "batch", "named from its first record");
+	/* Gone before claimd read /proc: named by the environment the kernel read. */
+	names__exit(nm, TGID_B);
+	call(&rec, TGID_B, SVC, 2, 2.01, 200, 0, 1);
+	snprintf(rec.service, sizeof(rec.service), "nightly-export");
+	roots__add(r, e, nm, &rec, 5);
+	ASSERT_STREQ(names__process(nm, TGID_B, "batch"), "nightly-export",
+		     "named by the CLAIMD_SERVICE its record carries");
+	/* A record's value need not end in a NUL: never read past its field. */
+	names__exit(nm, TGID_B);
+	memset(rec.service, 'x', sizeof(rec.service));
+	roots__add(r, e, nm, &rec, 5);
+	ASSERT_EQ(strlen(names__process(nm, TGID_B, NULL)), sizeof(rec.service) - 1,
+		  "an unended value, cut at its field");
 out:
 	names__exit(nm, TGID_B);
 	roots__free(r);

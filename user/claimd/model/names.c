@@ -257,7 +257,9 @@ static void read_comm(__u32 tgid, char *out, size_t len)
 	fclose(f);
 }
 
-static struct proc_info *proc_get(struct names *n, __u32 tgid, const char *comm)
+/* service: CLAIMD_SERVICE as the kernel read it from the process (NULL: not read). */
+static struct proc_info *proc_get_seen(struct names *n, __u32 tgid, const char *comm,
+				       const char *service)
 {
 	struct proc_info *p = hashtab__get(n->procs, &tgid, sizeof(tgid));
 
@@ -278,8 +280,21 @@ static struct proc_info *proc_get(struct names *n, __u32 tgid, const char *comm)
 	if (!p->comm[0])
 		snprintf(p->comm, sizeof(p->comm), "pid%u", tgid);
 	read_service_env(tgid, p->service, sizeof(p->service));
+	/* Gone before claimd could read it: its environment as the kernel read it. */
+	if (!p->service[0] && service)
+		snprintf(p->service, sizeof(p->service), "%.*s", CLAIMD_SERVICE_LEN - 1, service);
 	hashtab__put(n->procs, &tgid, sizeof(tgid), p, NULL);
 	return p;
+}
+
+static struct proc_info *proc_get(struct names *n, __u32 tgid, const char *comm)
+{
+	return proc_get_seen(n, tgid, comm, NULL);
+}
+
+void names__seen(struct names *n, __u32 tgid, const char *comm, const char *service)
+{
+	proc_get_seen(n, tgid, comm, service);
 }
 
 const char *names__service(struct names *n, __u32 tgid, __u16 port, const char *comm)

@@ -33,6 +33,12 @@ void names__set_remote(struct names *n, names_remote_fn fn, void *ctx);
 /* What fn answers changed: names given before may have changed. */
 void names__remote_changed(struct names *n);
 
+/*
+ * Process tgid as the kernel saw it at its first call (comm, and service:
+ * the CLAIMD_SERVICE its environment held, "" for none): what names it if
+ * it is gone before claimd reads /proc. comm may be NULL.
+ */
+void names__seen(struct names *n, __u32 tgid, const char *comm, const char *service);
 /* The service a process runs on a local port (the ingress side). */
 const char *names__service(struct names *n, __u32 tgid, __u16 port, const char *comm);
 /* A process making calls outside any ingress. */

@@ -42,14 +42,10 @@ enum root_call roots__add(struct roots *r, struct edges *e, struct names *names,
 
 	if (x->flags & CLAIMD_EG_LATE)
 		return ROOT_CALL_LATE;
-	if (!(x->flags & CLAIMD_EG_UNCOUNTED)) {
-		/* Counted; named now, while the process most likely lives. */
-		if (rec->local_port != CLAIMD_ROOT_PORT)
-			names__service(names, rec->tgid, rec->local_port, rec->comm);
-		else
-			names__process(names, rec->tgid, rec->comm);
+	/* Named now, while the process most likely lives; by what the kernel read if not. */
+	names__seen(names, rec->tgid, rec->comm, rec->service);
+	if (!(x->flags & CLAIMD_EG_UNCOUNTED))
 		return ROOT_CALL_COUNTED;
-	}
 	d.callee_failures = outcome_of_call(x->status, x->flags, edges__config(e)->fail_status) ==
 			    CLAIMD_OUTCOME_FAILED;
 	d.retries = !!(x->flags & CLAIMD_EG_RETRY);

@@ -6,7 +6,8 @@
  * CLAIMD_ROOT_PORT, and the retry rule with its memory per process) on the
  * root edge from the process's name (names__process: CLAIMD_SERVICE, else
  * its command) to the callee. It sends a CLAIMD_REC_EGRESS record for the
- * process's first one (so that claimd names it while it lives), when
+ * process's first one (so that claimd names it while it lives, or by the
+ * CLAIMD_SERVICE the kernel read from its environment: names__seen), when
  * someone traces, and when its counter map had no room (CLAIMD_EG_UNCOUNTED:
  * counted here). A process that serves (it served a request or listens)
  * makes no root calls: its calls outside requests count on its service's
