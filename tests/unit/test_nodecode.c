@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "gopatch.h"
@@ -47,6 +48,17 @@ void test_nodecode(void)
 		ASSERT_GT(n.tcp_at, 0, "a probe point inside TCPWrap::New");
 		ASSERT_NEQ(n.tcp_reg, 7, "this not in RSP");
 		ASSERT_GT(n.thunk_adjust, 0, "OnStreamRead's thunk found, this adjusted");
+		{
+			struct stat st;
+
+			/* Where the probes are attached: in the file, at three places. */
+			ASSERT_OK(stat(NODE, &st), "stat");
+			ASSERT_GT(n.parse_off, 0, "OnStreamRead's place in the file");
+			ASSERT_GT(n.thunk_off, 0, "its thunk's");
+			ASSERT_NEQ(n.thunk_off, n.parse_off, "two places");
+			ASSERT_LT(n.tcp_off, (uint64_t)st.st_size, "TCPWrap::New's probe point's");
+			ASSERT_GT(n.tcp_off, 0, "... inside the file");
+		}
 		ASSERT_EQ(nodecode__cookie(&n, 0) & 0xff, n.async_id, "the cookie's async id");
 		ASSERT_EQ((nodecode__cookie(&n, 0) >> 32) & 0xffff, n.fields,
 			  "the cookie's async_id_fields");

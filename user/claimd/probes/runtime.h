@@ -20,9 +20,11 @@ struct observer;
 
 /* A file the walk found. */
 struct probe_file {
-	const char *path; /* as claimd can open it: through /proc/PID/root, or /proc/PID/exe */
-	__u32 tgid;	  /* the process it was found in; 0 for a library directory */
-	bool exe;	  /* the executable of a followed process */
+	/* /proc/self/fd/N: the file held open while the runtime looks at it and attaches its
+	 * probes, found through /proc/PID/root or /proc/PID/exe (the process may end meanwhile) */
+	const char *path;
+	__u32 tgid; /* the process it was found in; 0 for a library directory */
+	bool exe;   /* the executable of a followed process */
 };
 
 struct probe_runtime {
@@ -105,8 +107,8 @@ void probes__verified_status(const struct probes_verified *v, const char *name,
 			     struct json_object *o);
 
 /*
- * How f is said in the log: the file's own name (f->path may be
- * /proc/PID/exe), into buf; f->path when it has none.
+ * How f is said in the log: the file's own name (f->path is the file held
+ * open, /proc/self/fd/N), into buf; f->path when it has none.
  */
 const char *probes__file_name(const struct probe_file *f, char *buf, size_t len);
 

@@ -6,6 +6,7 @@
 #include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -177,18 +178,44 @@ static void program_read(struct probes *p, const struct stat *st, __u32 tgid, __
 }
 
 /*
+ * The file a runtime is to look at, held open (*fd) while it does, as
+ * /proc/self/fd/N in held: a process whose /proc/PID/exe or root the path
+ * goes through may end while its program is read (reading node takes a
+ * fifth of a second), and the probes are attached by path after that.
+ * Returns false when the file is gone (the process ended before claimd
+ * looked): nobody looked, so it is looked at again the next time it is seen.
+ */
+static bool hold(const char *path, const struct stat *st, int *fd, char *held, size_t len)
+{
+	struct stat now;
+
+	if (*fd >= 0)
+		return true;
+	*fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (*fd < 0 || fstat(*fd, &now) || now.st_dev != st->st_dev || now.st_ino != st->st_ino) {
+		if (*fd >= 0)
+			close(*fd);
+		*fd = -1;
+		return false;
+	}
+	snprintf(held, len, "/proc/self/fd/%d", *fd);
+	return true;
+}
+
+/*
  * Offers the file to each runtime that asks for it, once per file; a
  * process (tgid) found to map or run a file a runtime probed is told to it.
  * A followed process's program (exe) is read when it returns.
  */
 static int consider(struct probes *p, const char *path, __u32 tgid, bool exe)
 {
-	const struct probe_file f = { .path = path, .tgid = tgid, .exe = exe };
+	char held[32];
+	struct probe_file f = { .path = held, .tgid = tgid, .exe = exe };
 	struct file_id id;
 	struct stat st;
 	uintptr_t bits, was;
 	__u32 word = 0;
-	int i, n = 0;
+	int i, n = 0, fd = -1;
 
 	if (stat(path, &st) || !S_ISREG(st.st_mode))
 		return 0;
@@ -205,6 +232,9 @@ static int consider(struct probes *p, const char *path, __u32 tgid, bool exe)
 		if (!(bits & looked)) {
 			__u32 its = rt->word;
 
+			/* The first look holds it: nothing has changed yet if it cannot. */
+			if (!hold(path, &st, &fd, held, sizeof(held)))
+				return n;
 			bits |= looked;
 			if (rt->probe(p->run[i].state, p->obs, &f, &its)) {
 				bits |= probed | (uintptr_t)its << FILE_WORD_SHIFT;
@@ -217,6 +247,8 @@ static int consider(struct probes *p, const char *path, __u32 tgid, bool exe)
 		if (tgid && rt->follow)
 			rt->follow(p->run[i].state, p->obs, tgid, word);
 	}
+	if (fd >= 0)
+		close(fd);
 	if (bits != was)
 		hashtab__put(p->seen, &id, sizeof(id), (void *)bits, NULL);
 	if (exe)
@@ -365,12 +397,14 @@ bool probes__attach_set(struct observer *obs, const struct probe_file *f,
 {
 	int err = *files >= set->max ? -ENOSPC
 				     : probes__attach_fns(obs, f->path, set->fns, set->n, set->all);
+	char file[256];
 
 	if (err) {
-		pr_warn("cannot probe %s in %s: %s", set->name, f->path, strerror(-err));
+		pr_warn("cannot probe %s in %s: %s", set->name,
+			probes__file_name(f, file, sizeof(file)), strerror(-err));
 		return false;
 	}
-	pr_info("%s in %s", set->says, f->path);
+	pr_info("%s in %s", set->says, probes__file_name(f, file, sizeof(file)));
 	(*files)++;
 	return true;
 }

@@ -27,11 +27,11 @@
 
 #define NODE_FILES_MAX 16
 
-/* One probe: prog at func + off in path, with its cookie; NULL (errno set) if not attached. */
+/* One probe: prog at file offset off in path, with its cookie; NULL (errno set) if not attached. */
 static struct bpf_link *node_probe(struct observer *obs, const char *path, const char *prog_name,
-				   const char *func, uint64_t off, uint64_t cookie)
+				   uint64_t off, uint64_t cookie)
 {
-	LIBBPF_OPTS(bpf_uprobe_opts, opts, .func_name = func, .bpf_cookie = cookie);
+	LIBBPF_OPTS(bpf_uprobe_opts, opts, .bpf_cookie = cookie);
 	struct bpf_program *prog =
 		bpf_object__find_program_by_name(observer__object(obs), prog_name);
 
@@ -48,21 +48,16 @@ static int node_attach(struct observer *obs, const char *path, const struct node
 	struct bpf_link *links[3];
 	int i, k = 0, err = 0;
 
-	links[k] = node_probe(obs, path, "node_parser_read", NODECODE_PROBED_FN, 0,
-			      nodecode__cookie(n, 0));
+	links[k] = node_probe(obs, path, "node_parser_read", n->parse_off, nodecode__cookie(n, 0));
 	k += !!links[k];
 	if (k == 1 && n->thunk_adjust) {
-		char thunk[160];
-
-		snprintf(thunk, sizeof(thunk), "_ZThn%u_%s", n->thunk_adjust,
-			 NODECODE_PROBED_FN + 2);
-		links[k] = node_probe(obs, path, "node_parser_read", thunk, 0,
+		links[k] = node_probe(obs, path, "node_parser_read", n->thunk_off,
 				      nodecode__cookie(n, n->thunk_adjust));
 		k += !!links[k];
 	}
 	if (k == 1 + !!n->thunk_adjust) {
-		links[k] = node_probe(obs, path, "node_tcp_wrap", NODECODE_TCP_FN, n->tcp_at,
-				      nodecode__tcp_cookie(n));
+		links[k] =
+			node_probe(obs, path, "node_tcp_wrap", n->tcp_off, nodecode__tcp_cookie(n));
 		k += !!links[k];
 	}
 	if (k == 2 + !!n->thunk_adjust)
@@ -99,7 +94,7 @@ static bool nodeprobes_probe(void *state, struct observer *obs, const struct pro
 	}
 	err = np->files >= NODE_FILES_MAX ? -ENOSPC : node_attach(obs, f->path, &n);
 	if (err) {
-		pr_warn("cannot probe node's HTTP parser in %s: %s", f->path, strerror(-err));
+		pr_warn("cannot probe node's HTTP parser in %s: %s", name, strerror(-err));
 		return false;
 	}
 	np->files++;

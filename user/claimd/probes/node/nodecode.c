@@ -442,7 +442,8 @@ static void verify(Elf *elf, int fd, csh cs, struct nodecode *n)
 	n->async_id = (uint16_t)rs.id;
 	ctor.target = fn_addr(elf, NODECODE_TCP_BASE_FN);
 	if (!ctor.target || !fn_code(elf, fd, NODECODE_TCP_FN, f) ||
-	    !walk(cs, f->bytes, f->len, f->addr, ROOT_RDI, ctor_seen, &ctor) || !ctor.after) {
+	    !walk(cs, f->bytes, f->len, f->addr, ROOT_RDI, ctor_seen, &ctor) || !ctor.after ||
+	    !(n->tcp_off = elfsym__file_offset(elf, ctor.after))) {
 		REFUSE(n, "a new TCP socket's TCPWrap, after its base's constructor",
 		       NODECODE_TCP_FN);
 		goto out;
@@ -504,7 +505,8 @@ int nodecode__open(const char *path, struct nodecode *n)
 	if (!elfsym__function(elf, NODECODE_RESET_FN, &sym)) {
 		err = -1;
 		errno = ENOEXEC;
-	} else if (!elfsym__function(elf, NODECODE_PROBED_FN, &sym)) {
+	} else if (!elfsym__function(elf, NODECODE_PROBED_FN, &sym) ||
+		   !(n->parse_off = elfsym__file_offset(elf, sym.st_value))) {
 		REFUSE(n, "its HTTP parser's OnStreamRead among its symbols (a stripped build)",
 		       "its symbol table");
 	} else if (!gelf_getehdr(elf, &eh) || eh.e_machine != EM_X86_64 ||
@@ -517,7 +519,7 @@ int nodecode__open(const char *path, struct nodecode *n)
 		verify(elf, fd, cs, n);
 		cs_close(&cs);
 		if (elfsym__thunk(elf, NODECODE_PROBED_FN, &sym, &adjust) && adjust > 0 &&
-		    adjust <= 0xffff)
+		    adjust <= 0xffff && (n->thunk_off = elfsym__file_offset(elf, sym.st_value)))
 			n->thunk_adjust = (uint16_t)adjust;
 	}
 	elfsym__close(elf, fd);

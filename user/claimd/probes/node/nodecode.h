@@ -46,6 +46,10 @@ struct nodecode {
 	/* OnStreamRead's thunk: its address's offset from the function's and
 	 * the adjustment to this; thunk_adjust 0: none found. */
 	uint16_t thunk_adjust;
+	/* Where the probes go, as offsets in the file (the probe is attached by
+	 * offset: libbpf would read the 185,000 symbols again per probe): the
+	 * parser's OnStreamRead, its thunk (if thunk_adjust), TCPWrap::New + tcp_at. */
+	uint64_t parse_off, thunk_off, tcp_off;
 	const char *unverified; /* the first thing its code does not show, or NULL */
 	const char *where;	/* ... the function it was sought in */
 };
