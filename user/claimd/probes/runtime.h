@@ -59,15 +59,21 @@ struct probe_runtime {
 
 #define PROBE_FNS_MAX 16 /* probes__attach_fns at once */
 
-/* A uprobe at a function's entry or return, its program found by name. */
+/*
+ * A uprobe at a function's entry or return, its program found by name; or,
+ * func NULL, at file offset off (found in the file's code already: libbpf
+ * would read its symbol table again per probe), with cookie.
+ */
 struct probe_fn {
 	const char *prog;
 	const char *func;
 	bool ret;
+	uint64_t off;
+	uint64_t cookie;
 };
 
 /*
- * Attaches the n programs at their functions in the file at path (pid -1:
+ * Attaches the n programs at their places in the file at path (pid -1:
  * every process that maps it, now or later) and hands the links to the
  * observer. all: each or none; else as many as the file has functions for.
  * 0, or -errno (-ENOENT: not one attached; -E2BIG: more than PROBE_FNS_MAX).

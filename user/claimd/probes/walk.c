@@ -180,8 +180,8 @@ static void program_read(struct probes *p, const struct stat *st, __u32 tgid, __
 /*
  * The file a runtime is to look at, held open (*fd) while it does, as
  * /proc/self/fd/N in held: a process whose /proc/PID/exe or root the path
- * goes through may end while its program is read (reading node takes a
- * fifth of a second), and the probes are attached by path after that.
+ * goes through may end while its program is read (tens of milliseconds
+ * for node), and the probes are attached by path after that.
  * Returns false when the file is gone (the process ended before claimd
  * looked): nobody looked, so it is looked at again the next time it is seen.
  */
@@ -371,12 +371,13 @@ int probes__attach_fns(struct observer *obs, const char *path, const struct prob
 	if (n > PROBE_FNS_MAX)
 		return -E2BIG;
 	for (i = 0; i < n; i++) {
-		LIBBPF_OPTS(bpf_uprobe_opts, opts, .func_name = fns[i].func,
-			    .retprobe = fns[i].ret);
+		LIBBPF_OPTS(bpf_uprobe_opts, opts, .func_name = fns[i].func, .retprobe = fns[i].ret,
+			    .bpf_cookie = fns[i].cookie);
 		struct bpf_program *prog = bpf_object__find_program_by_name(obj, fns[i].prog);
 
-		links[attached] =
-			prog ? bpf_program__attach_uprobe_opts(prog, -1, path, 0, &opts) : NULL;
+		links[attached] = prog ? bpf_program__attach_uprobe_opts(prog, -1, path,
+									 (size_t)fns[i].off, &opts)
+				       : NULL;
 		if (links[attached]) {
 			attached++;
 			continue;

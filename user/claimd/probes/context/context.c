@@ -50,8 +50,8 @@ static bool elf_has_symbol(const char *path, const char *name)
 }
 
 static const struct probe_fn context_fns[] = {
-	{ "ctx_enter", "claim_context_enter", false },
-	{ "ctx_leave", "claim_context_leave", false },
+	{ .prog = "ctx_enter", .func = "claim_context_enter" },
+	{ .prog = "ctx_leave", .func = "claim_context_leave" },
 };
 
 static const struct probe_set context_set = {

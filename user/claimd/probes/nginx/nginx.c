@@ -24,7 +24,7 @@
 #define NGX_FILES_MAX 16
 
 static const struct probe_fn nginx_fns[] = {
-	{ "nginx_chain_writer", NGXCODE_PROBED_FN, false },
+	{ .prog = "nginx_chain_writer", .func = NGXCODE_PROBED_FN },
 };
 
 static const struct probe_set nginx_set = {

@@ -27,45 +27,20 @@
 
 #define NODE_FILES_MAX 16
 
-/* One probe: prog at file offset off in path, with its cookie; NULL (errno set) if not attached. */
-static struct bpf_link *node_probe(struct observer *obs, const char *path, const char *prog_name,
-				   uint64_t off, uint64_t cookie)
-{
-	LIBBPF_OPTS(bpf_uprobe_opts, opts, .bpf_cookie = cookie);
-	struct bpf_program *prog =
-		bpf_object__find_program_by_name(observer__object(obs), prog_name);
-
-	if (!prog) {
-		errno = ENOENT;
-		return NULL;
-	}
-	return bpf_program__attach_uprobe_opts(prog, -1, path, (size_t)off, &opts);
-}
-
 /* Every probe, or none: 0 or -errno. */
 static int node_attach(struct observer *obs, const char *path, const struct nodecode *n)
 {
-	struct bpf_link *links[3];
-	int i, k = 0, err = 0;
+	const struct probe_fn fns[] = {
+		{ .prog = "node_parser_read",
+		  .off = n->parse_off,
+		  .cookie = nodecode__cookie(n, 0) },
+		{ .prog = "node_tcp_wrap", .off = n->tcp_off, .cookie = nodecode__tcp_cookie(n) },
+		{ .prog = "node_parser_read",
+		  .off = n->thunk_off,
+		  .cookie = nodecode__cookie(n, n->thunk_adjust) },
+	};
 
-	links[k] = node_probe(obs, path, "node_parser_read", n->parse_off, nodecode__cookie(n, 0));
-	k += !!links[k];
-	if (k == 1 && n->thunk_adjust) {
-		links[k] = node_probe(obs, path, "node_parser_read", n->thunk_off,
-				      nodecode__cookie(n, n->thunk_adjust));
-		k += !!links[k];
-	}
-	if (k == 1 + !!n->thunk_adjust) {
-		links[k] =
-			node_probe(obs, path, "node_tcp_wrap", n->tcp_off, nodecode__tcp_cookie(n));
-		k += !!links[k];
-	}
-	if (k == 2 + !!n->thunk_adjust)
-		return observer__keep_links(obs, links, k);
-	err = -errno;
-	for (i = 0; i < k; i++)
-		bpf_link__destroy(links[i]);
-	return err;
+	return probes__attach_fns(obs, path, fns, n->thunk_adjust ? 3 : 2, true);
 }
 
 static bool nodeprobes_probe(void *state, struct observer *obs, const struct probe_file *f,

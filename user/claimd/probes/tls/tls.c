@@ -19,17 +19,17 @@ struct tls {
 };
 
 static const struct probe_fn tls_fns[] = {
-	{ "tls_read", "SSL_read", false },
-	{ "tls_read_ret", "SSL_read", true },
-	{ "tls_write", "SSL_write", false },
-	{ "tls_write_ret", "SSL_write", true },
-	{ "tls_read_ex", "SSL_read_ex", false },
-	{ "tls_read_ex_ret", "SSL_read_ex", true },
-	{ "tls_write_ex", "SSL_write_ex", false },
-	{ "tls_write_ex_ret", "SSL_write_ex", true },
+	{ .prog = "tls_read", .func = "SSL_read" },
+	{ .prog = "tls_read_ret", .func = "SSL_read", .ret = true },
+	{ .prog = "tls_write", .func = "SSL_write" },
+	{ .prog = "tls_write_ret", .func = "SSL_write", .ret = true },
+	{ .prog = "tls_read_ex", .func = "SSL_read_ex" },
+	{ .prog = "tls_read_ex_ret", .func = "SSL_read_ex", .ret = true },
+	{ .prog = "tls_write_ex", .func = "SSL_write_ex" },
+	{ .prog = "tls_write_ex_ret", .func = "SSL_write_ex", .ret = true },
 	/* No plaintext: the handshake ties its SSL to its socket (bpf/tls.c). */
-	{ "tls_handshake", "SSL_do_handshake", false },
-	{ "tls_handshake_ret", "SSL_do_handshake", true },
+	{ .prog = "tls_handshake", .func = "SSL_do_handshake" },
+	{ .prog = "tls_handshake_ret", .func = "SSL_do_handshake", .ret = true },
 };
 
 static const struct probe_set tls_set = {
