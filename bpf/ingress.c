@@ -258,7 +258,7 @@ static __always_inline void ingress_lose_current(struct io *io)
 
 	if (!t || !t->conn.tgid)
 		return;
-	c = bpf_map_lookup_elem(&conns, &t->conn);
+	c = conn_find(&t->conn);
 	if (c)
 		ingress_lose(c, t, io->now);
 }
@@ -299,7 +299,7 @@ static __noinline int ingress_open(struct claimd_conn *c, struct io *io,
 	stat_inc(CLAIMD_ST_INGRESS);
 	if (!owner.tgid && t->conn.tgid && !same_conn(&t->conn, &io->key)) {
 		/* Still serving another request: that one loses its log. */
-		struct claimd_conn *old = bpf_map_lookup_elem(&conns, &t->conn);
+		struct claimd_conn *old = conn_find(&t->conn);
 
 		if (old && (t->rec.flags & (CLAIMD_IN_BLIND | CLAIMD_IN_UNTIED))) {
 			/*

@@ -53,10 +53,11 @@ const volatile __u32 filter_netns = 0;	    /* network namespace inode for CLAIMD
 const volatile __u32 sock_head_untyped = 0; /* bpf_rdonly_cast to no type loads (sock.bpf.h) */
 
 /*
- * Sockets we follow, by (tgid, fd). Added by a socket's first bytes
- * (sockio.c, conn_adopt) and by claimd's seeding; removed at the socket's
- * end or when its fd names another socket (conn_forget), and by claimd for
- * a process that exited. Full, the oldest goes (LRU). claimd sizes it.
+ * Sockets we follow, by (tgid, fd), whose entry is not in its slot
+ * (conn_slots, below). Added by a socket's first bytes (sockio.c,
+ * conn_adopt) and by claimd's seeding; removed at the socket's end or when
+ * its fd names another socket (conn_forget), and by claimd for a process
+ * that exited. Full, the oldest goes (LRU). claimd sizes it.
  */
 struct {
 	__uint(type, BPF_MAP_TYPE_LRU_HASH);
@@ -64,6 +65,24 @@ struct {
 	__type(key, struct claimd_conn_key);
 	__type(value, struct claimd_conn);
 } conns SEC(".maps");
+
+/*
+ * Where most connections' entries live instead: the slot their name points
+ * at (claimd_conn_slot_index), taken at the first bytes if free, given back
+ * at the end (bpf/connslot.c). The read and write path finds the entry
+ * there with one inlined load, where the table's lookup cost a hash, a
+ * bucket and the entry's own cold line. A connection whose slot another
+ * holds, or one claimd seeded, is in conns. claimd sizes both
+ * (user/claimd/kernel/slots.c).
+ */
+const volatile __u32 conn_slots_mask = CLAIMD_CONNS_MAX / 2 - 1;
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, CLAIMD_CONNS_MAX / 2);
+	__type(key, __u32);
+	__type(value, struct claimd_conn_slot);
+} conn_slots SEC(".maps");
 
 /*
  * A word per tgid: does this process own a socket we follow (and the other
@@ -162,7 +181,7 @@ struct {
  * another one holds has its context in threads (added by owner_ctx_get,
  * never removed: an idle context is reused by its thread's next request,
  * and the oldest goes when the map is full). claimd sizes both
- * (user/claimd/kernel/thread_slots.c).
+ * (user/claimd/kernel/slots.c).
  */
 const volatile __u32 thread_slots_mask = CLAIMD_THREADS_MAX / 2 - 1;
 
@@ -492,6 +511,7 @@ struct {
 #include "node.bpf.h"
 #include "goroutine.bpf.h"
 /* The syscall path (its framers take OpenSSL's plaintext too: tls.c before sockio.c). */
+#include "connslot.c"
 #include "ingress.c"
 #include "keyed.c"
 #include "scan.c"

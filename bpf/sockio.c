@@ -134,10 +134,8 @@ __noinline int conn_adopt(struct claimd_sock *s, __u64 skaddr, __u32 tgid, int f
 	http_framer_init(&c->tx,
 			 c->role == CLAIMD_ROLE_OUTBOUND ? HTTP_KIND_REQUEST : HTTP_KIND_RESPONSE,
 			 rejoin);
-	if (bpf_map_update_elem(&conns, &key, c, BPF_ANY)) {
-		stat_inc(CLAIMD_ST_CONN_FULL);
+	if (!conn_put(&key, c))
 		return 0;
-	}
 	s->key = key;
 	mark_traced(tgid);
 	stat_inc(CLAIMD_ST_CONNS);
@@ -243,11 +241,9 @@ static __always_inline struct claimd_conn *conn_of_socket(struct claimd_conn_key
 
 	/* A Unix socket needs no birth seen (bpf/unixsock.c): a TCP one is not ours. */
 	if (!s || (s->flags & CLAIMD_SOCK_UNIX))
-		return conn_adopt_unix(skaddr, key->tgid, key->fd)
-			       ? bpf_map_lookup_elem(&conns, key)
-			       : NULL;
+		return conn_adopt_unix(skaddr, key->tgid, key->fd) ? conn_find(key) : NULL;
 	if (s->key.tgid) {
-		c = bpf_map_lookup_elem(&conns, &s->key);
+		c = conn_find(&s->key);
 		if (c && c->sk_tag == claimd_sock_tag(skaddr)) {
 			*key = s->key;
 			return c;
@@ -260,7 +256,7 @@ static __always_inline struct claimd_conn *conn_of_socket(struct claimd_conn_key
 	}
 	if (!conn_adopt(s, skaddr, key->tgid, key->fd, rejoin))
 		return NULL;
-	return bpf_map_lookup_elem(&conns, key);
+	return conn_find(key);
 }
 
 /*
@@ -278,7 +274,7 @@ static __always_inline void on_io(struct task_struct *task, __u32 tgid, const st
 	struct io io;
 	__u32 zero = 0, pflags;
 
-	c = bpf_map_lookup_elem(&conns, &key);
+	c = conn_find(&key);
 	/*
 	 * The fd names another socket than the one followed there: that one
 	 * lives on where claimd did not see its end (it was duplicated, or
@@ -491,7 +487,7 @@ int tp_io_x(struct bpf_raw_tracepoint_args *ctx)
 static __always_inline void conn_forget(struct claimd_conn *c, struct claimd_conn_key *key,
 					__u32 tag)
 {
-	struct claimd_conn *cur = bpf_map_lookup_elem(&conns, key);
+	struct claimd_conn *cur = conn_find(key);
 	__u32 slot = claimd_sock_slot(c->local.port, c->remote.port);
 	/* Seeded, its socket never seen since: the filter's count for it is its own. */
 	int unindexed = !tag;
@@ -510,7 +506,7 @@ static __always_inline void conn_forget(struct claimd_conn *c, struct claimd_con
 	if (c->proto >= CLAIMD_PROTO_REDIS)
 		bpf_map_delete_elem(&wire_conns, key);
 	tls_forget(c, key);
-	if (!bpf_map_delete_elem(&conns, key)) {
+	if (!conn_drop(key)) {
 		if (unindexed)
 			sock_mark_add(slot, -1);
 		stat_inc(CLAIMD_ST_CONN_CLOSED);

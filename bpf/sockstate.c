@@ -196,7 +196,7 @@ static __always_inline void sock_connect_failed(__u64 key, struct sock *sk)
 	io.key.tgid = s->tgid;
 	io.key.fd = -1;
 	if (s->key.tgid) {
-		c = bpf_map_lookup_elem(&conns, &s->key);
+		c = conn_find(&s->key);
 		if (c && c->sk_tag == claimd_sock_tag(key)) {
 			if (c->flags & (CLAIMD_CONN_SENT | CLAIMD_CONN_FAILED))
 				return;
@@ -231,7 +231,7 @@ static __always_inline void sock_end(__u64 key)
 	bpf_map_delete_elem(&socks, &key);
 	if (!name.tgid)
 		return;
-	c = bpf_map_lookup_elem(&conns, &name);
+	c = conn_find(&name);
 	if (!c || c->sk_tag != claimd_sock_tag(key))
 		return;
 	if ((task->flags & PF_EXITING) && task->tgid == name.tgid)

@@ -99,7 +99,7 @@ static __always_inline __s32 tls_tie(struct ssl_call *call, __u32 tgid, __u32 ti
 	fd = bpf_map_lookup_elem(&ssl_fds, &k);
 	if (fd) {
 		key.fd = *fd;
-		c = bpf_map_lookup_elem(&conns, &key);
+		c = conn_find(&key);
 		if (c && c->ssl == call->ssl)
 			return key.fd;
 	}
@@ -107,7 +107,7 @@ static __always_inline __s32 tls_tie(struct ssl_call *call, __u32 tgid, __u32 ti
 	if (!r || r->tgid != tgid || r->several)
 		return -1;
 	key.fd = r->fd;
-	c = bpf_map_lookup_elem(&conns, &key);
+	c = conn_find(&key);
 	if (!c || !(c->flags & CLAIMD_CONN_TLS))
 		return -1;
 	c->ssl = call->ssl;
@@ -193,7 +193,7 @@ static __always_inline int ssl_exit(long n, int ex)
 			ingress_taint(&io, CLAIMD_IN_UNTIED);
 		goto out;
 	}
-	c = bpf_map_lookup_elem(&conns, &key);
+	c = conn_find(&key);
 	if (!c || c->role < CLAIMD_ROLE_INBOUND)
 		goto out;
 	tls_mark(c);

@@ -165,10 +165,9 @@ __noinline int conn_adopt_unix(__u64 skaddr, __u32 tgid, int fd)
 			 role == CLAIMD_ROLE_OUTBOUND ? HTTP_KIND_RESPONSE : HTTP_KIND_REQUEST, 1);
 	http_framer_init(&c->tx,
 			 role == CLAIMD_ROLE_OUTBOUND ? HTTP_KIND_REQUEST : HTTP_KIND_RESPONSE, 1);
-	if (bpf_map_update_elem(&conns, &key, c, BPF_ANY)) {
-		stat_inc(CLAIMD_ST_CONN_FULL);
+	c = conn_put(&key, c);
+	if (!c)
 		return 0;
-	}
 	mark_traced(tgid);
 	stat_inc(CLAIMD_ST_CONNS);
 	stat_inc(CLAIMD_ST_UNIX_CONNS);

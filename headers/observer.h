@@ -183,6 +183,8 @@ enum claimd_stat {
 	CLAIMD_ST_NODE_STALE,	    /* ... calls whose context began before their request */
 	CLAIMD_ST_NODE_LINEAGE,	    /* ... native resources a parser's context made */
 	CLAIMD_ST_TIED_NODE,	    /* Node.js's calls tied to a request by their async context */
+	CLAIMD_ST_CONN_SLOTS,	    /* connections whose entry took the slot their name points at */
+	CLAIMD_ST_CONN_SLOTS_FREED, /* ... and slots given back at their end, or by claimd */
 	CLAIMD_ST__COUNT,
 };
 
@@ -386,6 +388,30 @@ struct claimd_thread_slot {
 	__u32 pad;
 	struct claimd_thread t;
 };
+
+/*
+ * A connection's entry in the slot its name points at (observer.bpf.c,
+ * conn_slots): owner is the name as claimd_conn_slot_word gives it, 0 while
+ * the slot is free, CLAIMD_CONN_SLOT_BUSY while an entry is written in.
+ */
+struct claimd_conn_slot {
+	__u64 owner;
+	struct claimd_conn c;
+};
+
+#define CLAIMD_CONN_SLOT_BUSY (~0ull)
+
+/* The word a slot's owner holds for key: never 0 (no process has tgid 0) nor BUSY. */
+static inline __u64 claimd_conn_slot_word(const struct claimd_conn_key *key)
+{
+	return (__u64)key->tgid << 32 | (__u32)key->fd;
+}
+
+/* The slot key points at, of mask + 1: a process's fds in a row, processes spread apart. */
+static inline __u32 claimd_conn_slot_index(const struct claimd_conn_key *key, __u32 mask)
+{
+	return (key->tgid * 0x9e3779b1u + (__u32)key->fd) & mask;
+}
 
 /* The traced map's word per process: what the programs know of it. */
 #define CLAIMD_PROC_TRACED    0x1  /* it owns a socket we follow */

@@ -411,7 +411,7 @@ static __always_inline struct claimd_conn *go_server_conn(const struct go_offset
 
 	for (i = 0; i < 2 && nc && port; i++) {
 		key->fd = go_netconn_fd(off, nc);
-		c = key->fd >= 0 ? bpf_map_lookup_elem(&conns, key) : NULL;
+		c = key->fd >= 0 ? conn_find(key) : NULL;
 		if (c && c->role == CLAIMD_ROLE_INBOUND && c->remote.port == port)
 			return c;
 		/* tls.Conn.conn is a net.Conn interface too: +8, its data word. */
@@ -735,7 +735,7 @@ static __always_inline struct claimd_conn *go_grpc_conn(const struct go_offsets 
 	if (!nc || !port)
 		return NULL;
 	key->fd = go_netconn_fd(off, nc);
-	c = key->fd >= 0 ? bpf_map_lookup_elem(&conns, key) : NULL;
+	c = key->fd >= 0 ? conn_find(key) : NULL;
 	if (c && c->role == CLAIMD_ROLE_INBOUND && c->remote.port == port)
 		return c;
 	return NULL;

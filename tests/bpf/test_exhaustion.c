@@ -41,6 +41,7 @@
 #define N_CALLEES   24	/* fail-close edges against --classes 16 */
 #define P1_CALLEES  16
 #define MID_CONNS   500 /* opened while a request waits for its answer */
+#define MID_PARKED  32	/* kept open first, holding the slots of the fds after them */
 #define FLOOD_CONNS 4
 #define FLOOD_REQS  2000 /* per connection */
 
@@ -151,7 +152,10 @@ static void thread_server(int lfd)
  * the main thread, which peeks at each first, as a router would). After
  * reading a request for "/slow" it waits a second before answering:
  * meanwhile new connections, in use, push that one out of claimd's table.
- * "/fail" is answered 500.
+ * "/fail" is answered 500. "/park" is answered and its connection kept
+ * open, never closed: parked connections hold the slots their fds point
+ * at (a connection's entry in its slot never leaves for another), so that
+ * the next ones' entries are in the table.
  */
 static int hold_pipe[2];
 
@@ -172,7 +176,8 @@ static void *hold_worker(void *arg)
 			write_all_fd(fd, fail, sizeof(fail) - 1);
 		else
 			write_all_fd(fd, ok_resp, sizeof(ok_resp) - 1);
-		close(fd);
+		if (!strstr(buf, "GET /park "))
+			close(fd);
 	}
 	return NULL;
 }
@@ -566,9 +571,35 @@ out:
 static void conns_evicted_mid_request(const struct claimd_h *h, const struct trace_cap *t,
 				      pid_t pid, int port)
 {
+	static const char park[] = "GET /park HTTP/1.1\r\nHost: x\r\n\r\n";
+	int parked[MID_PARKED];
+	struct json_object *st;
 	struct mid_try r;
-	int i, evicted = 0;
+	int i, evicted = 0, n = 0;
+	long long taken;
+	char buf[512];
 
+	st = status(h);
+	taken = kernel(st, "connection_slots_taken");
+	json_object_put(st);
+
+	/*
+	 * Every slot the service's next fds point at held first (of --conns 64,
+	 * 32 are slots, taken by fds in a row): the slow connection's entry is
+	 * in the table, where the least recently used goes.
+	 */
+	for (i = 0; i < MID_PARKED; i++) {
+		parked[i] = sock_connect(port);
+		if (parked[i] >= 0 && !sock_send(parked[i], park) &&
+		    sock_recv_until(parked[i], buf, sizeof(buf), "ok", sizeof(buf)) > 12)
+			n++;
+	}
+	ASSERT_EQ(n, MID_PARKED, "parked connections answered");
+	st = status(h);
+	taken = kernel(st, "connection_slots_taken") - taken;
+	printf("%d connections parked: %lld of them took a slot\n", n, taken);
+	ASSERT_GT(taken, 0, "parked connections hold slots");
+	json_object_put(st);
 	for (i = 0; i < 4 && !evicted; i++) {
 		mid_try(h, t, pid, port, &r);
 		evicted += r.evicted;
@@ -581,6 +612,9 @@ static void conns_evicted_mid_request(const struct claimd_h *h, const struct tra
 			  "the failures followed are claimed (the service's own)");
 	}
 	ASSERT_GT(evicted, 0, "the slow request's connection was evicted");
+	for (i = 0; i < MID_PARKED; i++)
+		if (parked[i] >= 0)
+			close(parked[i]);
 }
 
 /* ---- the thread table ---- */

@@ -1233,6 +1233,97 @@ out:
 	kcase_close(&c);
 }
 
+/*
+ * A connection's entry lives in the slot its process and fd point at: taken
+ * at its first bytes, given back at its end. One whose slot another name
+ * holds (another fd of the process, as many slots further) lives in the
+ * conns table and is followed the same. claimd gives back the slots of a
+ * process that exited, and only its.
+ */
+static void subtest_conn_slots(struct kfix *f)
+{
+	struct svc s2 = { .lfd = -1, .cfd = -1, .afd = -1 }, s3 = s2;
+	struct claimd_conn_key gone = { .tgid = f->tgid + 1, .fd = 3 };
+	__u64 held, freed;
+	struct kcase c;
+	int i, j;
+
+	if (!kcase_answers(f, &c, RESP(503, "Busy"), 4) ||
+	    !ASSERT_TRUE(call_once(c.p.port, &c.u, REQ_CALL), "a connection to the peer") ||
+	    !serve_with_call(&c, "served, its connections in their slots"))
+		goto out;
+	ASSERT_EQ(kfix_conn_slot(f, c.s.afd),
+		  claimd_conn_slot_word(&(struct claimd_conn_key){ f->tgid, c.s.afd }),
+		  "the request's connection in its slot");
+	ASSERT_EQ(kfix_conn_slot(f, c.u),
+		  claimd_conn_slot_word(&(struct claimd_conn_key){ f->tgid, c.u }),
+		  "the call's connection in its slot");
+	ASSERT_FALSE(kfix_conn_in_table(f, c.s.afd), "and not in the table");
+
+	/* Its slot held by another fd of the process before its first bytes: in the table. */
+	if (!ASSERT_TRUE(svc_connect(&c.s, &s2), "a second client"))
+		goto out;
+	held = claimd_conn_slot_word(
+		&(struct claimd_conn_key){ f->tgid, s2.afd + (int)kfix_conn_slots(f) });
+	if (!ASSERT_OK(kfix_conn_slot_set(f, s2.afd, held), "its slot held") ||
+	    !ASSERT_TRUE(svc_request(&s2, REQ_FRONT) && call_on(c.u, REQ_CALL) &&
+				 svc_answer(&s2, RESP(502, "Bad Gateway")),
+			 "served from the table"))
+		goto out;
+	i = s2.afd;
+	ASSERT_EQ(kfix_conn_slot(f, i), held, "the other's slot left as it was");
+	ASSERT_TRUE(kfix_conn_in_table(f, i), "its entry in the table");
+	svc_close(&s2);
+	ASSERT_FALSE(kfix_conn_in_table(f, i), "gone from the table at its end");
+	kfix_conn_slot_set(f, i, 0);
+
+	/* A third connection's end gives its slot back. */
+	freed = kfix_stat(f, CLAIMD_ST_CONN_SLOTS_FREED);
+	if (!ASSERT_TRUE(svc_connect(&c.s, &s3), "a third client") ||
+	    !ASSERT_TRUE(svc_request(&s3, REQ_FRONT) && svc_answer(&s3, RESP(200, "OK")),
+			 "served in its slot"))
+		goto out;
+	/* The client's end is this process's too: followed, in a slot. */
+	i = s3.afd;
+	j = s3.cfd;
+	ASSERT_EQ(kfix_conn_slot(f, i),
+		  claimd_conn_slot_word(&(struct claimd_conn_key){ f->tgid, i }), "in its slot");
+	ASSERT_EQ(kfix_conn_slot(f, j),
+		  claimd_conn_slot_word(&(struct claimd_conn_key){ f->tgid, j }),
+		  "its client's end in its slot");
+	svc_close(&s3);
+	ASSERT_EQ(kfix_conn_slot(f, i), 0, "its slot given back at its end");
+	ASSERT_EQ(kfix_conn_slot(f, j), 0, "its client's too");
+	ASSERT_EQ(kfix_stat(f, CLAIMD_ST_CONN_SLOTS_FREED), freed + 2, "both counted");
+
+	/* A process gone: its slots given back by claimd, no other's. */
+	if (!ASSERT_OK(kfix_conn_slot_set(f, i, claimd_conn_slot_word(&gone)), "a slot of another"))
+		goto out;
+	ASSERT_EQ(kfix_forget_slots(f, f->tgid + 2), 0, "a third process holds none");
+	ASSERT_EQ(kfix_conn_slot(f, i), claimd_conn_slot_word(&gone), "still held");
+	ASSERT_EQ(kfix_forget_slots(f, gone.tgid), 1, "the process gone held one");
+	ASSERT_EQ(kfix_conn_slot(f, i), 0, "given back");
+	ASSERT_EQ(kfix_conn_slot(f, c.s.afd),
+		  claimd_conn_slot_word(&(struct claimd_conn_key){ f->tgid, c.s.afd }),
+		  "this process's slots kept");
+
+	kfix_drain(f);
+	ASSERT_EQ(kfix_count_ingress(f, c.s.port), 3, "three requests recorded");
+	for (i = 0; i < 2; i++) {
+		const struct claimd_ingress *in = kfix_ingress(f, c.s.port, i);
+
+		if (!ASSERT_OK_PTR(in, "ingress record"))
+			continue;
+		ASSERT_EQ(in->status, 502, "status");
+		if (ASSERT_EQ(in->n_egress, 1, "its call logged"))
+			CHECK_LOGGED(&in->egress[0], c.p.port, REQ_CALL, 503, DONE);
+	}
+out:
+	svc_close(&s2);
+	svc_close(&s3);
+	kcase_close(&c);
+}
+
 /* A call's head in 10 entries (writev) and an answer's in 10 (sendmsg): framed exactly. */
 static void subtest_vectored_head(struct kfix *f)
 {
@@ -1349,6 +1440,8 @@ void test_kernel(void)
 		subtest_stale_fd_reused(&f);
 	if (test__start_subtest("thread_slots"))
 		subtest_thread_slots(&f);
+	if (test__start_subtest("conn_slots"))
+		subtest_conn_slots(&f);
 	kernel_verdict_subtests(&f);
 	kfix_close(&f);
 	clock_gettime(CLOCK_MONOTONIC, &t1);

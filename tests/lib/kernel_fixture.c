@@ -28,7 +28,7 @@
 #include "sockets.h"
 #include "host/sysprobe.h"
 #include "test_progs.h"
-#include "kernel/thread_slots.h"
+#include "kernel/slots.h"
 
 /* proc.bpf.h's traced[] bit for "owns a socket we follow". */
 #define PROC_TRACED 0x1
@@ -95,10 +95,10 @@ bool kfix_open_netns(struct kfix *f, __u64 netns)
 	skel->rodata->sock_head_untyped = probe.untyped_cast;
 	/* One word per tgid: only this process's matters. */
 	bpf_map__set_max_entries(skel->maps.traced, f->tgid + 1);
-	bpf_map__set_max_entries(skel->maps.conns, 1024);
-	/* 256 thread contexts, as claimd --threads 256 sizes them. */
-	thread_slots_size(skel->maps.thread_slots, skel->maps.threads,
-			  &skel->rodata->thread_slots_mask, 256);
+	/* 1,024 connections and 256 thread contexts, as claimd --conns 1024 --threads 256. */
+	slots_size(skel->maps.conn_slots, skel->maps.conns, &skel->rodata->conn_slots_mask, 1024);
+	slots_size(skel->maps.thread_slots, skel->maps.threads, &skel->rodata->thread_slots_mask,
+		   256);
 	bpf_map__set_max_entries(skel->maps.conn_ctx, 256);
 	bpf_map__set_max_entries(skel->maps.thread_cur, 64);
 	bpf_map__set_max_entries(skel->maps.events, 1u << 20);
@@ -309,6 +309,50 @@ int kfix_thread_slot_set(struct kfix *f, __u32 tid, __u32 holder)
 
 	s.tid = holder;
 	return bpf_map_update_elem(bpf_map__fd(f->skel->maps.thread_slots), &idx, &s, BPF_ANY);
+}
+
+__u32 kfix_conn_slots(struct kfix *f)
+{
+	return f->skel->rodata->conn_slots_mask + 1;
+}
+
+static __u32 conn_slot_idx(struct kfix *f, int fd)
+{
+	struct claimd_conn_key key = { .tgid = f->tgid, .fd = fd };
+
+	return claimd_conn_slot_index(&key, f->skel->rodata->conn_slots_mask);
+}
+
+__u64 kfix_conn_slot(struct kfix *f, int fd)
+{
+	struct claimd_conn_slot s = { .owner = (__u64)-1 };
+	__u32 idx = conn_slot_idx(f, fd);
+
+	bpf_map_lookup_elem(bpf_map__fd(f->skel->maps.conn_slots), &idx, &s);
+	return s.owner;
+}
+
+int kfix_conn_slot_set(struct kfix *f, int fd, __u64 owner)
+{
+	static const struct claimd_conn_slot zero;
+	struct claimd_conn_slot s = zero;
+	__u32 idx = conn_slot_idx(f, fd);
+
+	s.owner = owner;
+	return bpf_map_update_elem(bpf_map__fd(f->skel->maps.conn_slots), &idx, &s, BPF_ANY);
+}
+
+bool kfix_conn_in_table(struct kfix *f, int fd)
+{
+	struct claimd_conn_key key = { .tgid = f->tgid, .fd = fd };
+	struct claimd_conn c;
+
+	return !bpf_map_lookup_elem(bpf_map__fd(f->skel->maps.conns), &key, &c);
+}
+
+int kfix_forget_slots(struct kfix *f, __u32 tgid)
+{
+	return slots_forget(f->skel->progs.claimd_forget_slots, tgid);
 }
 
 __u64 kfix_stat(struct kfix *f, enum claimd_stat which)

@@ -69,6 +69,16 @@ const struct claimd_listen *kfix_listen(struct kfix *f, int port, bool closed);
 __u32 kfix_thread_slots(struct kfix *f);
 __u32 kfix_thread_slot(struct kfix *f, __u32 tid);
 int kfix_thread_slot_set(struct kfix *f, __u32 tid, __u32 holder);
+/* How many connection slots there are; who holds the one (this process,
+ * fd) points at (a claimd_conn_slot_word; 0: free; -1 unreadable); that
+ * slot written held by owner (0: freed); is (this process, fd) in the conns
+ * table; claimd_forget_slots run as claimd runs it for a process gone:
+ * how many slots it gave back, or -errno. */
+__u32 kfix_conn_slots(struct kfix *f);
+__u64 kfix_conn_slot(struct kfix *f, int fd);
+int kfix_conn_slot_set(struct kfix *f, int fd, __u64 owner);
+bool kfix_conn_in_table(struct kfix *f, int fd);
+int kfix_forget_slots(struct kfix *f, __u32 tgid);
 /* A counter's growth since kfix_begin, summed over CPUs. */
 __u64 kfix_stat(struct kfix *f, enum claimd_stat which);
 /* The socket filter: the count of followed sockets in sock_marks' slot;

@@ -347,6 +347,9 @@ static void map_fill_update(struct claimd *d)
 	forgotten = (long long)observer__forgotten(d->obs);
 	if (observer__stats(d->obs, after))
 		return;
+	/* The connections in slots, as they stand after the walk: never evicted. */
+	d->fill[FILL_CONNS].entries +=
+		after[CLAIMD_ST_CONN_SLOTS] - after[CLAIMD_ST_CONN_SLOTS_FREED];
 	ev = (long long)(st[CLAIMD_ST_CONNS] + d->seeded.inbound + d->seeded.outbound) -
 	     (long long)(after[CLAIMD_ST_CONN_CLOSED] + forgotten + d->fill[FILL_CONNS].entries);
 	if (!d->fill[FILL_CONNS].err && ev > (long long)d->fill[FILL_CONNS].evicted)
@@ -802,6 +805,7 @@ static int claimd_load(struct claimd *d)
 	if (!d->ctl)
 		return errno == EADDRINUSE ? EXIT_BUSY : EXIT_FAILURE_RT;
 	map_fill__init(&d->fill[FILL_CONNS], "conns", observer__conns_fd(d->obs));
+	d->fill[FILL_CONNS].max_entries += observer__conn_slots(d->obs);
 	map_fill__init(&d->fill[FILL_THREADS], "threads", observer__threads_fd(d->obs));
 	d->fill[FILL_THREADS].max_entries += observer__thread_slots(d->obs);
 	map_fill__init(&d->fill[FILL_CLASSES], "edge_class", observer__classes_fd(d->obs));

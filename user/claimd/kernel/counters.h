@@ -173,7 +173,13 @@
 	  "connect), noted where they get their ids: contexts they begin are that request's.")    \
 	X(CLAIMD_ST_TIED_NODE, "calls_tied_by_node",                                              \
 	  "Calls of Node.js tied to the request whose parser's context, or a context it began, "  \
-	  "wrote them.")
+	  "wrote them.")                                                                          \
+	X(CLAIMD_ST_CONN_SLOTS, "connection_slots_taken",                                         \
+	  "Connections whose entry took the slot their process and fd point at (no table "        \
+	  "lookup at each read and write); the others' entries are in the table.")                \
+	X(CLAIMD_ST_CONN_SLOTS_FREED, "connection_slots_freed",                                   \
+	  "Connection slots given back at their connection's end, or by claimd for a process "    \
+	  "that exited.")
 
 /* A kernel counter's name ("?" out of range), and the help text for a name (NULL if none). */
 const char *counters__kernel_name(int which);

@@ -20,7 +20,7 @@
 #include "kernel/observer_api.h"
 #include "observer.skel.h"
 #include "kernel/sock_marks.h"
-#include "kernel/thread_slots.h"
+#include "kernel/slots.h"
 #include "host/sysprobe.h"
 #include "verdict.h"
 
@@ -37,6 +37,7 @@ struct observer {
 	bool verdicts_reused;
 	__u32 generation;
 	__u32 thread_slots; /* thread contexts in slots, beside the threads table */
+	__u32 conn_slots;   /* connections in slots, beside the conns table */
 	void *words;	    /* traced[], mapped: a word per tgid (word_of) */
 	__u32 n_words;
 };
@@ -256,14 +257,15 @@ struct observer *observer__load(const struct observer_config *cfg)
 	obs->generation++;
 	bpf_map__set_max_entries(obs->skel->maps.traced, pid_max());
 	bpf_map__set_max_entries(obs->skel->maps.outside_calls, pid_max());
-	if (cfg->conns_max)
-		bpf_map__set_max_entries(obs->skel->maps.conns, cfg->conns_max);
+	obs->conn_slots =
+		slots_size(obs->skel->maps.conn_slots, obs->skel->maps.conns,
+			   &obs->skel->rodata->conn_slots_mask, cfg->conns_max ?: CLAIMD_CONNS_MAX);
 	/* Sockets born and not ended: never fewer places than connections. */
 	if (cfg->conns_max > CLAIMD_CONNS_MAX)
 		bpf_map__set_max_entries(obs->skel->maps.socks, cfg->conns_max);
-	obs->thread_slots = thread_slots_size(obs->skel->maps.thread_slots, obs->skel->maps.threads,
-					      &obs->skel->rodata->thread_slots_mask,
-					      cfg->threads_max ?: CLAIMD_THREADS_MAX);
+	obs->thread_slots = slots_size(obs->skel->maps.thread_slots, obs->skel->maps.threads,
+				       &obs->skel->rodata->thread_slots_mask,
+				       cfg->threads_max ?: CLAIMD_THREADS_MAX);
 	if (cfg->ringbuf_size)
 		bpf_map__set_max_entries(obs->skel->maps.events, cfg->ringbuf_size);
 	if (cfg->classes_max)
@@ -660,11 +662,28 @@ one_by_one:
 	return found;
 }
 
+bool observer__conn_in_slot(const struct observer *obs, const struct claimd_conn_key *key)
+{
+	__u32 idx = claimd_conn_slot_index(key, obs->skel->rodata->conn_slots_mask);
+	struct claimd_conn_slot s;
+
+	if (bpf_map_lookup_elem(bpf_map__fd(obs->skel->maps.conn_slots), &idx, &s))
+		return false;
+	return s.owner == claimd_conn_slot_word(key);
+}
+
 int observer__forget_processes(struct observer *obs, const __u32 *tgids, int n)
 {
 	int fd = observer__conns_fd(obs);
 	struct gone_conn gone[512];
-	int found, i;
+	int found, i, freed, slots = 0;
+
+	for (i = 0; i < n; i++) {
+		freed = slots_forget(obs->skel->progs.claimd_forget_slots, tgids[i]);
+		if (freed > 0)
+			slots += freed;
+	}
+	obs->forgotten += (unsigned long)slots;
 
 	/* One walk for all of them; collect first, since deleting restarts a walk. */
 	found = conns_of(fd, tgids, n, gone, (int)(sizeof(gone) / sizeof(gone[0])));
@@ -675,7 +694,7 @@ int observer__forget_processes(struct observer *obs, const __u32 *tgids, int n)
 			observer__sock_mark(obs, gone[i].slot, -1);
 		obs->forgotten++;
 	}
-	return found;
+	return found + slots;
 }
 
 unsigned long observer__forgotten(const struct observer *obs)
@@ -722,4 +741,9 @@ int observer__threads_fd(const struct observer *obs)
 __u32 observer__thread_slots(const struct observer *obs)
 {
 	return obs->thread_slots;
+}
+
+__u32 observer__conn_slots(const struct observer *obs)
+{
+	return obs->conn_slots;
 }

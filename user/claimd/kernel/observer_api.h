@@ -117,7 +117,8 @@ struct bpf_object *observer__object(const struct observer *obs);
 struct bpf_link;
 int observer__keep_links(struct observer *obs, struct bpf_link **links, int n);
 
-/* Forgets the connections of processes that exited; returns how many. */
+/* Forgets the connections of processes that exited, in slots and in the
+ * table; returns how many. */
 int observer__forget_processes(struct observer *obs, const __u32 *tgids, int n);
 /* Connections forgotten that way since load. */
 unsigned long observer__forgotten(const struct observer *obs);
@@ -125,5 +126,9 @@ unsigned long observer__forgotten(const struct observer *obs);
  * how many thread contexts are in slots (headers/observer.h). */
 int observer__threads_fd(const struct observer *obs);
 __u32 observer__thread_slots(const struct observer *obs);
+/* How many connections' entries fit in slots (the rest: the conns table),
+ * and is key's entry in its slot now (where a seeded one must not go twice)? */
+__u32 observer__conn_slots(const struct observer *obs);
+bool observer__conn_in_slot(const struct observer *obs, const struct claimd_conn_key *key);
 
 #endif

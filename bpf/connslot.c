@@ -1,0 +1,114 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * Fragment of observer.bpf.c: where a connection's entry lives. In the slot
+ * its name (process, fd) points at (conn_slots), when it found that slot
+ * free at its first bytes; else in the conns table. A name is in one place
+ * at a time: the slot is asked first, then the table. Every program finds,
+ * places and drops entries through these three, never through the maps.
+ */
+
+/* The slot key points at (held by key's connection or not). */
+static __always_inline struct claimd_conn_slot *conn_slot_of(const struct claimd_conn_key *key)
+{
+	__u32 idx = claimd_conn_slot_index(key, conn_slots_mask);
+
+	return bpf_map_lookup_elem(&conn_slots, &idx);
+}
+
+/* The connection named key: its entry, in its slot or the table; NULL if not followed. */
+static __always_inline struct claimd_conn *conn_find(const struct claimd_conn_key *key)
+{
+	struct claimd_conn_slot *s = conn_slot_of(key);
+
+	if (s && s->owner == claimd_conn_slot_word(key))
+		return &s->c;
+	return bpf_map_lookup_elem(&conns, key);
+}
+
+/*
+ * The connection c (built elsewhere: conn_tmp) is followed under key from
+ * now on, replacing what key named: in key's slot if that is free or
+ * key's own, else in the table. Its entry, or NULL when the table is full
+ * (counted). The slot is held busy while the entry is written, so that no
+ * lookup finds half of one; an entry under key left in the table goes.
+ */
+static __always_inline struct claimd_conn *conn_put(const struct claimd_conn_key *key,
+						    const struct claimd_conn *c)
+{
+	struct claimd_conn_slot *s = conn_slot_of(key);
+	__u64 word = claimd_conn_slot_word(key);
+
+	if (s && s->owner == word) {
+		/* Its own slot: the entry is written over, as the table's would be. */
+		__builtin_memcpy(&s->c, c, sizeof(*c));
+		return &s->c;
+	}
+	if (s && __sync_val_compare_and_swap(&s->owner, 0, CLAIMD_CONN_SLOT_BUSY) == 0) {
+		__builtin_memcpy(&s->c, c, sizeof(*c));
+		bpf_map_delete_elem(&conns, key);
+		/* cmpxchg: a full barrier, the entry's stores before the name's. */
+		__sync_val_compare_and_swap(&s->owner, CLAIMD_CONN_SLOT_BUSY, word);
+		stat_inc(CLAIMD_ST_CONN_SLOTS);
+		return &s->c;
+	}
+	if (bpf_map_update_elem(&conns, key, c, BPF_ANY)) {
+		stat_inc(CLAIMD_ST_CONN_FULL);
+		return NULL;
+	}
+	return bpf_map_lookup_elem(&conns, key);
+}
+
+/* Forgets the entry named key, wherever it is. 0: it was there, and now is not. */
+static __always_inline int conn_drop(const struct claimd_conn_key *key)
+{
+	struct claimd_conn_slot *s = conn_slot_of(key);
+	__u64 word = claimd_conn_slot_word(key);
+
+	if (s && s->owner == word) {
+		if (__sync_val_compare_and_swap(&s->owner, word, 0) != word)
+			return -1; /* another CPU dropped it first */
+		stat_inc(CLAIMD_ST_CONN_SLOTS_FREED);
+		return 0;
+	}
+	return bpf_map_delete_elem(&conns, key);
+}
+
+struct conn_slots_sweep {
+	__u32 tgid;
+	__u32 freed;
+};
+
+static long conn_slot_sweep_one(__u32 idx, void *ctx)
+{
+	struct claimd_conn_slot *s = bpf_map_lookup_elem(&conn_slots, &idx);
+	struct conn_slots_sweep *w = ctx;
+	__u64 word;
+
+	if (!s)
+		return 1;
+	word = s->owner;
+	if (word >> 32 != w->tgid || word == CLAIMD_CONN_SLOT_BUSY)
+		return 0;
+	if (__sync_val_compare_and_swap(&s->owner, word, 0) != word)
+		return 0;
+	stat_inc(CLAIMD_ST_CONN_SLOTS_FREED);
+	w->freed++;
+	return 0;
+}
+
+/*
+ * claimd forgets a process that exited (args[0], its tgid): the slots its
+ * connections still hold are given back (none is seeded: claimd seeds
+ * into the table, so no filter count goes with them). Run with BPF_PROG_TEST_RUN, once
+ * per process claimd forgets; returns how many. Never attached.
+ */
+SEC("raw_tp")
+int claimd_forget_slots(struct bpf_raw_tracepoint_args *ctx)
+{
+	struct conn_slots_sweep w = { .tgid = (__u32)ctx->args[0] };
+
+	if (!w.tgid)
+		return 0;
+	bpf_loop(conn_slots_mask + 1, conn_slot_sweep_one, &w, 0);
+	return w.freed;
+}

@@ -1,0 +1,28 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * How the observer's tables with slots are sized before load: of n entries
+ * at once (claimd --threads, --conns), the largest power of two no more
+ * than half of n in the slots their names point at (thread_slots by thread
+ * id, conn_slots by process and fd, each with the mask the programs index
+ * it by), the rest in the table beside them (threads, conns). The three
+ * settings must agree; this sets them together. Used by claimd and by the
+ * skeleton tests alike.
+ */
+#ifndef CLAIMD_SLOTS_H
+#define CLAIMD_SLOTS_H
+
+#include <linux/types.h>
+
+#include <bpf/libbpf.h>
+
+/* Sizes slots, table and *mask (the skeleton's rodata) for n; returns the slots. */
+__u32 slots_size(struct bpf_map *slots, struct bpf_map *table, volatile __u32 *mask, __u32 n);
+
+/*
+ * The connection slots process tgid's entries hold, given back (the
+ * observer's claimd_forget_slots program, run with BPF_PROG_TEST_RUN, as
+ * claimd runs it for a process that exited): how many, or -errno.
+ */
+int slots_forget(const struct bpf_program *claimd_forget_slots, __u32 tgid);
+
+#endif /* CLAIMD_SLOTS_H */
