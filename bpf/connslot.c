@@ -74,7 +74,7 @@ static __always_inline int conn_drop(const struct claimd_conn_key *key)
 }
 
 struct conn_slots_sweep {
-	__u32 tgid;
+	__u32 tgids[CLAIMD_FORGET_TGIDS]; /* 0: none */
 	__u32 freed;
 };
 
@@ -83,13 +83,18 @@ static long conn_slot_sweep_one(__u32 idx, void *ctx)
 	struct claimd_conn_slot *s = bpf_map_lookup_elem(&conn_slots, &idx);
 	struct conn_slots_sweep *w = ctx;
 	__u64 word;
+	__u32 tgid;
+	int i, gone = 0;
 
 	if (!s)
 		return 1;
 	word = s->owner;
-	if (word >> 32 != w->tgid || word == CLAIMD_CONN_SLOT_BUSY)
+	tgid = word >> 32;
+	if (!word || word == CLAIMD_CONN_SLOT_BUSY)
 		return 0;
-	if (__sync_val_compare_and_swap(&s->owner, word, 0) != word)
+	for (i = 0; i < CLAIMD_FORGET_TGIDS; i++)
+		gone |= w->tgids[i] == tgid;
+	if (!gone || __sync_val_compare_and_swap(&s->owner, word, 0) != word)
 		return 0;
 	stat_inc(CLAIMD_ST_CONN_SLOTS_FREED);
 	w->freed++;
@@ -97,17 +102,24 @@ static long conn_slot_sweep_one(__u32 idx, void *ctx)
 }
 
 /*
- * claimd forgets a process that exited (args[0], its tgid): the slots its
- * connections still hold are given back (none is seeded: claimd seeds
- * into the table, so no filter count goes with them). Run with BPF_PROG_TEST_RUN, once
- * per process claimd forgets; returns how many. Never attached.
+ * claimd forgets processes that exited (args[0..CLAIMD_FORGET_TGIDS-1],
+ * their tgids, 0 for none): the slots their connections still hold are
+ * given back (none is seeded: claimd seeds into the table, so no filter
+ * count goes with them), in one pass over the slots for all of them. Run
+ * with BPF_PROG_TEST_RUN, as claimd forgets them; returns how many. Never
+ * attached.
  */
 SEC("raw_tp")
 int claimd_forget_slots(struct bpf_raw_tracepoint_args *ctx)
 {
-	struct conn_slots_sweep w = { .tgid = (__u32)ctx->args[0] };
+	struct conn_slots_sweep w = {};
+	int i, any = 0;
 
-	if (!w.tgid)
+	for (i = 0; i < CLAIMD_FORGET_TGIDS; i++) {
+		w.tgids[i] = (__u32)ctx->args[i];
+		any |= w.tgids[i] != 0;
+	}
+	if (!any)
 		return 0;
 	bpf_loop(conn_slots_mask + 1, conn_slot_sweep_one, &w, 0);
 	return w.freed;

@@ -352,7 +352,7 @@ bool kfix_conn_in_table(struct kfix *f, int fd)
 
 int kfix_forget_slots(struct kfix *f, __u32 tgid)
 {
-	return slots_forget(f->skel->progs.claimd_forget_slots, tgid);
+	return slots_forget(f->skel->progs.claimd_forget_slots, &tgid, 1);
 }
 
 __u64 kfix_stat(struct kfix *f, enum claimd_stat which)

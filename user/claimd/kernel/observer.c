@@ -676,13 +676,12 @@ int observer__forget_processes(struct observer *obs, const __u32 *tgids, int n)
 {
 	int fd = observer__conns_fd(obs);
 	struct gone_conn gone[512];
-	int found, i, freed, slots = 0;
+	int found, i, slots;
 
-	for (i = 0; i < n; i++) {
-		freed = slots_forget(obs->skel->progs.claimd_forget_slots, tgids[i]);
-		if (freed > 0)
-			slots += freed;
-	}
+	/* One pass over the slots for all of them. */
+	slots = slots_forget(obs->skel->progs.claimd_forget_slots, tgids, n);
+	if (slots < 0)
+		slots = 0;
 	obs->forgotten += (unsigned long)slots;
 
 	/* One walk for all of them; collect first, since deleting restarts a walk. */

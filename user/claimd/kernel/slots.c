@@ -4,6 +4,7 @@
 
 #include <bpf/bpf.h>
 
+#include "observer.h"
 #include "kernel/slots.h"
 
 /* The largest power of two no more than half of n (n >= 4). */
@@ -26,13 +27,20 @@ __u32 slots_size(struct bpf_map *slots, struct bpf_map *table, volatile __u32 *m
 	return s;
 }
 
-int slots_forget(const struct bpf_program *claimd_forget_slots, __u32 tgid)
+int slots_forget(const struct bpf_program *claimd_forget_slots, const __u32 *tgids, int n)
 {
-	/* claimd_forget_slots's argument: the process. */
-	__u64 args[1] = { tgid };
-	LIBBPF_OPTS(bpf_test_run_opts, opts, .ctx_in = args, .ctx_size_in = sizeof(args));
+	int i, k, freed = 0;
 
-	if (bpf_prog_test_run_opts(bpf_program__fd(claimd_forget_slots), &opts))
-		return -errno;
-	return (int)opts.retval;
+	/* claimd_forget_slots's arguments: up to CLAIMD_FORGET_TGIDS processes, 0 for none. */
+	for (i = 0; i < n; i += CLAIMD_FORGET_TGIDS) {
+		__u64 args[CLAIMD_FORGET_TGIDS] = { 0 };
+		LIBBPF_OPTS(bpf_test_run_opts, opts, .ctx_in = args, .ctx_size_in = sizeof(args));
+
+		for (k = 0; k < CLAIMD_FORGET_TGIDS && i + k < n; k++)
+			args[k] = tgids[i + k];
+		if (bpf_prog_test_run_opts(bpf_program__fd(claimd_forget_slots), &opts))
+			return -errno;
+		freed += (int)opts.retval;
+	}
+	return freed;
 }

@@ -19,10 +19,11 @@
 __u32 slots_size(struct bpf_map *slots, struct bpf_map *table, volatile __u32 *mask, __u32 n);
 
 /*
- * The connection slots process tgid's entries hold, given back (the
- * observer's claimd_forget_slots program, run with BPF_PROG_TEST_RUN, as
- * claimd runs it for a process that exited): how many, or -errno.
+ * The connection slots the entries of processes tgids[0..n-1] hold, given
+ * back (the observer's claimd_forget_slots program, run with
+ * BPF_PROG_TEST_RUN for up to CLAIMD_FORGET_TGIDS of them at a time, as
+ * claimd runs it for processes that exited): how many, or -errno.
  */
-int slots_forget(const struct bpf_program *claimd_forget_slots, __u32 tgid);
+int slots_forget(const struct bpf_program *claimd_forget_slots, const __u32 *tgids, int n);
 
 #endif /* CLAIMD_SLOTS_H */
