@@ -27,10 +27,12 @@ static __always_inline struct claimd_conn *conn_find(const struct claimd_conn_ke
 
 /*
  * The connection c (built elsewhere: conn_tmp) is followed under key from
- * now on, replacing what key named: in key's slot if that is free or
- * key's own, else in the table. Its entry, or NULL when the table is full
- * (counted). The slot is held busy while the entry is written, so that no
- * lookup finds half of one; an entry under key left in the table goes.
+ * now on: in key's slot if that is free (or key's own: two CPUs adopting
+ * one socket at once), else in the table. Its entry, or NULL when the
+ * table is full (counted). The slot is held busy while the entry is
+ * written, so that no lookup finds half of one. Callers put only a name
+ * conn_find did not find (or that they dropped), so the table holds none
+ * under key to remove.
  */
 static __always_inline struct claimd_conn *conn_put(const struct claimd_conn_key *key,
 						    const struct claimd_conn *c)
@@ -45,7 +47,6 @@ static __always_inline struct claimd_conn *conn_put(const struct claimd_conn_key
 	}
 	if (s && __sync_val_compare_and_swap(&s->owner, 0, CLAIMD_CONN_SLOT_BUSY) == 0) {
 		__builtin_memcpy(&s->c, c, sizeof(*c));
-		bpf_map_delete_elem(&conns, key);
 		/* cmpxchg: a full barrier, the entry's stores before the name's. */
 		__sync_val_compare_and_swap(&s->owner, CLAIMD_CONN_SLOT_BUSY, word);
 		stat_inc(CLAIMD_ST_CONN_SLOTS);

@@ -151,6 +151,9 @@ static int seed_conn(struct seed_ctx *ctx, const struct procnet_sock *s)
 	int out = s->role == CLAIMD_ROLE_OUTBOUND;
 	struct claimd_conn c;
 
+	/* Followed already, in its slot: the programs saw it first. */
+	if (observer__conn_in_slot(ctx->obs, &key))
+		return -1;
 	memset(&c, 0, sizeof(c));
 	c.role = s->role;
 	c.flags = CLAIMD_CONN_SEEDED;
@@ -160,9 +163,6 @@ static int seed_conn(struct seed_ctx *ctx, const struct procnet_sock *s)
 	http_framer_init(&c.rx, out ? HTTP_KIND_RESPONSE : HTTP_KIND_REQUEST, 1);
 	http_framer_init(&c.tx, out ? HTTP_KIND_REQUEST : HTTP_KIND_RESPONSE, 1);
 	c.ino = s->ino;
-	/* Followed already, in its slot: the programs saw it first. */
-	if (observer__conn_in_slot(ctx->obs, &key))
-		return -1;
 	/* Marked first, as the programs mark theirs: never an entry its mark does not count. */
 	if (observer__sock_mark(ctx->obs, slot, 1))
 		return -1;
