@@ -68,31 +68,48 @@ port=$(cat "$tmp/ready")
 mkdir -p "$tmp/state"
 say "== claimd benchmark: service benchsvc (claimlab node, pid $node_pid) on 127.0.0.1:$port"
 
-# 1. Throughput at saturation, off and on alternating.
-throughput_off_on "$port" "the node"
-rps_off=$off_rps rps_on=$on_rps ratio=$on_ratio ratio_min=$on_ratio_min ratio_max=$on_ratio_max
-
-# 1b. The throughput the floor of a traced request leaves (floor_traced
-#     alone on the node's reads and writes, no claimd; see 3b), alternating
-#     with none, as in 1.
-floor_off=() floor_on=()
+# 1. Throughput at saturation: without claimd, with it, and with the floor
+#    of a traced request alone (floor_traced on the node's reads and writes,
+#    no claimd; see 3b). Each round runs the three back to back, the two
+#    traced ones in turn first, and both ratios are over the same round's
+#    run without: the gap between them is claimd's over the floor, not the
+#    host's drift between two runs without.
+node_off=() node_on=() floor_on=()
 for r in $(seq "$ROUNDS"); do
-	floor_off+=("$(wrk_rps)")
-	floor_on+=("$(wrk_rps "$port" "$build/tests/parse_bench" --traced "$node_pid")")
-	say "   round $r, the floor alone: ${floor_off[-1]} req/s without it, ${floor_on[-1]} with"
+	node_off+=("$(wrk_rps)")
+	if [ $((r % 2)) -eq 0 ]; then
+		floor_on+=("$(wrk_rps "$port" "$build/tests/parse_bench" --traced "$node_pid")")
+	fi
+	claimd_start
+	node_on+=("$(wrk_rps)")
+	claimd_stop
+	if [ $((r % 2)) -eq 1 ]; then
+		floor_on+=("$(wrk_rps "$port" "$build/tests/parse_bench" --traced "$node_pid")")
+	fi
+	say "   round $r, the node: ${node_off[-1]} req/s without claimd, ${node_on[-1]} with," \
+		"${floor_on[-1]} with the floor alone"
 done
-read -r floor_ratio floor_ratio_min floor_ratio_max < <(ratio_spread "${floor_on[@]}" -- "${floor_off[@]}")
+rps_off=$(median "${node_off[@]}") rps_on=$(median "${node_on[@]}")
+read -r ratio ratio_min ratio_max < <(ratio_spread "${node_on[@]}" -- "${node_off[@]}")
+read -r floor_ratio floor_ratio_min floor_ratio_max < <(ratio_spread "${floor_on[@]}" -- "${node_off[@]}")
 
 # 2. Latency at a fixed rate below saturation (40% of it, at most 10000/s):
 #    without claimd; while claimd starts (its programs loaded, verified and
 #    attached, its first look for files to probe: the kernel's work for it
 #    stalls the host's processes for milliseconds, once); and with claimd
-#    running, from SETTLE_SECONDS after its start on.
+#    running, from SETTLE_SECONDS after its start on. The window without
+#    comes first in odd rounds and last in even ones (SETTLE_SECONDS after
+#    claimd's end: its maps are freed after it exits), so that a host
+#    drifting over a round moves both alike.
 rate=$(python3 -c "print(int(min(10000, 0.4 * $rps_off)))")
 p50_off=() p99_off=() p50_on=() p99_on=() p99_start=()
-for r in $(seq "$ROUNDS"); do
+pace_off() {
+	local j
 	j=$(pace "$rate" "$PACE_SECONDS")
 	p50_off+=("$(echo "$j" | json 'd["p50_us"]')") p99_off+=("$(echo "$j" | json 'd["p99_us"]')")
+}
+for r in $(seq "$ROUNDS"); do
+	[ $((r % 2)) -eq 1 ] && pace_off
 	claimd_launch
 	j=$(pace "$rate" "$PACE_SECONDS")
 	p99_start+=("$(echo "$j" | json 'd["p99_us"]')")
@@ -101,6 +118,7 @@ for r in $(seq "$ROUNDS"); do
 	j=$(pace "$rate" "$PACE_SECONDS")
 	p50_on+=("$(echo "$j" | json 'd["p50_us"]')") p99_on+=("$(echo "$j" | json 'd["p99_us"]')")
 	claimd_stop
+	[ $((r % 2)) -eq 0 ] && { sleep "$SETTLE_SECONDS"; pace_off; }
 	say "   round $r at $rate req/s: p99 ${p99_off[-1]} us without, ${p99_on[-1]} us with," \
 		"${p99_start[-1]} us while claimd starts"
 done
