@@ -25,37 +25,65 @@ static __always_inline struct claimd_conn *conn_find(const struct claimd_conn_ke
 	return bpf_map_lookup_elem(&conns, key);
 }
 
+/* How many times conn_put looks again at a slot another CPU is writing. */
+#define CONN_SLOT_WAIT 64
+#define EEXIST	       17 /* the table's answer to BPF_NOEXIST for a name it holds */
+
 /*
- * The connection c (built elsewhere: conn_tmp) is followed under key from
- * now on: in key's slot if that is free (or key's own: two CPUs adopting
- * one socket at once), else in the table. Its entry, or NULL when the
- * table is full (counted). The slot is held busy while the entry is
- * written, so that no lookup finds half of one. Callers put only a name
- * conn_find did not find (or that they dropped), so the table holds none
- * under key to remove.
+ * The connection c (built elsewhere: conn_tmp, fresh) is followed under
+ * key from now on: in key's slot if that is free, else in the table.
+ * Returns its entry, or NULL when the table is full (counted). The slot is
+ * held busy while the entry is written, so that no lookup finds half of
+ * one. Callers put only a name conn_find did not find, but two CPUs can
+ * move one socket's first bytes at once: the later one joins the entry
+ * the first made for that socket (the same tag), wherever it is, rather
+ * than write over an entry in use or leave a second one in the table
+ * behind the slot, where nothing would find or drop it. An entry of
+ * another socket under the name (one its fd named before) is written
+ * over. A new entry is counted here, once.
  */
 static __always_inline struct claimd_conn *conn_put(const struct claimd_conn_key *key,
 						    const struct claimd_conn *c)
 {
 	struct claimd_conn_slot *s = conn_slot_of(key);
-	__u64 word = claimd_conn_slot_word(key);
+	__u64 word = claimd_conn_slot_word(key), was;
+	struct claimd_conn *e;
+	long err;
+	int i;
 
-	if (s && s->owner == word) {
-		/* Its own slot: the entry is written over, as the table's would be. */
-		__builtin_memcpy(&s->c, c, sizeof(*c));
-		return &s->c;
+	if (s) {
+		was = __sync_val_compare_and_swap(&s->owner, 0, CLAIMD_CONN_SLOT_BUSY);
+		if (!was) {
+			__builtin_memcpy(&s->c, c, sizeof(*c));
+			/* cmpxchg: a full barrier, the entry's stores before the name's. */
+			__sync_val_compare_and_swap(&s->owner, CLAIMD_CONN_SLOT_BUSY, word);
+			stat_inc(CLAIMD_ST_CONN_SLOTS);
+			stat_inc(CLAIMD_ST_CONNS);
+			return &s->c;
+		}
+		/* Busy: another CPU writes an entry there, maybe this name's. */
+		for (i = 0; i < CONN_SLOT_WAIT && was == CLAIMD_CONN_SLOT_BUSY; i++)
+			was = *(volatile __u64 *)&s->owner;
+		if (was == word) {
+			if (s->c.sk_tag == c->sk_tag)
+				return &s->c;
+			__builtin_memcpy(&s->c, c, sizeof(*c));
+			stat_inc(CLAIMD_ST_CONNS);
+			return &s->c;
+		}
 	}
-	if (s && __sync_val_compare_and_swap(&s->owner, 0, CLAIMD_CONN_SLOT_BUSY) == 0) {
-		__builtin_memcpy(&s->c, c, sizeof(*c));
-		/* cmpxchg: a full barrier, the entry's stores before the name's. */
-		__sync_val_compare_and_swap(&s->owner, CLAIMD_CONN_SLOT_BUSY, word);
-		stat_inc(CLAIMD_ST_CONN_SLOTS);
-		return &s->c;
+	err = bpf_map_update_elem(&conns, key, c, BPF_NOEXIST);
+	if (err == -EEXIST) {
+		e = bpf_map_lookup_elem(&conns, key);
+		if (e && e->sk_tag == c->sk_tag)
+			return e;
+		err = bpf_map_update_elem(&conns, key, c, BPF_ANY);
 	}
-	if (bpf_map_update_elem(&conns, key, c, BPF_ANY)) {
+	if (err) {
 		stat_inc(CLAIMD_ST_CONN_FULL);
 		return NULL;
 	}
+	stat_inc(CLAIMD_ST_CONNS);
 	return bpf_map_lookup_elem(&conns, key);
 }
 

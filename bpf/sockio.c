@@ -138,7 +138,6 @@ __noinline int conn_adopt(struct claimd_sock *s, __u64 skaddr, __u32 tgid, int f
 		return 0;
 	s->key = key;
 	mark_traced(tgid);
-	stat_inc(CLAIMD_ST_CONNS);
 	return 1;
 }
 

@@ -169,7 +169,6 @@ __noinline int conn_adopt_unix(__u64 skaddr, __u32 tgid, int fd)
 	if (!c)
 		return 0;
 	mark_traced(tgid);
-	stat_inc(CLAIMD_ST_CONNS);
 	stat_inc(CLAIMD_ST_UNIX_CONNS);
 	if (role == CLAIMD_ROLE_INBOUND) {
 		unix_service_seen(tgid, &c->local);
