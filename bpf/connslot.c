@@ -102,54 +102,35 @@ static __always_inline int conn_drop(const struct claimd_conn_key *key)
 	return bpf_map_delete_elem(&conns, key);
 }
 
-struct conn_slots_sweep {
-	__u32 tgids[CLAIMD_FORGET_TGIDS]; /* 0: none */
-	__u32 freed;
-};
-
-static long conn_slot_sweep_one(__u32 idx, void *ctx)
-{
-	struct claimd_conn_slot *s = bpf_map_lookup_elem(&conn_slots, &idx);
-	struct conn_slots_sweep *w = ctx;
-	__u64 word;
-	__u32 tgid;
-	int i, gone = 0;
-
-	if (!s)
-		return 1;
-	word = s->owner;
-	tgid = word >> 32;
-	if (!word || word == CLAIMD_CONN_SLOT_BUSY)
-		return 0;
-	for (i = 0; i < CLAIMD_FORGET_TGIDS; i++)
-		gone |= w->tgids[i] == tgid;
-	if (!gone || __sync_val_compare_and_swap(&s->owner, word, 0) != word)
-		return 0;
-	stat_inc(CLAIMD_ST_CONN_SLOTS_FREED);
-	w->freed++;
-	return 0;
-}
-
 /*
- * claimd forgets processes that exited (args[0..CLAIMD_FORGET_TGIDS-1],
- * their tgids, 0 for none): the slots their connections still hold are
- * given back (none is seeded: claimd seeds into the table, so no filter
- * count goes with them), in one pass over the slots for all of them. Run
- * with BPF_PROG_TEST_RUN, as claimd forgets them; returns how many. Never
+ * claimd gives back slots that processes gone held (their connections'
+ * ends not seen): args[2i] a slot's index, args[2i + 1] the owner word
+ * claimd read there (kernel/slots.c: it finds them in the mapped array,
+ * in its own time, where a pass over every slot in here would hold the
+ * CPU for milliseconds). A slot taken again since keeps its new owner.
+ * Run with BPF_PROG_TEST_RUN; returns how many it gave back. Never
  * attached.
  */
 SEC("raw_tp")
 int claimd_forget_slots(struct bpf_raw_tracepoint_args *ctx)
 {
-	struct conn_slots_sweep w = {};
-	int i, any = 0;
+	struct claimd_conn_slot *s;
+	int i, freed = 0;
+	__u32 idx;
+	__u64 word;
 
-	for (i = 0; i < CLAIMD_FORGET_TGIDS; i++) {
-		w.tgids[i] = (__u32)ctx->args[i];
-		any |= w.tgids[i] != 0;
+	/* Unrolled: the context is read at constant offsets only. */
+#pragma clang loop unroll(full)
+	for (i = 0; i < CLAIMD_FORGET_SLOTS; i++) {
+		idx = (__u32)ctx->args[2 * i];
+		word = ctx->args[2 * i + 1];
+		if (!word || word == CLAIMD_CONN_SLOT_BUSY)
+			continue;
+		s = bpf_map_lookup_elem(&conn_slots, &idx);
+		if (!s || __sync_val_compare_and_swap(&s->owner, word, 0) != word)
+			continue;
+		stat_inc(CLAIMD_ST_CONN_SLOTS_FREED);
+		freed++;
 	}
-	if (!any)
-		return 0;
-	bpf_loop(conn_slots_mask + 1, conn_slot_sweep_one, &w, 0);
-	return w.freed;
+	return freed;
 }

@@ -79,6 +79,7 @@ const volatile __u32 conn_slots_mask = CLAIMD_CONNS_MAX / 2 - 1;
 
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(map_flags, BPF_F_MMAPABLE); /* claimd reads the owners in place (kernel/slots.c) */
 	__uint(max_entries, CLAIMD_CONNS_MAX / 2);
 	__type(key, __u32);
 	__type(value, struct claimd_conn_slot);

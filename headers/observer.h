@@ -401,8 +401,11 @@ struct claimd_conn_slot {
 
 #define CLAIMD_CONN_SLOT_BUSY (~0ull)
 
-/* Processes whose slots one run of claimd_forget_slots gives back: its arguments. */
-#define CLAIMD_FORGET_TGIDS 12
+/*
+ * Slots one run of claimd_forget_slots gives back: its arguments, a slot's
+ * index and the owner word it must still hold, in pairs.
+ */
+#define CLAIMD_FORGET_SLOTS 6
 
 /* The word a slot's owner holds for key: never 0 (no process has tgid 0) nor BUSY. */
 static inline __u64 claimd_conn_slot_word(const struct claimd_conn_key *key)

@@ -352,7 +352,14 @@ bool kfix_conn_in_table(struct kfix *f, int fd)
 
 int kfix_forget_slots(struct kfix *f, __u32 tgid)
 {
-	return slots_forget(f->skel->progs.claimd_forget_slots, &tgid, 1);
+	struct slots_view v;
+	int n = slots_view_map(&v, f->skel->maps.conn_slots);
+
+	if (n)
+		return n;
+	n = slots_forget(&v, f->skel->progs.claimd_forget_slots, &tgid, 1);
+	slots_view_unmap(&v);
+	return n;
 }
 
 __u64 kfix_stat(struct kfix *f, enum claimd_stat which)

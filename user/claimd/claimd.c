@@ -610,6 +610,7 @@ static void housekeeping(struct claimd *d)
 	ring_buffer__consume(d->rb); /* names first: listeners, exits */
 	count_poll(d);
 	forget_exited(d);
+	observer__sweep_slots(d->obs, false);
 	/*
 	 * Classes change only when counts or names do, or as the window
 	 * slides on (a bucket at a time) and the memory decays: otherwise

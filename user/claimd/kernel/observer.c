@@ -9,6 +9,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <bpf/bpf.h>
@@ -21,10 +22,23 @@
 #include "observer.skel.h"
 #include "kernel/sock_marks.h"
 #include "kernel/slots.h"
+#include "pidlist.h"
 #include "host/sysprobe.h"
 #include "verdict.h"
 
 #define DETACH_THREADS 32
+
+/*
+ * The slots of processes gone are given back together, at most every
+ * SLOTS_SWEEP_S or once SLOTS_GONE_MAX wait: a pass reads every slot's
+ * owner, 1-2 ms over 16,384 of them, where a process's exit closes its
+ * connections' ends already, leaving a slot behind only where an end was
+ * missed. Until then such a slot stays taken: another connection that
+ * points at it is kept in the table, and a process given the same pid
+ * finds the old entry's socket is not its own (conn_stale).
+ */
+#define SLOTS_SWEEP_S  30
+#define SLOTS_GONE_MAX 1024
 
 struct observer {
 	struct observer_bpf *skel;
@@ -40,6 +54,10 @@ struct observer {
 	__u32 conn_slots;   /* connections in slots, beside the conns table */
 	void *words;	    /* traced[], mapped: a word per tgid (word_of) */
 	__u32 n_words;
+	struct slots_view slots;	  /* conn_slots, mapped: their owners read */
+	__u32 slots_gone[SLOTS_GONE_MAX]; /* processes gone whose slots wait */
+	int n_slots_gone;
+	struct timespec slots_swept;
 };
 
 /* An array map's elements lie 8 bytes apart, whatever their size. */
@@ -292,6 +310,12 @@ struct observer *observer__load(const struct observer_config *cfg)
 		pr_err("cannot map the processes' words: %s", strerror(-err));
 		goto fail;
 	}
+	err = slots_view_map(&obs->slots, obs->skel->maps.conn_slots);
+	if (err) {
+		pr_err("cannot map the connection slots: %s", strerror(-err));
+		goto fail;
+	}
+	clock_gettime(CLOCK_MONOTONIC, &obs->slots_swept);
 	/*
 	 * The kernel's types, read for the relocations (and by sysprobe before),
 	 * are freed now: about 10 MiB that would stay resident in the heap,
@@ -416,6 +440,7 @@ void observer__destroy(struct observer *obs)
 	free(obs->uprobe_links);
 	if (obs->words)
 		munmap(obs->words, words_bytes(obs->n_words));
+	slots_view_unmap(&obs->slots);
 	observer_bpf__destroy(obs->skel);
 	free(obs);
 }
@@ -588,16 +613,6 @@ const char *observer__stat_name(int which)
 	return counters__kernel_name(which);
 }
 
-static int tgid_listed(__u32 tgid, const __u32 *tgids, int n)
-{
-	int i;
-
-	for (i = 0; i < n; i++)
-		if (tgids[i] == tgid)
-			return 1;
-	return 0;
-}
-
 #define FORGET_BATCH 256
 
 /*
@@ -640,7 +655,7 @@ static int conns_of(int fd, const __u32 *tgids, int n, struct gone_conn *gone, i
 			break;
 		}
 		for (i = 0; i < count && found < max; i++)
-			if (tgid_listed(keys[i].tgid, tgids, n))
+			if (pid_listed(keys[i].tgid, tgids, n))
 				gone[found++] = (struct gone_conn){ keys[i], own_slot(&vals[i]) };
 		if (err)
 			break;
@@ -653,7 +668,7 @@ one_by_one:
 	free(keys);
 	free(vals);
 	while (bpf_map_get_next_key(fd, prev, &next) == 0) {
-		if (tgid_listed(next.tgid, tgids, n) && found < max &&
+		if (pid_listed(next.tgid, tgids, n) && found < max &&
 		    !bpf_map_lookup_elem(fd, &next, &one))
 			gone[found++] = (struct gone_conn){ next, own_slot(&one) };
 		key = next;
@@ -672,17 +687,37 @@ bool observer__conn_in_slot(const struct observer *obs, const struct claimd_conn
 	return s.owner == claimd_conn_slot_word(key);
 }
 
+int observer__sweep_slots(struct observer *obs, bool now)
+{
+	struct timespec t;
+	int freed;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	if (!obs->n_slots_gone || (!now && obs->n_slots_gone < SLOTS_GONE_MAX &&
+				   t.tv_sec - obs->slots_swept.tv_sec < SLOTS_SWEEP_S))
+		return 0;
+	freed = slots_forget(&obs->slots, obs->skel->progs.claimd_forget_slots, obs->slots_gone,
+			     obs->n_slots_gone);
+	obs->slots_swept = t;
+	obs->n_slots_gone = 0;
+	if (freed < 0)
+		return freed;
+	obs->forgotten += (unsigned long)freed;
+	return freed;
+}
+
 int observer__forget_processes(struct observer *obs, const __u32 *tgids, int n)
 {
 	int fd = observer__conns_fd(obs);
 	struct gone_conn gone[512];
-	int found, i, slots;
+	int found, i, slots = 0;
 
-	/* One pass over the slots for all of them. */
-	slots = slots_forget(obs->skel->progs.claimd_forget_slots, tgids, n);
-	if (slots < 0)
-		slots = 0;
-	obs->forgotten += (unsigned long)slots;
+	/* Their slots wait for the next pass over all slots (SLOTS_SWEEP_S). */
+	for (i = 0; i < n; i++) {
+		if (obs->n_slots_gone == SLOTS_GONE_MAX)
+			slots += observer__sweep_slots(obs, true);
+		obs->slots_gone[obs->n_slots_gone++] = tgids[i];
+	}
 
 	/* One walk for all of them; collect first, since deleting restarts a walk. */
 	found = conns_of(fd, tgids, n, gone, (int)(sizeof(gone) / sizeof(gone[0])));
@@ -693,7 +728,7 @@ int observer__forget_processes(struct observer *obs, const __u32 *tgids, int n)
 			observer__sock_mark(obs, gone[i].slot, -1);
 		obs->forgotten++;
 	}
-	return found + slots;
+	return found + (slots > 0 ? slots : 0);
 }
 
 unsigned long observer__forgotten(const struct observer *obs)

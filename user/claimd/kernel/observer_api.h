@@ -117,9 +117,12 @@ struct bpf_object *observer__object(const struct observer *obs);
 struct bpf_link;
 int observer__keep_links(struct observer *obs, struct bpf_link **links, int n);
 
-/* Forgets the connections of processes that exited, in slots and in the
- * table; returns how many. */
+/* Forgets the connections of processes that exited: in the table now, in
+ * slots at the next sweep; returns how many now. */
 int observer__forget_processes(struct observer *obs, const __u32 *tgids, int n);
+/* Gives back the slots of the processes forgotten so far, if a sweep is
+ * due (or now): how many, or -errno. Once a second. */
+int observer__sweep_slots(struct observer *obs, bool now);
 /* Connections forgotten that way since load. */
 unsigned long observer__forgotten(const struct observer *obs);
 /* The threads table (the contexts whose slot another thread holds), and

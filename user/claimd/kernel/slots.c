@@ -1,11 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Sizing the tables with slots; see slots.h. */
 #include <errno.h>
+#include <stdbool.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include <bpf/bpf.h>
 
 #include "observer.h"
 #include "kernel/slots.h"
+#include "pidlist.h"
 
 /* The largest power of two no more than half of n (n >= 4). */
 static __u32 slots_for(__u32 n)
@@ -27,20 +32,69 @@ __u32 slots_size(struct bpf_map *slots, struct bpf_map *table, volatile __u32 *m
 	return s;
 }
 
-int slots_forget(const struct bpf_program *claimd_forget_slots, const __u32 *tgids, int n)
+/* Up to CLAIMD_FORGET_SLOTS (index, owner) pairs given back; how many, or -errno. */
+static int give_back(const struct bpf_program *prog, const __u64 *pairs, int n)
 {
-	int i, k, freed = 0;
+	__u64 args[2 * CLAIMD_FORGET_SLOTS] = { 0 };
+	LIBBPF_OPTS(bpf_test_run_opts, opts, .ctx_in = args, .ctx_size_in = sizeof(args));
 
-	/* claimd_forget_slots's arguments: up to CLAIMD_FORGET_TGIDS processes, 0 for none. */
-	for (i = 0; i < n; i += CLAIMD_FORGET_TGIDS) {
-		__u64 args[CLAIMD_FORGET_TGIDS] = { 0 };
-		LIBBPF_OPTS(bpf_test_run_opts, opts, .ctx_in = args, .ctx_size_in = sizeof(args));
+	memcpy(args, pairs, (size_t)n * 2 * sizeof(*pairs));
+	if (bpf_prog_test_run_opts(bpf_program__fd(prog), &opts))
+		return -errno;
+	return (int)opts.retval;
+}
 
-		for (k = 0; k < CLAIMD_FORGET_TGIDS && i + k < n; k++)
-			args[k] = tgids[i + k];
-		if (bpf_prog_test_run_opts(bpf_program__fd(claimd_forget_slots), &opts))
-			return -errno;
-		freed += (int)opts.retval;
+int slots_view_map(struct slots_view *v, const struct bpf_map *slots)
+{
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+	void *mem;
+
+	/* A mapped array's elements: each value rounded up to eight bytes, from offset 0. */
+	v->stride = (sizeof(struct claimd_conn_slot) + 7) & ~(size_t)7;
+	v->count = bpf_map__max_entries(slots);
+	v->len = ((size_t)v->count * v->stride + page - 1) & ~(page - 1);
+	mem = mmap(NULL, v->len, PROT_READ, MAP_SHARED, bpf_map__fd(slots), 0);
+	if (mem == MAP_FAILED) {
+		v->mem = NULL;
+		return -errno;
 	}
-	return freed;
+	v->mem = mem;
+	return 0;
+}
+
+void slots_view_unmap(struct slots_view *v)
+{
+	if (v->mem)
+		munmap((void *)v->mem, v->len);
+	v->mem = NULL;
+}
+
+int slots_forget(const struct slots_view *v, const struct bpf_program *claimd_forget_slots,
+		 const __u32 *tgids, int n)
+{
+	__u64 pairs[2 * CLAIMD_FORGET_SLOTS];
+	int k = 0, freed = 0, r = 0;
+	__u32 i;
+
+	if (!v->mem || n <= 0)
+		return 0;
+	for (i = 0; i < v->count && r >= 0; i++) {
+		__u64 owner =
+			__atomic_load_n((const __u64 *)(v->mem + i * v->stride), __ATOMIC_RELAXED);
+
+		if (!owner || owner == CLAIMD_CONN_SLOT_BUSY || !pid_listed(owner >> 32, tgids, n))
+			continue;
+		pairs[2 * k] = i;
+		pairs[2 * k + 1] = owner;
+		if (++k < CLAIMD_FORGET_SLOTS)
+			continue;
+		r = give_back(claimd_forget_slots, pairs, k);
+		freed += r > 0 ? r : 0;
+		k = 0;
+	}
+	if (k && r >= 0) {
+		r = give_back(claimd_forget_slots, pairs, k);
+		freed += r > 0 ? r : 0;
+	}
+	return r < 0 ? r : freed;
 }

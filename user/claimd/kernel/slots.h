@@ -18,12 +18,25 @@
 /* Sizes slots, table and *mask (the skeleton's rodata) for n; returns the slots. */
 __u32 slots_size(struct bpf_map *slots, struct bpf_map *table, volatile __u32 *mask, __u32 n);
 
+/* The connection slots (conn_slots) mapped into claimd's memory, read only. */
+struct slots_view {
+	const char *mem; /* NULL: not mapped */
+	size_t len, stride;
+	__u32 count;
+};
+
+/* 0, or -errno (then v->mem is NULL). */
+int slots_view_map(struct slots_view *v, const struct bpf_map *slots);
+void slots_view_unmap(struct slots_view *v);
+
 /*
- * The connection slots the entries of processes tgids[0..n-1] hold, given
- * back (the observer's claimd_forget_slots program, run with
- * BPF_PROG_TEST_RUN for up to CLAIMD_FORGET_TGIDS of them at a time, as
- * claimd runs it for processes that exited): how many, or -errno.
+ * The connection slots the entries of processes tgids[0..n-1] still hold
+ * (their ends not seen), given back: claimd reads the slots' owners in
+ * place, in its own time (a pass over 16,384 slots is 1-2 ms of reading),
+ * and has the observer's claimd_forget_slots program give back those it
+ * found, a few at a run of BPF_PROG_TEST_RUN. How many, or -errno.
  */
-int slots_forget(const struct bpf_program *claimd_forget_slots, const __u32 *tgids, int n);
+int slots_forget(const struct slots_view *v, const struct bpf_program *claimd_forget_slots,
+		 const __u32 *tgids, int n);
 
 #endif /* CLAIMD_SLOTS_H */

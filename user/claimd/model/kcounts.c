@@ -16,6 +16,7 @@
 #include "model/kcounts.h"
 #include "model/names.h"
 #include "model/roots.h"
+#include "pidlist.h"
 
 #define BATCH 256
 
@@ -448,23 +449,13 @@ struct forget_ctx {
 	size_t found, cap;
 };
 
-static bool listed(__u32 tgid, const __u32 *tgids, int n)
-{
-	int i;
-
-	for (i = 0; i < n; i++)
-		if (tgids[i] == tgid)
-			return true;
-	return false;
-}
-
 static int collect(const struct hashtab_entry *he, void *arg)
 {
 	struct forget_ctx *f = arg;
 	__u32 tgid;
 
 	memcpy(&tgid, he->key, sizeof(tgid)); /* both keys begin with the tgid */
-	if (!listed(tgid, f->tgids, f->n))
+	if (!pid_listed(tgid, f->tgids, f->n))
 		return 0;
 	if (f->found == f->cap) {
 		size_t cap = f->cap ? f->cap * 2 : 64;
