@@ -67,6 +67,11 @@ static __always_inline struct claimd_conn *conn_put(const struct claimd_conn_key
 		if (was == word) {
 			if (s->c.sk_tag == c->sk_tag)
 				return &s->c;
+			/*
+			 * Written over under its name, not held busy: a lookup of the
+			 * old socket meanwhile must still find the name, and tells
+			 * the entry is not its socket's by the tag.
+			 */
 			__builtin_memcpy(&s->c, c, sizeof(*c));
 			stat_inc(CLAIMD_ST_CONNS);
 			return &s->c;

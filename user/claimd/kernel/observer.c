@@ -680,11 +680,9 @@ one_by_one:
 bool observer__conn_in_slot(const struct observer *obs, const struct claimd_conn_key *key)
 {
 	__u32 idx = claimd_conn_slot_index(key, obs->skel->rodata->conn_slots_mask);
-	struct claimd_conn_slot s;
 
-	if (bpf_map_lookup_elem(bpf_map__fd(obs->skel->maps.conn_slots), &idx, &s))
-		return false;
-	return s.owner == claimd_conn_slot_word(key);
+	/* Read in place: no copy of the slot's entry, no system call. */
+	return slots_view_owner(&obs->slots, idx) == claimd_conn_slot_word(key);
 }
 
 int observer__sweep_slots(struct observer *obs, bool now)
@@ -696,6 +694,8 @@ int observer__sweep_slots(struct observer *obs, bool now)
 	if (!obs->n_slots_gone || (!now && obs->n_slots_gone < SLOTS_GONE_MAX &&
 				   t.tv_sec - obs->slots_swept.tv_sec < SLOTS_SWEEP_S))
 		return 0;
+	/* Sorted: each slot's owner is looked for among up to SLOTS_GONE_MAX. */
+	pid_sort(obs->slots_gone, obs->n_slots_gone);
 	freed = slots_forget(&obs->slots, obs->skel->progs.claimd_forget_slots, obs->slots_gone,
 			     obs->n_slots_gone);
 	obs->slots_swept = t;
@@ -710,12 +710,14 @@ int observer__forget_processes(struct observer *obs, const __u32 *tgids, int n)
 {
 	int fd = observer__conns_fd(obs);
 	struct gone_conn gone[512];
-	int found, i, slots = 0;
+	int found, i, slots = 0, r;
 
 	/* Their slots wait for the next pass over all slots (SLOTS_SWEEP_S). */
 	for (i = 0; i < n; i++) {
-		if (obs->n_slots_gone == SLOTS_GONE_MAX)
-			slots += observer__sweep_slots(obs, true);
+		if (obs->n_slots_gone == SLOTS_GONE_MAX) {
+			r = observer__sweep_slots(obs, true); /* empties the list, failed or not */
+			slots += r > 0 ? r : 0;
+		}
 		obs->slots_gone[obs->n_slots_gone++] = tgids[i];
 	}
 
@@ -728,7 +730,7 @@ int observer__forget_processes(struct observer *obs, const __u32 *tgids, int n)
 			observer__sock_mark(obs, gone[i].slot, -1);
 		obs->forgotten++;
 	}
-	return found + (slots > 0 ? slots : 0);
+	return found + slots;
 }
 
 unsigned long observer__forgotten(const struct observer *obs)

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* Sizing the tables with slots; see slots.h. */
+/* The tables with slots: sized before load, connection slots read and given back; see slots.h. */
 #include <errno.h>
 #include <stdbool.h>
 #include <string.h>
@@ -69,6 +69,13 @@ void slots_view_unmap(struct slots_view *v)
 	v->mem = NULL;
 }
 
+__u64 slots_view_owner(const struct slots_view *v, __u32 idx)
+{
+	if (!v->mem || idx >= v->count)
+		return 0;
+	return __atomic_load_n((const __u64 *)(v->mem + (size_t)idx * v->stride), __ATOMIC_RELAXED);
+}
+
 int slots_forget(const struct slots_view *v, const struct bpf_program *claimd_forget_slots,
 		 const __u32 *tgids, int n)
 {
@@ -79,10 +86,10 @@ int slots_forget(const struct slots_view *v, const struct bpf_program *claimd_fo
 	if (!v->mem || n <= 0)
 		return 0;
 	for (i = 0; i < v->count && r >= 0; i++) {
-		__u64 owner =
-			__atomic_load_n((const __u64 *)(v->mem + i * v->stride), __ATOMIC_RELAXED);
+		__u64 owner = slots_view_owner(v, i);
 
-		if (!owner || owner == CLAIMD_CONN_SLOT_BUSY || !pid_listed(owner >> 32, tgids, n))
+		if (!owner || owner == CLAIMD_CONN_SLOT_BUSY ||
+		    !pid_in_sorted(owner >> 32, tgids, n))
 			continue;
 		pairs[2 * k] = i;
 		pairs[2 * k + 1] = owner;

@@ -6,7 +6,8 @@
  * id, conn_slots by process and fd, each with the mask the programs index
  * it by), the rest in the table beside them (threads, conns). The three
  * settings must agree; this sets them together. Used by claimd and by the
- * skeleton tests alike.
+ * skeleton tests alike. After load, claimd reads the connection slots'
+ * owners in place (slots_view) and gives back those of processes gone.
  */
 #ifndef CLAIMD_SLOTS_H
 #define CLAIMD_SLOTS_H
@@ -28,9 +29,12 @@ struct slots_view {
 /* 0, or -errno (then v->mem is NULL). */
 int slots_view_map(struct slots_view *v, const struct bpf_map *slots);
 void slots_view_unmap(struct slots_view *v);
+/* The owner word of slot idx as it stands (0: free, or not mapped). */
+__u64 slots_view_owner(const struct slots_view *v, __u32 idx);
 
 /*
- * The connection slots the entries of processes tgids[0..n-1] still hold
+ * The connection slots the entries of processes tgids[0..n-1] (sorted:
+ * pid_sort) still hold
  * (their ends not seen), given back: claimd reads the slots' owners in
  * place, in its own time (a pass over 16,384 slots is 1-2 ms of reading),
  * and has the observer's claimd_forget_slots program give back those it
