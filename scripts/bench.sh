@@ -14,8 +14,9 @@
 #     saturation (alternating rounds), beside the floor any framing
 #     observer pays there;
 #  4. the in-kernel framing of one message head (BPF_PROG_TEST_RUN); the
-#     untraced process's program time against an empty program's, rounds
-#     alternating, medians, over TCP and over a socket file; a traced
+#     untraced process's program time against an empty program's and one
+#     that loads one word of its own, rounds alternating, medians, over TCP
+#     and over a socket file; a traced
 #     request that makes one Redis call;
 #  5. libclaim's claim_current() per call, and each language package's
 #     lookup (go/claim, the Java jar, python/libclaim, node/);
@@ -210,35 +211,43 @@ say "   a traced request: $traced ns of program time paced, $traced_sat at satur
 	"the floor $traced_floor ns paced, $traced_floor_sat at saturation (medians)"
 sysctl -qw kernel.bpf_stats_enabled="$stats_was"
 
-# 4. Framing of one head in the kernel, and the floor: an empty program on
-#    the socket tracepoints, over the same TCP hammer as the untraced figure.
+# 4. Framing of one head in the kernel, and the floors: an empty program on
+#    the socket tracepoints, and one that loads a word of its own there,
+#    over the same TCP hammer as the untraced figure.
 sysctl -qw kernel.bpf_stats_enabled=1
 parse=$("$build/tests/parse_bench" "$build/tests/pipe_hammer" "${hn[tcp]}" tcp)
 # 4a. The untraced figure (3) and that floor differ by a few ns, where this
 #     host's phases move either by more from one minute to the next: more
-#     rounds of each, alternating (claimd following the node, then the empty
-#     program alone), and the medians over all.
+#     rounds of each, alternating (claimd following the node, then the two
+#     floors alone), and the medians over all.
 # mode rounds: that many more alternating rounds over the hammer of mode,
 # appended to the arrays runs (claimd's tp_io_x per run) and floors.
+# load_floors: the same hammer's floor_sock_load (one load of a word of its
+# own: the least a filter with state pays, bpf/parsebench.bpf.c).
 untraced_rounds() {
+	local f
 	for _ in $(seq "$2"); do
 		claimd_start --pid "$node_pid"
 		runs+=("$(untraced_ns_per_run "$1")")
 		claimd_stop
-		floors+=("$("$build/tests/parse_bench" "$build/tests/pipe_hammer" "${hn[$1]}" "$1" |
-			json 'd["empty_program_ns"]')")
+		f=$("$build/tests/parse_bench" "$build/tests/pipe_hammer" "${hn[$1]}" "$1")
+		floors+=("$(echo "$f" | json 'd["empty_program_ns"]')")
+		load_floors+=("$(echo "$f" | json 'd["one_load_program_ns"]')")
 	done
 }
 runs=("$untraced") floors=("$(echo "$parse" | json 'd["empty_program_ns"]')")
+load_floors=("$(echo "$parse" | json 'd["one_load_program_ns"]')")
 untraced_rounds tcp $((UNTRACED_ROUNDS - 1))
-untraced_runs=("${runs[@]}") floor_runs=("${floors[@]}")
+untraced_runs=("${runs[@]}") floor_runs=("${floors[@]}") load_floor_runs=("${load_floors[@]}")
 untraced=$(median "${untraced_runs[@]}") empty_floor=$(median "${floor_runs[@]}")
+load_floor=$(median "${load_floor_runs[@]}")
 say "   an untraced TCP syscall's program: $untraced ns against the empty program's $empty_floor" \
-	"(medians; rounds ${untraced_runs[*]} against ${floor_runs[*]})"
+	"and one load's $load_floor (medians; rounds ${untraced_runs[*]} against" \
+	"${floor_runs[*]} and ${load_floor_runs[*]})"
 # 4b. The same over a socket file's connection (journald's, D-Bus's and
 #     X11's clients talk so): claimd follows a Unix socket only for the
 #     processes it follows, and lets the others' go at its filter.
-runs=() floors=()
+runs=() floors=() load_floors=()
 untraced_rounds unix "$UNTRACED_ROUNDS"
 unix_runs=("${runs[@]}") unix_floor_runs=("${floors[@]}")
 untraced_unix=$(median "${unix_runs[@]}") unix_floor=$(median "${unix_floor_runs[@]}")
@@ -649,6 +658,8 @@ out = {
     "redis_call_ns": $redis_call_ns,
     "redis_calls_framed_per_request": $redis_calls,
     "empty_program_ns_per_run": $empty_floor,
+    "one_load_program_ns_per_run": $load_floor,
+    "one_load_program_ns_rounds": [$(IFS=,; echo "${load_floor_runs[*]}")],
     "untraced_ns_rounds": [$(IFS=,; echo "${untraced_runs[*]}")],
     "empty_program_ns_rounds": [$(IFS=,; echo "${floor_runs[*]}")],
     "traced_ns_per_request": $traced,
@@ -729,6 +740,7 @@ rows = [
     ("  program runs during its pipe syscalls", "%d of %d" % (out["program_runs_during_them"], out["untraced_pipe_syscalls"]), "0"),
     ("  an untraced syscall, added: getppid / pipe / TCP", " / ".join("+%.0f" % (w - b) for b, w in (out["untraced_syscall_ns_without_with"][k] for k in ("getppid", "pipe", "tcp"))) + " ns", ""),
     ("  an empty program on its tracepoints, the same hammer (the floor)", "%s ns" % out["empty_program_ns_per_run"], ""),
+    ("  the same with one load of a word of its own (a filter's least)", "%s ns" % out["one_load_program_ns_per_run"], ""),
     ("program time per run, untraced process (Unix socket)", "%s ns" % out["untraced_unix_ns_per_run"], "<= the floor + 10 ns"),
     ("  an empty program on its tracepoints, the same hammer", "%s ns" % out["empty_program_unix_ns_per_run"], ""),
     ("program time per traced request (all programs)", "%s ns" % out["traced_ns_per_request"], "<= 800 ns"),

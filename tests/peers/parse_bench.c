@@ -105,12 +105,12 @@ static int timed_run(struct bpf_program *prog, char **argv, struct bpf_prog_info
 	return 0;
 }
 
-/* Average run time of the empty program while argv runs, or -1. */
-static double floor_ns(struct parsebench_bpf *s, char **argv)
+/* Average run time of prog (a floor) while argv runs, or -1. */
+static double floor_ns(struct bpf_program *prog, char **argv)
 {
 	struct bpf_prog_info info;
 
-	if (timed_run(s->progs.floor_sock, argv, &info) || !info.run_cnt)
+	if (timed_run(prog, argv, &info) || !info.run_cnt)
 		return -1;
 	return (double)info.run_time_ns / info.run_cnt;
 }
@@ -145,7 +145,7 @@ int main(int argc, char **argv)
 {
 	struct parsebench_bpf *s = parsebench_bpf__open_and_load();
 	long resp, req;
-	double floor;
+	double floor = -1, load_floor = -1;
 
 	if (!s) {
 		perror("loading bpf/parsebench.bpf.c");
@@ -159,10 +159,13 @@ int main(int argc, char **argv)
 	}
 	resp = run(s, response, HTTP_KIND_RESPONSE);
 	req = run(s, request, HTTP_KIND_REQUEST);
-	floor = argc > 1 ? floor_ns(s, argv + 1) : -1;
+	if (argc > 1) {
+		floor = floor_ns(s->progs.floor_sock, argv + 1);
+		load_floor = floor_ns(s->progs.floor_sock_load, argv + 1);
+	}
 	printf("{\"response_head_bytes\":%zu,\"response_head_ns\":%ld,\"request_head_bytes\":%zu,"
-	       "\"request_head_ns\":%ld,\"empty_program_ns\":%.1f}\n",
-	       strlen(response), resp, strlen(request), req, floor);
+	       "\"request_head_ns\":%ld,\"empty_program_ns\":%.1f,\"one_load_program_ns\":%.1f}\n",
+	       strlen(response), resp, strlen(request), req, floor, load_floor);
 	parsebench_bpf__destroy(s);
 	return resp < 0 || req < 0;
 }
