@@ -115,7 +115,7 @@ int floor_sock_load(struct bpf_raw_tracepoint_args *ctx)
 {
 	__u64 sk = ctx->args[0];
 
-	return floor_marks[((sk >> 6) ^ (sk >> 18)) & (CLAIMD_SOCK_MARKS - 1)];
+	return floor_marks[(sk >> 6) & (CLAIMD_SOCK_MARKS - 1)];
 }
 
 extern void *bpf_rdonly_cast(const void *obj, __u32 btf_id) __ksym;
