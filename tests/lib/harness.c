@@ -709,26 +709,32 @@ struct json_object *claimd_edge_of_kind(const struct claimd_h *h, const char *ca
 	return found;
 }
 
-/* What a wait found instead: the edge as it stood, or every edge into callee or out of caller. */
+/* What a wait found instead: the edge as it stood, and claimd_edges_explain. */
 static void edges_print_near(const struct claimd_h *h, const char *caller, const char *callee,
 			     struct json_object *e)
+{
+	if (e)
+		test__why("edge %s -> %s, not yet as awaited: %s", caller, callee,
+			  json_object_to_json_string(e));
+	else
+		test__why("no edge %s -> %s", caller, callee);
+	claimd_edges_explain(h, caller, callee);
+}
+
+void claimd_edges_explain(const struct claimd_h *h, const char *caller, const char *callee)
 {
 	struct json_object *arr;
 	size_t i;
 
-	if (e) {
-		printf("edge %s -> %s, not yet as awaited: %s\n", caller, callee,
-		       json_object_to_json_string(e));
-		return;
-	}
-	printf("no edge %s -> %s; the edges with either end:\n", caller, callee);
 	arr = claimctl_json(h, (const char *const[]){ "edges", NULL });
 	for (i = 0; arr && i < json_object_array_length(arr); i++) {
 		struct json_object *o = json_object_array_get_idx(arr, i);
 
 		if (!strcmp(j_str(o, "caller"), caller) || !strcmp(j_str(o, "callee"), callee))
-			printf("  %s -> %s: calls %lld%s\n", j_str(o, "caller"), j_str(o, "callee"),
-			       j_int(o, "calls"), j_bool(o, "root") ? " (root)" : "");
+			test__why("  an edge with either end: %s -> %s: calls %lld, callee "
+				  "failures %lld%s",
+				  j_str(o, "caller"), j_str(o, "callee"), j_int(o, "calls"),
+				  j_int(o, "callee_failures"), j_bool(o, "root") ? " (root)" : "");
 	}
 	json_object_put(arr);
 }

@@ -119,6 +119,11 @@ struct json_object *claimd_edge(const struct claimd_h *h, const char *caller, co
 /* The same, of one kind: root 1 a root caller's edge, 0 a service's, -1 either. */
 struct json_object *claimd_edge_of_kind(const struct claimd_h *h, const char *caller,
 					const char *callee, int root);
+/*
+ * Every edge into callee or out of caller, as test__why lines (a call
+ * counted under another name is there).
+ */
+void claimd_edges_explain(const struct claimd_h *h, const char *caller, const char *callee);
 typedef bool (*edge_pred_fn)(struct json_object *edge, void *ctx);
 /* Polls claimd_edge until pred holds; returns the edge (a new reference) or NULL. */
 struct json_object *claimd_wait_edge(const struct claimd_h *h, const char *caller,

@@ -192,10 +192,24 @@ static void dump_file(int fd)
 
 /*
  * A failed test's failing lines (its assertions, its failed subtests, a
- * timeout), said again just before the summary: a log read from its end
+ * timeout) and its explanations (test__why), said again just before the summary: a log read from its end
  * still names what failed.
  */
-static char recap[8192];
+static char recap[16384];
+
+#define WHY "why: "
+
+void test__why(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs(WHY, stdout);
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	fputc('\n', stdout);
+	fflush(stdout);
+}
 static size_t recap_len;
 
 static void recap_add(const char *name, int fd)
@@ -211,7 +225,8 @@ static void recap_add(const char *name, int fd)
 	}
 	recap_len += snprintf(recap + recap_len, sizeof(recap) - recap_len, "%s:\n", name);
 	while (recap_len < sizeof(recap) - 1 && fgets(line, sizeof(line), f))
-		if (strstr(line, "FAIL") || strstr(line, "timed out") || strstr(line, "died"))
+		if (strstr(line, "FAIL") || strstr(line, "timed out") || strstr(line, "died") ||
+		    !strncmp(line, WHY, strlen(WHY)))
 			recap_len += snprintf(recap + recap_len, sizeof(recap) - recap_len,
 					      "  %s%s", line, strchr(line, '\n') ? "" : "\n");
 	if (recap_len >= sizeof(recap))

@@ -18,6 +18,12 @@ void test__fail(void);
 bool test__failed_now(void);
 __attribute__((format(printf, 1, 2))) void test__skip(const char *fmt, ...);
 bool test__start_subtest(const char *name);
+/*
+ * A line of the test's own explaining what it saw ("why: ..."): said again
+ * with its failing lines just before the summary, where a log read from its
+ * end (CI's) still shows it.
+ */
+__attribute__((format(printf, 1, 2))) void test__why(const char *fmt, ...);
 /* Root needed: skips (or fails under CLAIMD_REQUIRE_BPF=1) when not root. */
 bool test__need_root(void);
 /* Where the build put claimd & co, and the repository's top directory. */
