@@ -506,8 +506,8 @@ static void fanout(struct claimd_h *h, struct trace_cap *t, const char *fe, bool
 		if (json_object_array_length(eg) == 3 && mask == 7)
 			three++;
 		else /* what it saw instead, for the failure to show */
-			printf("fan-out: a request not with its three calls: %s\n",
-			       json_object_to_json_string(o));
+			test__why("fan-out: a request not with its three calls: %s",
+				  json_object_to_json_string(o));
 		if (j_int(o, "status") >= 500) {
 			failed++;
 			right += !strcmp(j_str(o, "verdict"), "unclaimed") &&
@@ -518,6 +518,8 @@ static void fanout(struct claimd_h *h, struct trace_cap *t, const char *fe, bool
 	       "%s\n",
 	       seen, three, failed, right, name[2]);
 	ASSERT_EQ(seen, REQUESTS, "requests seen");
+	if (three != REQUESTS)
+		claimd_losses_explain(h);
 	ASSERT_EQ(three, REQUESTS, "each with its three calls, inside its lifetime");
 	ASSERT_EQ(failed, FAILURES, "failures");
 	ASSERT_EQ(right, FAILURES, "each unclaimed, caused by the failing callee");

@@ -157,14 +157,7 @@ static void explain_miscount(const struct claimd_h *h, const struct call_tally *
 		  "503, %d odd; %d late, %d pending, %d transport failures, %d retries",
 		  c->outside, c->tied, c->ok, c->failed_503, c->odd, c->late, c->pending,
 		  c->transport, c->retry);
-	test__why("claimd: late_calls %lld, calls_outside_requests %lld, unmatched_responses %lld, "
-		  "requests_context_lost %lld, framing_lost %lld, counts_full %lld",
-		  claimd_status_count(h, "late_calls", true),
-		  claimd_status_count(h, "calls_outside_requests", true),
-		  claimd_status_count(h, "unmatched_responses", true),
-		  claimd_status_count(h, "requests_context_lost", true),
-		  claimd_status_count(h, "framing_lost", true),
-		  claimd_status_count(h, "counts_full", true));
+	claimd_losses_explain(h);
 	claimd_edges_explain(h, JAVA_NAME, "jbe");
 	while (now_ms() < end) {
 		json_object_put(later);

@@ -709,7 +709,44 @@ struct json_object *claimd_edge_of_kind(const struct claimd_h *h, const char *ca
 	return found;
 }
 
-/* What a wait found instead: the edge as it stood, and claimd_edges_explain. */
+/*
+ * claimd's counts of what loses a call or a request: those not 0, as
+ * test__why lines.
+ */
+void claimd_losses_explain(const struct claimd_h *h)
+{
+	static const char *const names[] = {
+		"unmatched_responses",
+		"late_calls",
+		"calls_answer_lost",
+		"framing_lost",
+		"requests_context_lost",
+		"requests_abandoned",
+		"connections_rejoined",
+		"connections_stale",
+		"egress_log_overflow",
+		"ringbuf_drops",
+		"counts_full",
+		"go_entries_repeated",
+		"go_calls_outside_requests",
+		"go_requests_unseen",
+		"calls_outside_requests",
+	};
+	struct json_object *st = claimctl_json(h, (const char *const[]){ "status", NULL });
+	struct json_object *k = j_get(st, "kernel");
+	char line[1024];
+	size_t len = 0, i;
+
+	line[0] = 0;
+	for (i = 0; i < sizeof(names) / sizeof(names[0]) && len < sizeof(line); i++)
+		if (j_int(k, names[i]))
+			len += snprintf(line + len, sizeof(line) - len, " %s %lld", names[i],
+					j_int(k, names[i]));
+	test__why("claimd's counts of what loses calls or requests:%s", len ? line : " all 0");
+	json_object_put(st);
+}
+
+/* What a wait found instead: the edge as it stood, claimd_edges_explain and claimd_losses_explain. */
 static void edges_print_near(const struct claimd_h *h, const char *caller, const char *callee,
 			     struct json_object *e)
 {
@@ -719,6 +756,7 @@ static void edges_print_near(const struct claimd_h *h, const char *caller, const
 	else
 		test__why("no edge %s -> %s", caller, callee);
 	claimd_edges_explain(h, caller, callee);
+	claimd_losses_explain(h);
 }
 
 void claimd_edges_explain(const struct claimd_h *h, const char *caller, const char *callee)
