@@ -21,9 +21,12 @@ static const struct claimd_thread zero_thread;
  */
 struct io {
 	__u64 now; /* the syscall's time, read at its first use (io_now); 0 until then */
+	/* An outbound TCP connection's socket framed by its syscalls (answers may come early); 0 */
+	__u64 sk;
 	struct claimd_conn_key key;
 	__u32 tid;
-	__u32 dir; /* DIR_RX or DIR_TX */
+	__u32 dir;     /* DIR_RX or DIR_TX */
+	__u32 tx_from; /* a write on sk: the write_seq its bytes began at */
 };
 
 enum { DIR_RX = 0, DIR_TX = 1 };
@@ -608,32 +611,100 @@ static __noinline int egress_open(struct claimd_conn *c, struct io *io)
 	return 0;
 }
 
+/* The socket's write_seq: where the next byte written will go. */
+static __always_inline __u32 sock_write_seq(__u64 sk)
+{
+	struct tcp_sock *tp = bpf_rdonly_cast((void *)sk, bpf_core_type_id_kernel(struct tcp_sock));
+
+	return tp->write_seq;
+}
+
+/*
+ * A response's status line with no request waiting: early (enum
+ * claimd_answer) if a send on the socket is in flight, its request not
+ * framed yet; else unmatched.
+ */
+static __always_inline void egress_answer_early(struct claimd_conn *c, struct io *io, __u16 status)
+{
+	if (!io->sk || !(c->flags & CLAIMD_CONN_SEQ) || c->answer_active != CLAIMD_ANSWER_NONE ||
+	    sock_write_seq(io->sk) == c->tx_seq) {
+		stat_inc(CLAIMD_ST_UNMATCHED);
+		return;
+	}
+	c->early_from = c->tx_seq;
+	c->answer_status = status;
+	c->answer_end_ns = io_now(io);
+	c->answer_active = CLAIMD_ANSWER_EARLY;
+}
+
 /* The status line of a response arrived; it completes at the end of its head. */
 static __always_inline void egress_answered(struct claimd_conn *c, struct io *io, __u16 status)
 {
-
-	if (!fifo_pop(c, &c->answering)) {
-		stat_inc(CLAIMD_ST_UNMATCHED);
+	if (c->answer_active >= CLAIMD_ANSWER_EARLY || !fifo_pop(c, &c->answering)) {
+		egress_answer_early(c, io, status);
 		return;
 	}
 	c->answer_status = status;
 	c->answer_end_ns = io_now(io);
-	c->answer_active = 1;
+	c->answer_active = CLAIMD_ANSWER_POPPED;
 }
 
-static __always_inline void egress_answer_done(struct claimd_conn *c, struct io *io)
+/* The call being answered (its request popped) ends, its head's claim 'claim'. */
+static __always_inline void egress_answer_close(struct claimd_conn *c, struct io *io, __u8 claim)
 {
-
 	struct egress_end end = {
 		.end_ns = c->answer_end_ns,
 		.status = c->answer_status,
-		.claim = c->rx.claim,
+		.claim = claim,
 	};
 
-	if (!c->answer_active)
-		return;
-	c->answer_active = 0;
+	c->answer_active = CLAIMD_ANSWER_NONE;
 	egress_close(io, &c->answering, &c->remote, &end);
+}
+
+/* The head of the response being read ended: its call ends, or an early answer waits on. */
+static __always_inline void egress_answer_done(struct claimd_conn *c, struct io *io)
+{
+	if (c->answer_active == CLAIMD_ANSWER_POPPED) {
+		egress_answer_close(c, io, c->rx.claim);
+	} else if (c->answer_active == CLAIMD_ANSWER_EARLY) {
+		c->answer_claim = c->rx.claim;
+		c->answer_active = CLAIMD_ANSWER_EARLY_DONE;
+	}
+}
+
+/* An early answer no request came for: unmatched after all. */
+static __always_inline void egress_early_drop(struct claimd_conn *c)
+{
+	if (c->answer_active < CLAIMD_ANSWER_EARLY)
+		return;
+	c->answer_active = CLAIMD_ANSWER_NONE;
+	stat_inc(CLAIMD_ST_UNMATCHED);
+}
+
+/*
+ * egress_open just queued a request written on io: the early answer's, if
+ * one waits and that send is the one that was in flight when it came
+ * (the only request queued, its bytes beginning where the writes framed
+ * then ended). It starts no later than its answer.
+ */
+static __always_inline void egress_early_take(struct claimd_conn *c, struct io *io)
+{
+	__u8 state = c->answer_active;
+
+	if (state < CLAIMD_ANSWER_EARLY)
+		return;
+	if (io->dir != DIR_TX || io->tx_from != c->early_from || c->count != 1 || c->extra ||
+	    !fifo_pop(c, &c->answering)) {
+		egress_early_drop(c);
+		return;
+	}
+	if (c->answering.start_ns > c->answer_end_ns)
+		c->answering.start_ns = c->answer_end_ns;
+	c->answer_active = CLAIMD_ANSWER_POPPED;
+	stat_inc(CLAIMD_ST_EARLY_ANSWERS);
+	if (state == CLAIMD_ANSWER_EARLY_DONE)
+		egress_answer_close(c, io, c->answer_claim);
 }
 
 /* The connection failed (reset, refused, closed, EOF): every call on it waiting ends. */
@@ -643,7 +714,9 @@ static __noinline int egress_fail_all(struct claimd_conn *c, struct io *io)
 	struct claimd_pending p;
 	int i;
 
-	egress_answer_done(c, io);
+	/* An early answer waits on: its request's write, in flight, is framed yet. */
+	if (c->answer_active == CLAIMD_ANSWER_POPPED)
+		egress_answer_close(c, io, c->rx.claim);
 	for (i = 0; i < CLAIMD_FIFO_MAX; i++) {
 		if (fifo_pop(c, &p) != 1)
 			break;
@@ -666,8 +739,9 @@ static __always_inline void egress_lose_all(struct claimd_conn *c, struct io *io
 	struct claimd_pending p;
 	int i;
 
-	if (c->answer_active) {
-		c->answer_active = 0;
+	egress_early_drop(c);
+	if (c->answer_active == CLAIMD_ANSWER_POPPED) {
+		c->answer_active = CLAIMD_ANSWER_NONE;
 		stat_inc(CLAIMD_ST_CALLS_LOST);
 		egress_close(io, &c->answering, &c->remote, &end);
 	}

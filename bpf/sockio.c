@@ -181,6 +181,22 @@ static __always_inline int error_is_transport(long err)
 	return connect_error_is_transport(err) || err == -EPIPE || err == -ECONNABORTED;
 }
 
+/*
+ * A write of ret bytes on the outbound TCP connection c (its socket sk; 0:
+ * none, or not TCP) was framed, or passed unframed: the writes framed end
+ * at the socket's write_seq now. An early answer whose request it did not
+ * carry will get none (its send's bytes went unseen, or held no request).
+ */
+static __always_inline void conn_tx_framed(struct claimd_conn *c, struct io *io, __u64 sk, long ret)
+{
+	if (io->dir != DIR_TX || ret <= 0 || !sk || c->role != CLAIMD_ROLE_OUTBOUND ||
+	    (c->flags & CLAIMD_CONN_UNIX))
+		return;
+	egress_early_drop(c);
+	c->tx_seq = sock_write_seq(sk);
+	c->flags |= CLAIMD_CONN_SEQ;
+}
+
 /* A read or write on a followed connection returned ret <= 0. */
 static __always_inline void io_failed(struct claimd_conn *c, struct io *io, long ret, __u64 ubuf,
 				      __u64 len)
@@ -297,11 +313,14 @@ static __always_inline void on_io(struct task_struct *task, __u32 tgid, const st
 		return;
 	io.key = key;
 	io.now = 0; /* read where it is needed (io_now) */
+	io.sk = 0;
 	io.tid = task->pid;
 	io.dir = dir;
+	io.tx_from = 0;
 	if (kind == IO_UNFRAMED) {
 		if (ret > 0)
 			feed_unframed(c, &io, ret);
+		conn_tx_framed(c, &io, skaddr, ret);
 		return;
 	}
 	/* Node.js: which read's bytes its HTTP parser parses next (bpf/node.bpf.h). */
@@ -346,6 +365,11 @@ static __always_inline void on_io(struct task_struct *task, __u32 tgid, const st
 		if (wire)
 			return;
 	}
+	if (c->role == CLAIMD_ROLE_OUTBOUND && !(c->flags & CLAIMD_CONN_UNIX)) {
+		io.sk = skaddr;
+		if (dir == DIR_TX)
+			io.tx_from = sock_write_seq(skaddr) - (__u32)ret;
+	}
 	if (kind == IO_BUF) {
 		feed_buf(c, &io, buf, a->a1, ret);
 	} else if (kind == IO_IOV) {
@@ -358,6 +382,7 @@ static __always_inline void on_io(struct task_struct *task, __u32 tgid, const st
 			__builtin_memset(m, 0, sizeof(*m));
 		feed_iov(c, &io, buf, m->iov, m->iovlen, ret);
 	}
+	conn_tx_framed(c, &io, io.sk, ret);
 	conn_taint_io(c, &io);
 }
 
@@ -528,8 +553,10 @@ __noinline int conn_end(struct claimd_conn *c, struct claimd_conn_key *key, __u3
 	tag = c->sk_tag;
 	io.key = *key;
 	io.now = bpf_ktime_get_ns();
+	io.sk = 0;
 	io.tid = tid;
 	io.dir = DIR_RX;
+	io.tx_from = 0;
 	if (c->role == CLAIMD_ROLE_INBOUND) {
 		/* Requests read and never answered: the service failed them. */
 		for (i = 0; i <= CLAIMD_FIFO_MAX; i++) {

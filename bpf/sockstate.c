@@ -205,8 +205,10 @@ static __always_inline void sock_connect_failed(__u64 key, struct sock *sk)
 		}
 	}
 	io.now = bpf_ktime_get_ns();
+	io.sk = 0;
 	io.tid = s->tid;
 	io.dir = DIR_RX;
+	io.tx_from = 0;
 	sock_addrs(sk, &local, &remote);
 	egress_connect_failed(&io, &remote);
 }

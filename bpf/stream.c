@@ -145,8 +145,10 @@ __noinline int on_events(struct claimd_conn *c, struct io *io, __u32 ev)
 		if (f->kind == HTTP_KIND_REQUEST) {
 			if (inbound)
 				request_in(c, io);
-			else
+			else {
 				egress_open(c, io);
+				egress_early_take(c, io);
+			}
 		} else if (http_final_status(f->status)) {
 			struct claimd_pending *head = fifo_peek(c);
 

@@ -182,8 +182,10 @@ static __always_inline int ssl_exit(long n, int ex)
 	key.fd = call->fd >= 0 ? call->fd : tls_tie(call, key.tgid, tid);
 	io.key = key;
 	io.now = 0; /* read where it is needed (io_now) */
+	io.sk = 0;  /* TLS: its plaintext's writes are not the socket's */
 	io.tid = tid;
 	io.dir = call->dir;
+	io.tx_from = 0;
 	if (key.fd < 0) {
 		stat_inc(CLAIMD_ST_TLS_UNBOUND);
 		/* A response that cannot be framed, or a request that was not seen. */

@@ -53,6 +53,7 @@ enum claimd_role {
 #define CLAIMD_CONN_UNIX   0x02 /* a Unix stream socket (bpf/unixsock.c): no state change ends it */
 #define CLAIMD_CONN_FAILED 0x04 /* transport failure already reported */
 #define CLAIMD_CONN_SENT   0x08 /* a request was written */
+#define CLAIMD_CONN_SEQ	   0x10 /* outbound TCP: tx_seq holds its write_seq as of its last write */
 #define CLAIMD_CONN_TLS	   0x20 /* TLS: raw bytes skipped, plaintext from SSL_* probes */
 #define CLAIMD_CONN_HTTP   0x40 /* a message was framed on it: not TLS */
 
@@ -185,6 +186,7 @@ enum claimd_stat {
 	CLAIMD_ST_TIED_NODE,	    /* Node.js's calls tied to a request by their async context */
 	CLAIMD_ST_CONN_SLOTS,	    /* connections whose entry took the slot their name points at */
 	CLAIMD_ST_CONN_SLOTS_FREED, /* ... and slots given back at their end, or by claimd */
+	CLAIMD_ST_EARLY_ANSWERS,    /* answers read before their request's write was framed */
 	CLAIMD_ST__COUNT,
 };
 
@@ -261,8 +263,32 @@ struct claimd_conn {
 	struct claimd_pending answering;
 	__u64 answer_end_ns; /* when its status line arrived */
 	__u16 answer_status;
-	__u8 answer_active;
-	__u8 pad2[5];
+	__u8 answer_active; /* enum claimd_answer */
+	__u8 answer_claim;  /* an early answer's: the claim its head carried */
+	/*
+	 * Outbound TCP (CLAIMD_CONN_SEQ): the socket's write_seq when its last
+	 * write was framed, and for an early answer what it was when that came.
+	 */
+	__u32 tx_seq;
+	__u32 early_from;
+	__u32 pad2;
+};
+
+/*
+ * The response being read on an outbound connection. A write's tracepoint
+ * runs when the send returns, after its bytes reached the peer: a reply
+ * read on another thread (Java's and Go's clients read on threads of their
+ * own) may be framed before the request that asked for it is. Such an
+ * answer, read while the socket's write_seq is past the last write framed
+ * (a send in flight), waits for that send's request: EARLY while its head
+ * is read, EARLY_DONE once it ended. Any other reply with no request
+ * waiting is unmatched.
+ */
+enum claimd_answer {
+	CLAIMD_ANSWER_NONE = 0,
+	CLAIMD_ANSWER_POPPED,	  /* its request taken from the FIFO (answering) */
+	CLAIMD_ANSWER_EARLY,	  /* before its request was framed */
+	CLAIMD_ANSWER_EARLY_DONE, /* ... and its head ended */
 };
 
 struct claimd_egress {

@@ -16,8 +16,10 @@
 #include <poll.h>
 #include <pthread.h>
 #include <sched.h>
+#include <semaphore.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -1378,6 +1380,165 @@ out:
 	kcase_close(&c);
 }
 
+/*
+ * An answer framed before the write of its request: a write's tracepoint
+ * runs when the send returns, and a client that reads on a thread of its
+ * own (Java's, Go's) may read the reply first. Here the send cannot return
+ * until it does: the request's body is larger than the socket's buffers,
+ * and the service answers on reading the head, then reads the body only
+ * once the client's reader has read that answer. The answer waits for its
+ * request; the next call on the connection gets its own answer, not the
+ * one before (a FIFO off by one would give every later call its
+ * predecessor's).
+ */
+#define EARLY_BODY (4 << 20)
+#define EARLY_HEAD "GET /early HTTP/1.1\r\nHost: peer\r\nContent-Length: 4194304\r\n\r\n"
+
+struct early {
+	int cfd, afd;	    /* the client's socket, the service's */
+	sem_t first, early; /* the client's reader read the first answer, the early one */
+	bool reader_ok, service_ok;
+};
+
+/* The client's reader: three answer heads, the first two announced. */
+static void *early_reader_main(void *arg)
+{
+	struct early *e = arg;
+	char buf[512];
+	int i;
+
+	for (i = 0; i < 3; i++) {
+		if (sock_recv_until(e->cfd, buf, sizeof(buf), "\r\n\r\n", 1) <= 0)
+			return NULL;
+		if (i < 2)
+			sem_post(i ? &e->early : &e->first);
+	}
+	e->reader_ok = true;
+	return NULL;
+}
+
+/* Reads and drops n bytes; false on EOF or an error. */
+static bool drain(int fd, size_t n)
+{
+	static char sink[65536];
+
+	while (n > 0) {
+		ssize_t r = read(fd, sink, n < sizeof(sink) ? n : sizeof(sink));
+
+		if (r <= 0)
+			return false;
+		n -= (size_t)r;
+	}
+	return true;
+}
+
+/* Reads a request head; false on EOF or an error. */
+static bool head_read(int fd)
+{
+	char buf[512];
+
+	return sock_recv_until(fd, buf, sizeof(buf), "\r\n\r\n", 1) > 0;
+}
+
+/* The service: a 200; the early answer, its body read once the client read it; a 503. */
+static void *early_service_main(void *arg)
+{
+	struct early *e = arg;
+
+	if (!head_read(e->afd) || sock_send(e->afd, RESP(200, "OK")) || !head_read(e->afd) ||
+	    sock_send(e->afd, RESP(413, "Content Too Large")))
+		return NULL;
+	sem_wait(&e->early);
+	if (!drain(e->afd, EARLY_BODY) || !head_read(e->afd) ||
+	    sock_send(e->afd, RESP(503, "Service Unavailable")))
+		return NULL;
+	e->service_ok = true;
+	return NULL;
+}
+
+static void subtest_answer_before_request(struct kfix *f)
+{
+	size_t len = sizeof(EARLY_HEAD) - 1 + EARLY_BODY;
+	struct early e = { 0 };
+	pthread_t rt, st;
+	bool rt_up = false, st_up = false;
+	int small = 16384;
+	struct kcase c;
+	char *req = calloc(1, len);
+
+	_Static_assert(EARLY_BODY == 4194304, "the head says the body's length");
+	if (!kcase_open(f, &c, NULL, 0) || !ASSERT_OK_PTR(req, "request"))
+		goto out;
+	memcpy(req, EARLY_HEAD, sizeof(EARLY_HEAD) - 1);
+	setsockopt(c.s.cfd, SOL_SOCKET, SO_SNDBUF, &small, sizeof(small));
+	setsockopt(c.s.afd, SOL_SOCKET, SO_RCVBUF, &small, sizeof(small));
+	e.cfd = c.s.cfd;
+	e.afd = c.s.afd;
+	sem_init(&e.first, 0, 0);
+	sem_init(&e.early, 0, 0);
+	rt_up = ASSERT_OK(pthread_create(&rt, NULL, early_reader_main, &e), "reader");
+	st_up = rt_up && ASSERT_OK(pthread_create(&st, NULL, early_service_main, &e), "service");
+	if (!st_up)
+		goto out;
+	/* A call answered in order first: the connection's writes are known to here. */
+	if (!ASSERT_OK(sock_send(c.s.cfd, REQ_CALL), "a first call") ||
+	    !ASSERT_OK(sem_wait(&e.first), "its answer read"))
+		goto out;
+	/* Returns once the service read the body: after the reader read the answer. */
+	ASSERT_OK(write_all_fd(c.s.cfd, req, len), "the early call, one write");
+	ASSERT_OK(sock_send(c.s.cfd, REQ_OTHER), "the next call on the connection");
+out:
+	if (st_up)
+		pthread_join(st, NULL);
+	if (rt_up)
+		pthread_join(rt, NULL);
+	if (st_up && ASSERT_TRUE(e.reader_ok && e.service_ok, "every answer written and read")) {
+		kfix_drain(f);
+		CHECK_EGRESS(kfix_root(f, c.s.port, 0), c.s.port, REQ_CALL, 200, DONE);
+		CHECK_EGRESS(kfix_root(f, c.s.port, 1), c.s.port, EARLY_HEAD, 413, DONE);
+		CHECK_EGRESS(kfix_root(f, c.s.port, 2), c.s.port, REQ_OTHER, 503, DONE);
+		ASSERT_EQ(kfix_stat(f, CLAIMD_ST_EARLY_ANSWERS), 1,
+			  "one answer before its request");
+		ASSERT_EQ(kfix_stat(f, CLAIMD_ST_UNMATCHED), 0, "every answer matched");
+	}
+	free(req);
+	kcase_close(&c);
+}
+
+/*
+ * An answer nothing asked for (a server's 408 on an idle kept-alive
+ * connection), read while no send is in flight: unmatched, and the next
+ * call still gets its own answer, not that one.
+ */
+static void subtest_unsolicited_answer(struct kfix *f)
+{
+	char buf[512];
+	struct kcase c;
+
+	if (!kcase_open(f, &c, NULL, 0))
+		goto out;
+	if (!ASSERT_OK(sock_send(c.s.cfd, REQ_CALL), "a call") ||
+	    !ASSERT_TRUE(svc_read_heads(c.s.afd, 1, 64), "read") ||
+	    !ASSERT_OK(sock_send(c.s.afd, RESP(200, "OK")), "answered") ||
+	    !ASSERT_GT(sock_recv_until(c.s.cfd, buf, sizeof(buf), "\r\n\r\n", 1), 0,
+		       "its answer") ||
+	    !ASSERT_OK(sock_send(c.s.afd, RESP(408, "Request Timeout")), "unasked") ||
+	    !ASSERT_GT(sock_recv_until(c.s.cfd, buf, sizeof(buf), "\r\n\r\n", 1), 0, "read") ||
+	    !ASSERT_OK(sock_send(c.s.cfd, REQ_OTHER), "the next call") ||
+	    !ASSERT_TRUE(svc_read_heads(c.s.afd, 1, 64), "read") ||
+	    !ASSERT_OK(sock_send(c.s.afd, RESP(503, "Service Unavailable")), "answered") ||
+	    !ASSERT_GT(sock_recv_until(c.s.cfd, buf, sizeof(buf), "\r\n\r\n", 1), 0, "its answer"))
+		goto out;
+	kfix_drain(f);
+	CHECK_EGRESS(kfix_root(f, c.s.port, 0), c.s.port, REQ_CALL, 200, DONE);
+	CHECK_EGRESS(kfix_root(f, c.s.port, 1), c.s.port, REQ_OTHER, 503, DONE);
+	/* Unmatched where it was written too: no request waited on the service's side. */
+	ASSERT_EQ(kfix_stat(f, CLAIMD_ST_UNMATCHED), 2, "the unasked answer, both ends");
+	ASSERT_EQ(kfix_stat(f, CLAIMD_ST_EARLY_ANSWERS), 0, "held for no request");
+out:
+	kcase_close(&c);
+}
+
 void test_kernel(void)
 {
 	struct timespec t0, t1;
@@ -1395,6 +1556,10 @@ void test_kernel(void)
 		subtest_request_response(&f);
 	if (test__start_subtest("split_head"))
 		subtest_split_head(&f);
+	if (test__start_subtest("answer_before_request"))
+		subtest_answer_before_request(&f);
+	if (test__start_subtest("unsolicited_answer"))
+		subtest_unsolicited_answer(&f);
 	if (test__start_subtest("pipelining"))
 		subtest_pipelining(&f);
 	subtest_transport(&f, "transport_refused", FAIL_REFUSED);

@@ -179,7 +179,10 @@
 	  "lookup at each read and write); the others' entries are in the table.")                \
 	X(CLAIMD_ST_CONN_SLOTS_FREED, "connection_slots_freed",                                   \
 	  "Connection slots given back at their connection's end, or by claimd for a process "    \
-	  "that exited.")
+	  "that exited.")                                                                         \
+	X(CLAIMD_ST_EARLY_ANSWERS, "answers_before_request",                                      \
+	  "Answers read before the write of their request was framed (its tracepoint runs when "  \
+	  "the send returns, after the reply may be back): held, then given to that request.")
 
 /* A kernel counter's name ("?" out of range), and the help text for a name (NULL if none). */
 const char *counters__kernel_name(int which);
