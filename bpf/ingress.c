@@ -683,7 +683,7 @@ static __always_inline void egress_early_drop(struct claimd_conn *c)
 }
 
 /*
- * egress_open just queued a request written on io: the early answer's, if
+ * egress_open just queued a request io wrote: the early answer's, if
  * one waits and that send is the one that was in flight when it came
  * (the only request queued, its bytes beginning where the writes framed
  * then ended). It starts no later than its answer.
@@ -694,7 +694,7 @@ static __always_inline void egress_early_take(struct claimd_conn *c, struct io *
 
 	if (state < CLAIMD_ANSWER_EARLY)
 		return;
-	if (io->dir != DIR_TX || io->tx_from != c->early_from || c->count != 1 || c->extra ||
+	if (io->tx_from != c->early_from || c->count != 1 || c->extra ||
 	    !fifo_pop(c, &c->answering)) {
 		egress_early_drop(c);
 		return;

@@ -182,18 +182,17 @@ static __always_inline int error_is_transport(long err)
 }
 
 /*
- * A write of ret bytes on the outbound TCP connection c (its socket sk; 0:
- * none, or not TCP) was framed, or passed unframed: the writes framed end
- * at the socket's write_seq now. An early answer whose request it did not
- * carry will get none (its send's bytes went unseen, or held no request).
+ * A write of ret bytes on io was framed, or passed unframed: on an outbound
+ * TCP connection (io->sk), the writes framed end where its bytes do. An
+ * early answer whose request it did not carry will get none (its send's
+ * bytes went unseen, or held no request).
  */
-static __always_inline void conn_tx_framed(struct claimd_conn *c, struct io *io, __u64 sk, long ret)
+static __always_inline void conn_tx_framed(struct claimd_conn *c, const struct io *io, long ret)
 {
-	if (io->dir != DIR_TX || ret <= 0 || !sk || c->role != CLAIMD_ROLE_OUTBOUND ||
-	    (c->flags & CLAIMD_CONN_UNIX))
+	if (io->dir != DIR_TX || ret <= 0 || !io->sk)
 		return;
 	egress_early_drop(c);
-	c->tx_seq = sock_write_seq(sk);
+	c->tx_seq = io->tx_from + (__u32)ret;
 	c->flags |= CLAIMD_CONN_SEQ;
 }
 
@@ -317,10 +316,16 @@ static __always_inline void on_io(struct task_struct *task, __u32 tgid, const st
 	io.tid = task->pid;
 	io.dir = dir;
 	io.tx_from = 0;
+	/* Where its answers may come before its requests are framed (egress_answer_early). */
+	if (c->role == CLAIMD_ROLE_OUTBOUND && !(c->flags & CLAIMD_CONN_UNIX)) {
+		io.sk = skaddr;
+		if (dir == DIR_TX && ret > 0)
+			io.tx_from = sock_write_seq(skaddr) - (__u32)ret;
+	}
 	if (kind == IO_UNFRAMED) {
 		if (ret > 0)
 			feed_unframed(c, &io, ret);
-		conn_tx_framed(c, &io, skaddr, ret);
+		conn_tx_framed(c, &io, ret);
 		return;
 	}
 	/* Node.js: which read's bytes its HTTP parser parses next (bpf/node.bpf.h). */
@@ -365,11 +370,6 @@ static __always_inline void on_io(struct task_struct *task, __u32 tgid, const st
 		if (wire)
 			return;
 	}
-	if (c->role == CLAIMD_ROLE_OUTBOUND && !(c->flags & CLAIMD_CONN_UNIX)) {
-		io.sk = skaddr;
-		if (dir == DIR_TX)
-			io.tx_from = sock_write_seq(skaddr) - (__u32)ret;
-	}
 	if (kind == IO_BUF) {
 		feed_buf(c, &io, buf, a->a1, ret);
 	} else if (kind == IO_IOV) {
@@ -382,7 +382,7 @@ static __always_inline void on_io(struct task_struct *task, __u32 tgid, const st
 			__builtin_memset(m, 0, sizeof(*m));
 		feed_iov(c, &io, buf, m->iov, m->iovlen, ret);
 	}
-	conn_tx_framed(c, &io, io.sk, ret);
+	conn_tx_framed(c, &io, ret);
 	conn_taint_io(c, &io);
 }
 

@@ -82,6 +82,7 @@ static int load(const char *dir, int port)
 /* jfront's calls in the trace: outside requests or in a request's log, by how they ended. */
 struct call_tally {
 	int outside, tied, ok, failed_503, odd, late, pending, transport, retry;
+	char text[256]; /* the same, said */
 };
 
 static void call_tally_add(struct call_tally *c, struct json_object *eg, bool tied)
@@ -129,10 +130,12 @@ static struct call_tally calls_traced(const struct trace_cap *t)
 				call_tally_add(&c, json_object_array_get_idx(eg, i), true);
 	}
 	json_object_put(all);
-	printf("%s's calls traced: %d outside requests, %d in one's log; %d answered 200, %d 503, "
-	       "%d odd; %d late, %d pending, %d transport failures, %d retries\n",
-	       JAVA_NAME, c.outside, c.tied, c.ok, c.failed_503, c.odd, c.late, c.pending,
-	       c.transport, c.retry);
+	snprintf(c.text, sizeof(c.text),
+		 "%s's calls traced: %d outside requests, %d in a request's log; %d answered 200, "
+		 "%d 503, %d odd; %d late, %d pending, %d transport failures, %d retries",
+		 JAVA_NAME, c.outside, c.tied, c.ok, c.failed_503, c.odd, c.late, c.pending,
+		 c.transport, c.retry);
+	printf("%s\n", c.text);
 	return c;
 }
 
@@ -153,10 +156,7 @@ static void explain_miscount(const struct claimd_h *h, const struct call_tally *
 
 	test__why("edge %s -> jbe: calls %lld, callee failures %lld, tied failures %lld", JAVA_NAME,
 		  calls, failures, j_int(e, "tied_failures"));
-	test__why("traced: %d calls outside requests, %d in a request's log; %d answered 200, %d "
-		  "503, %d odd; %d late, %d pending, %d transport failures, %d retries",
-		  c->outside, c->tied, c->ok, c->failed_503, c->odd, c->late, c->pending,
-		  c->transport, c->retry);
+	test__why("%s", c->text);
 	claimd_losses_explain(h);
 	claimd_edges_explain(h, JAVA_NAME, "jbe");
 	while (now_ms() < end) {
