@@ -261,6 +261,38 @@ enum root_record {
 };
 
 /*
+ * A call of the service tgid (port: its service's, proc_service_port)
+ * written after the request it was made for was answered
+ * (claimd_pending.late): in no request's log, so counted here on its
+ * service's edge, as a call outside requests is, but for whose it is: no
+ * request open meanwhile is made unknown by it, and no retry is looked
+ * for (that is the log's). It teaches no class. Its record when asked
+ * for, or at once if the counter map refused it (CLAIMD_EG_UNCOUNTED).
+ */
+static __always_inline enum root_record count_late_call(__u32 tgid, __u16 port,
+							const struct claimd_addr *callee,
+							__u32 status, __u32 *flags)
+{
+	struct claimd_edge_key key = { .tgid = tgid, .local_port = port };
+	__u32 outcome = outcome_of_call(status, *flags, fail_status_min);
+	struct claimd_edge_counts *c;
+	__u64 id = count_next_id();
+
+	key.callee_port = callee->port;
+	__builtin_memcpy(key.callee_addr, callee->addr, 16);
+	c = counts_get(&edge_counts, &key, &zero_edge_counts);
+	if (!c) {
+		*flags |= CLAIMD_EG_UNCOUNTED;
+		stat_inc(CLAIMD_ST_COUNTS_FULL);
+		return ROOT_RECORD_NOW;
+	}
+	counts_add_call(c, id, outcome == CLAIMD_OUTCOME_FAILED, 0, 0, *flags);
+	dirty_edge(c, &key);
+	stat_inc(CLAIMD_ST_CALLS_OUTSIDE);
+	return records_wanted(id) ? ROOT_RECORD : ROOT_RECORD_NONE;
+}
+
+/*
  * A call of the process tgid outside any request ended. A process that
  * serves (it served a request or listens: proc_service_port) counts it on
  * its service's edge (headers/counts.h), and makes the requests open

@@ -44,6 +44,26 @@ static __always_inline __u64 handoff_of(const struct claimd_conn_key *in, __u64 
 }
 
 /*
+ * The note h on outbound connection out, left where its request hands a
+ * call to it. The request counts the call unwritten until the syscall path
+ * takes the note at the call's head (egress_log_handed): a thread may
+ * write the head, then lose its CPU before the write's tracepoint runs,
+ * while the answer is read and the request answered on others. Such a
+ * request's failure is not judged without its call (verdict_of), and the
+ * call, late, counts on its edge (count_late_call).
+ */
+static __always_inline void handoff_leave(const struct claimd_conn_key *out,
+					  const struct handoff *h)
+{
+	struct claimd_conn_key in = { .tgid = out->tgid, .fd = h->fd };
+	struct claimd_thread *t = bpf_map_lookup_elem(&conn_ctx, &in);
+
+	if (t && t->conn.tgid && t->rec.seq == h->seq)
+		__sync_fetch_and_add(&t->rec.unwritten, 1);
+	bpf_map_update_elem(&handoffs, out, h, BPF_ANY);
+}
+
+/*
  * The note of whose request the next one on connection key is, taken: its
  * owner in *o and its seq; 0 (and *o none) when there is none.
  */

@@ -396,7 +396,7 @@ static __always_inline void ingress_emit_bare(struct claimd_conn *c, struct io *
 	r->status = status;
 	r->verdict = verdict;
 	r->rule = rule;
-	__builtin_memset(r->pad, 0, sizeof(r->pad));
+	r->pad = 0;
 	submit(r);
 }
 
@@ -453,8 +453,10 @@ static __always_inline struct claimd_ingress *egress_log_for(struct io *io,
 	p->slot = CLAIMD_NO_SLOT;
 	stat_inc(CLAIMD_ST_EGRESS);
 	/* Its request was answered before the call went out: a late call (egress_ended). */
-	if (seq && (!t || !t->conn.tgid || t->rec.seq != seq))
+	if (seq && (!t || !t->conn.tgid || t->rec.seq != seq)) {
+		p->late = 1;
 		return NULL;
+	}
 	/*
 	 * No request held, or the one an event loop's thread was juggling
 	 * when it became one (its later requests are held by their
@@ -496,10 +498,14 @@ static __always_inline void egress_log_handed(struct io *io, struct claimd_pendi
 {
 	struct claimd_owner owner;
 	__u64 seq = handoff_take(&io->key, &owner);
+	struct claimd_ingress *r;
 
 	if (!seq)
 		owner = go_owner_current(io->key.tgid);
-	egress_log_for(io, p, callee, owner, seq);
+	r = egress_log_for(io, p, callee, owner, seq);
+	/* The call its request handed over is written, and in its log. */
+	if (r && seq && r->unwritten)
+		__sync_fetch_and_sub(&r->unwritten, 1);
 }
 
 /*

@@ -103,6 +103,7 @@ static __always_inline void ingress_fill(struct claimd_ingress *r, struct claimd
 	r->target_hash = p->target_hash;
 	r->method = p->method;
 	r->n_egress = 0;
+	r->unwritten = 0;
 	r->cause = CLAIMD_NO_SLOT;
 }
 
@@ -332,6 +333,11 @@ __noinline __u32 egress_count_outside(__u32 tgid, __u16 port, const struct claim
 	flags = end->flags;
 	if (flags & CLAIMD_EG_LATE) {
 		stat_inc(CLAIMD_ST_LATE_CALLS);
+		/* Written after its request's answer: in no log, so on its edge here. */
+		if (p->late)
+			return count_late_call(tgid, port, callee, end->status, &flags) << 8 |
+			       (flags & 0xff);
+		/* Ended after it: its request's log counted it. */
 		return (records_wanted(count_next_id()) ? ROOT_RECORD : ROOT_RECORD_NONE) << 8 |
 		       (flags & 0xff);
 	}

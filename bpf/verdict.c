@@ -123,10 +123,12 @@ __noinline __u32 verdict_of(struct claimd_ingress *r)
 	/*
 	 * A call the request did not wait for was still running: it may be
 	 * the one its service gave up on, the cause, or one left to finish on
-	 * its own. Rules 2 and 4 stand without it (a failed call that passed
-	 * the failure up is seen); rules 1 and 3 would not.
+	 * its own; so may a call handed to a connection, its head not yet
+	 * seen written (claimd_ingress.unwritten). Rules 2 and 4 stand
+	 * without it (a failed call that passed the failure up is seen);
+	 * rules 1 and 3 would not.
 	 */
-	if (w.unfinished)
+	if (w.unfinished || r->unwritten)
 		return VERDICT(CLAIM_UNKNOWN, CLAIM_RULE_UNFINISHED_CALL, CLAIMD_NO_SLOT);
 	/* So may a dependency claimd cannot read (a database): it may have failed. */
 	if (r->flags & CLAIMD_IN_OPAQUE)

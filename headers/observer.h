@@ -222,7 +222,8 @@ struct claimd_pending {
 	__u8 method;
 	__u8 slot;  /* outbound: index in the ingress's egress log, or CLAIMD_NO_SLOT */
 	__u8 proto; /* enum claimd_proto */
-	__u8 pad[5];
+	__u8 late;  /* outbound: written after its request was answered: in no log */
+	__u8 pad[4];
 };
 
 /*
@@ -329,7 +330,14 @@ struct claimd_ingress {
 	__u8 verdict; /* enum claim_verdict (headers/verdict.h), if the ingress failed */
 	__u8 cause;   /* egress index that decided the verdict, or CLAIMD_NO_SLOT */
 	__u8 rule;    /* enum claim_rule: why */
-	__u8 pad[5];
+	__u8 pad;
+	/*
+	 * Calls of it handed to an outbound connection whose heads were not
+	 * yet written (Go's (*persistConn).roundTrip, handoff.bpf.h): while
+	 * any is, a failure is unknown (unfinished-call), not judged
+	 * without it.
+	 */
+	__u32 unwritten;
 	struct claimd_egress egress[CLAIMD_EGRESS_MAX];
 };
 

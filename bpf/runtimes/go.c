@@ -909,7 +909,7 @@ int go_conn_round_trip(struct pt_regs *ctx)
 	}
 	if (h.seq) {
 		stat_inc(CLAIMD_ST_GO_HANDED);
-		bpf_map_update_elem(&handoffs, &out, &h, BPF_ANY);
+		handoff_leave(&out, &h);
 		return 0;
 	}
 	/*

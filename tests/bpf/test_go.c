@@ -263,8 +263,13 @@ static bool calls_done(struct json_object *e, void *arg)
 }
 
 /* The edge caller -> callee: calls, callee failures and both failed exact. */
-static void check_edge(struct claimd_h *h, const char *caller, const char *callee, int failures,
-		       const char *cls)
+/*
+ * The edge caller -> callee: every call, failures callee failures, all but
+ * untaught of them teaching their class (calls written after their
+ * request's answer: counted, their request not judged by them).
+ */
+static void check_edge_untaught(struct claimd_h *h, const char *caller, const char *callee,
+				int failures, int untaught, const char *cls)
 {
 	int want = REQUESTS;
 	struct json_object *e = claimd_wait_edge(h, caller, callee, calls_done, &want, 60000);
@@ -276,10 +281,16 @@ static void check_edge(struct claimd_h *h, const char *caller, const char *calle
 	       j_str(e, "class"));
 	ASSERT_EQ(j_int(e, "calls"), REQUESTS, "calls");
 	ASSERT_EQ(j_int(e, "callee_failures"), failures, "callee failures");
-	ASSERT_EQ(j_int(e, "both_failed"), failures, "both failed");
+	ASSERT_EQ(j_int(e, "both_failed"), failures - untaught, "both failed");
 	if (cls)
 		ASSERT_STREQ(j_str(e, "class"), cls, "class");
 	json_object_put(e);
+}
+
+static void check_edge(struct claimd_h *h, const char *caller, const char *callee, int failures,
+		       const char *cls)
+{
+	check_edge_untaught(h, caller, callee, failures, 0, cls);
 }
 
 /*
@@ -456,7 +467,11 @@ static bool match_fan(struct json_object *o, void *arg)
  * every goroutine to stop at its next function prologue (the stack check
  * fails on purpose), and the function then runs again from its entry, its
  * entry probe with it: about one call in a hundred here, roundTrip's entry
- * seen twice.
+ * seen twice. A call whose writing thread lost its CPU between its write
+ * and the write's tracepoint may be seen written after its request was
+ * answered (a busy host): that request then lacks it and says so
+ * (calls_unwritten), a failure of it is unknown (unfinished-call), never
+ * claimed, and the call counts on its edge all the same.
  */
 static void fanout(struct claimd_h *h, struct trace_cap *t, const char *fe, bool gc)
 {
@@ -464,7 +479,7 @@ static void fanout(struct claimd_h *h, struct trace_cap *t, const char *fe, bool
 	char u[3][64], fm[8], name[4][32];
 	struct gosvc *b[3] = { NULL }, *f = NULL;
 	struct json_object *all = NULL;
-	int i, seen = 0, three = 0, failed = 0, right = 0;
+	int i, seen = 0, three = 0, failed = 0, right = 0, unwritten = 0, untaught = 0;
 	size_t k, mark;
 
 	snprintf(fm, sizeof(fm), "%d", FAIL_MOD);
@@ -503,27 +518,43 @@ static void fanout(struct claimd_h *h, struct trace_cap *t, const char *fe, bool
 				if (!strcmp(callee, r.svc[i].name) && in_lifetime(o, e))
 					mask |= 1 << i;
 		}
-		if (json_object_array_length(eg) == 3 && mask == 7)
+		if (json_object_array_length(eg) == 3 && mask == 7) {
 			three++;
-		else /* what it saw instead, for the failure to show */
+		} else if (json_object_array_length(eg) + j_int(o, "calls_unwritten") == 3 &&
+			   __builtin_popcount(mask) == json_object_array_length(eg)) {
+			/* A call seen written after the answer: said, and judged by none. */
+			unwritten++;
+			test__why("fan-out: a request whose call was seen written after its "
+				  "answer: %s",
+				  json_object_to_json_string(o));
+		} else { /* what it saw instead, for the failure to show */
 			test__why("fan-out: a request not with its three calls: %s",
 				  json_object_to_json_string(o));
+		}
 		if (j_int(o, "status") >= 500) {
 			failed++;
 			right += !strcmp(j_str(o, "verdict"), "unclaimed") &&
 				 !strcmp(j_str(j_get(o, "cause"), "callee"), name[2]);
+			if (!(mask & 2) && !strcmp(j_str(o, "verdict"), "unknown") &&
+			    !strcmp(j_str(o, "rule"), "unfinished-call") &&
+			    j_int(o, "calls_unwritten")) {
+				right++;
+				untaught++;
+			}
 		}
 	}
-	printf("fan-out: %d requests, %d with their three calls, %d failed, %d unclaimed by "
-	       "%s\n",
-	       seen, three, failed, right, name[2]);
+	printf("fan-out: %d requests, %d with their three calls, %d with a call seen written "
+	       "after its answer, %d failed, %d unclaimed by %s or unknown for want of its call\n",
+	       seen, three, unwritten, failed, right, name[2]);
 	ASSERT_EQ(seen, REQUESTS, "requests seen");
-	if (three != REQUESTS)
+	if (three + unwritten != REQUESTS)
 		claimd_losses_explain(h);
-	ASSERT_EQ(three, REQUESTS, "each with its three calls, inside its lifetime");
+	ASSERT_EQ(three + unwritten, REQUESTS,
+		  "each with its three calls inside its lifetime, or saying which it lacks");
 	ASSERT_EQ(failed, FAILURES, "failures");
-	ASSERT_EQ(right, FAILURES, "each unclaimed, caused by the failing callee");
-	check_edge(h, name[0], name[2], FAILURES, "fail-close");
+	ASSERT_EQ(right, FAILURES,
+		  "each unclaimed, caused by the failing callee, or unknown without its call");
+	check_edge_untaught(h, name[0], name[2], FAILURES, untaught, "fail-close");
 	check_edge(h, name[0], name[1], 0, NULL);
 	check_edge(h, name[0], name[3], 0, NULL);
 	check_modes(h, &r);

@@ -163,7 +163,9 @@ out:
 	edges__free(e);
 }
 
-/* Late calls belong to an answered request: not root calls. A counted call's
+/* Late calls belong to an answered request: not root calls. One its request's
+ * log counted is counted no more; one written after the answer, which the
+ * kernel's counters refused, goes on its service's edge. A counted call's
  * record names its process, while it lives, and by the CLAIMD_SERVICE it
  * carries once it is gone. */
 static void test_not_roots(struct names *nm)
@@ -174,10 +176,23 @@ static void test_not_roots(struct names *nm)
 
 	if (!ASSERT_OK_PTR(e, "edges") || !ASSERT_OK_PTR(r, "roots"))
 		goto out;
-	call(&rec, TGID_A, SVC, 1, 1.01, 503, CLAIMD_EG_LATE | CLAIMD_EG_UNCOUNTED, 1);
+	call(&rec, TGID_A, SVC, 1, 1.01, 503, CLAIMD_EG_LATE, 1);
+	rec.local_port = 8080;
 	ASSERT_EQ(roots__add(r, e, nm, &rec, 5), ROOT_CALL_LATE, "a late call");
 	ASSERT_EQ(roots__counts(r)->edge_calls, 0, "no root edge call");
 	ASSERT_TRUE(edges__find_root(e, "curl", SVC) == NULL, "no edge from the late call");
+	call(&rec, TGID_A, SVC, 2, 2.01, 503, CLAIMD_EG_LATE | CLAIMD_EG_UNCOUNTED, 1);
+	rec.local_port = 8080;
+	ASSERT_EQ(roots__add(r, e, nm, &rec, 5), ROOT_CALL_SERVICE,
+		  "written late, refused by the counters: its service's edge");
+	ASSERT_EQ(roots__counts(r)->edge_calls, 0, "still no root edge call");
+	{
+		const char *caller = names__service(nm, TGID_A, 8080, "curl");
+		struct edge *ed = edges__find(e, caller, names__callee(nm, &rec.egress.callee));
+
+		ASSERT_OK_PTR(ed, "the service's edge");
+		ASSERT_TRUE(edges__find_root(e, "curl", SVC) == NULL, "no root edge either");
+	}
 	names__exit(nm, TGID_B);
 	call(&rec, TGID_B, SVC, 1, 1.01, 503, 0, 1);
 	snprintf(rec.comm, sizeof(rec.comm), "batch");

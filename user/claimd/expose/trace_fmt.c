@@ -192,6 +192,8 @@ struct json_object *trace__ingress_json(const struct claimd_ingress *r, struct n
 		json_object_array_add(eg, egress_json(&r->egress[i], names, fail_status));
 	json_object_object_add(o, "egress", eg);
 	add_int(o, "egress_dropped", r->egress_dropped);
+	if (r->unwritten)
+		add_int(o, "calls_unwritten", r->unwritten);
 	return o;
 }
 

@@ -40,7 +40,8 @@ enum root_call roots__add(struct roots *r, struct edges *e, struct names *names,
 	const struct claimd_egress *x = &rec->egress;
 	struct edge_counts d = { .calls = 1 };
 
-	if (x->flags & CLAIMD_EG_LATE)
+	/* Counted in its request's log; else written late, its edge's (count_late_call). */
+	if ((x->flags & CLAIMD_EG_LATE) && !(x->flags & CLAIMD_EG_UNCOUNTED))
 		return ROOT_CALL_LATE;
 	/* Named now, while the process most likely lives; by what the kernel read if not. */
 	names__seen(names, rec->tgid, rec->comm, rec->service);
