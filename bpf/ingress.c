@@ -626,18 +626,38 @@ static __always_inline __u32 sock_write_seq(__u64 sk)
 }
 
 /*
+ * Where the socket's first data byte went: the byte after its SYN, which
+ * bytes_acked counts with the data (an outbound connection: it sent the
+ * SYN). Read only for an early answer on a connection none of whose
+ * writes was framed yet.
+ */
+static __always_inline __u32 sock_first_seq(__u64 sk)
+{
+	struct tcp_sock *tp = bpf_rdonly_cast((void *)sk, bpf_core_type_id_kernel(struct tcp_sock));
+
+	return tp->snd_una - (__u32)tp->bytes_acked + 1;
+}
+
+/*
  * A response's status line with no request waiting: early (enum
  * claimd_answer) if a send on the socket is in flight, its request not
- * framed yet; else unmatched.
+ * framed yet (the writes framed end before write_seq; none framed yet:
+ * the socket's first byte does); else unmatched.
  */
 static __always_inline void egress_answer_early(struct claimd_conn *c, struct io *io, __u16 status)
 {
-	if (!io->sk || !(c->flags & CLAIMD_CONN_SEQ) || c->answer_active != CLAIMD_ANSWER_NONE ||
-	    sock_write_seq(io->sk) == c->tx_seq) {
+	__u32 from;
+
+	if (!io->sk || c->answer_active != CLAIMD_ANSWER_NONE) {
 		stat_inc(CLAIMD_ST_UNMATCHED);
 		return;
 	}
-	c->early_from = c->tx_seq;
+	from = (c->flags & CLAIMD_CONN_SEQ) ? c->tx_seq : sock_first_seq(io->sk);
+	if (sock_write_seq(io->sk) == from) {
+		stat_inc(CLAIMD_ST_UNMATCHED);
+		return;
+	}
+	c->early_from = from;
 	c->answer_status = status;
 	c->answer_end_ns = io_now(io);
 	c->answer_active = CLAIMD_ANSWER_EARLY;

@@ -1389,7 +1389,9 @@ out:
  * once the client's reader has read that answer. The answer waits for its
  * request; the next call on the connection gets its own answer, not the
  * one before (a FIFO off by one would give every later call its
- * predecessor's).
+ * predecessor's). first: the early call is the connection's first, none
+ * of its writes framed before it (where its bytes begin is the socket's
+ * first byte); else a call answered in order comes first.
  */
 #define EARLY_BODY (4 << 20)
 #define EARLY_HEAD "GET /early HTTP/1.1\r\nHost: peer\r\nContent-Length: 4194304\r\n\r\n"
@@ -1397,17 +1399,18 @@ out:
 struct early {
 	int cfd, afd;	    /* the client's socket, the service's */
 	sem_t first, early; /* the client's reader read the first answer, the early one */
+	bool first_call;    /* the early call is the connection's first: no answer before it */
 	bool reader_ok, service_ok;
 };
 
-/* The client's reader: three answer heads, the first two announced. */
+/* The client's reader: the answer heads, all but the last announced. */
 static void *early_reader_main(void *arg)
 {
 	struct early *e = arg;
 	char buf[512];
 	int i;
 
-	for (i = 0; i < 3; i++) {
+	for (i = e->first_call; i < 3; i++) {
 		if (sock_recv_until(e->cfd, buf, sizeof(buf), "\r\n\r\n", 1) <= 0)
 			return NULL;
 		if (i < 2)
@@ -1432,13 +1435,17 @@ static bool drain(int fd, size_t n)
 	return true;
 }
 
-/* The service: a 200; the early answer, its body read once the client read it; a 503. */
+/*
+ * The service: a 200 (unless the early call is the first); the early
+ * answer, its body read once the client read it; a 503.
+ */
 static void *early_service_main(void *arg)
 {
 	struct early *e = arg;
 
 	/* A byte at a time: no body byte read with a head. */
-	if (!svc_read_heads(e->afd, 1, 1) || sock_send(e->afd, RESP(200, "OK")) ||
+	if ((!e->first_call &&
+	     (!svc_read_heads(e->afd, 1, 1) || sock_send(e->afd, RESP(200, "OK")))) ||
 	    !svc_read_heads(e->afd, 1, 1) || sock_send(e->afd, RESP(413, "Content Too Large")))
 		return NULL;
 	sem_wait(&e->early);
@@ -1449,10 +1456,11 @@ static void *early_service_main(void *arg)
 	return NULL;
 }
 
-static void subtest_answer_before_request(struct kfix *f)
+static void subtest_answer_before_request(struct kfix *f, bool first)
 {
 	size_t len = sizeof(EARLY_HEAD) - 1 + EARLY_BODY;
-	struct early e = { 0 };
+	struct early e = { .first_call = first };
+	int n = first ? 0 : 1;
 	pthread_t rt, st;
 	bool rt_up = false, st_up = false;
 	int small = 16384;
@@ -1474,8 +1482,8 @@ static void subtest_answer_before_request(struct kfix *f)
 	if (!st_up)
 		goto out;
 	/* A call answered in order first: the connection's writes are known to here. */
-	if (!ASSERT_OK(sock_send(c.s.cfd, REQ_CALL), "a first call") ||
-	    !ASSERT_OK(sem_wait(&e.first), "its answer read"))
+	if (!first && (!ASSERT_OK(sock_send(c.s.cfd, REQ_CALL), "a first call") ||
+		       !ASSERT_OK(sem_wait(&e.first), "its answer read")))
 		goto out;
 	/* Returns once the service read the body: after the reader read the answer. */
 	ASSERT_OK(write_all_fd(c.s.cfd, req, len), "the early call, one write");
@@ -1487,9 +1495,10 @@ out:
 		pthread_join(rt, NULL);
 	if (st_up && ASSERT_TRUE(e.reader_ok && e.service_ok, "every answer written and read")) {
 		kfix_drain(f);
-		CHECK_EGRESS(kfix_root(f, c.s.port, 0), c.s.port, REQ_CALL, 200, DONE);
-		CHECK_EGRESS(kfix_root(f, c.s.port, 1), c.s.port, EARLY_HEAD, 413, DONE);
-		CHECK_EGRESS(kfix_root(f, c.s.port, 2), c.s.port, REQ_OTHER, 503, DONE);
+		if (!first)
+			CHECK_EGRESS(kfix_root(f, c.s.port, 0), c.s.port, REQ_CALL, 200, DONE);
+		CHECK_EGRESS(kfix_root(f, c.s.port, n), c.s.port, EARLY_HEAD, 413, DONE);
+		CHECK_EGRESS(kfix_root(f, c.s.port, n + 1), c.s.port, REQ_OTHER, 503, DONE);
 		ASSERT_EQ(kfix_stat(f, CLAIMD_ST_EARLY_ANSWERS), 1,
 			  "one answer before its request");
 		ASSERT_EQ(kfix_stat(f, CLAIMD_ST_UNMATCHED), 0, "every answer matched");
@@ -1525,6 +1534,30 @@ out:
 	kcase_close(&c);
 }
 
+/*
+ * The same on a fresh connection, before any request: the service's first
+ * bytes an answer (a proxy's 408 on a connection it found idle), read
+ * with nothing sent. Unmatched; the first call gets its own answer.
+ */
+static void subtest_unsolicited_first_answer(struct kfix *f)
+{
+	struct kcase c;
+
+	if (!kcase_open(f, &c, NULL, 0))
+		goto out;
+	if (!ASSERT_TRUE(svc_answer(&c.s, RESP(408, "Request Timeout")), "an answer unasked") ||
+	    !ASSERT_TRUE(svc_request(&c.s, REQ_CALL), "the first call") ||
+	    !ASSERT_TRUE(svc_answer(&c.s, RESP(503, "Service Unavailable")), "its answer"))
+		goto out;
+	kfix_drain(f);
+	CHECK_EGRESS(kfix_root(f, c.s.port, 0), c.s.port, REQ_CALL, 503, DONE);
+	ASSERT_TRUE(kfix_root(f, c.s.port, 1) == NULL, "one call");
+	ASSERT_EQ(kfix_stat(f, CLAIMD_ST_UNMATCHED), 2, "the unasked answer, both ends");
+	ASSERT_EQ(kfix_stat(f, CLAIMD_ST_EARLY_ANSWERS), 0, "held for no request");
+out:
+	kcase_close(&c);
+}
+
 void test_kernel(void)
 {
 	struct timespec t0, t1;
@@ -1543,9 +1576,13 @@ void test_kernel(void)
 	if (test__start_subtest("split_head"))
 		subtest_split_head(&f);
 	if (test__start_subtest("answer_before_request"))
-		subtest_answer_before_request(&f);
+		subtest_answer_before_request(&f, false);
+	if (test__start_subtest("answer_before_first_request"))
+		subtest_answer_before_request(&f, true);
 	if (test__start_subtest("unsolicited_answer"))
 		subtest_unsolicited_answer(&f);
+	if (test__start_subtest("unsolicited_first_answer"))
+		subtest_unsolicited_first_answer(&f);
 	if (test__start_subtest("pipelining"))
 		subtest_pipelining(&f);
 	subtest_transport(&f, "transport_refused", FAIL_REFUSED);
