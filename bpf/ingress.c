@@ -709,6 +709,24 @@ static __always_inline void egress_early_drop(struct claimd_conn *c)
 }
 
 /*
+ * The early answer's request, just taken, was a HEAD: its response has no
+ * body, whatever its headers said when they were read with no request to
+ * tell (stream.c sets the method from the request it pops). Its head still
+ * being read ends so; one that ended waits for no body: its message ends
+ * here (the next answer's bytes come after the next request, which this
+ * late write precedes).
+ */
+static __always_inline void egress_early_head(struct claimd_conn *c, __u8 state)
+{
+	if (c->answering.method != HTTP_M_HEAD)
+		return;
+	c->rx.method = HTTP_M_HEAD;
+	if (state == CLAIMD_ANSWER_EARLY_DONE && c->rx.state >= HS_BODY_LEN &&
+	    c->rx.state <= HS_TRAILER_CR)
+		http_finish(&c->rx);
+}
+
+/*
  * egress_open just queued a request io wrote: the early answer's, if
  * one waits and that send is the one that was in flight when it came
  * (the only request queued, its bytes beginning where the writes framed
@@ -727,6 +745,7 @@ static __always_inline void egress_early_take(struct claimd_conn *c, struct io *
 	}
 	if (c->answering.start_ns > c->answer_end_ns)
 		c->answering.start_ns = c->answer_end_ns;
+	egress_early_head(c, state);
 	c->answer_active = CLAIMD_ANSWER_POPPED;
 	stat_inc(CLAIMD_ST_EARLY_ANSWERS);
 	if (state == CLAIMD_ANSWER_EARLY_DONE)

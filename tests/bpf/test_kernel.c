@@ -1391,15 +1391,22 @@ out:
  * one before (a FIFO off by one would give every later call its
  * predecessor's). first: the early call is the connection's first, none
  * of its writes framed before it (where its bytes begin is the socket's
- * first byte); else a call answered in order comes first.
+ * first byte); else a call answered in order comes first. head: the
+ * early call is a HEAD, whose answer's headers announce a body that never
+ * comes (read before claimd knew which request it answers).
  */
-#define EARLY_BODY (4 << 20)
-#define EARLY_HEAD "GET /early HTTP/1.1\r\nHost: peer\r\nContent-Length: 4194304\r\n\r\n"
+#define EARLY_BODY	(4 << 20)
+#define EARLY_HEAD	"GET /early HTTP/1.1\r\nHost: peer\r\nContent-Length: 4194304\r\n\r\n"
+#define EARLY_HEAD_HEAD "HEAD /early HTTP/1.1\r\nHost: peer\r\nContent-Length: 4194304\r\n\r\n"
+#define EARLY_ANSWER	RESP(413, "Content Too Large")
+/* What a GET would have had: a body of 29 bytes. */
+#define EARLY_ANSWER_HEAD "HTTP/1.1 413 Content Too Large\r\nContent-Length: 29\r\n\r\n"
 
 struct early {
 	int cfd, afd;	    /* the client's socket, the service's */
 	sem_t first, early; /* the client's reader read the first answer, the early one */
 	bool first_call;    /* the early call is the connection's first: no answer before it */
+	const char *answer; /* the early answer */
 	bool reader_ok, service_ok;
 };
 
@@ -1446,7 +1453,7 @@ static void *early_service_main(void *arg)
 	/* A byte at a time: no body byte read with a head. */
 	if ((!e->first_call &&
 	     (!svc_read_heads(e->afd, 1, 1) || sock_send(e->afd, RESP(200, "OK")))) ||
-	    !svc_read_heads(e->afd, 1, 1) || sock_send(e->afd, RESP(413, "Content Too Large")))
+	    !svc_read_heads(e->afd, 1, 1) || sock_send(e->afd, e->answer))
 		return NULL;
 	sem_wait(&e->early);
 	if (!drain(e->afd, EARLY_BODY) || !svc_read_heads(e->afd, 1, 1) ||
@@ -1456,10 +1463,12 @@ static void *early_service_main(void *arg)
 	return NULL;
 }
 
-static void subtest_answer_before_request(struct kfix *f, bool first)
+static void subtest_answer_before_request(struct kfix *f, bool first, bool head)
 {
-	size_t len = sizeof(EARLY_HEAD) - 1 + EARLY_BODY;
-	struct early e = { .first_call = first };
+	const char *early = head ? EARLY_HEAD_HEAD : EARLY_HEAD;
+	size_t len = strlen(early) + EARLY_BODY;
+	struct early e = { .first_call = first, .answer = head ? EARLY_ANSWER_HEAD : EARLY_ANSWER };
+	const struct claimd_egress *eg;
 	int n = first ? 0 : 1;
 	pthread_t rt, st;
 	bool rt_up = false, st_up = false;
@@ -1470,7 +1479,7 @@ static void subtest_answer_before_request(struct kfix *f, bool first)
 	_Static_assert(EARLY_BODY == 4194304, "the head says the body's length");
 	if (!kcase_open(f, &c, NULL, 0) || !ASSERT_OK_PTR(req, "request"))
 		goto out;
-	memcpy(req, EARLY_HEAD, sizeof(EARLY_HEAD) - 1);
+	memcpy(req, early, strlen(early));
 	setsockopt(c.s.cfd, SOL_SOCKET, SO_SNDBUF, &small, sizeof(small));
 	setsockopt(c.s.afd, SOL_SOCKET, SO_RCVBUF, &small, sizeof(small));
 	e.cfd = c.s.cfd;
@@ -1497,8 +1506,15 @@ out:
 		kfix_drain(f);
 		if (!first)
 			CHECK_EGRESS(kfix_root(f, c.s.port, 0), c.s.port, REQ_CALL, 200, DONE);
-		CHECK_EGRESS(kfix_root(f, c.s.port, n), c.s.port, EARLY_HEAD, 413, DONE);
+		eg = kfix_root(f, c.s.port, n);
+		if (ASSERT_OK_PTR(eg, "the early call")) {
+			ASSERT_EQ(eg->method, head ? HTTP_M_HEAD : HTTP_M_GET, "its method");
+			ASSERT_EQ(eg->target_hash, req_hash(early), "its target");
+			ASSERT_EQ(eg->status, 413, "its own answer");
+			ASSERT_EQ(eg->flags, DONE, "ended");
+		}
 		CHECK_EGRESS(kfix_root(f, c.s.port, n + 1), c.s.port, REQ_OTHER, 503, DONE);
+		ASSERT_EQ(kfix_stat(f, CLAIMD_ST_FRAMING_LOST), 0, "framing kept");
 		ASSERT_EQ(kfix_stat(f, CLAIMD_ST_EARLY_ANSWERS), 1,
 			  "one answer before its request");
 		ASSERT_EQ(kfix_stat(f, CLAIMD_ST_UNMATCHED), 0, "every answer matched");
@@ -1576,9 +1592,11 @@ void test_kernel(void)
 	if (test__start_subtest("split_head"))
 		subtest_split_head(&f);
 	if (test__start_subtest("answer_before_request"))
-		subtest_answer_before_request(&f, false);
+		subtest_answer_before_request(&f, false, false);
 	if (test__start_subtest("answer_before_first_request"))
-		subtest_answer_before_request(&f, true);
+		subtest_answer_before_request(&f, true, false);
+	if (test__start_subtest("answer_before_head_request"))
+		subtest_answer_before_request(&f, false, true);
 	if (test__start_subtest("unsolicited_answer"))
 		subtest_unsolicited_answer(&f);
 	if (test__start_subtest("unsolicited_first_answer"))
