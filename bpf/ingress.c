@@ -446,7 +446,6 @@ static __always_inline struct claimd_ingress *egress_log_for(struct io *io,
 {
 	struct claimd_thread *t = owner_ctx(&owner);
 	struct claimd_ingress *r;
-	__u32 n;
 
 	p->ingress_seq = seq;
 	p->owner = owner;
@@ -471,11 +470,8 @@ static __always_inline struct claimd_ingress *egress_log_for(struct io *io,
 	}
 	r = &t->rec;
 	p->ingress_seq = r->seq;
-	n = r->n_egress;
 	/* The thread waits for its own call's answer; an explicit context may not. */
-	p->slot = egress_log_at(r, n, p, callee, owner.tgid ? 0 : CLAIMD_EG_AWAITED);
-	if (n < CLAIMD_EGRESS_MAX)
-		r->n_egress = n + 1;
+	p->slot = egress_log_next(t, p, callee, owner.tgid ? 0 : CLAIMD_EG_AWAITED);
 	return r;
 }
 

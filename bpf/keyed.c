@@ -164,11 +164,8 @@ static __always_inline void keyed_call_head(struct claimd_conn *c, struct io *io
 	p->owner.tgid = k.tgid;
 	p->owner.id = k.fd;
 	p->ingress_seq = t->rec.seq;
-	n = t->rec.n_egress;
 	/* An event loop does not wait on a thread: a call left running may be left to finish. */
-	p->slot = egress_log_at(&t->rec, n, p, &c->remote, 0);
-	if (n < CLAIMD_EGRESS_MAX)
-		t->rec.n_egress = n + 1;
+	p->slot = egress_log_next(t, p, &c->remote, 0);
 }
 
 /*

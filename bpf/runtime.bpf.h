@@ -124,6 +124,7 @@ static __always_inline __u64 ingress_reset(struct claimd_thread *t, struct claim
 
 	ingress_fill(r, c, key->tgid, tid, p);
 	t->outside_seen = 0;
+	t->slots = 0;
 	if (o) {
 		t->outside_seen = o->calls;
 		/*
@@ -197,6 +198,9 @@ static __always_inline void ingress_end(struct claimd_thread *t, __u64 now, __u3
 	__u32 packed = VERDICT(CLAIM_NONE, CLAIM_RULE_NONE, CLAIMD_NO_SLOT);
 
 	t->rec.flags |= flags;
+	/* The log's length as its slots were taken, whichever CPU stored it last. */
+	if (t->slots)
+		t->rec.n_egress = t->slots < CLAIMD_EGRESS_MAX ? t->slots : CLAIMD_EGRESS_MAX;
 	if (ingress_untied(t))
 		ingress_unsure(&t->rec, CLAIMD_IN_UNTIED);
 	if (request_judged(status, t->rec.flags))
@@ -307,6 +311,23 @@ static __always_inline __u8 egress_log_at(struct claimd_ingress *r, __u32 n,
 	egress_entry_init(&r->egress[n & EGRESS_MASK], p, callee,
 			  egress_retry_flag(r, n, p, callee) | flags);
 	return n;
+}
+
+/*
+ * A call's entry at the end of the log of the request t holds, flagged
+ * flags: its slot (egress_log_at). Taken atomically (t->slots); the log's
+ * length follows the highest slot taken (and is set from the slots at
+ * the request's end: two CPUs may store it out of order).
+ */
+static __always_inline __u8 egress_log_next(struct claimd_thread *t, const struct claimd_pending *p,
+					    const struct claimd_addr *callee, __u8 flags)
+{
+	__u32 n = __sync_fetch_and_add(&t->slots, 1);
+	__u8 slot = egress_log_at(&t->rec, n, p, callee, flags);
+
+	if (n < CLAIMD_EGRESS_MAX && t->rec.n_egress <= n)
+		t->rec.n_egress = n + 1;
+	return slot;
 }
 
 /*

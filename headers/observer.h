@@ -389,7 +389,12 @@ struct claimd_thread {
 	/* An event loop's request: the keys it is known by in req_keys (bpf/keyed.c); 0 none. */
 	__u32 key_id;
 	__u32 key_relay;
-	__u32 pad;
+	/*
+	 * The log's slots its calls took (egress_log_next), atomically: calls
+	 * of one request may be written on several CPUs at once (a Go
+	 * program's write loops, threads sharing an explicit context).
+	 */
+	__u32 slots;
 	/*
 	 * A Go program's request framed by its syscalls: the goroutine serving
 	 * it (its runtime.g), whose slot of the verdict map shows its running
