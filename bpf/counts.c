@@ -261,6 +261,31 @@ enum root_record {
 };
 
 /*
+ * One call, counted as request id, on the edge key names (the callee's
+ * half filled in here from callee), ended with outcome: 1; 0 when the
+ * counter map had no room (CLAIMD_EG_UNCOUNTED added to *flags: claimd
+ * counts it from its record). A call alone teaches no class.
+ */
+static __always_inline int count_edge_call(struct claimd_edge_key *key,
+					   const struct claimd_addr *callee, __u64 id,
+					   __u32 outcome, __u32 *flags)
+{
+	struct claimd_edge_counts *c;
+
+	key->callee_port = callee->port;
+	__builtin_memcpy(key->callee_addr, callee->addr, 16);
+	c = counts_get(&edge_counts, key, &zero_edge_counts);
+	if (!c) {
+		*flags |= CLAIMD_EG_UNCOUNTED;
+		stat_inc(CLAIMD_ST_COUNTS_FULL);
+		return 0;
+	}
+	counts_add_call(c, id, outcome == CLAIMD_OUTCOME_FAILED, 0, 0, *flags);
+	dirty_edge(c, key);
+	return 1;
+}
+
+/*
  * A call of the service tgid (port: its service's, proc_service_port)
  * written after the request it was made for was answered
  * (claimd_pending.late): in no request's log, so counted here on its
@@ -268,27 +293,19 @@ enum root_record {
  * request open meanwhile is made unknown by it, and no retry is looked
  * for (that is the log's). It teaches no class. Its record when asked
  * for, or at once if the counter map refused it (CLAIMD_EG_UNCOUNTED).
+ * The caller counts it in late_calls, last: claimd reads the counters
+ * again once that moves.
  */
 static __always_inline enum root_record count_late_call(__u32 tgid, __u16 port,
 							const struct claimd_addr *callee,
 							__u32 status, __u32 *flags)
 {
 	struct claimd_edge_key key = { .tgid = tgid, .local_port = port };
-	__u32 outcome = outcome_of_call(status, *flags, fail_status_min);
-	struct claimd_edge_counts *c;
 	__u64 id = count_next_id();
 
-	key.callee_port = callee->port;
-	__builtin_memcpy(key.callee_addr, callee->addr, 16);
-	c = counts_get(&edge_counts, &key, &zero_edge_counts);
-	if (!c) {
-		*flags |= CLAIMD_EG_UNCOUNTED;
-		stat_inc(CLAIMD_ST_COUNTS_FULL);
+	if (!count_edge_call(&key, callee, id, outcome_of_call(status, *flags, fail_status_min),
+			     flags))
 		return ROOT_RECORD_NOW;
-	}
-	counts_add_call(c, id, outcome == CLAIMD_OUTCOME_FAILED, 0, 0, *flags);
-	dirty_edge(c, &key);
-	stat_inc(CLAIMD_ST_CALLS_OUTSIDE);
 	return records_wanted(id) ? ROOT_RECORD : ROOT_RECORD_NONE;
 }
 
@@ -313,7 +330,6 @@ count_root_call(__u32 tgid, const struct claimd_addr *callee, __u64 start_ns, __
 {
 	struct claimd_edge_key key = { .tgid = tgid, .local_port = port };
 	__u32 outcome = outcome_of_call(status, *flags, fail_status_min);
-	struct claimd_edge_counts *c;
 	__u64 id = count_next_id();
 	int first;
 
@@ -324,16 +340,8 @@ count_root_call(__u32 tgid, const struct claimd_addr *callee, __u64 start_ns, __
 	if (root_call_is_retry(tgid, callee, start_ns, end_ns, method, target_hash, outcome, *flags,
 			       key.local_port != CLAIMD_ROOT_PORT, &first))
 		*flags |= CLAIMD_EG_RETRY;
-	key.callee_port = callee->port;
-	__builtin_memcpy(key.callee_addr, callee->addr, 16);
-	c = counts_get(&edge_counts, &key, &zero_edge_counts);
-	if (!c) {
-		*flags |= CLAIMD_EG_UNCOUNTED;
-		stat_inc(CLAIMD_ST_COUNTS_FULL);
+	if (!count_edge_call(&key, callee, id, outcome, flags))
 		return first ? ROOT_RECORD_NOW : ROOT_RECORD;
-	}
-	counts_add_call(c, id, outcome == CLAIMD_OUTCOME_FAILED, 0, 0, *flags);
-	dirty_edge(c, &key);
 	/* Last, as for requests: claimd reads the counters once either moves. */
 	stat_inc(key.local_port != CLAIMD_ROOT_PORT ? CLAIMD_ST_CALLS_OUTSIDE
 						    : CLAIMD_ST_ROOT_CALLS);

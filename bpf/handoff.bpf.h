@@ -29,23 +29,31 @@ struct {
 
 /*
  * The note naming the request inbound connection in holds, in *h, if one
- * is open (and, seq not 0, is that one): its seq, 0 for none.
+ * is open (and, seq not 0, is that one): its holder, NULL for none.
  */
-static __always_inline __u64 handoff_of(const struct claimd_conn_key *in, __u64 seq,
-					struct handoff *h)
+static __always_inline struct claimd_thread *handoff_holder(const struct claimd_conn_key *in,
+							    __u64 seq, struct handoff *h)
 {
 	struct claimd_thread *t = bpf_map_lookup_elem(&conn_ctx, in);
 
 	if (!t || !t->conn.tgid || t->conn.fd != in->fd || (seq && t->rec.seq != seq))
-		return 0;
+		return NULL;
 	h->fd = in->fd;
 	h->seq = t->rec.seq;
-	return h->seq;
+	return t;
+}
+
+/* The same, the request's seq returned: 0 for none. */
+static __always_inline __u64 handoff_of(const struct claimd_conn_key *in, __u64 seq,
+					struct handoff *h)
+{
+	return handoff_holder(in, seq, h) ? h->seq : 0;
 }
 
 /*
- * The note h on outbound connection out, left where its request hands a
- * call to it. The request counts the call unwritten until the syscall path
+ * The note h on outbound connection out, left where its request (held by
+ * t, handoff_holder) hands a call to it. The request counts the call
+ * unwritten until the syscall path
  * takes the note at the call's head (egress_log_handed): a thread may
  * write the head, then lose its CPU before the write's tracepoint runs,
  * while the answer is read and the request answered on others. Such a
@@ -53,13 +61,9 @@ static __always_inline __u64 handoff_of(const struct claimd_conn_key *in, __u64 
  * call, late, counts on its edge (count_late_call).
  */
 static __always_inline void handoff_leave(const struct claimd_conn_key *out,
-					  const struct handoff *h)
+					  const struct handoff *h, struct claimd_thread *t)
 {
-	struct claimd_conn_key in = { .tgid = out->tgid, .fd = h->fd };
-	struct claimd_thread *t = bpf_map_lookup_elem(&conn_ctx, &in);
-
-	if (t && t->conn.tgid && t->rec.seq == h->seq)
-		__sync_fetch_and_add(&t->rec.unwritten, 1);
+	__sync_fetch_and_add(&t->rec.unwritten, 1);
 	bpf_map_update_elem(&handoffs, out, h, BPF_ANY);
 }
 

@@ -188,6 +188,16 @@ static __always_inline void ingress_emit(struct claimd_thread *t, __u64 now, __u
 }
 
 /*
+ * The log's length as the slots of the request t holds were taken
+ * (egress_log_next): two CPUs logging at once may have stored it out of
+ * order; past the log's end, the calls are its egress_dropped.
+ */
+static __always_inline void egress_log_settle(struct claimd_thread *t)
+{
+	t->rec.n_egress = t->slots < CLAIMD_EGRESS_MAX ? t->slots : CLAIMD_EGRESS_MAX;
+}
+
+/*
  * The request held by t is answered with status (0: none will come), its
  * flags added: untied if a call may have been made for it outside its log
  * (ingress_untied), judged if it failed (verdict_of), then emitted.
@@ -198,9 +208,7 @@ static __always_inline void ingress_end(struct claimd_thread *t, __u64 now, __u3
 	__u32 packed = VERDICT(CLAIM_NONE, CLAIM_RULE_NONE, CLAIMD_NO_SLOT);
 
 	t->rec.flags |= flags;
-	/* The log's length as its slots were taken, whichever CPU stored it last. */
-	if (t->slots)
-		t->rec.n_egress = t->slots < CLAIMD_EGRESS_MAX ? t->slots : CLAIMD_EGRESS_MAX;
+	egress_log_settle(t);
 	if (ingress_untied(t))
 		ingress_unsure(&t->rec, CLAIMD_IN_UNTIED);
 	if (request_judged(status, t->rec.flags))
@@ -316,8 +324,8 @@ static __always_inline __u8 egress_log_at(struct claimd_ingress *r, __u32 n,
 /*
  * A call's entry at the end of the log of the request t holds, flagged
  * flags: its slot (egress_log_at). Taken atomically (t->slots); the log's
- * length follows the highest slot taken (and is set from the slots at
- * the request's end: two CPUs may store it out of order).
+ * length follows the highest slot taken (and is settled from the slots
+ * before the request is judged: egress_log_settle).
  */
 static __always_inline __u8 egress_log_next(struct claimd_thread *t, const struct claimd_pending *p,
 					    const struct claimd_addr *callee, __u8 flags)
@@ -353,14 +361,17 @@ __noinline __u32 egress_count_outside(__u32 tgid, __u16 port, const struct claim
 		return ROOT_RECORD_NONE << 8;
 	flags = end->flags;
 	if (flags & CLAIMD_EG_LATE) {
-		stat_inc(CLAIMD_ST_LATE_CALLS);
-		/* Written after its request's answer: in no log, so on its edge here. */
+		/*
+		 * Written after its request's answer: in no log, so on its edge
+		 * here; ended after it: its request's log counted it.
+		 */
 		if (p->late)
-			return count_late_call(tgid, port, callee, end->status, &flags) << 8 |
-			       (flags & 0xff);
-		/* Ended after it: its request's log counted it. */
-		return (records_wanted(count_next_id()) ? ROOT_RECORD : ROOT_RECORD_NONE) << 8 |
-		       (flags & 0xff);
+			want = count_late_call(tgid, port, callee, end->status, &flags);
+		else
+			want = records_wanted(count_next_id()) ? ROOT_RECORD : ROOT_RECORD_NONE;
+		/* Last: claimd reads the counters again once it moves. */
+		stat_inc(CLAIMD_ST_LATE_CALLS);
+		return want << 8 | (flags & 0xff);
 	}
 	flags |= CLAIMD_EG_DONE;
 	want = count_root_call(tgid, callee, p->start_ns, end->end_ns, p->method, p->target_hash,

@@ -68,7 +68,6 @@ struct go_owner {
 
 /* A request held by its serving goroutine. */
 struct go_req {
-	__u32 slots;  /* egress log slots taken (atomically: fan-out goroutines) */
 	__u32 status; /* gRPC: from WriteStatus */
 	__u64 resp;   /* net/http: the *response, whose status is read at the end */
 	__u64 entry;  /* what its entry probe saw (go_entry_of) */
@@ -459,15 +458,13 @@ static __always_inline __u32 go_tgid(void)
 static __always_inline void go_slot_show(__u32 tgid, __u64 g, struct go_req *q)
 {
 	__u32 idx = claim_goroutine_index(tgid, g);
-	__u32 n;
 
 	if (!q) {
 		slot_fill(idx, 0, tgid, g, 0, VERDICT(CLAIM_NONE, CLAIM_RULE_NONE, CLAIMD_NO_SLOT),
 			  NULL, 0);
 		return;
 	}
-	n = q->slots;
-	q->t.rec.n_egress = n < CLAIMD_EGRESS_MAX ? n : CLAIMD_EGRESS_MAX;
+	egress_log_settle(&q->t);
 	if (ingress_untied(&q->t))
 		slot_fill(idx, 0, tgid, g, 1,
 			  VERDICT(CLAIM_UNKNOWN, CLAIM_RULE_UNTIED_CALL, CLAIMD_NO_SLOT), NULL,
@@ -511,7 +508,6 @@ static __always_inline void go_req_open(struct go_key *k, __u32 tid, struct clai
 		stat_inc(CLAIMD_ST_ABANDONED);
 	}
 	ingress_reset(&q->t, c, key, tid, p->start_ns, p, CLAIMD_IN_GO);
-	q->slots = 0;
 	q->status = 0;
 	q->resp = resp;
 	q->entry = entry;
@@ -569,15 +565,12 @@ int go_serve_ret(struct pt_regs *ctx)
 	const struct go_offsets *off = go_layout(ctx);
 	struct go_key k = { .tgid = bpf_get_current_pid_tgid() >> 32, .g = ctx->r14 };
 	struct go_req *q = bpf_map_lookup_elem(&go_reqs, &k);
-	__u32 status, slots;
+	__u32 status;
 
 	if (!q || !q->t.conn.tgid || !off)
 		return 0;
 	/* net/http: what the *response holds; gRPC: what WriteStatus wrote, OK if nothing. */
 	status = q->resp ? go_response_status(off, q->resp) : q->status ?: 200;
-	/* The slots its calls took, past the log's end too (those are its egress_dropped). */
-	slots = q->slots;
-	q->t.rec.n_egress = slots < CLAIMD_EGRESS_MAX ? slots : CLAIMD_EGRESS_MAX;
 	ingress_end(&q->t, bpf_ktime_get_ns(), status, 0);
 	go_slot_show(k.tgid, k.g, NULL);
 	return 0;
@@ -619,8 +612,7 @@ static __always_inline void go_call_open(struct go_key *k, struct go_call *call,
 		call->p.ingress_seq = o.seq;
 		call->owner_g = o.g;
 		/* Fan-out goroutines begin calls of one request on several CPUs: slots taken atomically. */
-		call->p.slot = egress_log_at(&q->t.rec, __sync_fetch_and_add(&q->slots, 1),
-					     &call->p, &call->callee, 0);
+		call->p.slot = egress_log_next(&q->t, &call->p, &call->callee, 0);
 		/* Past the log's end: its request can no longer be judged (egress_dropped). */
 		if (call->p.slot == CLAIMD_NO_SLOT)
 			go_slot_show(k->tgid, o.g, q);
@@ -832,10 +824,11 @@ int go_grpc_invoke_ret(struct pt_regs *ctx)
  * The request goroutine g of process tgid serves, in a program framed by
  * its syscalls: the connection it reads requests on (go_serving), or the
  * one its creator served when it was started (go_lineage), if that
- * request is still open. Its connection's fd and seq in *h; returns the
- * seq, 0 for none.
+ * request is still open. Its connection's fd and seq in *h; returns its
+ * holder, NULL for none.
  */
-static __always_inline __u64 go_framed_request(__u32 tgid, __u64 g, struct handoff *h)
+static __always_inline struct claimd_thread *go_framed_request(__u32 tgid, __u64 g,
+							       struct handoff *h)
 {
 	struct go_key k = { .tgid = tgid, .g = g };
 	struct claimd_conn_key held = { .tgid = tgid };
@@ -843,29 +836,26 @@ static __always_inline __u64 go_framed_request(__u32 tgid, __u64 g, struct hando
 	__u64 goid = 0, seq = 0;
 
 	if (!go_id_of(g, &goid))
-		return 0;
+		return NULL;
 	held.fd = go_serving_fd(tgid, g, goid);
 	if (held.fd < 0) {
 		l = bpf_map_lookup_elem(&go_lineage, &k);
 		if (!l)
-			return 0;
+			return NULL;
 		held.fd = l->fd;
 		seq = l->seq;
 	}
-	return handoff_of(&held, seq, h);
+	return handoff_holder(&held, seq, h);
 }
 
 /*
  * A call of process tgid its bytes will not show (over TLS, or on a
- * connection not found): the request h names (seq 0: none) cannot be
- * judged, nor (none) any open in the process.
+ * connection not found): the request t holds (go_framed_request; NULL:
+ * none) cannot be judged, nor (none) any open in the process.
  */
-static __always_inline void go_call_unseen(__u32 tgid, const struct handoff *h)
+static __always_inline void go_call_unseen(__u32 tgid, struct claimd_thread *t)
 {
-	struct claimd_conn_key held = { .tgid = tgid, .fd = h->fd };
-	struct claimd_thread *t = h->seq ? bpf_map_lookup_elem(&conn_ctx, &held) : NULL;
-
-	if (!t || t->rec.seq != h->seq) {
+	if (!t) {
 		outside_call_untied(tgid);
 		return;
 	}
@@ -886,17 +876,18 @@ int go_conn_round_trip(struct pt_regs *ctx)
 	const struct go_offsets *off = go_layout(ctx);
 	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
 	struct claimd_conn_key out = { .tgid = tgid, .fd = -1 };
+	struct claimd_thread *t;
 	struct handoff h = {};
 	__u64 nc = 0;
 
 	if (!off || !proc_wanted(tgid))
 		return 0;
 	stat_inc(CLAIMD_ST_GO_CALLS);
-	go_framed_request(tgid, ctx->r14, &h);
+	t = go_framed_request(tgid, ctx->r14, &h);
 	if (user_ptr(ctx->ax + off->pc_tls_state)) {
 		/* Over TLS: its bytes are ciphertext, the call is not framed. */
 		stat_inc(CLAIMD_ST_GO_TLS_CALLS);
-		go_call_unseen(tgid, &h);
+		go_call_unseen(tgid, t);
 		return 0;
 	}
 	/* pc.conn, a net.Conn: +8, its data word, a *net.TCPConn. */
@@ -904,12 +895,12 @@ int go_conn_round_trip(struct pt_regs *ctx)
 	if (nc)
 		out.fd = go_netconn_fd(off, nc);
 	if (out.fd < 0) {
-		go_call_unseen(tgid, &h);
+		go_call_unseen(tgid, t);
 		return 0;
 	}
-	if (h.seq) {
+	if (t) {
 		stat_inc(CLAIMD_ST_GO_HANDED);
-		handoff_leave(&out, &h);
+		handoff_leave(&out, &h, t);
 		return 0;
 	}
 	/*
@@ -936,7 +927,7 @@ int go_newproc(struct pt_regs *ctx)
 	int found;
 
 	if (proc_flags(s.tgid) & PROC_GO_SYSCALLS) {
-		found = go_framed_request(s.tgid, creator, &h) != 0;
+		found = go_framed_request(s.tgid, creator, &h) != NULL;
 		s.owner.fd = h.fd;
 		s.owner.seq = h.seq;
 	} else {

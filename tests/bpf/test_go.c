@@ -262,7 +262,6 @@ static bool calls_done(struct json_object *e, void *arg)
 	return j_int(e, "calls") >= *(int *)arg;
 }
 
-/* The edge caller -> callee: calls, callee failures and both failed exact. */
 /*
  * The edge caller -> callee: every call, failures callee failures, all but
  * untaught of them teaching their class (calls written after their
@@ -287,6 +286,7 @@ static void check_edge_untaught(struct claimd_h *h, const char *caller, const ch
 	json_object_put(e);
 }
 
+/* The edge caller -> callee: calls, callee failures and both failed exact. */
 static void check_edge(struct claimd_h *h, const char *caller, const char *callee, int failures,
 		       const char *cls)
 {

@@ -182,7 +182,7 @@ static void count_poll(struct claimd *d)
 	}
 	err = kcounts__poll(d->kcounts,
 			    st[CLAIMD_ST_COUNTED] + st[CLAIMD_ST_ROOT_CALLS] +
-				    st[CLAIMD_ST_CALLS_OUTSIDE],
+				    st[CLAIMD_ST_CALLS_OUTSIDE] + st[CLAIMD_ST_LATE_CALLS],
 			    &into, since(&d->started), time(NULL));
 	if (err < 0 && !d->count_errors++)
 		pr_warn("cannot read the kernel's counters: %s", strerror(-err));

@@ -42,8 +42,8 @@ void kcounts__free(struct kcounts *k);
 
 /*
  * Reads the counters if the kernel counted requests or root calls since the
- * last read (counted: CLAIMD_ST_COUNTED, CLAIMD_ST_ROOT_CALLS and
- * CLAIMD_ST_CALLS_OUTSIDE, summed) or
+ * last read (counted: CLAIMD_ST_COUNTED, CLAIMD_ST_ROOT_CALLS,
+ * CLAIMD_ST_CALLS_OUTSIDE and CLAIMD_ST_LATE_CALLS, summed) or
  * names changed, and adds what they gained to into's edges, services and
  * root calls. Reads only the counters the dirty lists name, and every
  * counter at the first read, when a list overflowed, and at least every 30
