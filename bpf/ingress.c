@@ -437,12 +437,12 @@ static __noinline int ingress_close(struct claimd_conn *c, struct io *io, __u32 
  * A call begins for the request owner holds (seq: that request; 0: the one
  * it holds now): logged in that request, if open, which it returns (NULL:
  * none). Fills p's link (ingress_seq, slot) so the answer finds its log
- * entry.
+ * entry. handed: a call its request handed to the connection
+ * (handoff_leave), now written.
  */
-static __always_inline struct claimd_ingress *egress_log_for(struct io *io,
-							     struct claimd_pending *p,
-							     const struct claimd_addr *callee,
-							     struct claimd_owner owner, __u64 seq)
+static __always_inline struct claimd_ingress *
+egress_log_for(struct io *io, struct claimd_pending *p, const struct claimd_addr *callee,
+	       struct claimd_owner owner, __u64 seq, int handed)
 {
 	struct claimd_thread *t = owner_ctx(&owner);
 	struct claimd_ingress *r;
@@ -472,6 +472,8 @@ static __always_inline struct claimd_ingress *egress_log_for(struct io *io,
 	p->ingress_seq = r->seq;
 	/* The thread waits for its own call's answer; an explicit context may not. */
 	p->slot = egress_log_next(t, p, callee, owner.tgid ? 0 : CLAIMD_EG_AWAITED);
+	if (handed && r->unwritten)
+		__sync_fetch_and_sub(&r->unwritten, 1);
 	return r;
 }
 
@@ -479,7 +481,7 @@ static __always_inline struct claimd_ingress *egress_log_for(struct io *io,
 static __always_inline void egress_log(struct io *io, struct claimd_pending *p,
 				       const struct claimd_addr *callee)
 {
-	egress_log_for(io, p, callee, current_owner(io), 0);
+	egress_log_for(io, p, callee, current_owner(io), 0, 0);
 }
 
 /*
@@ -494,14 +496,11 @@ static __always_inline void egress_log_handed(struct io *io, struct claimd_pendi
 {
 	struct claimd_owner owner;
 	__u64 seq = handoff_take(&io->key, &owner);
-	struct claimd_ingress *r;
 
 	if (!seq)
 		owner = go_owner_current(io->key.tgid);
-	r = egress_log_for(io, p, callee, owner, seq);
-	/* The call its request handed over is written, and in its log. */
-	if (r && seq && r->unwritten)
-		__sync_fetch_and_sub(&r->unwritten, 1);
+	/* A call its request handed over is written now, and in its log. */
+	egress_log_for(io, p, callee, owner, seq, seq != 0);
 }
 
 /*
@@ -519,7 +518,7 @@ static __always_inline int egress_log_tied(struct io *io, struct claimd_pending 
 
 	if (!seq)
 		return 0;
-	r = egress_log_for(io, p, callee, owner, seq);
+	r = egress_log_for(io, p, callee, owner, seq, 0);
 	if (r) {
 		r->flags |= flag;
 		stat_inc(stat);
@@ -610,6 +609,33 @@ static __noinline int egress_open(struct claimd_conn *c, struct io *io)
 	}
 	fifo_push(c, &p);
 	c->flags |= CLAIMD_CONN_SENT;
+	return 0;
+}
+
+/*
+ * The running verdict of the request whose call egress_open logged, the
+ * newest on c: were it to fail now, that call would count as given up
+ * (awaited) or left running (verdict_of), not as absent. Its slot said so
+ * only when the call ended, so a service answering its failure before
+ * then (a call abandoned with its connection open, a Go call seen written
+ * late) read the verdict of a request without it. A frame beside
+ * egress_open's, not under it: verdict_of there passed the 512 bytes of
+ * stack a chain of frames shares.
+ */
+static __noinline int egress_open_show(struct claimd_conn *c)
+{
+	struct claimd_pending *p;
+	struct claimd_thread *t;
+
+	if (!c || !c->count || c->extra)
+		return 0;
+	p = &c->fifo[(c->head + c->count - 1) & FIFO_MASK];
+	if (!p->ingress_seq)
+		return 0;
+	t = owner_ctx(&p->owner);
+	/* Still open: not a late call's (its request answered), nor another's since. */
+	if (t && t->conn.tgid && t->rec.seq == p->ingress_seq)
+		slot_refresh(&t->rec);
 	return 0;
 }
 

@@ -613,9 +613,12 @@ static __always_inline void go_call_open(struct go_key *k, struct go_call *call,
 		call->owner_g = o.g;
 		/* Fan-out goroutines begin calls of one request on several CPUs: slots taken atomically. */
 		call->p.slot = egress_log_next(&q->t, &call->p, &call->callee, 0);
-		/* Past the log's end: its request can no longer be judged (egress_dropped). */
-		if (call->p.slot == CLAIMD_NO_SLOT)
-			go_slot_show(k->tgid, o.g, q);
+		/*
+		 * Its request's running verdict with the call running (verdict_of;
+		 * past the log's end, egress_dropped): a handler that gives up on
+		 * it reads that, not the verdict of a request without it.
+		 */
+		go_slot_show(k->tgid, o.g, q);
 	} else {
 		stat_inc(CLAIMD_ST_GO_OUTSIDE);
 		/*
@@ -901,6 +904,8 @@ int go_conn_round_trip(struct pt_regs *ctx)
 	if (t) {
 		stat_inc(CLAIMD_ST_GO_HANDED);
 		handoff_leave(&out, &h, t);
+		/* Until its head is seen written, its request's running verdict is unknown. */
+		slot_refresh(&t->rec);
 		return 0;
 	}
 	/*

@@ -12,7 +12,8 @@
  *   on its own while that dependency failed too (and does not before the
  *   edge is known);
  * - the verdict map read by an unprivileged process through libclaim, which
- *   can neither write, update nor unlink it.
+ *   can neither write, update nor unlink it; read after a call given up
+ *   (its connection left open), it says what the kernel judges.
  */
 #include <pwd.h>
 #include <stdio.h>
@@ -105,15 +106,18 @@ out:
 	claimd_down(&h, &tc);
 }
 
+/* An ingress record of the service named service, or (NULL) of process pid. */
 struct svc_match {
 	const char *service;
+	int pid;
 };
 
 static bool match_service(struct json_object *o, void *arg)
 {
 	struct svc_match *m = arg;
 
-	return !strcmp(j_str(o, "type"), "ingress") && !strcmp(j_str(o, "service"), m->service);
+	return !strcmp(j_str(o, "type"), "ingress") &&
+	       (m->service ? !strcmp(j_str(o, "service"), m->service) : j_int(o, "pid") == m->pid);
 }
 
 /* Every failed ingress of the service (an even id of 40) has verdict v,
@@ -139,9 +143,8 @@ static bool is_fail_open_in_kernel(struct json_object *e, void *ctx)
 	return !strcmp(j_str(e, "class"), "fail-open") && j_bool(e, "in_kernel");
 }
 
-static struct json_object *ingress_of(struct trace_cap *t, const char *service, int n)
+static struct json_object *ingress_match(struct trace_cap *t, struct svc_match m, int n)
 {
-	struct svc_match m = { service };
 	struct json_object *all, *found = NULL;
 	size_t i;
 	int seen = 0;
@@ -158,6 +161,11 @@ static struct json_object *ingress_of(struct trace_cap *t, const char *service, 
 	}
 	json_object_put(all);
 	return found;
+}
+
+static struct json_object *ingress_of(struct trace_cap *t, const char *service, int n)
+{
+	return ingress_match(t, (struct svc_match){ .service = service }, n);
 }
 
 /*
@@ -204,7 +212,7 @@ void test_chain_verdicts(void)
 			goto out;
 	}
 	if (test__start_subtest("chain")) {
-		struct svc_match m = { "vA" };
+		struct svc_match m = { .service = "vA" };
 
 		for (id = 0; id < 40; id++) {
 			snprintf(path, sizeof(path), "/r/%d", id);
@@ -263,20 +271,64 @@ out:
 	claimd_down(&h, &t);
 }
 
+/*
+ * verdict_service (-t give_up_ms, 0: none) run as nobody against dep, one
+ * request answered want: what it printed, parsed (NULL: it failed); *pid
+ * its pid, 0 once it exited.
+ */
+static struct json_object *verdict_service_run(struct claimd_h *h, const struct svc *dep,
+					       int give_up_ms, int want, pid_t *pid)
+{
+	char exe[H_PATH], ready[H_PATH], out[H_PATH], verdicts[H_PATH], port[16], ms[16];
+	char text[4096];
+	struct passwd *nobody = getpwnam("nobody");
+	struct json_object *res;
+
+	*pid = 0;
+	if (!ASSERT_OK_PTR(nobody, "user nobody"))
+		return NULL;
+	snprintf(exe, sizeof(exe), "%s/tests/verdict_service", test__build_dir());
+	snprintf(ready, sizeof(ready), "%s/verdict.ready", h->dir);
+	snprintf(out, sizeof(out), "%s/verdict.out", h->dir);
+	snprintf(verdicts, sizeof(verdicts), "%s/verdicts", h->pin);
+	snprintf(port, sizeof(port), "%d", dep->port);
+	snprintf(ms, sizeof(ms), "%d", give_up_ms);
+	chmod(h->dir, 0777); /* nobody writes its ready file and output here */
+	{
+		const char *argv[] = {
+			exe, "-d", port, "-r", ready, "-v", verdicts, "-t", ms, NULL
+		};
+
+		*pid = proc_spawn_as(argv, NULL, out, nobody->pw_uid, nobody->pw_gid);
+	}
+	if (!ASSERT_OK(wait_file(ready, 10000), "service ready") ||
+	    !ASSERT_GT(read_file(ready, text, sizeof(text)), 0, "port"))
+		return NULL;
+	ASSERT_EQ(http_get(atoi(text), "/"), want, "service's answer");
+	if (!ASSERT_EQ(proc_wait(*pid, 10000), 0, "service exits 0"))
+		return NULL;
+	*pid = 0;
+	if (!ASSERT_GT(read_file(out, text, sizeof(text)), 0, "service output"))
+		return NULL;
+	printf("verdict_service said: %s", text);
+	res = json_tokener_parse(text);
+	ASSERT_OK_PTR(res, "service output is JSON");
+	ASSERT_EQ(j_int(res, "uid"), nobody->pw_uid, "ran as nobody");
+	ASSERT_EQ(j_int(res, "connected"), 1, "libclaim sees a live claimd");
+	return res;
+}
+
 void test_verdict_map_unprivileged(void)
 {
-	char exe[H_PATH], ready[H_PATH], out[H_PATH], port[16], verdicts[H_PATH], text[4096];
+	char verdicts[H_PATH];
 	struct svc dep = { 0 };
 	struct claimd_h h;
 	struct trace_cap t;
 	struct json_object *res = NULL, *o;
-	struct passwd *nobody = getpwnam("nobody");
 	struct stat st;
 	pid_t pid = 0;
 
 	if (!claimd_up(&h, &t, NULL))
-		goto out;
-	if (!ASSERT_OK_PTR(nobody, "user nobody"))
 		goto out;
 	snprintf(verdicts, sizeof(verdicts), "%s/verdicts", h.pin);
 	if (ASSERT_OK(stat(verdicts, &st), "verdict map pinned"))
@@ -285,24 +337,12 @@ void test_verdict_map_unprivileged(void)
 		ASSERT_EQ(st.st_mode & 0777, 0755, "pin directory 0755");
 	if (svc_start(&dep, &(struct svc_spec){ .name = "dep", .fail_mod = 1 }, h.dir))
 		goto out;
-	snprintf(exe, sizeof(exe), "%s/tests/verdict_service", test__build_dir());
-	snprintf(ready, sizeof(ready), "%s/verdict.ready", h.dir);
-	snprintf(out, sizeof(out), "%s/verdict.out", h.dir);
-	snprintf(port, sizeof(port), "%d", dep.port);
-	chmod(h.dir, 0777); /* nobody writes its ready file and output here */
-	{
-		const char *argv[] = { exe, "-d", port, "-r", ready, "-v", verdicts, NULL };
-
-		pid = proc_spawn_as(argv, NULL, out, nobody->pw_uid, nobody->pw_gid);
-	}
-	if (!ASSERT_OK(wait_file(ready, 10000), "service ready") ||
-	    !ASSERT_GT(read_file(ready, text, sizeof(text)), 0, "port"))
+	res = verdict_service_run(&h, &dep, 0, 502, &pid);
+	if (!res)
 		goto out;
-	ASSERT_EQ(http_get(atoi(text), "/"), 502, "service answers 502");
-	ASSERT_EQ(proc_wait(pid, 10000), 0, "service exits 0");
 	{
 		/* dep failed on its own; the service passed that up. */
-		const pid_t pids[2] = { pid, dep.pid };
+		const pid_t pids[2] = { j_int(res, "pid"), dep.pid };
 		const char *const names[2] = { "verdict_service", dep.name };
 		struct truth_tally tally = { 0 };
 		struct truth_svc truth[2];
@@ -311,15 +351,6 @@ void test_verdict_map_unprivileged(void)
 		truth__tally_trace(&tally, &t, 0, truth, 2, 2);
 		truth__expect(&tally, "libclaim service", 2, 0);
 	}
-	pid = 0;
-	if (!ASSERT_GT(read_file(out, text, sizeof(text)), 0, "service output"))
-		goto out;
-	printf("verdict_service said: %s", text);
-	res = json_tokener_parse(text);
-	if (!ASSERT_OK_PTR(res, "service output is JSON"))
-		goto out;
-	ASSERT_EQ(j_int(res, "uid"), nobody->pw_uid, "ran as nobody");
-	ASSERT_EQ(j_int(res, "connected"), 1, "libclaim sees a live claimd");
 	o = j_get(res, "before");
 	ASSERT_STREQ(j_str(o, "verdict"), "claimed", "before the call: claimed");
 	o = j_get(res, "after");
@@ -333,6 +364,53 @@ void test_verdict_map_unprivileged(void)
 out:
 	if (pid > 0)
 		proc_stop(pid, 1000);
+	json_object_put(res);
+	svc_stop(&dep);
+	claimd_down(&h, &t);
+}
+
+/*
+ * A call given up, its connection left open: the service answers 504
+ * while the call has no end. Its libclaim read then is the verdict the
+ * kernel gives the request at its answer (the call given up counts as
+ * failed, on an edge not yet known: unclaimed, the dependency its cause),
+ * not that of a request with no failed call (claimed, which its callers
+ * would retry).
+ */
+void test_verdict_map_given_up(void)
+{
+	struct svc dep = { 0 };
+	struct claimd_h h;
+	struct trace_cap t;
+	struct json_object *res = NULL, *o, *rec = NULL;
+	pid_t pid = 0;
+
+	if (!claimd_up(&h, &t, NULL))
+		goto out;
+	/* Every request of dep's answered 200, 3 s late: the service waits 300 ms. */
+	if (svc_start(&dep, &(struct svc_spec){ .name = "dep", .fail_mod = 1, .slow_ms = 3000 },
+		      h.dir))
+		goto out;
+	res = verdict_service_run(&h, &dep, 300, 504, &pid);
+	if (!res)
+		goto out;
+	ASSERT_EQ(j_int(res, "gave_up"), 1, "the call given up");
+	rec = ingress_match(&t, (struct svc_match){ .pid = j_int(res, "pid") }, 1);
+	if (!ASSERT_OK_PTR(rec, "the service's request recorded"))
+		goto out;
+	ASSERT_EQ(j_int(rec, "status"), 504, "recorded: 504");
+	ASSERT_STREQ(j_str(rec, "verdict"), "unclaimed", "the kernel: unclaimed");
+	ASSERT_STREQ(j_str(rec, "rule"), "unknown-edge", "the kernel: an unknown edge");
+	o = j_get(res, "before");
+	ASSERT_STREQ(j_str(o, "verdict"), "claimed", "before the call: claimed");
+	o = j_get(res, "after");
+	ASSERT_STREQ(j_str(o, "verdict"), j_str(rec, "verdict"),
+		     "libclaim read what the kernel judged");
+	ASSERT_EQ(j_int(o, "cause_port"), dep.port, "cause: the dependency given up");
+out:
+	if (pid > 0)
+		proc_stop(pid, 1000);
+	json_object_put(rec);
 	json_object_put(res);
 	svc_stop(&dep);
 	claimd_down(&h, &t);

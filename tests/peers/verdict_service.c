@@ -6,12 +6,17 @@
  * not be able to do (map the verdict map writable, update it, unlink it).
  * Prints one JSON object with what it saw.
  *
- *   verdict_service --downstream PORT --ready FILE --verdicts PATH
+ * With -t MS it gives its call up after MS without an answer, as a client
+ * with a timeout does, the connection left open: it reads its verdict then,
+ * answers 504, and closes the call's connection only after.
+ *
+ *   verdict_service -d PORT -r READY_FILE -v VERDICTS [-t MS]
  */
 #include <arpa/inet.h>
 #include <errno.h>
 #include <getopt.h>
 #include <netinet/in.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -58,7 +63,8 @@ int main(int argc, char **argv)
 	struct sockaddr_in sa = { .sin_family = AF_INET };
 	struct claim_result before, after;
 	const char *ready = NULL, *path = NULL;
-	int down = 0, lfd, fd, dfd, mfd, opt;
+	int down = 0, give_up_ms = 0, gave_up = 0, lfd, fd, dfd, mfd, opt;
+	struct pollfd pfd;
 	socklen_t len = sizeof(sa);
 	union bpf_attr attr;
 	struct claim *c;
@@ -68,16 +74,18 @@ int main(int argc, char **argv)
 	void *w;
 	FILE *f;
 
-	while ((opt = getopt(argc, argv, "d:r:v:")) != -1) {
+	while ((opt = getopt(argc, argv, "d:r:v:t:")) != -1) {
 		if (opt == 'd')
 			down = atoi(optarg);
 		else if (opt == 'r')
 			ready = optarg;
 		else if (opt == 'v')
 			path = optarg;
+		else if (opt == 't')
+			give_up_ms = atoi(optarg);
 	}
 	if (!down || !ready || !path) {
-		fprintf(stderr, "usage: %s -d PORT -r READY_FILE -v VERDICTS\n", argv[0]);
+		fprintf(stderr, "usage: %s -d PORT -r READY_FILE -v VERDICTS [-t MS]\n", argv[0]);
 		return 2;
 	}
 	c = claim_open(path);
@@ -103,13 +111,22 @@ int main(int argc, char **argv)
 	if (dfd < 0 || connect(dfd, (struct sockaddr *)&sa, sizeof(sa)))
 		return 1;
 	snprintf(buf, sizeof(buf), "GET /dep HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
-	if (write(dfd, buf, strlen(buf)) < 0 || recv_head(dfd, buf, sizeof(buf)))
+	if (write(dfd, buf, strlen(buf)) < 0)
 		return 1;
-	close(dfd);
-	/* The dependency failed: the verdict follows it. */
+	pfd.fd = dfd;
+	pfd.events = POLLIN;
+	if (give_up_ms && poll(&pfd, 1, give_up_ms) == 0) {
+		gave_up = 1; /* no answer in time: the call given up, its connection still open */
+	} else {
+		if (recv_head(dfd, buf, sizeof(buf)))
+			return 1;
+		close(dfd);
+	}
+	/* The dependency failed, or was given up: the verdict follows it. */
 	claim_current(c, &after);
 
-	printf("{\"uid\":%u,\"connected\":%d,", getuid(), claim_connected(c));
+	printf("{\"pid\":%d,\"uid\":%u,\"connected\":%d,\"gave_up\":%d,", (int)getpid(), getuid(),
+	       claim_connected(c), gave_up);
 	print_result("before", &before);
 	print_result("after", &after);
 
@@ -128,10 +145,13 @@ int main(int argc, char **argv)
 	printf("\"unlink_errno\":%d}\n", unlink(path) ? errno : 0);
 	fflush(stdout);
 
-	snprintf(buf, sizeof(buf), "HTTP/1.1 502 Bad Gateway\r\nContent-Length: 0\r\n\r\n");
+	snprintf(buf, sizeof(buf), "HTTP/1.1 %s\r\nContent-Length: 0\r\n\r\n",
+		 gave_up ? "504 Gateway Timeout" : "502 Bad Gateway");
 	if (write(fd, buf, strlen(buf)) < 0)
 		return 1;
 	close(fd);
+	if (gave_up)
+		close(dfd);
 	claim_close(c);
 	return 0;
 }
