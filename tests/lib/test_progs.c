@@ -154,8 +154,40 @@ static void end_subtest(void)
 	fflush(stdout);
 }
 
+/* -t's list: test names, or test/subtest to run only those subtests of a test. */
+static const char *names;
+
+/*
+ * Is subtest sub of the current test to run? Yes unless -t names some of
+ * its subtests (test/sub) and not the test alone.
+ */
+static bool subtest_selected(const char *sub)
+{
+	char buf[1024], *tok, *save, *slash;
+	bool whole = !names, some = false;
+
+	if (whole)
+		return true;
+	snprintf(buf, sizeof(buf), "%s", names);
+	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		slash = strchr(tok, '/');
+		if (slash)
+			*slash = '\0';
+		if (strcmp(tok, cur_test))
+			continue;
+		if (!slash)
+			return true;
+		some = true;
+		if (!strcmp(slash + 1, sub))
+			return true;
+	}
+	return !some;
+}
+
 bool test__start_subtest(const char *name)
 {
+	if (!subtest_selected(name))
+		return false;
 	end_subtest();
 	st->subtests++;
 	st->sub_open = 1;
@@ -165,7 +197,7 @@ bool test__start_subtest(const char *name)
 	return true;
 }
 
-static bool selected(const struct test_def *t, const char *names, const char *group)
+static bool selected(const struct test_def *t, const char *group)
 {
 	char buf[1024], *tok, *save;
 
@@ -174,9 +206,12 @@ static bool selected(const struct test_def *t, const char *names, const char *gr
 	if (!names)
 		return true;
 	snprintf(buf, sizeof(buf), "%s", names);
-	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save))
+	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		if (strchr(tok, '/'))
+			*strchr(tok, '/') = '\0';
 		if (!strcmp(tok, t->name))
 			return true;
+	}
 	return false;
 }
 
@@ -330,7 +365,7 @@ static void find_dirs(void)
 
 int main(int argc, char **argv)
 {
-	const char *names = NULL, *group = NULL;
+	const char *group = NULL;
 	int timeout_s = 600, counts[3] = { 0 }, opt;
 	size_t i;
 
@@ -349,7 +384,8 @@ int main(int argc, char **argv)
 			timeout_s = atoi(optarg);
 			break;
 		default:
-			fprintf(stderr, "usage: %s [-v] [-g unit|bpf] [-t name,...] [-T s]\n",
+			fprintf(stderr,
+				"usage: %s [-v] [-g unit|bpf] [-t name[/subtest],...] [-T s]\n",
 				argv[0]);
 			return 2;
 		}
@@ -369,7 +405,7 @@ int main(int argc, char **argv)
 
 			if ((pass == 0) != !strcmp(t->group, "unit"))
 				continue;
-			if (selected(t, names, group))
+			if (selected(t, group))
 				counts[run_one(t, timeout_s)]++;
 		}
 	}
