@@ -110,6 +110,12 @@ static const char *want_of(struct json_object *rec, const struct truth_svc *s)
 	return s->verdict;
 }
 
+/* Is rec one of s's, by its pid or its name? */
+static bool of_service(struct json_object *rec, const struct truth_svc *s)
+{
+	return s->pid ? j_int(rec, "pid") == s->pid : !strcmp(j_str(rec, "service"), s->service);
+}
+
 /*
  * The service of rec when rec is a failed ingress of one of them, else
  * NULL: of a service's entries (one per kind of its failures), the one
@@ -124,8 +130,7 @@ static const struct truth_svc *failed_of(struct json_object *rec, const struct t
 	if (strcmp(j_str(rec, "type"), "ingress") || !j_bool(rec, "failed"))
 		return NULL;
 	for (i = 0; i < n; i++) {
-		if (svcs[i].pid ? j_int(rec, "pid") != svcs[i].pid
-				: strcmp(j_str(rec, "service"), svcs[i].service))
+		if (!of_service(rec, &svcs[i]))
 			continue;
 		if (want_of(rec, &svcs[i]))
 			return &svcs[i];
@@ -223,19 +228,50 @@ static int failures_in(struct json_object *lines, const struct truth_svc *svcs, 
 	return got;
 }
 
+/*
+ * Fewer failed ingresses came than the test caused: every ingress record
+ * of the services, so that a failure's run shows which went missing.
+ */
+static void missing_print(struct json_object *lines, const struct truth_svc *svcs, int n, int got,
+			  int failures)
+{
+	size_t i, len = json_object_array_length(lines);
+	int k;
+
+	printf("only %d of %d failed ingresses in the trace; the services' ingresses:\n", got,
+	       failures);
+	for (i = 0; i < len; i++) {
+		struct json_object *rec = json_object_array_get_idx(lines, i);
+
+		if (strcmp(j_str(rec, "type"), "ingress"))
+			continue;
+		for (k = 0; k < n; k++) {
+			if (!of_service(rec, &svcs[k]))
+				continue;
+			printf("  %s\n",
+			       json_object_to_json_string_ext(rec, JSON_C_TO_STRING_PLAIN));
+			break;
+		}
+	}
+}
+
 void truth__tally_trace(struct truth_tally *t, const struct trace_cap *tc, size_t from,
 			const struct truth_svc *svcs, int n, int failures)
 {
 	long long end = now_ms() + 10000;
 	struct json_object *lines;
+	int got;
 
 	for (;;) {
 		lines = trace_read_from(tc, from);
-		if (failures_in(lines, svcs, n) >= failures || now_ms() >= end)
+		got = failures_in(lines, svcs, n);
+		if (got >= failures || now_ms() >= end)
 			break;
 		json_object_put(lines);
 		sleep_ms(100);
 	}
+	if (got < failures)
+		missing_print(lines, svcs, n, got, failures);
 	truth__tally_services(t, lines, svcs, n);
 	json_object_put(lines);
 }
