@@ -395,6 +395,16 @@ void test_verdict_map_given_up(void)
 	if (!res)
 		goto out;
 	ASSERT_EQ(j_int(res, "gave_up"), 1, "the call given up");
+	{
+		/* The truth: the service's 504 is dep's slowness, passed up; dep failed nothing. */
+		struct truth_svc truth = { .pid = j_int(res, "pid"),
+					   .verdict = "unclaimed",
+					   .cause = dep.name };
+		struct truth_tally tally = { 0 };
+
+		truth__tally_trace(&tally, &t, 0, &truth, 1, 1);
+		truth__expect(&tally, "given-up call", 1, 0);
+	}
 	rec = ingress_match(&t, (struct svc_match){ .pid = j_int(res, "pid") }, 1);
 	if (!ASSERT_OK_PTR(rec, "the service's request recorded"))
 		goto out;

@@ -158,35 +158,34 @@ static void end_subtest(void)
 static const char *names;
 
 /*
- * Is subtest sub of the current test to run? Yes unless -t names some of
- * its subtests (test/sub) and not the test alone.
+ * Does -t select test (sub NULL: named alone or with any subtest of it),
+ * or its subtest sub (yes unless -t names some of its subtests, test/sub,
+ * and neither sub nor the test alone)? Everything, with no -t.
  */
-static bool subtest_selected(const char *sub)
+static bool names_select(const char *test, const char *sub)
 {
 	char buf[1024], *tok, *save, *slash;
-	bool whole = !names, some = false;
+	bool some = false;
 
-	if (whole)
+	if (!names)
 		return true;
 	snprintf(buf, sizeof(buf), "%s", names);
 	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
 		slash = strchr(tok, '/');
 		if (slash)
 			*slash = '\0';
-		if (strcmp(tok, cur_test))
+		if (strcmp(tok, test))
 			continue;
-		if (!slash)
+		if (!slash || !sub || !strcmp(slash + 1, sub))
 			return true;
 		some = true;
-		if (!strcmp(slash + 1, sub))
-			return true;
 	}
-	return !some;
+	return sub && !some;
 }
 
 bool test__start_subtest(const char *name)
 {
-	if (!subtest_selected(name))
+	if (!names_select(cur_test, name))
 		return false;
 	end_subtest();
 	st->subtests++;
@@ -199,20 +198,7 @@ bool test__start_subtest(const char *name)
 
 static bool selected(const struct test_def *t, const char *group)
 {
-	char buf[1024], *tok, *save;
-
-	if (group && strcmp(group, t->group))
-		return false;
-	if (!names)
-		return true;
-	snprintf(buf, sizeof(buf), "%s", names);
-	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-		if (strchr(tok, '/'))
-			*strchr(tok, '/') = '\0';
-		if (!strcmp(tok, t->name))
-			return true;
-	}
-	return false;
+	return (!group || !strcmp(group, t->group)) && names_select(t->name, NULL);
 }
 
 static void dump_file(int fd)
