@@ -540,24 +540,50 @@ void claimd_programs_settle(void)
 		claimd_programs_read(latest);
 }
 
+long long claimd_trace_clients(const struct claimd_h *h)
+{
+	struct json_object *st = claimctl_json(h, (const char *const[]){ "status", NULL });
+	long long n = st ? j_int(st, "trace_clients") : -1;
+
+	json_object_put(st);
+	return n;
+}
+
 int trace_start(struct trace_cap *t, const struct claimd_h *h)
 {
 	char claimctl[H_PATH];
 	const char *argv[] = { claimctl, "--socket", h->sock, "trace", "--json", "--roots", NULL };
+	long long before = claimd_trace_clients(h), now = before;
+	long long end = now_ms() + 10000;
 
 	path_in(claimctl, test__build_dir(), "claimctl");
 	path_in(t->path, h->dir, "trace.jsonl");
 	unlink(t->path);
+	t->h = h;
 	t->pid = proc_spawn(argv, NULL, t->path);
-	sleep_ms(200); /* the subscription reaches claimd */
-	return t->pid > 0 ? 0 : -1;
+	if (t->pid <= 0)
+		return -1;
+	/* Nothing the test does is traced before claimd counts the new client. */
+	while (before >= 0 && (now = claimd_trace_clients(h)) <= before && now_ms() < end)
+		sleep_ms(20);
+	if (now > before)
+		return 0;
+	printf("claimd counts %lld trace clients, %lld before claimctl trace started\n", now,
+	       before);
+	return -1;
 }
 
 void trace_stop(struct trace_cap *t)
 {
+	long long before = t->pid > 0 && t->h && t->h->pid > 0 ? claimd_trace_clients(t->h) : -1;
+	long long end = now_ms() + 10000;
+
 	if (t->pid > 0)
 		proc_stop(t->pid, 2000);
 	t->pid = 0;
+	/* What the test does next is untraced by this client. */
+	while (before > 0 && claimd_trace_clients(t->h) >= before && now_ms() < end)
+		sleep_ms(20);
 }
 
 int claimd_traced_start(struct claimd_h *h, struct trace_cap *t, const char *const extra[])

@@ -142,10 +142,17 @@ struct json_object *claimd_settled_edge(const struct claimd_h *h, const char *ca
 struct trace_cap {
 	pid_t pid;
 	char path[H_PATH];
+	const struct claimd_h *h; /* the claimd it streams from */
 };
 
-/* claimctl trace --json --roots into a file. */
+/*
+ * claimctl trace --json --roots into a file; returns once claimd counts the
+ * new client, so that nothing the test does after goes untraced.
+ */
 int trace_start(struct trace_cap *t, const struct claimd_h *h);
+/* Ends the trace; returns once claimd, if still running, no longer counts it. */
+/* How many clients claimd streams its trace to, or -1 when it does not answer. */
+long long claimd_trace_clients(const struct claimd_h *h);
 void trace_stop(struct trace_cap *t);
 /*
  * claimd (with extra options, as claimd_start) and a trace of it, each
