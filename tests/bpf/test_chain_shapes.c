@@ -174,7 +174,7 @@ static void check_edge(const struct claimd_h *h, bool untied, bool spawned)
 	struct json_object *e;
 
 	if (spawned) {
-		sleep_ms(1500); /* claimd's tick: an edge it would make is in by now */
+		claimd_ticks_wait(h, 2); /* an edge claimd would make is in by now */
 		e = claimd_edge_of_kind(h, "tr-front", "tr-be", 0);
 		ASSERT_TRUE(!e || j_int(e, "calls") == 0, "no edge: the calls are curl's");
 		json_object_put(e);

@@ -312,7 +312,7 @@ static void kill_restart(void)
 	e = NULL;
 	for (i = 0; i < 50 && !persisted(&h); i++)
 		sleep_ms(100);
-	sleep_ms(1200); /* the memory on disk holds those failures */
+	claimd_ticks_wait(&h, 2); /* the memory on disk holds those failures */
 	map_id = verdicts_map_id(&h);
 	if (!ASSERT_GT(map_id, 0, "verdict map pinned"))
 		goto out;

@@ -88,7 +88,7 @@ void test_memory_restart(void)
 		goto out;
 	ASSERT_STREQ(j_str(before, "class"), "fail-close", "fail-close from the window");
 	/* Two persistence periods with no traffic: the file holds it all. */
-	sleep_ms(2500);
+	claimd_ticks_wait(&h, 3);
 	ASSERT_TRUE(persisted(&h), "memory persisted");
 	json_object_put(before);
 	before = claimd_edge(&h, "mX", "mY");
@@ -225,7 +225,7 @@ static void coincidental_run(bool memory, struct truth_tally *s_verdicts)
 	/* Warm-up without failures: claimd learns S's instance and T's address. */
 	drive(s.port, 1, 2);
 	drive(s.port, 3, 4);
-	sleep_ms(1500);
+	claimd_ticks_wait(&h, 2); /* the edge's class synced into the kernel, or not */
 	e = claimd_edge(&h, "cS", "cT");
 	ASSERT_EQ(j_bool(e, "in_kernel"), memory, "class in the kernel only with memory");
 	if (!ASSERT_OK(trace_start(&tc, &h), "trace"))

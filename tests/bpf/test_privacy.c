@@ -347,7 +347,7 @@ static void no_request_data(void)
 	}
 	ASSERT_EQ(ok, 20, "pA answered every request");
 	ASSERT_GE(trace_wait(&t, is_pa, &a.pid, 20, 10000), 20, "claimd traced them");
-	sleep_ms(1500); /* the memory reaches the disk, metrics are refreshed */
+	claimd_ticks_wait(&h, 2); /* the memory reaches the disk, metrics are refreshed */
 
 	if (test__start_subtest("claimctl")) {
 		const char *edges[] = { "edges", NULL }, *services[] = { "services", NULL };

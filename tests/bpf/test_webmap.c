@@ -352,7 +352,7 @@ void test_webmap(void)
 	ASSERT_OK_PTR(e, "wX -> wC fail-open");
 	json_object_put(e);
 	chain_verdicts(&tc, &a, &b, &c);
-	sleep_ms(1500); /* the next snapshot for the HTTP thread */
+	claimd_ticks_wait(&h, 2); /* the next snapshot for the HTTP thread */
 
 	graph = claimctl_json(&h, (const char *const[]){ "graph", NULL });
 	snprintf(url, sizeof(url), "http://127.0.0.1:%d/graph.json", port);

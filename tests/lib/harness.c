@@ -549,6 +549,26 @@ long long claimd_trace_clients(const struct claimd_h *h)
 	return n;
 }
 
+bool claimd_ticks_wait(const struct claimd_h *h, int n)
+{
+	const char *const args[] = { "status", NULL };
+	struct json_object *st = claimctl_json(h, args);
+	long long want = st ? j_int(st, "ticks") + n : -1, now = -1;
+	long long end = now_ms() + 30000;
+
+	json_object_put(st);
+	while (want >= 0 && now < want && now_ms() < end) {
+		sleep_ms(50);
+		st = claimctl_json(h, args);
+		now = st ? j_int(st, "ticks") : -1;
+		json_object_put(st);
+	}
+	if (now >= want && want >= 0)
+		return true;
+	printf("claimd at tick %lld, awaited %lld\n", now, want);
+	return false;
+}
+
 int trace_start(struct trace_cap *t, const struct claimd_h *h)
 {
 	char claimctl[H_PATH];
@@ -829,7 +849,7 @@ struct json_object *claimd_settled_edge(const struct claimd_h *h, const char *ca
 					int timeout_ms)
 {
 	json_object_put(claimd_wait_edge(h, caller, callee, pred, ctx, timeout_ms));
-	sleep_ms(1500); /* whatever claimd would add beyond the truth is in by now */
+	claimd_ticks_wait(h, 2); /* whatever claimd would add beyond the truth is in by now */
 	return claimd_edge(h, caller, callee);
 }
 

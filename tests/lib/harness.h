@@ -151,6 +151,12 @@ struct trace_cap {
  */
 int trace_start(struct trace_cap *t, const struct claimd_h *h);
 /* Ends the trace; returns once claimd, if still running, no longer counts it. */
+/*
+ * Waits until claimd has done n more ticks (its once-a-second housekeeping:
+ * counts read, classes synced, memory kept, metrics renewed), up to 30 s:
+ * whatever claimd had seen by the call is counted, synced and published.
+ */
+bool claimd_ticks_wait(const struct claimd_h *h, int n);
 /* How many clients claimd streams its trace to, or -1 when it does not answer. */
 long long claimd_trace_clients(const struct claimd_h *h);
 void trace_stop(struct trace_cap *t);

@@ -107,6 +107,7 @@ struct claimd {
 	double last_map_count;
 	bool classes_full;	 /* the edge class map refused some, last time */
 	bool records_wanted;	 /* the programs send every request's record */
+	uint64_t ticks;		 /* housekeeping passes done */
 	uint64_t synced_changes; /* edges__changes + classes__changes at the last housekeeping */
 	uint64_t synced_epoch;	 /* the window's bucket then */
 	uint64_t stats_sum;	 /* the kernel's counters, summed, at the last read */
@@ -399,6 +400,7 @@ static struct json_object *status_json(struct claimd *d)
 
 	json_object_object_add(o, "pid", json_object_new_int(getpid()));
 	json_object_object_add(o, "uptime_s", json_object_new_double(since(&d->started)));
+	json_object_object_add(o, "ticks", json_object_new_uint64(d->ticks));
 	json_object_object_add(o, "attached", json_object_new_boolean(1));
 	have_st = !observer__stats(d->obs, st);
 	if (have_st)
@@ -659,6 +661,7 @@ static void housekeeping(struct claimd *d)
 	}
 	d->synced_changes = changes;
 	d->synced_epoch = epoch;
+	d->ticks++;
 }
 
 /* Every request's record from the kernel while somebody traces, else none. */
