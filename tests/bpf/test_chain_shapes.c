@@ -266,8 +266,10 @@ static void run_chain(const struct chain *ch, const char *dir, const char *const
 			   failed + (ch->opaque ? FAILURES : 0));
 	/* Calls tied to no request: tr-front's failures unknown, never claimed; tr-be's right. */
 	if (!truth__expect(&tally, "chain", untied ? failed - FAILURES : failed,
-			   untied || ch->opaque ? FAILURES : 0))
+			   untied || ch->opaque ? FAILURES : 0)) {
 		claimd_losses_explain(&h);
+		claimd_services_explain(&h, names, 2);
+	}
 out:
 	svc_stop(&front);
 	svc_stop(&be);

@@ -730,6 +730,19 @@ struct json_object *claimd_service(const struct claimd_h *h, const char *name)
 	return found;
 }
 
+void claimd_services_explain(const struct claimd_h *h, const char *const *names, int n)
+{
+	int i;
+
+	for (i = 0; i < n; i++) {
+		struct json_object *s = claimd_service(h, names[i]);
+
+		test__why("service %s as claimd counts it: %s", names[i],
+			  s ? json_object_to_json_string_ext(s, JSON_C_TO_STRING_PLAIN) : "none");
+		json_object_put(s);
+	}
+}
+
 struct json_object *claimd_edge(const struct claimd_h *h, const char *caller, const char *callee)
 {
 	return claimd_edge_of_kind(h, caller, callee, -1);
@@ -789,6 +802,9 @@ void claimd_losses_explain(const struct claimd_h *h)
 			len += snprintf(line + len, sizeof(line) - len, " %s %lld", names[i],
 					j_int(k, names[i]));
 	test__why("claimd's counts of what loses calls or requests:%s", len ? line : " all 0");
+	if (j_int(st, "trace_dropped"))
+		test__why("records not sent to a trace client (its queue full): %lld",
+			  j_int(st, "trace_dropped"));
 	json_object_put(st);
 }
 

@@ -126,6 +126,8 @@ struct json_object *claimd_edge_of_kind(const struct claimd_h *h, const char *ca
 void claimd_edges_explain(const struct claimd_h *h, const char *caller, const char *callee);
 /* claimd's counts of what loses a call or a request, those not 0, as test__why lines. */
 void claimd_losses_explain(const struct claimd_h *h);
+/* The named services as claimd counts them (requests, failures, verdicts), as test__why lines. */
+void claimd_services_explain(const struct claimd_h *h, const char *const *names, int n);
 typedef bool (*edge_pred_fn)(struct json_object *edge, void *ctx);
 /* Polls claimd_edge until pred holds; returns the edge (a new reference) or NULL. */
 struct json_object *claimd_wait_edge(const struct claimd_h *h, const char *caller,
