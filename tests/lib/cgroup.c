@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /* A test's own cgroup; see cgroup.h. */
+#include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
@@ -85,4 +86,26 @@ void test_cgroup_leave(struct test_cgroup *cg)
 	if (join(cg->home))
 		printf("cannot go back to %s: %s\n", cg->home, strerror(errno));
 	cgroup_rmdir(cg);
+}
+
+void test_cgroup_stale_remove(void)
+{
+	struct test_cgroup cg;
+	struct dirent *e;
+	DIR *d;
+
+	if (cgroupfs_dir_of("self", cg.home, sizeof(cg.home)) || !(d = opendir(cg.home)))
+		return;
+	while ((e = readdir(d))) {
+		long pid = left_by_gone_run(e->d_name);
+
+		if (!pid || e->d_type != DT_DIR ||
+		    snprintf(cg.dir, sizeof(cg.dir), "%s/%s", cg.home, e->d_name) >=
+			    (int)sizeof(cg.dir))
+			continue;
+		test_cgroup_remove(&cg);
+		printf("removed cgroup %s/%s, left by test run %ld, which is gone\n", cg.home,
+		       e->d_name, pid);
+	}
+	closedir(d);
 }

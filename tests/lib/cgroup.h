@@ -25,5 +25,7 @@ int test_cgroup_join(const struct test_cgroup *cg);
 void test_cgroup_remove(struct test_cgroup *cg);
 /* Moves the test process back and removes the cgroup (its processes must be gone). */
 void test_cgroup_leave(struct test_cgroup *cg);
+/* Ends and removes the cgroups of killed test runs beside the caller's own. */
+void test_cgroup_stale_remove(void);
 
 #endif

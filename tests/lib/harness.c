@@ -332,6 +332,21 @@ void tmpdir_remove(const char *dir)
  * keep their verdict map alive in the kernel: remove those whose run is
  * gone. Named claimd-test-<pid>[-what], as claimd_start and tests make them.
  */
+long left_by_gone_run(const char *name)
+{
+	const char *prefix = "claimd-test-";
+	char *end;
+	long pid;
+
+	if (strncmp(name, prefix, strlen(prefix)))
+		return 0;
+	pid = strtol(name + strlen(prefix), &end, 10);
+	if (end == name + strlen(prefix) || (*end && *end != '-') || pid <= 0 || !kill(pid, 0) ||
+	    errno != ESRCH)
+		return 0;
+	return pid;
+}
+
 void stale_pins_remove(void)
 {
 	DIR *d = opendir("/sys/fs/bpf");
@@ -340,14 +355,10 @@ void stale_pins_remove(void)
 	if (!d)
 		return;
 	while ((e = readdir(d))) {
-		char path[H_PATH], *end;
-		long pid;
+		char path[H_PATH];
+		long pid = left_by_gone_run(e->d_name);
 
-		if (strncmp(e->d_name, "claimd-test-", 12))
-			continue;
-		pid = strtol(e->d_name + 12, &end, 10);
-		if (end == e->d_name + 12 || (*end && *end != '-') || pid <= 0 || !kill(pid, 0) ||
-		    errno != ESRCH)
+		if (!pid)
 			continue;
 		snprintf(path, sizeof(path), "/sys/fs/bpf/%s", e->d_name);
 		tmpdir_remove(path);

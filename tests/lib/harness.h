@@ -67,6 +67,11 @@ long long now_ms(void);
 int tmpdir_make(char *dir, size_t len);
 void tmpdir_remove(const char *dir);
 
+/*
+ * The pid of the test run that named a pin directory, network namespace or
+ * cgroup name ("claimd-test-<pid>[-...]") when that run is gone, else 0.
+ */
+long left_by_gone_run(const char *name);
 /* Removes the pin directories of killed test runs (root only). */
 void stale_pins_remove(void);
 

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "harness.h"
 #include "netns.h"
 
 #define NETNS_PREFIX "claimd-test-"
@@ -57,14 +58,9 @@ void netns_stale_remove(void)
 	if (!d)
 		return;
 	while ((e = readdir(d))) {
-		char *end;
-		long pid;
+		long pid = left_by_gone_run(e->d_name);
 
-		if (strncmp(e->d_name, NETNS_PREFIX, strlen(NETNS_PREFIX)))
-			continue;
-		pid = strtol(e->d_name + strlen(NETNS_PREFIX), &end, 10);
-		if (end == e->d_name + strlen(NETNS_PREFIX) || *end != '-' || pid <= 0 ||
-		    !kill(pid, 0) || errno != ESRCH)
+		if (!pid)
 			continue;
 		if (!ip((const char *const[]){ "netns", "delete", e->d_name, NULL }))
 			printf("removed network namespace %s, left by test run %ld, which is "

@@ -382,8 +382,10 @@ int main(int argc, char **argv)
 		perror("mmap");
 		return 2;
 	}
-	if (geteuid() == 0)
+	if (geteuid() == 0) {
 		stale_pins_remove();
+		test_cgroup_stale_remove();
+	}
 	/* Unit tests first, then the BPF and end-to-end ones. */
 	for (int pass = 0; pass < 2; pass++) {
 		for (i = 0; i < sizeof(tests) / sizeof(tests[0]); i++) {
