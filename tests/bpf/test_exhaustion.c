@@ -333,22 +333,17 @@ static double metric_wait(int port, const char *series, double want)
 	return v;
 }
 
-static bool of_pid(struct json_object *o, void *arg)
-{
-	return !strcmp(j_str(o, "type"), "ingress") && j_int(o, "pid") == *(pid_t *)arg;
-}
-
 /* Ingress lines of pid: at least n of them, waited for; caller puts. */
 static struct json_object *ingresses(const struct trace_cap *t, pid_t pid, int n)
 {
 	struct json_object *all, *out = json_object_new_array();
 	size_t i;
 
-	trace_wait(t, of_pid, &pid, n, 10000);
+	trace_wait(t, trace_is_ingress_of, &pid, n, 10000);
 	sleep_ms(200);
 	all = trace_read(t);
 	for (i = 0; i < json_object_array_length(all); i++)
-		if (of_pid(json_object_array_get_idx(all, i), &pid))
+		if (trace_is_ingress_of(json_object_array_get_idx(all, i), &pid))
 			json_object_array_add(out,
 					      json_object_get(json_object_array_get_idx(all, i)));
 	json_object_put(all);
@@ -538,7 +533,7 @@ static void mid_try(const struct claimd_h *h, const struct trace_cap *t, pid_t p
 	for (k = from; k < json_object_array_length(all); k++) {
 		struct json_object *o = json_object_array_get_idx(all, k);
 
-		if (!of_pid(o, &pid))
+		if (!trace_is_ingress_of(o, &pid))
 			continue;
 		if (j_int(o, "status") == 200)
 			r->evicted = false; /* its answer was seen */
@@ -702,7 +697,7 @@ static void count_rules(const struct trace_cap *t, pid_t pid, size_t from, struc
 	for (i = from; i < json_object_array_length(all); i++) {
 		struct json_object *o = json_object_array_get_idx(all, i);
 
-		if (!of_pid(o, &pid))
+		if (!trace_is_ingress_of(o, &pid))
 			continue;
 		v->in_kernel += !strcmp(j_str(o, "rule"), "fail-close-edge");
 		v->refused += !strcmp(j_str(o, "rule"), "unknown-edge");

@@ -32,11 +32,6 @@ struct fs_seen {
 	int lines, failed, judged, right;
 };
 
-static bool is_ingress_of(struct json_object *o, void *arg)
-{
-	return j_int(o, "pid") == *(pid_t *)arg && !strcmp(j_str(o, "type"), "ingress");
-}
-
 /* One service's ingresses: failed, judged (a verdict), and judged as want. */
 static struct fs_seen trace_count(struct json_object *all, pid_t pid, int status, const char *want)
 {
@@ -47,7 +42,7 @@ static struct fs_seen trace_count(struct json_object *all, pid_t pid, int status
 		struct json_object *o = json_object_array_get_idx(all, i), *eg;
 		const char *v;
 
-		if (!is_ingress_of(o, &pid) || j_int(o, "status") != status)
+		if (!trace_is_ingress_of(o, &pid) || j_int(o, "status") != status)
 			continue;
 		s.lines++;
 		s.failed += j_bool(o, "failed");
@@ -221,7 +216,7 @@ static void run(struct claimd_h *h, int mport, const struct svc *b, const struct
 		answered += http_get(f->port, path) == 502;
 	}
 	ASSERT_EQ(answered, REQUESTS, "client: 502 each (fsB's 404 passed up)");
-	ASSERT_GE(trace_wait(&t, is_ingress_of, &fpid, REQUESTS, 10000), REQUESTS,
+	ASSERT_GE(trace_wait(&t, trace_is_ingress_of, &fpid, REQUESTS, 10000), REQUESTS,
 		  "fsF's ingresses traced");
 	all = trace_read(&t);
 	sb = trace_count(all, b->pid, 404, "claimed");

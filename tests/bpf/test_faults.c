@@ -258,11 +258,6 @@ static bool persisted(const struct claimd_h *h)
 	return ok;
 }
 
-static bool fa_ingress(struct json_object *o, void *ctx)
-{
-	return !strcmp(j_str(o, "type"), "ingress") && j_int(o, "pid") == *(pid_t *)ctx;
-}
-
 /* fB's failures (every third id) are its own, fA's are fB's, passed up. */
 static void check_verdicts(const struct trace_cap *t, const struct svc *a, const struct svc *b,
 			   int ids)
@@ -361,7 +356,7 @@ static void kill_restart(void)
 	}
 	/* Records flow again from the last claimd. */
 	if (ASSERT_OK(trace_start(&t, &h), "trace"))
-		ASSERT_GE(trace_wait(&t, fa_ingress, &a.pid, 10, 10000), 10,
+		ASSERT_GE(trace_wait(&t, trace_is_ingress_of, &a.pid, 10, 10000), 10,
 			  "records flow after the restarts");
 	c.stop = 1;
 	pthread_join(c.th, NULL);

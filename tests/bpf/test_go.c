@@ -455,11 +455,6 @@ static bool in_lifetime(struct json_object *in, struct json_object *e)
 	       j_int(e, "end_ns") <= j_int(in, "end_ns") && j_int(e, "end_ns") > 0;
 }
 
-static bool match_fan(struct json_object *o, void *arg)
-{
-	return !strcmp(j_str(o, "type"), "ingress") && j_int(o, "pid") == *(pid_t *)arg;
-}
-
 /*
  * A request that fans out to three callees, each call on a goroutine of its
  * own; the services named fe, fe1, fe2 (failing every FAIL_MOD-th id) and
@@ -499,14 +494,14 @@ static void fanout(struct claimd_h *h, struct trace_cap *t, const char *fe, bool
 	mark = trace_mark(t);
 	if (!go_load(&r, f))
 		goto out;
-	trace_wait(t, match_fan, &f->pid, REQUESTS, 20000);
+	trace_wait(t, trace_is_ingress_of, &f->pid, REQUESTS, 20000);
 	all = trace_read_from(t, mark);
 	for (k = 0; k < json_object_array_length(all); k++) {
 		struct json_object *o = json_object_array_get_idx(all, k), *eg;
 		int mask = 0;
 		size_t j;
 
-		if (!match_fan(o, &f->pid))
+		if (!trace_is_ingress_of(o, &f->pid))
 			continue;
 		seen++;
 		eg = j_get(o, "egress");

@@ -162,11 +162,6 @@ static bool peer_in(struct json_object *o, void *arg)
 	return false;
 }
 
-static bool of_pid(struct json_object *o, void *arg)
-{
-	return !strcmp(j_str(o, "type"), "ingress") && j_int(o, "pid") == *(pid_t *)arg;
-}
-
 /* Trace lines since the subtest began that match (caller puts). */
 static struct json_object *matching(struct env *e, trace_match_fn match, void *ctx)
 {
@@ -709,7 +704,7 @@ static void short_connections(struct env *e)
 	}
 	printf("%d short connections in %lld ms\n", BURST_CONNS, now_ms() - t0);
 	ASSERT_EQ(ok, BURST_CONNS, "every connection answered 200");
-	recs = records(e, of_pid, &e->cpid, before + BURST_CONNS);
+	recs = records(e, trace_is_ingress_of, &e->cpid, before + BURST_CONNS);
 	ASSERT_EQ((int)json_object_array_length(recs) - before, BURST_CONNS,
 		  "one record per connection");
 	ASSERT_EQ(count_status(recs, 200) - before, BURST_CONNS, "with status 200");

@@ -231,7 +231,9 @@ static void coincidental_run(bool memory, struct truth_tally *s_verdicts)
 	if (!ASSERT_OK(trace_start(&tc, &h), "trace"))
 		goto out;
 	drive(s.port, 100, 300);
-	sleep_ms(1000);
+	/* S answers after T: with S's 200 records in, T's are too (one ring, in order). */
+	ASSERT_EQ(trace_wait(&tc, trace_is_ingress_of, &s.pid, 200, 10000), 200,
+		  "S's requests traced");
 	trace_stop(&tc);
 	all = trace_read(&tc);
 	{

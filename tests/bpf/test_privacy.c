@@ -305,11 +305,6 @@ static void check_dir(const char *dir, const char *what)
 	ASSERT_GT(files, 0, name);
 }
 
-static bool is_pa(struct json_object *o, void *ctx)
-{
-	return !strcmp(j_str(o, "type"), "ingress") && j_int(o, "pid") == *(pid_t *)ctx;
-}
-
 static void no_request_data(void)
 {
 	char mport_s[32], req[1024], resp[4096], path[H_PATH + 16], *body;
@@ -346,7 +341,7 @@ static void no_request_data(void)
 		close(fd);
 	}
 	ASSERT_EQ(ok, 20, "pA answered every request");
-	ASSERT_GE(trace_wait(&t, is_pa, &a.pid, 20, 10000), 20, "claimd traced them");
+	ASSERT_GE(trace_wait(&t, trace_is_ingress_of, &a.pid, 20, 10000), 20, "claimd traced them");
 	claimd_ticks_wait(&h, 2); /* the memory reaches the disk, metrics are refreshed */
 
 	if (test__start_subtest("claimctl")) {
@@ -433,11 +428,6 @@ static void not_root(void)
 	tmpdir_remove(dir);
 }
 
-static bool is_svc(struct json_object *o, void *ctx)
-{
-	return !strcmp(j_str(o, "type"), "ingress") && j_int(o, "pid") == *(pid_t *)ctx;
-}
-
 /*
  * The host checks of the real binary, with features taken away through
  * CLAIMD_TEST_MISSING (sysprobe.h): without uprobes claimd runs degraded and
@@ -482,7 +472,8 @@ static void host_checks(void)
 	    ASSERT_OK(trace_start(&t, &h), "trace")) {
 		for (i = 0; i < 3; i++)
 			ASSERT_EQ(http_get(s.port, "/r/1"), 200, "service answers");
-		ASSERT_EQ(trace_wait(&t, is_svc, &s.pid, 3, 10000), 3, "degraded: still traced");
+		ASSERT_EQ(trace_wait(&t, trace_is_ingress_of, &s.pid, 3, 10000), 3,
+			  "degraded: still traced");
 	}
 	trace_stop(&t);
 	svc_stop(&s);

@@ -295,25 +295,20 @@ static void check_line(const struct run *r, struct seen *s, struct json_object *
 		show(&s->shown_unknown, "judged unknown", id, o);
 }
 
-static bool front_ingress(struct json_object *o, void *ctx)
-{
-	return !strcmp(j_str(o, "type"), "ingress") && j_int(o, "pid") == *(pid_t *)ctx;
-}
-
 static void read_trace(struct run *r, struct seen *s)
 {
 	struct json_object *all;
 	int count[TOTAL] = { 0 }, id;
 	size_t i;
 
-	trace_wait(&r->t, front_ingress, &r->front, TOTAL, 15000);
+	trace_wait(&r->t, trace_is_ingress_of, &r->front, TOTAL, 15000);
 	sleep_ms(300); /* anything invented would arrive by now */
 	trace_stop(&r->t);
 	all = trace_read(&r->t);
 	for (i = 0; i < json_object_array_length(all); i++) {
 		struct json_object *o = json_object_array_get_idx(all, i);
 
-		if (front_ingress(o, &r->front))
+		if (trace_is_ingress_of(o, &r->front))
 			check_line(r, s, o, count);
 	}
 	json_object_put(all);

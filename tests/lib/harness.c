@@ -672,6 +672,11 @@ size_t trace_mark(const struct trace_cap *t)
 	return n;
 }
 
+bool trace_is_ingress_of(struct json_object *line, void *pid)
+{
+	return !strcmp(j_str(line, "type"), "ingress") && j_int(line, "pid") == *(pid_t *)pid;
+}
+
 int trace_wait(const struct trace_cap *t, trace_match_fn match, void *ctx, int n, int timeout_ms)
 {
 	long long end = now_ms() + timeout_ms;
