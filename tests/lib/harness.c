@@ -397,6 +397,8 @@ void claimd_print_log(const struct claimd_h *h)
 		printf("---- claimd log (%s) ----\n%s---- end of claimd log ----\n", h->log, buf);
 }
 
+#define CLAIMD_START_MS 60000
+
 int claimd_start(struct claimd_h *h, const char *const extra[])
 {
 	const char *argv[32];
@@ -430,7 +432,8 @@ int claimd_start(struct claimd_h *h, const char *const extra[])
 	h->pid = proc_spawn(argv, NULL, h->log);
 	if (h->pid < 0)
 		return -1;
-	end = now_ms() + 20000;
+	/* 3-5 s here, verifying its programs; more while other jobs load the host. */
+	end = now_ms() + CLAIMD_START_MS;
 	while (now_ms() < end) {
 		const char *args[] = { "status", "--json", NULL };
 		char out[4096];
@@ -447,7 +450,7 @@ int claimd_start(struct claimd_h *h, const char *const extra[])
 		}
 		sleep_ms(50);
 	}
-	printf("claimd did not answer within 20 s\n");
+	printf("claimd did not answer within %d s\n", CLAIMD_START_MS / 1000);
 	claimd_print_log(h);
 	return -1;
 }
