@@ -110,15 +110,16 @@ static int dep_svc_start(struct dep_svc *s, const char *name, const struct dep_s
 
 /*
  * The edge name -> callee as operators see it: in claimctl graph (the
- * map's and the storm analysis's source) and in /metrics (claimd's
- * default address), with every call.
+ * map's and the storm analysis's source) and in /metrics (where claimd
+ * says it serves it), with every call.
  */
 static void check_exports(const struct claimd_h *h, const char *name, const char *callee, int calls)
 {
 	struct json_object *g = claimctl_json(h, (const char *const[]){ "graph", NULL });
 	struct json_object *edges = j_get(g, "edges");
 	static char text[1 << 20];
-	const char *argv[] = { "curl", "-s", "http://127.0.0.1:9464/metrics", NULL };
+	char url[96];
+	const char *argv[] = { "curl", "-s", url, NULL };
 	char want[H_PATH * 2];
 	const char *line;
 	long long graph_calls = -1, metric_calls = -1;
@@ -132,6 +133,10 @@ static void check_exports(const struct claimd_h *h, const char *name, const char
 	}
 	json_object_put(g);
 	ASSERT_EQ(graph_calls, calls, "claimctl graph: the edge's calls");
+	/* Where this claimd serves /metrics, as it says. */
+	g = claimctl_json(h, (const char *const[]){ "status", NULL });
+	snprintf(url, sizeof(url), "%smetrics", j_str(g, "metrics"));
+	json_object_put(g);
 	if (!ASSERT_OK(proc_run(argv, text, sizeof(text), 10000), "curl /metrics"))
 		return;
 	snprintf(want, sizeof(want), "caller=\"%s\",callee=\"%s\"", name, callee);

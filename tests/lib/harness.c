@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "harness.h"
+#include "sockets.h"
 #include "test_progs.h"
 
 /* The claimd the test started last, while it runs (claimd_programs_settle). */
@@ -421,6 +422,13 @@ int claimd_start(struct claimd_h *h, const char *const extra[])
 	argv[n++] = h->pin;
 	argv[n++] = "--state-dir"; /* extra may say otherwise: the last one counts */
 	argv[n++] = h->state;
+	/*
+	 * Its own port for /metrics: the default one (9464) is the host's
+	 * claimd's, or another test's. extra may say otherwise.
+	 */
+	snprintf(h->metrics, sizeof(h->metrics), "127.0.0.1:%d", sock_free_port());
+	argv[n++] = "--metrics";
+	argv[n++] = h->metrics;
 	/* The test's processes alone (test__cgroup); extra may say otherwise too. */
 	if (test__cgroup()[0]) {
 		argv[n++] = "--cgroup";
