@@ -328,11 +328,6 @@ void tmpdir_remove(const char *dir)
 		nftw(dir, rm_one, 16, FTW_DEPTH | FTW_PHYS);
 }
 
-/*
- * Pin directories of test runs that were killed (and so never cleaned up)
- * keep their verdict map alive in the kernel: remove those whose run is
- * gone. Named claimd-test-<pid>[-what], as claimd_start and tests make them.
- */
 long left_by_gone_run(const char *name)
 {
 	const char *prefix = "claimd-test-";
@@ -348,6 +343,11 @@ long left_by_gone_run(const char *name)
 	return pid;
 }
 
+/*
+ * Pin directories of test runs that were killed (and so never cleaned up)
+ * keep their verdict map alive in the kernel: remove those whose run is
+ * gone. Named claimd-test-<pid>[-what], as claimd_start and tests make them.
+ */
 void stale_pins_remove(void)
 {
 	DIR *d = opendir("/sys/fs/bpf");
@@ -562,30 +562,35 @@ void claimd_programs_settle(void)
 		claimd_programs_read(latest);
 }
 
+/*
+ * Polls claimd's status field key until it is within [min, max], up to
+ * 30 s; true when it came there. The last value read in *last.
+ */
+static bool status_wait(const struct claimd_h *h, const char *key, long long min, long long max,
+			long long *last)
+{
+	long long end = now_ms() + 30000;
+
+	for (;;) {
+		*last = claimd_status_count(h, key, false);
+		if (*last >= min && *last <= max)
+			return true;
+		if (*last < 0 || now_ms() >= end)
+			return false;
+		sleep_ms(50);
+	}
+}
+
 long long claimd_trace_clients(const struct claimd_h *h)
 {
-	struct json_object *st = claimctl_json(h, (const char *const[]){ "status", NULL });
-	long long n = st ? j_int(st, "trace_clients") : -1;
-
-	json_object_put(st);
-	return n;
+	return claimd_status_count(h, "trace_clients", false);
 }
 
 bool claimd_ticks_wait(const struct claimd_h *h, int n)
 {
-	const char *const args[] = { "status", NULL };
-	struct json_object *st = claimctl_json(h, args);
-	long long want = st ? j_int(st, "ticks") + n : -1, now = -1;
-	long long end = now_ms() + 30000;
+	long long want = claimd_status_count(h, "ticks", false) + n, now = -1;
 
-	json_object_put(st);
-	while (want >= 0 && now < want && now_ms() < end) {
-		sleep_ms(50);
-		st = claimctl_json(h, args);
-		now = st ? j_int(st, "ticks") : -1;
-		json_object_put(st);
-	}
-	if (now >= want && want >= 0)
+	if (want >= n && status_wait(h, "ticks", want, LLONG_MAX, &now))
 		return true;
 	printf("claimd at tick %lld, awaited %lld\n", now, want);
 	return false;
@@ -596,7 +601,6 @@ int trace_start(struct trace_cap *t, const struct claimd_h *h)
 	char claimctl[H_PATH];
 	const char *argv[] = { claimctl, "--socket", h->sock, "trace", "--json", "--roots", NULL };
 	long long before = claimd_trace_clients(h), now = before;
-	long long end = now_ms() + 10000;
 
 	path_in(claimctl, test__build_dir(), "claimctl");
 	path_in(t->path, h->dir, "trace.jsonl");
@@ -606,9 +610,7 @@ int trace_start(struct trace_cap *t, const struct claimd_h *h)
 	if (t->pid <= 0)
 		return -1;
 	/* Nothing the test does is traced before claimd counts the new client. */
-	while (before >= 0 && (now = claimd_trace_clients(h)) <= before && now_ms() < end)
-		sleep_ms(20);
-	if (now > before)
+	if (before >= 0 && status_wait(h, "trace_clients", before + 1, LLONG_MAX, &now))
 		return 0;
 	printf("claimd counts %lld trace clients, %lld before claimctl trace started\n", now,
 	       before);
@@ -618,14 +620,14 @@ int trace_start(struct trace_cap *t, const struct claimd_h *h)
 void trace_stop(struct trace_cap *t)
 {
 	long long before = t->pid > 0 && t->h && t->h->pid > 0 ? claimd_trace_clients(t->h) : -1;
-	long long end = now_ms() + 10000;
+	long long now;
 
 	if (t->pid > 0)
 		proc_stop(t->pid, 2000);
 	t->pid = 0;
 	/* What the test does next is untraced by this client. */
-	while (before > 0 && claimd_trace_clients(t->h) >= before && now_ms() < end)
-		sleep_ms(20);
+	if (before > 0)
+		status_wait(t->h, "trace_clients", 0, before - 1, &now);
 }
 
 int claimd_traced_start(struct claimd_h *h, struct trace_cap *t, const char *const extra[])
@@ -899,7 +901,7 @@ struct json_object *claimd_settled_edge(const struct claimd_h *h, const char *ca
 long long claimd_status_count(const struct claimd_h *h, const char *name, bool kernel)
 {
 	struct json_object *st = claimctl_json(h, (const char *const[]){ "status", NULL });
-	long long n = j_int(kernel ? j_get(st, "kernel") : st, name);
+	long long n = st ? j_int(kernel ? j_get(st, "kernel") : st, name) : -1;
 
 	json_object_put(st);
 	return n;

@@ -115,7 +115,8 @@ bool claimd_programs_read(const struct claimd_h *h);
 void claimd_programs_settle(void);
 /*
  * One of claimd's counts in 'claimctl status': under "kernel" (a kernel
- * counter) with kernel true, else at its top (a runtime's); 0 if absent.
+ * counter) with kernel true, else at its top (a runtime's); 0 if absent,
+ * -1 if claimd does not answer.
  */
 long long claimd_status_count(const struct claimd_h *h, const char *name, bool kernel);
 /* The service name's row of 'claimctl services --json' (a new reference), or NULL. */
