@@ -283,7 +283,6 @@ static void subtest_fastopen(const char *dir)
 	struct chain ch = { .ns = &ns, .fastopen = true, .extra = "--tcp-fastopen" };
 	const char *extra[] = { "--netns", ns.path, NULL };
 
-	netns_stale_remove();
 	if (ASSERT_OK(netns_make(&ns, "fo"), "network namespace") &&
 	    ASSERT_OK(fastopen_setup(&ns), "Fast Open and a held loopback in it"))
 		run_chain(&ch, dir, extra);

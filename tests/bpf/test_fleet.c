@@ -354,7 +354,6 @@ void test_fleet(void)
 		ASSERT_OK(-1, PROMETHEUS " (Debian package prometheus) is installed");
 		return;
 	}
-	netns_stale_remove();
 	for (i = 0; i < N_HOSTS; i++)
 		if (!ASSERT_OK(netns_make(&hosts[i].ns, names[i]), "network namespace"))
 			goto out;

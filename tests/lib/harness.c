@@ -403,7 +403,7 @@ void claimd_print_log(const struct claimd_h *h)
 int claimd_start(struct claimd_h *h, const char *const extra[])
 {
 	const char *argv[32];
-	char claimd[H_PATH];
+	char claimd[H_PATH], metrics[32];
 	int n = 0, i;
 	long long end;
 
@@ -426,9 +426,9 @@ int claimd_start(struct claimd_h *h, const char *const extra[])
 	 * Its own port for /metrics: the default one (9464) is the host's
 	 * claimd's, or another test's. extra may say otherwise.
 	 */
-	snprintf(h->metrics, sizeof(h->metrics), "127.0.0.1:%d", sock_free_port());
+	snprintf(metrics, sizeof(metrics), "127.0.0.1:%d", sock_free_port());
 	argv[n++] = "--metrics";
-	argv[n++] = h->metrics;
+	argv[n++] = metrics;
 	/* The test's processes alone (test__cgroup); extra may say otherwise too. */
 	if (test__cgroup()[0]) {
 		argv[n++] = "--cgroup";

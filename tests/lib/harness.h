@@ -82,7 +82,6 @@ struct claimd_h {
 	char pin[H_DIR];
 	char log[H_PATH];
 	char state[H_PATH];
-	char metrics[32]; /* the address claimd_start gives --metrics, unless extra says another */
 };
 
 /* Starts claimd and waits until it answers on its control socket. extra: more

@@ -1,8 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Network namespaces as hosts for end-to-end tests; see netns.h. */
 #include <dirent.h>
-#include <errno.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

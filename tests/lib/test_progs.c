@@ -22,6 +22,7 @@
 
 #include "cgroup.h"
 #include "harness.h"
+#include "netns.h"
 #include "test_progs.h"
 
 #define DEFINE_TEST(name, group) void test_##name(void);
@@ -383,8 +384,10 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	if (geteuid() == 0) {
+		/* What killed runs left: pins, cgroups, network namespaces. */
 		stale_pins_remove();
 		test_cgroup_stale_remove();
+		netns_stale_remove();
 	}
 	/* Unit tests first, then the BPF and end-to-end ones. */
 	for (int pass = 0; pass < 2; pass++) {
