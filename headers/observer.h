@@ -461,7 +461,7 @@ static inline __u32 claimd_conn_slot_index(const struct claimd_conn_key *key, __
 /* The traced map's word per process: what the programs know of it. */
 #define CLAIMD_PROC_TRACED    0x1  /* it owns a socket we follow */
 #define CLAIMD_PROC_CONTEXT   0x2  /* it names its requests (claim_context_enter) */
-#define CLAIMD_PROC_MUX	      0x4  /* it served two requests at once on a thread: no verdicts */
+#define CLAIMD_PROC_MUX	      0x4  /* two requests at once on a thread, or unprobed Go */
 #define CLAIMD_PROC_GO	      0x8  /* Go: its HTTP followed per goroutine, not by its syscalls */
 #define CLAIMD_PROC_GO_SERVES 0x10 /* Go: it serves requests */
 #define CLAIMD_PROC_UNREAD    0x20 /* its program not read yet: its requests unknown */

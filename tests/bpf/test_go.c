@@ -33,8 +33,8 @@
  *    the service's failures are unknown (untied-call), never claimed;
  *  - started_before: a Go chain serving, its keep-alive connections open,
  *    before claimd starts: followed as exactly from claimd's start on;
- *  - no_go: claimd --no-go, the same chain followed by syscalls as before
- *    the Go probes: no verdict wrong, the answers unchanged;
+ *  - no_go: claimd --no-go, the same chain followed by syscalls, taken
+ *    for multiplexed (Go), its calls tied as relays: every verdict right;
  *  - grpc, grpc_stripped: grpc-go unary (goservice grpc-serve), a
  *    driver -> front -> backend failing every fifth id with UNAVAILABLE:
  *    the front -> backend edge exact and fail-close, the front's failures
@@ -42,7 +42,8 @@
  *  - go_version_refused, grpc_version_refused: goservice copied with its Go
  *    version (go1.29) or its grpc-go version (1.93) rewritten, outside the
  *    offset table: refused, said in the log and counted, never probed; a
- *    pair run from it stays with the syscall path, no verdict wrong.
+ *    pair run from it stays with the syscall path, taken for multiplexed:
+ *    its calls tied as relays, or, not relays, tied to nothing (unknown).
  * Every Go process must live until the test stops it.
  */
 #include <signal.h>
@@ -866,9 +867,10 @@ out:
 }
 
 /*
- * claimd --no-go: the same Go chain followed by its syscalls, as before the
- * Go probes: no confident verdict may be wrong (most are unknown,
- * multiplexed), and the answers are the programs' own.
+ * claimd --no-go: the same Go chain followed by its syscalls, as a refused
+ * program's (refused_pair): its processes known for Go all the same and
+ * taken for multiplexed, the front's calls tied as the relays they are;
+ * every verdict right, and the answers the programs' own.
  */
 static void no_go(void)
 {
@@ -894,43 +896,61 @@ static void no_go(void)
 
 		truth__chain(truth, 2, &shape, pids, names);
 		truth__tally_trace(&tally, &t, 0, truth, 2, 2 * FAILURES);
-		truth__expect(&tally, "no-go", -1, -1);
+		truth__expect(&tally, "no-go", 2 * FAILURES, 0);
 	}
 	s = claimctl_json(&h, st);
 	ASSERT_EQ(j_int(s, "go_files"), 0, "no Go program probed");
+	ASSERT_GE(j_int(j_get(s, "go_refused_by"), "off"), 1, "refused: claimd --no-go");
 out:
 	json_object_put(s);
 	own_claimd_end(&h, &t, &r);
 }
 
 /*
- * A front -> backend pair run by r (its program refused): the driver's
- * answers the programs' own, no verdict of the pair wrong against the truth
- * (failures: the failed requests the syscall path is waited for to
- * report), neither service followed per goroutine.
+ * A front -> backend pair run by r (its program refused, or claimd
+ * --no-go): the driver's answers the programs' own, no verdict of the pair
+ * wrong against the truth (failures: the failed requests the syscall path
+ * is waited for to report), neither service followed per goroutine. Its
+ * goroutines share threads, so the pair is taken for multiplexed from its
+ * first socket: a call is tied only by what it carries of its request.
+ * query NULL: the front's call repeats its request (method, target, user
+ * agent), a relay, tied as one: every failure right. Else the call's
+ * target adds ?query: tied to nothing, the front's failures unknown
+ * (untied-call), never claimed; the backend's, which makes no call,
+ * claimed. failures 0 (gRPC, unframed): no verdict at all.
  */
 static void refused_pair(struct gorun *r, struct trace_cap *t, const char *const names[2],
-			 const char *what, int failures)
+			 const char *what, int failures, const char *query)
 {
 	const struct truth_svc shape = { .target = r->grpc ? NULL : "/r/%d",
 					 .ids = REQUESTS,
 					 .mod = FAIL_MOD };
 	const char *services[] = { "services", NULL };
+	char back_target[64];
 	struct truth_svc truth[2];
 	struct truth_tally tally = { 0 };
 	struct json_object *arr;
 	struct gosvc *b = NULL, *f;
 	size_t k, mark = trace_mark(t);
 
-	f = go_pair(r, names, NULL, NULL, &b);
+	f = go_pair(r, names, query ? "-call-query" : NULL, query, &b);
 	if (!ASSERT_OK_PTR(f, "pair started") || !go_load(r, f))
 		return;
 	{
 		const pid_t pids[2] = { f->pid, b->pid };
 
 		truth__chain(truth, 2, &shape, pids, names);
+		if (query) {
+			snprintf(back_target, sizeof(back_target), "/r/%%d?%s", query);
+			truth[1].target = back_target;
+		}
 		truth__tally_trace(&tally, t, mark, truth, 2, failures);
-		truth__expect(&tally, what, -1, -1);
+		if (!failures)
+			truth__expect(&tally, what, 0, 0);
+		else if (query)
+			truth__expect(&tally, what, FAILURES, FAILURES);
+		else
+			truth__expect(&tally, what, 2 * FAILURES, 0);
 	}
 	arr = claimctl_json(r->h, services);
 	for (k = 0; k < json_object_array_length(arr); k++) {
@@ -940,6 +960,8 @@ static void refused_pair(struct gorun *r, struct trace_cap *t, const char *const
 		    !strcmp(j_str(o, "service"), names[1]))
 			ASSERT_TRUE(strcmp(j_str(o, "mode"), "goroutine"),
 				    "not followed per goroutine");
+		if (failures && !query && !strcmp(j_str(o, "service"), names[0]))
+			ASSERT_STREQ(j_str(o, "mode"), "relay", "the front's calls tied as relays");
 	}
 	json_object_put(arr);
 }
@@ -962,6 +984,7 @@ static void version_refused(bool grpc)
 	char src[H_PATH], exe[H_PATH], from[64], to[64], line[H_PATH + 256];
 	struct gorun r = { .h = &h, .exe = exe };
 	const char *const http_names[2] = { "gvfront", "gvback" };
+	const char *const query_names[2] = { "gvqfront", "gvqback" };
 	const char *const grpc_names[2] = { "grvfront", "grvback" };
 	const char *st[] = { "status", NULL };
 	static struct goexec g;
@@ -996,10 +1019,13 @@ static void version_refused(bool grpc)
 	json_object_put(s);
 	if (grpc) {
 		r.grpc = true;
-		refused_pair(&r, &t, grpc_names, "grpc-version, gRPC", 0);
+		refused_pair(&r, &t, grpc_names, "grpc-version, gRPC", 0, NULL);
 		r.grpc = false;
 	}
-	refused_pair(&r, &t, http_names, cls, 2 * FAILURES);
+	refused_pair(&r, &t, http_names, cls, 2 * FAILURES, NULL);
+	if (!grpc)
+		refused_pair(&r, &t, query_names, "go-version, calls not relays", 2 * FAILURES,
+			     "via=front");
 	snprintf(line, sizeof(line), "Go: %s (%s, grpc-go %s) of process", exe,
 		 grpc ? g.version : to, grpc ? to + 8 : g.grpc_version);
 	ASSERT_EQ(claimd_log_lines(&h, line), 1, "the log names the file and its versions, once");

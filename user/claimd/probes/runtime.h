@@ -25,6 +25,7 @@ struct probe_file {
 	const char *path;
 	__u32 tgid; /* the process it was found in; 0 for a library directory */
 	bool exe;   /* the executable of a followed process */
+	bool off;   /* the runtime is turned off (--no-<name>, looks_when_off): probe nothing */
 };
 
 struct probe_runtime {
@@ -33,6 +34,9 @@ struct probe_runtime {
 	const char *const *libs;
 	/* It looks at the executables of followed processes. */
 	bool exe;
+	/* Turned off (--no-<name>), it still looks at its files (probe_file.off),
+	 * to say what a process running one is without probing it (*word). */
+	bool looks_when_off;
 	/* What a process running a program it probed is, in its word (CLAIMD_PROC_GO):
 	 * given by the programs from the process's first socket on. */
 	__u32 word;
@@ -43,9 +47,11 @@ struct probe_runtime {
 	/* Optional: frees what open took. */
 	void (*close)(void *state);
 	/* Looks at a file it asked for, once per file (by device and inode):
-	 * true when it probed it. *word, word to begin with: what a process
-	 * running this file is, if the runtime follows it otherwise
-	 * (CLAIMD_PROC_GO_SYSCALLS for a Go program framed by its syscalls). */
+	 * true when it probed it, or knows what a process running it is without
+	 * probes. *word, word to begin with: what a process running this file
+	 * is, if the runtime follows it otherwise (CLAIMD_PROC_GO_SYSCALLS for
+	 * a Go program framed by its syscalls, CLAIMD_PROC_MUX for one it
+	 * refused). */
 	bool (*probe)(void *state, struct observer *obs, const struct probe_file *f, __u32 *word);
 	/* Optional: a followed process runs or maps a file it probed (word:
 	 * what probe said of the file), on every walk. */

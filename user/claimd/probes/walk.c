@@ -60,6 +60,7 @@ struct probes {
 	struct {
 		const struct probe_runtime *rt;
 		void *state;
+		bool off; /* turned off (--no-<name>): it looks (looks_when_off), never probes */
 	} run[RUNTIMES_MAX];
 };
 
@@ -85,7 +86,9 @@ struct probes *probes__new(struct observer *obs, const char *const *off)
 	if (!p->seen)
 		goto fail;
 	for (rt = __start_claimd_runtimes; rt < __stop_claimd_runtimes; rt++) {
-		if (named((*rt)->name, off))
+		bool is_off = named((*rt)->name, off);
+
+		if (is_off && !(*rt)->looks_when_off)
 			continue;
 		if (p->n == RUNTIMES_MAX) {
 			pr_warn("%s: more than %d uprobe runtimes; not probed", (*rt)->name,
@@ -102,6 +105,7 @@ struct probes *probes__new(struct observer *obs, const char *const *off)
 			goto fail;
 		}
 		p->run[p->n].rt = *rt;
+		p->run[p->n].off = is_off;
 		p->run[p->n++].state = state;
 	}
 	return p;
@@ -236,6 +240,7 @@ static int consider(struct probes *p, const char *path, __u32 tgid, bool exe)
 			if (!hold(path, &st, &fd, held, sizeof(held)))
 				return n;
 			bits |= looked;
+			f.off = p->run[i].off;
 			if (rt->probe(p->run[i].state, p->obs, &f, &its)) {
 				bits |= probed | (uintptr_t)its << FILE_WORD_SHIFT;
 				n++;

@@ -72,9 +72,17 @@ func collectWithoutPause() {
 	}
 }
 
+// callQuery, when set, follows each call's target (-call-query): a call
+// that does not repeat its request's target.
+var callQuery string
+
 // call fetches base/r/id; true when it failed.
 func call(base, id string) bool {
-	resp, err := client.Get(base + "/r/" + id)
+	target := base + "/r/" + id
+	if callQuery != "" {
+		target += "?" + callQuery
+	}
+	resp, err := client.Get(target)
 	if err != nil {
 		return true
 	}
@@ -93,6 +101,7 @@ func serve(args []string) {
 	waitMs := fs.Int("wait-ms", 0, "with -fanout: wait this long at most, then answer 504")
 	slowMs := fs.Int("slow-ms", 0, "the ids -fail-mod names answer 200 this late instead")
 	useTLS := fs.Bool("tls", false, "serve over TLS")
+	fs.StringVar(&callQuery, "call-query", "", "add this query to each call's target")
 	var calls urls
 	fs.Var(&calls, "call", "callee base URL (repeatable)")
 	fs.Parse(args)

@@ -130,7 +130,7 @@ static const char *const refusal_names[GOEXEC__REFUSALS] = {
 	[GOEXEC_PROBED] = "probed",	    [GOEXEC_ARCH] = "arch",
 	[GOEXEC_GO_VERSION] = "go-version", [GOEXEC_GRPC_VERSION] = "grpc-version",
 	[GOEXEC_NO_RUNTIME] = "no-runtime", [GOEXEC_NO_HTTP] = "no-http",
-	[GOEXEC_ATTACH] = "attach",
+	[GOEXEC_ATTACH] = "attach",	    [GOEXEC_OFF] = "off",
 };
 
 const char *goexec__refusal_name(enum goexec_refusal r)

@@ -54,6 +54,7 @@ enum goexec_refusal {
 	GOEXEC_NO_RUNTIME,   /* runtime.newproc1 or its RETs not found */
 	GOEXEC_NO_HTTP,	     /* neither a net/http nor a grpc-go server or client */
 	GOEXEC_ATTACH,	     /* the uprobes could not be attached (goprobes.c) */
+	GOEXEC_OFF,	     /* claimd --no-go (goprobes.c) */
 	GOEXEC__REFUSALS,
 };
 

@@ -27,9 +27,18 @@
 #include "kernel/observer_api.h"
 #include "probes/runtime.h"
 
-/* What a file turned out to be. */
-#define GO_FILE_OTHER  ((void *)1) /* not Go, or Go left to the syscall path */
-#define GO_FILE_PROBED ((void *)2)
+/*
+ * What a file turned out to be. A Go program left to the syscall path runs
+ * many goroutines on each thread and moves them between threads, its
+ * HTTP client's I/O on goroutines of the library's own: its thread does
+ * not say which request a call serves. Its processes are taken for
+ * multiplexed (CLAIMD_PROC_MUX), as an event loop is: a call is tied only
+ * by a request id its request carries (bpf/keyed.c), a failure without one
+ * is unknown.
+ */
+#define GO_FILE_OTHER	((void *)1) /* not Go */
+#define GO_FILE_PROBED	((void *)2)
+#define GO_FILE_REFUSED ((void *)3) /* Go, left to the syscall path */
 
 /* A probed executable, by its slot: what lineage's probes need later. */
 struct go_slot {
@@ -98,7 +107,7 @@ static void goprobes_tick(void *state, struct observer *obs)
 	}
 }
 
-/* Said and counted: the file's HTTP stays with the syscall path. */
+/* Said and counted: the file's HTTP stays with the syscall path (GO_FILE_REFUSED). */
 static void *refuse(struct goprobes *gp, const char *path, const struct goexec *g, __u32 tgid,
 		    enum goexec_refusal r, const char *why)
 {
@@ -112,7 +121,7 @@ static void *refuse(struct goprobes *gp, const char *path, const struct goexec *
 		goexec__refusal_name(r), why);
 	gp->refused++;
 	gp->refused_by[r]++;
-	return GO_FILE_OTHER;
+	return GO_FILE_REFUSED;
 }
 
 /*
@@ -134,9 +143,10 @@ static bool by_syscalls(struct goprobes *gp, const struct goexec *g, __u32 tgid)
 
 /*
  * Reads the file and probes it if it is a Go program the probes can follow;
- * *word then says how (CLAIMD_PROC_GO or CLAIMD_PROC_GO_SYSCALLS).
+ * *word then says how (CLAIMD_PROC_GO or CLAIMD_PROC_GO_SYSCALLS). Any Go
+ * program when off (claimd --no-go) is refused (GO_FILE_REFUSED).
  */
-static void *look_at(struct goprobes *gp, const char *path, __u32 tgid, __u32 *word)
+static void *look_at(struct goprobes *gp, const char *path, __u32 tgid, bool off, __u32 *word)
 {
 	static struct goexec g; /* large: RET tables */
 	const char *why = NULL;
@@ -150,7 +160,9 @@ static void *look_at(struct goprobes *gp, const char *path, __u32 tgid, __u32 *w
 				strerror(errno));
 		return GO_FILE_OTHER;
 	}
-	r = goexec__refusal(&g, &why);
+	r = off ? GOEXEC_OFF : goexec__refusal(&g, &why);
+	if (off)
+		why = "claimd --no-go";
 	if (r != GOEXEC_PROBED)
 		return refuse(gp, path, &g, tgid, r, why);
 	syscalls = by_syscalls(gp, &g, tgid);
@@ -159,7 +171,7 @@ static void *look_at(struct goprobes *gp, const char *path, __u32 tgid, __u32 *w
 		pr_warn("Go: cannot probe the program of process %u: %s", tgid, strerror(-err));
 		gp->refused++;
 		gp->refused_by[GOEXEC_ATTACH]++;
-		return GO_FILE_OTHER;
+		return GO_FILE_REFUSED;
 	}
 	/* Its slot is below CLAIMD_GO_EXES_MAX: goattach took it. */
 	gp->slot[gp->probed].fd = open(path, O_RDONLY | O_CLOEXEC);
@@ -179,17 +191,25 @@ static void *look_at(struct goprobes *gp, const char *path, __u32 tgid, __u32 *w
 static bool goprobes_probe(void *state, struct observer *obs, const struct probe_file *f,
 			   __u32 *word)
 {
+	void *what = look_at(state, f->path, f->tgid, f->off, word);
+
 	(void)obs; /* gp's own, since open */
-	return look_at(state, f->path, f->tgid, word) == GO_FILE_PROBED;
+	if (what == GO_FILE_REFUSED)
+		*word = CLAIMD_PROC_MUX;
+	return what != GO_FILE_OTHER;
 }
 
-/* The process's word in traced[]: Go as its program is followed, no longer taken for multiplexed. */
+/*
+ * The process's word in traced[]: Go as its program is followed, no longer
+ * taken for multiplexed; or, left to the syscall path, multiplexed.
+ */
 static void goprobes_follow(void *state, struct observer *obs, __u32 tgid, __u32 word)
 {
 	struct goprobes *gp = state;
 
 	(void)obs;
-	observer__proc_word(gp->obs, tgid, word | CLAIMD_PROC_TRACED, CLAIMD_PROC_MUX);
+	observer__proc_word(gp->obs, tgid, word | CLAIMD_PROC_TRACED,
+			    (word & CLAIMD_PROC_MUX) ? 0 : CLAIMD_PROC_MUX);
 }
 
 static void goprobes_status(const void *state, struct json_object *o)
@@ -212,6 +232,7 @@ static void goprobes_status(const void *state, struct json_object *o)
 static const struct probe_runtime go_runtime = {
 	.name = "go",
 	.exe = true,
+	.looks_when_off = true,
 	.word = CLAIMD_PROC_GO,
 	.state_size = sizeof(struct goprobes),
 	.open = goprobes_open,
