@@ -40,7 +40,9 @@ static __always_inline struct claimd_conn *conn_find(const struct claimd_conn_ke
  * than write over an entry in use or leave a second one in the table
  * behind the slot, where nothing would find or drop it. An entry of
  * another socket under the name (one its fd named before) is written
- * over. A new entry is counted here, once.
+ * over, unless another CPU is ending it (CLAIMD_SOCK_TAG_ENDING): then
+ * NULL, and the caller's bytes go unfollowed (conn_adopt). A new entry is
+ * counted here, once.
  */
 static __always_inline struct claimd_conn *conn_put(const struct claimd_conn_key *key,
 						    const struct claimd_conn *c)
@@ -67,6 +69,8 @@ static __always_inline struct claimd_conn *conn_put(const struct claimd_conn_key
 		if (was == word) {
 			if (s->c.sk_tag == c->sk_tag)
 				return &s->c;
+			if (s->c.sk_tag == CLAIMD_SOCK_TAG_ENDING)
+				return NULL;
 			/*
 			 * Written over under its name, not held busy: a lookup of the
 			 * old socket meanwhile must still find the name, and tells
@@ -82,6 +86,8 @@ static __always_inline struct claimd_conn *conn_put(const struct claimd_conn_key
 		e = bpf_map_lookup_elem(&conns, key);
 		if (e && e->sk_tag == c->sk_tag)
 			return e;
+		if (e && e->sk_tag == CLAIMD_SOCK_TAG_ENDING)
+			return NULL;
 		err = bpf_map_update_elem(&conns, key, c, BPF_ANY);
 	}
 	if (err) {

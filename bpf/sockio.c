@@ -74,7 +74,7 @@ static __always_inline int port_wanted(__u16 port)
 }
 
 __noinline int conn_stale(struct claimd_conn *c, struct claimd_conn_key *key, __u32 tid);
-__noinline int conn_end(struct claimd_conn *c, struct claimd_conn_key *key, __u32 tid);
+__noinline int conn_end(struct claimd_conn *c, struct claimd_conn_key *key, __u32 tid, __u32 tag);
 __noinline int conn_adopt_unix(__u64 skaddr, __u32 tgid, int fd);
 __noinline int wire_on_io(struct claimd_conn *c, struct claimd_conn_key *key, struct io *io,
 			  struct scan_buf *buf);
@@ -104,6 +104,22 @@ int claimd_mark(struct bpf_raw_tracepoint_args *ctx)
  * its framing joins mid-stream, as a seeded one's. A function of its own,
  * beside on_io's chain: once per connection.
  */
+/*
+ * The socket whose bytes thread tid of tgid moved through fd could not be
+ * followed: the entry under that name, another socket's, is being ended
+ * on another CPU (CLAIMD_SOCK_TAG_ENDING). Its bytes go unseen: a call
+ * they may carry too, so the request the thread serves is unsure
+ * (untied-call), never judged without it. Counted.
+ */
+static __noinline int conn_end_raced(__u32 tgid, int fd, __u32 tid)
+{
+	struct io io = { .key = { .tgid = tgid, .fd = fd }, .tid = tid };
+
+	stat_inc(CLAIMD_ST_CONN_END_RACED);
+	ingress_taint(&io, CLAIMD_IN_UNTIED);
+	return 0;
+}
+
 __noinline int conn_adopt(struct claimd_sock *s, __u64 skaddr, __u32 tgid, int fd, int rejoin)
 {
 	struct claimd_conn_key key = { .tgid = tgid, .fd = fd };
@@ -134,8 +150,13 @@ __noinline int conn_adopt(struct claimd_sock *s, __u64 skaddr, __u32 tgid, int f
 	http_framer_init(&c->tx,
 			 c->role == CLAIMD_ROLE_OUTBOUND ? HTTP_KIND_REQUEST : HTTP_KIND_RESPONSE,
 			 rejoin);
-	if (!conn_put(&key, c))
+	if (!conn_put(&key, c)) {
+		struct claimd_conn *cur = conn_find(&key);
+
+		if (cur && cur->sk_tag == CLAIMD_SOCK_TAG_ENDING)
+			conn_end_raced(tgid, fd, (__u32)bpf_get_current_pid_tgid());
 		return 0;
+	}
 	s->key = key;
 	mark_traced(tgid);
 	return 1;
@@ -501,22 +522,23 @@ int tp_io_x(struct bpf_raw_tracepoint_args *ctx)
 
 /*
  * Forgets the connection c at key, whose socket's tag was tag when its end
- * began: its entry, its explicit context, its SSL tie. Unless the name
- * went to another socket meanwhile: a socket's close is seen when its
- * owner's close returns, after the fd was freed, so another thread may
- * take the fd for its next socket and have it adopted (its old entry
- * found stale, conn_stale) on another CPU while this end runs, in the
- * very element c pointed to. That entry is not this one's to forget.
+ * began (held: the tag its entry holds now, CLAIMD_SOCK_TAG_ENDING when
+ * conn_end claimed it): its entry, its explicit context, its SSL tie.
+ * Unless the name went to another socket meanwhile: a socket's close is
+ * seen when its owner's close returns, after the fd was freed, so another
+ * thread may take the fd for its next socket and have it adopted (its old
+ * entry found stale, conn_stale) on another CPU, in the very element c
+ * pointed to. That entry is not this one's to forget.
  */
 static __always_inline void conn_forget(struct claimd_conn *c, struct claimd_conn_key *key,
-					__u32 tag)
+					__u32 tag, __u32 held)
 {
 	struct claimd_conn *cur = conn_find(key);
 	__u32 slot = claimd_sock_slot(c->local.port, c->remote.port);
 	/* Seeded, its socket never seen since: the filter's count for it is its own. */
 	int unindexed = !tag;
 
-	if (!cur || cur->sk_tag != tag)
+	if (!cur || cur->sk_tag != held)
 		return;
 
 	if (c->role == CLAIMD_ROLE_INBOUND) {
@@ -540,17 +562,24 @@ static __always_inline void conn_forget(struct claimd_conn *c, struct claimd_con
 /*
  * The connection c, named key, is gone (its socket ended, or its fd came to
  * name another one): what waited on it ends, as thread tid saw it, and we
- * forget it. Not inline: one copy, off the hot path.
+ * forget it. tag: its socket's, as the caller found it in c.
+ *
+ * Two may end it at once: its owner's close (sock_end, run once the fd is
+ * free) and the fd's next socket on another CPU, which finds the entry
+ * stale (conn_stale) and would be adopted in the very element c points to.
+ * So the end is claimed first: the one that swaps the tag for
+ * CLAIMD_SOCK_TAG_ENDING ends it; the other leaves it, and no socket's
+ * entry is written over it until it is dropped (conn_put). Not inline: one
+ * copy, off the hot path.
  */
-__noinline int conn_end(struct claimd_conn *c, struct claimd_conn_key *key, __u32 tid)
+__noinline int conn_end(struct claimd_conn *c, struct claimd_conn_key *key, __u32 tid, __u32 tag)
 {
 	struct io io;
-	__u32 tag;
 	int i;
 
-	if (!c || !key)
+	if (!c || !key || tag == CLAIMD_SOCK_TAG_ENDING ||
+	    __sync_val_compare_and_swap(&c->sk_tag, tag, CLAIMD_SOCK_TAG_ENDING) != tag)
 		return 0;
-	tag = c->sk_tag;
 	io.key = *key;
 	io.now = bpf_ktime_get_ns();
 	io.sk = 0;
@@ -570,7 +599,7 @@ __noinline int conn_end(struct claimd_conn *c, struct claimd_conn_key *key, __u3
 		if (c->count || c->extra || c->answer_active)
 			egress_fail_all(c, &io);
 	}
-	conn_forget(c, key, tag);
+	conn_forget(c, key, tag, CLAIMD_SOCK_TAG_ENDING);
 	return 0;
 }
 
@@ -580,10 +609,16 @@ __noinline int conn_end(struct claimd_conn *c, struct claimd_conn_key *key, __u3
  */
 __noinline int conn_stale(struct claimd_conn *c, struct claimd_conn_key *key, __u32 tid)
 {
+	__u32 tag;
+
 	if (!c || !key)
 		return 0;
+	/* Being ended on another CPU: not stale, and not this one's to end. */
+	tag = c->sk_tag;
+	if (tag == CLAIMD_SOCK_TAG_ENDING)
+		return 0;
 	stat_inc(CLAIMD_ST_CONN_STALE);
-	conn_end(c, key, tid);
+	conn_end(c, key, tid, tag);
 	return 0;
 }
 

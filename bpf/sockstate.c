@@ -237,9 +237,9 @@ static __always_inline void sock_end(__u64 key)
 	if (!c || c->sk_tag != claimd_sock_tag(key))
 		return;
 	if ((task->flags & PF_EXITING) && task->tgid == name.tgid)
-		conn_forget(c, &name, claimd_sock_tag(key));
+		conn_forget(c, &name, claimd_sock_tag(key), claimd_sock_tag(key));
 	else
-		conn_end(c, &name, task->pid);
+		conn_end(c, &name, task->pid, claimd_sock_tag(key));
 }
 
 /*

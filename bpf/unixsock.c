@@ -203,6 +203,6 @@ __noinline int unix_io_failed(struct claimd_conn *c, struct claimd_conn_key *key
 	if (ret == 0 ? io->dir == DIR_RX &&
 			       (c->role == CLAIMD_ROLE_OUTBOUND || !(c->count || c->extra))
 		     : error_is_transport(ret))
-		conn_end(c, key, io->tid);
+		conn_end(c, key, io->tid, c->sk_tag);
 	return 0;
 }

@@ -187,6 +187,7 @@ enum claimd_stat {
 	CLAIMD_ST_CONN_SLOTS,	    /* connections whose entry took the slot their name points at */
 	CLAIMD_ST_CONN_SLOTS_FREED, /* ... and slots given back at their end, or by claimd */
 	CLAIMD_ST_EARLY_ANSWERS,    /* answers read before their request's write was framed */
+	CLAIMD_ST_CONN_END_RACED,   /* new sockets' bytes unfollowed: their name's entry ending */
 	CLAIMD_ST__COUNT,
 };
 
@@ -577,13 +578,23 @@ static inline __u32 claimd_sock_slot(__u16 lport, __u16 rport)
 }
 
 /*
+ * A connection's entry being ended (conn_end): the tag it holds meanwhile,
+ * no socket's. Whoever ends an entry first swaps its socket's tag for this
+ * one; nothing writes another socket's entry over it until it is dropped.
+ */
+#define CLAIMD_SOCK_TAG_ENDING 0xffffffffu
+
+/*
  * What a connection's entry keeps of its socket's address, to tell it from
  * another socket at the same fd: the address's bits above its alignment.
- * Two live sockets have the same tag only 32 GiB apart.
+ * Two live sockets have the same tag only 32 GiB apart. Never
+ * CLAIMD_SOCK_TAG_ENDING.
  */
 static inline __u32 claimd_sock_tag(__u64 sk)
 {
-	return (__u32)(sk >> 3);
+	__u32 tag = (__u32)(sk >> 3);
+
+	return tag == CLAIMD_SOCK_TAG_ENDING ? tag - 1 : tag;
 }
 
 /* Filters set by claimd before the programs see traffic. */

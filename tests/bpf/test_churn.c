@@ -6,7 +6,10 @@
  * exactly, evict no live connection and follow none again mid-stream, tie
  * every call (none outside requests, no request unknown for an untied
  * call), judge every failure as the truth has it (the backend's failures
- * its own, the front's passed up from it), and keep its memory flat. Its claimd follows only the two hops
+ * its own, the front's passed up from it), and keep its memory flat. The
+ * one loss allowed is one claimd counts: a new socket whose bytes met its
+ * fd's last entry while another CPU ended it (connections_end_raced) may
+ * lose a request or a call, and leave a request unknown, never wrong. Its claimd follows only the two hops
  * (--pid), so that the counts it keeps host-wide are theirs.
  *  - c: a C front (tests/peers/churn_front.c, a thread per connection)
  *    calling a C backend (tests/peers/work_service.c) failing every tenth
@@ -69,11 +72,26 @@ static long long failures_of(const struct hops *c, long long n)
 }
 
 /*
+ * A count against the truth: exact, or, where claimd says it left slack
+ * of them unfollowed (connections_end_raced), up to slack below it; never
+ * above.
+ */
+static void near(long long got, long long want, long long slack, const char *name)
+{
+	if (!slack)
+		ASSERT_EQ(got, want, name);
+	else if (ASSERT_LE(got, want, name))
+		ASSERT_GE(got, want - slack, name);
+}
+
+/*
  * claimd's verdicts on the failed requests against the truth: the
  * backend's failures its own (claimed), the front's each passed up from
- * it (unclaimed); none unknown or wrong, and the edge taught by each.
+ * it (unclaimed); none wrong, none unknown but for slack requests whose
+ * bytes or calls went unfollowed, and the edge taught by each.
  */
-static void verdicts_check(const struct claimd_h *h, const struct hops *c, long long total)
+static void verdicts_check(const struct claimd_h *h, const struct hops *c, long long total,
+			   long long slack)
 {
 	long long f = failures_of(c, total);
 
@@ -82,12 +100,12 @@ static void verdicts_check(const struct claimd_h *h, const struct hops *c, long 
 	       service_int(h, c->back, "claimed"), service_int(h, c->back, "unclaimed"),
 	       service_int(h, c->back, "unknown"), service_int(h, c->front, "unclaimed"),
 	       service_int(h, c->front, "claimed"), service_int(h, c->front, "unknown"), f);
-	ASSERT_EQ(service_int(h, c->back, "claimed"), f, "the backend's failures its own");
-	ASSERT_EQ(service_int(h, c->back, "unclaimed") + service_int(h, c->back, "unknown"), 0,
-		  "the backend: none wrong, none unknown");
-	ASSERT_EQ(service_int(h, c->front, "unclaimed"), f, "the front's failures passed up");
-	ASSERT_EQ(service_int(h, c->front, "claimed") + service_int(h, c->front, "unknown"), 0,
-		  "the front: none wrong, none unknown");
+	near(service_int(h, c->back, "claimed"), f, slack, "the backend's failures its own");
+	ASSERT_EQ(service_int(h, c->back, "unclaimed"), 0, "the backend: none wrong");
+	near(service_int(h, c->front, "unclaimed"), f, slack, "the front's failures passed up");
+	ASSERT_EQ(service_int(h, c->front, "claimed"), 0, "the front: none wrong");
+	ASSERT_LE(service_int(h, c->back, "unknown") + service_int(h, c->front, "unknown"), slack,
+		  "none unknown but for bytes unfollowed");
 }
 
 /* Waits (10 s at most) until both hops counted want requests; the front's count. */
@@ -135,14 +153,60 @@ static pid_t peer_start(const char *dir, const char *name, const char *const arg
 	return pid;
 }
 
+/*
+ * Is a trace line one the truth does not expect? Every ingress of either
+ * hop has no flag, the backend's no call, the front's exactly one, failed
+ * when and only when the request failed; no call outside requests.
+ */
+static bool record_odd(struct json_object *o, pid_t front)
+{
+	struct json_object *eg = j_get(o, "egress"), *call;
+
+	if (strcmp(j_str(o, "type"), "ingress"))
+		return true;
+	if (json_object_array_length(j_get(o, "flags")) || j_int(o, "egress_dropped") ||
+	    j_int(o, "calls_unwritten"))
+		return true;
+	if (j_int(o, "pid") != front)
+		return json_object_array_length(eg) != 0;
+	if (json_object_array_length(eg) != 1)
+		return true;
+	call = json_object_array_get_idx(eg, 0);
+	return j_bool(call, "failed") != j_bool(o, "failed") || j_bool(call, "late") ||
+	       j_bool(call, "pending");
+}
+
+/* The trace's lines the truth does not expect (record_odd), the first 20 printed. */
+static void odd_records_print(const struct trace_cap *t, pid_t front)
+{
+	FILE *f = fopen(t->path, "r");
+	long lines = 0, odd = 0;
+	size_t cap = 0;
+	char *line = NULL;
+
+	while (f && getline(&line, &cap, f) > 0) {
+		struct json_object *o = json_tokener_parse(line);
+
+		lines++;
+		if (o && record_odd(o, front) && odd++ < 20)
+			printf("  odd record: %s", line);
+		json_object_put(o);
+	}
+	printf("  trace: %ld lines, %ld odd\n", lines, odd);
+	free(line);
+	if (f)
+		fclose(f);
+}
+
 /* ab's requests through the two hops, against what claimd counted. */
-static void soak(const struct claimd_h *h, const struct hops *c, int requests)
+static void soak(const struct claimd_h *h, const struct hops *c, pid_t front, int requests)
 {
 	char url[64], out[8192], n_s[16];
 	const char *ab_argv[] = { "ab", "-q", "-n", n_s, "-c", "8", "-r", url, NULL };
 	const char *status_args[] = { "status", NULL };
 	struct json_object *st0 = NULL, *st1 = NULL, *edge = NULL;
-	long long counted;
+	struct trace_cap t = {};
+	long long counted, slack;
 	int i, unanswered = 0;
 	long rss0, rss1;
 
@@ -155,6 +219,8 @@ static void soak(const struct claimd_h *h, const struct hops *c, int requests)
 		  "warm-up: the backend's requests counted");
 	st0 = claimctl_json(h, status_args);
 	rss0 = rss_kib(h->pid);
+	/* Every record, for the diagnosis of a miss (odd_records_print). */
+	ASSERT_OK(trace_start(&t, h), "trace");
 
 	snprintf(n_s, sizeof(n_s), "%d", requests);
 	snprintf(url, sizeof(url), "http://127.0.0.1:%d/r/1", c->port);
@@ -168,31 +234,39 @@ static void soak(const struct claimd_h *h, const struct hops *c, int requests)
 	counted = counted_wait(h, c, WARM + requests);
 	st1 = claimctl_json(h, status_args);
 	rss1 = rss_kib(h->pid);
+	/*
+	 * A new socket's bytes that met the entry of its fd's last socket
+	 * while another CPU ended it are not followed (docs/architectures.md):
+	 * each such may lose one request or call from the counts, never add
+	 * one, and leave a request unknown, never wrong.
+	 */
+	slack = kernel(st1, "connections_end_raced") - kernel(st0, "connections_end_raced");
 	printf("churn: %d requests, %d connections; counted front %lld, backend %lld; "
-	       "claimd RSS %ld -> %ld KiB\n",
+	       "claimd RSS %ld -> %ld KiB; %lld sockets met an entry being ended\n",
 	       requests, 2 * requests, counted - WARM, service_int(h, c->back, "requests") - WARM,
-	       rss0, rss1);
-	ASSERT_EQ(counted, WARM + requests, "the front's requests, each counted once");
-	ASSERT_EQ(service_int(h, c->back, "requests"), WARM + requests,
-		  "the backend's, each counted once");
+	       rss0, rss1, slack);
+	near(counted, WARM + requests, slack, "the front's requests, each counted once");
+	near(service_int(h, c->back, "requests"), WARM + requests, slack,
+	     "the backend's, each counted once");
 	edge = claimd_edge(h, c->front, c->back);
-	ASSERT_EQ(j_int(edge, "calls"), WARM + requests, "every call on the edge, once");
-	ASSERT_EQ(j_int(edge, "callee_failures"), failures_of(c, WARM + requests),
-		  "callee failures exact");
-	ASSERT_EQ(j_int(edge, "both_failed"), failures_of(c, WARM + requests), "each failed both");
-	verdicts_check(h, c, WARM + requests);
+	near(j_int(edge, "calls"), WARM + requests, slack, "every call on the edge, once");
+	near(j_int(edge, "callee_failures"), failures_of(c, WARM + requests), slack,
+	     "callee failures exact");
+	near(j_int(edge, "both_failed"), failures_of(c, WARM + requests), slack,
+	     "each failed both");
+	verdicts_check(h, c, WARM + requests, slack);
 
-#define SAME(name)                                                                   \
+#define SAME(name, most)                                                             \
 	do {                                                                         \
 		printf("  %s: %lld\n", name, kernel(st1, name) - kernel(st0, name)); \
-		ASSERT_EQ(kernel(st1, name) - kernel(st0, name), 0, name);           \
+		ASSERT_LE(kernel(st1, name) - kernel(st0, name), most, name);        \
 	} while (0)
-	SAME("requests_abandoned");
-	SAME("requests_context_lost");
-	SAME("requests_unknown_untied_call");
-	SAME("requests_unknown_framing_lost");
-	SAME("calls_outside_requests");
-	SAME("connections_rejoined");
+	SAME("requests_abandoned", 0);
+	SAME("requests_context_lost", 0);
+	SAME("requests_unknown_untied_call", slack);
+	SAME("requests_unknown_framing_lost", 0);
+	SAME("calls_outside_requests", slack);
+	SAME("connections_rejoined", 0);
 #undef SAME
 	/* A socket's fd reused before its close was seen: the old entry ends, none lost. */
 	printf("  connections_stale: %lld\n",
@@ -200,7 +274,12 @@ static void soak(const struct claimd_h *h, const struct hops *c, int requests)
 	ASSERT_EQ(j_int(j_get(j_get(st1, "maps"), "conns"), "evicted"), 0, "no connection evicted");
 	/* Flat: what the connections leave behind is not claimd's memory. */
 	ASSERT_LT(rss1 - rss0, 4096, "claimd's RSS flat (KiB)");
+	if (test__failed_now()) {
+		claimd_losses_explain(h);
+		odd_records_print(&t, front);
+	}
 out:
+	trace_stop(&t);
 	json_object_put(edge);
 	json_object_put(st0);
 	json_object_put(st1);
@@ -219,7 +298,7 @@ static void soak_watched(const struct hops *c, pid_t front, pid_t back, int requ
 	snprintf(fpid, sizeof(fpid), "%d", front);
 	snprintf(bpid, sizeof(bpid), "%d", back);
 	if (ASSERT_OK(claimd_start(&h, extra), "claimd start"))
-		soak(&h, c, requests);
+		soak(&h, c, front, requests);
 	if (test__failed_now())
 		claimd_print_log(&h);
 	claimd_stop(&h);

@@ -110,6 +110,9 @@
 	X(CLAIMD_ST_GO_NO_CALLEE, "go_calls_callee_unknown",                                      \
 	  "Go calls to a host that is not an IP address: the request's verdict becomes "          \
 	  "unknown.")                                                                             \
+	X(CLAIMD_ST_CONN_END_RACED, "connections_end_raced",                                      \
+	  "A new socket's bytes not followed: another socket's entry under its name (its fd's "   \
+	  "last) was being ended on another CPU; a call they carry leaves its request unknown.")  \
 	X(CLAIMD_ST_CONN_STALE, "connections_stale",                                              \
 	  "Connections whose fd came to name another socket without a close claimd saw "          \
 	  "(close_range, an fd duplicated or passed in over it): gone as at a close, at the "     \
