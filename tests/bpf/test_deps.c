@@ -191,7 +191,7 @@ static void run(struct claimd_h *h, struct trace_cap *t, const struct dep_server
 {
 	static const char *const shapes[] = { "up", "sw", "pf", "jn", "tl" };
 	static const char *const late_extra[] = { "--metrics", "none", NULL };
-	char name[32], callee[H_PATH + 32];
+	char name[32], callee[H_PATH + 32], log[H_PATH], text[4096];
 	struct dep_svc s = { 0 };
 	struct claimd_h late = { 0 };
 	struct trace_cap lt = { 0 };
@@ -203,6 +203,7 @@ static void run(struct claimd_h *h, struct trace_cap *t, const struct dep_server
 	snprintf(name, sizeof(name), "%s-%s-%s", dep_kind_name(d->kind), over_unix ? "unix" : "tcp",
 		 shapes[shape]);
 	dep_server_callee(d, over_unix, callee, sizeof(callee));
+	snprintf(log, sizeof(log), "%s/svc.%s.log", h->dir, name);
 	if (!ASSERT_OK(dep_svc_start(&s, name, d, over_unix, shape, h->dir), "service start"))
 		goto out;
 	if (shape == JOINED) {
@@ -251,6 +252,8 @@ static void run(struct claimd_h *h, struct trace_cap *t, const struct dep_server
 		ASSERT_EQ(error_reply_causes(t, mark, s.pid, dep_kind_name(d->kind)), fails,
 			  "causes: the dependency's error replies, its protocol named");
 out:
+	if (test__failed_now() && read_file(log, text, sizeof(text)) > 0)
+		printf("service %s's log:\n%s\n", name, text);
 	if (late.dir[0])
 		claimd_traced_stop(&late, &lt);
 	if (s.pid > 0)

@@ -28,6 +28,13 @@ import sys
 from peer_http import ThreadedServer, reply, serve
 
 
+def unplanned(rid, fail, err):
+    """A dependency's error the test did not plan: said in the log, for the test to show."""
+    if not fail:
+        print("id %d: unplanned error from the dependency: %r" % (rid, err), file=sys.stderr,
+              flush=True)
+
+
 def redis_client(addr, n):
     import redis
 
@@ -52,7 +59,8 @@ def redis_client(addr, n):
             else:
                 client.get("k%d" % rid)
             return True
-        except redis.exceptions.ResponseError:
+        except redis.exceptions.ResponseError as e:
+            unplanned(rid, fail, e)
             return False
 
     return call
@@ -71,7 +79,8 @@ def sql_pool(connect, n, fail_sql, ok_sql, errors):
             cur.fetchall()
             cur.close()
             return True
-        except errors:
+        except errors as e:
+            unplanned(rid, fail, e)
             return False
         finally:
             conns.put(conn)
