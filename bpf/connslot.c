@@ -3,8 +3,11 @@
  * Fragment of observer.bpf.c: where a connection's entry lives. In the slot
  * its name (process, fd) points at (conn_slots), when it found that slot
  * free at its first bytes; else in the conns table. A name is in one place
- * at a time: the slot is asked first, then the table. Every program finds,
- * places and drops entries through these three, never through the maps.
+ * at a time: the slot is asked first, then the table. One exception: while
+ * the slot's entry is being ended (CLAIMD_SOCK_TAG_ENDING, conn_end), the
+ * name's next socket goes into the table, and is found there. Every
+ * program finds, places and drops entries through these, never through
+ * the maps.
  */
 
 /* The slot key points at (held by key's connection or not). */
@@ -19,9 +22,15 @@ static __always_inline struct claimd_conn_slot *conn_slot_of(const struct claimd
 static __always_inline struct claimd_conn *conn_find(const struct claimd_conn_key *key)
 {
 	struct claimd_conn_slot *s = conn_slot_of(key);
+	struct claimd_conn *next;
 
-	if (s && s->owner == claimd_conn_slot_word(key))
-		return &s->c;
+	if (s && s->owner == claimd_conn_slot_word(key)) {
+		if (s->c.sk_tag != CLAIMD_SOCK_TAG_ENDING)
+			return &s->c;
+		/* Being ended: the name's next socket may be in the table meanwhile. */
+		next = bpf_map_lookup_elem(&conns, key);
+		return next ?: &s->c;
+	}
 	return bpf_map_lookup_elem(&conns, key);
 }
 
@@ -41,6 +50,7 @@ static __always_inline struct claimd_conn *conn_find(const struct claimd_conn_ke
  * behind the slot, where nothing would find or drop it. An entry of
  * another socket under the name (one its fd named before) is written
  * over, unless another CPU is ending it (CLAIMD_SOCK_TAG_ENDING): then
+ * the new one goes into the table, or, when that entry is the table's,
  * NULL, and the caller's bytes go unfollowed (conn_adopt). A new entry is
  * counted here, once.
  */
@@ -69,16 +79,18 @@ static __always_inline struct claimd_conn *conn_put(const struct claimd_conn_key
 		if (was == word) {
 			if (s->c.sk_tag == c->sk_tag)
 				return &s->c;
-			if (s->c.sk_tag == CLAIMD_SOCK_TAG_ENDING)
-				return NULL;
 			/*
 			 * Written over under its name, not held busy: a lookup of the
 			 * old socket meanwhile must still find the name, and tells
-			 * the entry is not its socket's by the tag.
+			 * the entry is not its socket's by the tag. Not one being
+			 * ended: beside it, in the table.
 			 */
-			__builtin_memcpy(&s->c, c, sizeof(*c));
-			stat_inc(CLAIMD_ST_CONNS);
-			return &s->c;
+			if (s->c.sk_tag != CLAIMD_SOCK_TAG_ENDING) {
+				__builtin_memcpy(&s->c, c, sizeof(*c));
+				stat_inc(CLAIMD_ST_CONNS);
+				return &s->c;
+			}
+			stat_inc(CLAIMD_ST_CONN_BESIDE_END);
 		}
 	}
 	err = bpf_map_update_elem(&conns, key, c, BPF_NOEXIST);
@@ -98,18 +110,26 @@ static __always_inline struct claimd_conn *conn_put(const struct claimd_conn_key
 	return bpf_map_lookup_elem(&conns, key);
 }
 
-/* Forgets the entry named key, wherever it is. 0: it was there, and now is not. */
-static __always_inline int conn_drop(const struct claimd_conn_key *key)
+/*
+ * Forgets the entry named key whose tag is tag, wherever it is (the slot's
+ * being ended, the name's next socket may be beside it in the table). 0:
+ * it was there, and now is not.
+ */
+static __always_inline int conn_drop(const struct claimd_conn_key *key, __u32 tag)
 {
 	struct claimd_conn_slot *s = conn_slot_of(key);
 	__u64 word = claimd_conn_slot_word(key);
+	struct claimd_conn *e;
 
-	if (s && s->owner == word) {
+	if (s && s->owner == word && s->c.sk_tag == tag) {
 		if (__sync_val_compare_and_swap(&s->owner, word, 0) != word)
 			return -1; /* another CPU dropped it first */
 		stat_inc(CLAIMD_ST_CONN_SLOTS_FREED);
 		return 0;
 	}
+	e = bpf_map_lookup_elem(&conns, key);
+	if (!e || e->sk_tag != tag)
+		return -1;
 	return bpf_map_delete_elem(&conns, key);
 }
 

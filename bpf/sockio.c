@@ -106,10 +106,11 @@ int claimd_mark(struct bpf_raw_tracepoint_args *ctx)
  */
 /*
  * The socket whose bytes thread tid of tgid moved through fd could not be
- * followed: the entry under that name, another socket's, is being ended
- * on another CPU (CLAIMD_SOCK_TAG_ENDING). Its bytes go unseen: a call
- * they may carry too, so the request the thread serves is unsure
- * (untied-call), never judged without it. Counted.
+ * followed: the table's entry under that name, another socket's, is being
+ * ended on another CPU (CLAIMD_SOCK_TAG_ENDING; a slot's would have the
+ * new one beside it, conn_put). Its bytes go unseen: a call they may
+ * carry too, so the request the thread serves is unsure (untied-call),
+ * never judged without it. Counted.
  */
 static __noinline int conn_end_raced(__u32 tgid, int fd, __u32 tid)
 {
@@ -528,35 +529,40 @@ int tp_io_x(struct bpf_raw_tracepoint_args *ctx)
  * seen when its owner's close returns, after the fd was freed, so another
  * thread may take the fd for its next socket and have it adopted (its old
  * entry found stale, conn_stale) on another CPU, in the very element c
- * pointed to. That entry is not this one's to forget.
+ * pointed to. That entry is not this one's to forget. Nor are what the
+ * name holds beside it (an explicit context, a wire state) once the next
+ * socket is in the table beside the entry being ended (conn_put): they are
+ * that socket's, or found stale by it.
  */
 static __always_inline void conn_forget(struct claimd_conn *c, struct claimd_conn_key *key,
 					__u32 tag, __u32 held)
 {
-	struct claimd_conn *cur = conn_find(key);
-	__u32 slot = claimd_sock_slot(c->local.port, c->remote.port);
-	/* Seeded, its socket never seen since: the filter's count for it is its own. */
-	int unindexed = !tag;
+	struct claimd_conn *cur;
+	__u32 slot;
 
-	if (!cur || cur->sk_tag != held)
+	if (c->sk_tag != held)
 		return;
+	cur = conn_find(key);
+	if (cur && cur->sk_tag == held) {
+		if (c->role == CLAIMD_ROLE_INBOUND) {
+			struct claimd_thread *t = bpf_map_lookup_elem(&conn_ctx, key);
 
-	if (c->role == CLAIMD_ROLE_INBOUND) {
-		struct claimd_thread *t = bpf_map_lookup_elem(&conn_ctx, key);
-
-		/* An event loop's request unanswered: known by its keys no more. */
-		if (t && (t->key_id | t->key_relay))
-			keyed_forget(t);
-		bpf_map_delete_elem(&conn_ctx, key);
+			/* An event loop's request unanswered: known by its keys no more. */
+			if (t && (t->key_id | t->key_relay))
+				keyed_forget(t);
+			bpf_map_delete_elem(&conn_ctx, key);
+		}
+		if (c->proto >= CLAIMD_PROTO_REDIS)
+			bpf_map_delete_elem(&wire_conns, key);
+		tls_forget(c, key);
 	}
-	if (c->proto >= CLAIMD_PROTO_REDIS)
-		bpf_map_delete_elem(&wire_conns, key);
-	tls_forget(c, key);
-	if (!conn_drop(key)) {
-		if (unindexed)
-			sock_mark_add(slot, -1);
-		stat_inc(CLAIMD_ST_CONN_CLOSED);
-	}
+	/* Seeded, its socket never seen since: the filter's count for it is its own. */
+	slot = tag ? CLAIMD_SOCK_MARKS : claimd_sock_slot(c->local.port, c->remote.port);
+	if (conn_drop(key, held))
+		return;
+	if (slot < CLAIMD_SOCK_MARKS)
+		sock_mark_add(slot, -1);
+	stat_inc(CLAIMD_ST_CONN_CLOSED);
 }
 
 /*

@@ -188,6 +188,7 @@ enum claimd_stat {
 	CLAIMD_ST_CONN_SLOTS_FREED, /* ... and slots given back at their end, or by claimd */
 	CLAIMD_ST_EARLY_ANSWERS,    /* answers read before their request's write was framed */
 	CLAIMD_ST_CONN_END_RACED,   /* new sockets' bytes unfollowed: their name's entry ending */
+	CLAIMD_ST_CONN_BESIDE_END,  /* new sockets' entries put beside their name's, ending */
 	CLAIMD_ST__COUNT,
 };
 

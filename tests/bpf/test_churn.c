@@ -268,9 +268,13 @@ static void soak(const struct claimd_h *h, const struct hops *c, pid_t front, in
 	SAME("calls_outside_requests", slack);
 	SAME("connections_rejoined", 0);
 #undef SAME
-	/* A socket's fd reused before its close was seen: the old entry ends, none lost. */
-	printf("  connections_stale: %lld\n",
-	       kernel(st1, "connections_stale") - kernel(st0, "connections_stale"));
+	/*
+	 * A socket's fd reused before its close was seen: the old entry ends,
+	 * none lost; the new one put beside the old while it ends.
+	 */
+	printf("  connections_stale: %lld, connections_beside_ending: %lld\n",
+	       kernel(st1, "connections_stale") - kernel(st0, "connections_stale"),
+	       kernel(st1, "connections_beside_ending") - kernel(st0, "connections_beside_ending"));
 	ASSERT_EQ(j_int(j_get(j_get(st1, "maps"), "conns"), "evicted"), 0, "no connection evicted");
 	/* Flat: what the connections leave behind is not claimd's memory. */
 	ASSERT_LT(rss1 - rss0, 4096, "claimd's RSS flat (KiB)");

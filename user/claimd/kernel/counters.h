@@ -111,8 +111,12 @@
 	  "Go calls to a host that is not an IP address: the request's verdict becomes "          \
 	  "unknown.")                                                                             \
 	X(CLAIMD_ST_CONN_END_RACED, "connections_end_raced",                                      \
-	  "A new socket's bytes not followed: another socket's entry under its name (its fd's "   \
-	  "last) was being ended on another CPU; a call they carry leaves its request unknown.")  \
+	  "A new socket's bytes not followed: another socket's table entry under its name (its "  \
+	  "fd's last) was being ended on another CPU; a call they carry leaves its request "      \
+	  "unknown.")                                                                             \
+	X(CLAIMD_ST_CONN_BESIDE_END, "connections_beside_ending",                                 \
+	  "New sockets whose entry went into the table beside their name's slot, its last "       \
+	  "socket's entry being ended on another CPU: followed all the same.")                    \
 	X(CLAIMD_ST_CONN_STALE, "connections_stale",                                              \
 	  "Connections whose fd came to name another socket without a close claimd saw "          \
 	  "(close_range, an fd duplicated or passed in over it): gone as at a close, at the "     \
