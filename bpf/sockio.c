@@ -529,10 +529,10 @@ int tp_io_x(struct bpf_raw_tracepoint_args *ctx)
  * seen when its owner's close returns, after the fd was freed, so another
  * thread may take the fd for its next socket and have it adopted (its old
  * entry found stale, conn_stale) on another CPU, in the very element c
- * pointed to. That entry is not this one's to forget. Nor are what the
+ * pointed to. That entry is not this one's to forget. Nor is what the
  * name holds beside it (an explicit context, a wire state) once the next
- * socket is in the table beside the entry being ended (conn_put): they are
- * that socket's, or found stale by it.
+ * socket is in the table beside the entry being ended (conn_put): that
+ * socket's, or found stale by it.
  */
 static __always_inline void conn_forget(struct claimd_conn *c, struct claimd_conn_key *key,
 					__u32 tag, __u32 held)
@@ -554,8 +554,9 @@ static __always_inline void conn_forget(struct claimd_conn *c, struct claimd_con
 		}
 		if (c->proto >= CLAIMD_PROTO_REDIS)
 			bpf_map_delete_elem(&wire_conns, key);
-		tls_forget(c, key);
 	}
+	/* Keyed by its own SSL pointer: its, whoever has the name now. */
+	tls_forget(c, key);
 	/* Seeded, its socket never seen since: the filter's count for it is its own. */
 	slot = tag ? CLAIMD_SOCK_MARKS : claimd_sock_slot(c->local.port, c->remote.port);
 	if (conn_drop(key, held))
