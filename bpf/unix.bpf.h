@@ -50,9 +50,8 @@ static __always_inline int unix_io_wanted(struct sock *sk, __u64 skaddr, struct 
  */
 static __always_inline __u32 unix_sock_tag(__u64 skaddr)
 {
-	__u32 tag = claimd_sock_tag(skaddr) ^ ((__u32)sock_ino((void *)skaddr) * 2654435761u);
-
-	return tag == CLAIMD_SOCK_TAG_ENDING ? tag - 1 : tag;
+	return claimd_tag_of(claimd_sock_tag(skaddr) ^
+			     ((__u32)sock_ino((void *)skaddr) * 2654435761u));
 }
 
 #endif /* CLAIMD_UNIX_BPF_H */

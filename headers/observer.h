@@ -588,14 +588,17 @@ static inline __u32 claimd_sock_slot(__u16 lport, __u16 rport)
 /*
  * What a connection's entry keeps of its socket's address, to tell it from
  * another socket at the same fd: the address's bits above its alignment.
- * Two live sockets have the same tag only 32 GiB apart. Never
- * CLAIMD_SOCK_TAG_ENDING.
+ * Two live sockets have the same tag only 32 GiB apart. Every tag goes
+ * through claimd_tag_of: never CLAIMD_SOCK_TAG_ENDING.
  */
+static inline __u32 claimd_tag_of(__u32 tag)
+{
+	return tag == CLAIMD_SOCK_TAG_ENDING ? tag - 1 : tag;
+}
+
 static inline __u32 claimd_sock_tag(__u64 sk)
 {
-	__u32 tag = (__u32)(sk >> 3);
-
-	return tag == CLAIMD_SOCK_TAG_ENDING ? tag - 1 : tag;
+	return claimd_tag_of((__u32)(sk >> 3));
 }
 
 /* Filters set by claimd before the programs see traffic. */

@@ -176,26 +176,31 @@ static bool record_odd(struct json_object *o, pid_t front)
 	       j_bool(call, "pending");
 }
 
-/* The trace's lines the truth does not expect (record_odd), the first 20 printed. */
+struct odd_count {
+	pid_t front;
+	int odd;
+};
+
+/* A trace_match_fn: is the line odd (record_odd)? The first 20 printed. */
+static bool odd_print(struct json_object *line, void *ctx)
+{
+	struct odd_count *c = ctx;
+
+	if (!record_odd(line, c->front))
+		return false;
+	if (++c->odd <= 20)
+		printf("  odd record: %s\n",
+		       json_object_to_json_string_ext(line, JSON_C_TO_STRING_PLAIN));
+	return true;
+}
+
+/* The trace's lines the truth does not expect, the first 20 printed. */
 static void odd_records_print(const struct trace_cap *t, pid_t front)
 {
-	FILE *f = fopen(t->path, "r");
-	long lines = 0, odd = 0;
-	size_t cap = 0;
-	char *line = NULL;
+	struct odd_count c = { .front = front };
 
-	while (f && getline(&line, &cap, f) > 0) {
-		struct json_object *o = json_tokener_parse(line);
-
-		lines++;
-		if (o && record_odd(o, front) && odd++ < 20)
-			printf("  odd record: %s", line);
-		json_object_put(o);
-	}
-	printf("  trace: %ld lines, %ld odd\n", lines, odd);
-	free(line);
-	if (f)
-		fclose(f);
+	trace_each(t, odd_print, &c);
+	printf("  trace: %zu lines, %d odd\n", trace_mark(t), c.odd);
 }
 
 /* ab's requests through the two hops, against what claimd counted. */

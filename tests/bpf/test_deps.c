@@ -60,13 +60,14 @@ struct dep_svc {
 	pid_t pid;
 	int port;
 	char name[32];
+	char log[H_PATH]; /* its stdout and stderr: unplanned dependency errors */
 };
 
 /* dep_service.py, as name, calling d over TCP or its socket file. 0 or -1. */
 static int dep_svc_start(struct dep_svc *s, const char *name, const struct dep_server *d,
 			 bool over_unix, enum shape shape, const char *dir)
 {
-	char script[H_PATH], ready[H_PATH], log[H_PATH], env[64], buf[32], pool[8];
+	char script[H_PATH], ready[H_PATH], env[64], buf[32], pool[8];
 	const char *argv[16] = { "/usr/bin/python3",
 				 script,
 				 "--dep",
@@ -84,7 +85,7 @@ static int dep_svc_start(struct dep_svc *s, const char *name, const struct dep_s
 	snprintf(s->name, sizeof(s->name), "%s", name);
 	peer_script("dep_service.py", script, sizeof(script));
 	snprintf(ready, sizeof(ready), "%s/ready.%s", dir, name);
-	snprintf(log, sizeof(log), "%s/svc.%s.log", dir, name);
+	snprintf(s->log, sizeof(s->log), "%s/svc.%s.log", dir, name);
 	snprintf(env, sizeof(env), "CLAIMD_SERVICE=%s", name);
 	if (shape == SWALLOWS) {
 		argv[n++] = "--swallow";
@@ -96,11 +97,11 @@ static int dep_svc_start(struct dep_svc *s, const char *name, const struct dep_s
 	if (shape == POOL_FIRST || shape == JOINED)
 		argv[n++] = "--pool-first";
 	unlink(ready);
-	s->pid = proc_spawn(argv, envv, log);
+	s->pid = proc_spawn(argv, envv, s->log);
 	if (s->pid <= 0 || wait_file(ready, 20000) || read_file(ready, buf, sizeof(buf)) <= 0) {
 		char text[4096];
 
-		read_file(log, text, sizeof(text));
+		read_file(s->log, text, sizeof(text));
 		printf("service %s did not start; its log:\n%s\n", name, text);
 		return -1;
 	}
@@ -191,7 +192,7 @@ static void run(struct claimd_h *h, struct trace_cap *t, const struct dep_server
 {
 	static const char *const shapes[] = { "up", "sw", "pf", "jn", "tl" };
 	static const char *const late_extra[] = { "--metrics", "none", NULL };
-	char name[32], callee[H_PATH + 32], log[H_PATH], text[4096];
+	char name[32], callee[H_PATH + 32], text[4096];
 	struct dep_svc s = { 0 };
 	struct claimd_h late = { 0 };
 	struct trace_cap lt = { 0 };
@@ -203,7 +204,6 @@ static void run(struct claimd_h *h, struct trace_cap *t, const struct dep_server
 	snprintf(name, sizeof(name), "%s-%s-%s", dep_kind_name(d->kind), over_unix ? "unix" : "tcp",
 		 shapes[shape]);
 	dep_server_callee(d, over_unix, callee, sizeof(callee));
-	snprintf(log, sizeof(log), "%s/svc.%s.log", h->dir, name);
 	if (!ASSERT_OK(dep_svc_start(&s, name, d, over_unix, shape, h->dir), "service start"))
 		goto out;
 	if (shape == JOINED) {
@@ -252,7 +252,8 @@ static void run(struct claimd_h *h, struct trace_cap *t, const struct dep_server
 		ASSERT_EQ(error_reply_causes(t, mark, s.pid, dep_kind_name(d->kind)), fails,
 			  "causes: the dependency's error replies, its protocol named");
 out:
-	if (test__failed_now() && read_file(log, text, sizeof(text)) > 0)
+	/* Started, then failed: what it said (a start's failure printed it already). */
+	if (test__failed_now() && s.port > 0 && read_file(s.log, text, sizeof(text)) > 0)
 		printf("service %s's log:\n%s\n", name, text);
 	if (late.dir[0])
 		claimd_traced_stop(&late, &lt);

@@ -647,23 +647,38 @@ void claimd_traced_stop(struct claimd_h *h, struct trace_cap *t)
 	tmpdir_remove(h->dir);
 }
 
-struct json_object *trace_read(const struct trace_cap *t)
+int trace_each(const struct trace_cap *t, trace_match_fn fn, void *ctx)
 {
-	struct json_object *arr = json_object_new_array();
+	FILE *f = fopen(t->path, "r");
 	char *line = NULL;
 	size_t cap = 0;
-	FILE *f = fopen(t->path, "r");
+	int n = 0;
 
 	if (!f)
-		return arr;
+		return 0;
 	while (getline(&line, &cap, f) > 0) {
 		struct json_object *o = json_tokener_parse(line);
 
 		if (o)
-			json_object_array_add(arr, o);
+			n += fn(o, ctx);
+		json_object_put(o);
 	}
 	free(line);
 	fclose(f);
+	return n;
+}
+
+static bool line_keep(struct json_object *line, void *arr)
+{
+	json_object_array_add(arr, json_object_get(line));
+	return true;
+}
+
+struct json_object *trace_read(const struct trace_cap *t)
+{
+	struct json_object *arr = json_object_new_array();
+
+	trace_each(t, line_keep, arr);
 	return arr;
 }
 
@@ -676,13 +691,16 @@ struct json_object *trace_read_from(const struct trace_cap *t, size_t from)
 	return arr;
 }
 
+static bool line_any(struct json_object *line, void *ctx)
+{
+	(void)line;
+	(void)ctx;
+	return true;
+}
+
 size_t trace_mark(const struct trace_cap *t)
 {
-	struct json_object *arr = trace_read(t);
-	size_t n = json_object_array_length(arr);
-
-	json_object_put(arr);
-	return n;
+	return trace_each(t, line_any, NULL);
 }
 
 bool trace_is_ingress_of(struct json_object *line, void *pid)
@@ -693,16 +711,10 @@ bool trace_is_ingress_of(struct json_object *line, void *pid)
 int trace_wait(const struct trace_cap *t, trace_match_fn match, void *ctx, int n, int timeout_ms)
 {
 	long long end = now_ms() + timeout_ms;
-	int got = 0;
+	int got;
 
 	for (;;) {
-		struct json_object *arr = trace_read(t);
-		size_t i, len = json_object_array_length(arr);
-
-		got = 0;
-		for (i = 0; i < len; i++)
-			got += match(json_object_array_get_idx(arr, i), ctx);
-		json_object_put(arr);
+		got = trace_each(t, match, ctx);
 		if (got >= n || now_ms() >= end)
 			return got;
 		sleep_ms(100);

@@ -184,6 +184,8 @@ struct json_object *trace_read_from(const struct trace_cap *t, size_t from);
 size_t trace_mark(const struct trace_cap *t);
 
 typedef bool (*trace_match_fn)(struct json_object *line, void *ctx);
+/* Calls fn on each captured line, in order, without keeping them; how many it returned true for. */
+int trace_each(const struct trace_cap *t, trace_match_fn fn, void *ctx);
 /* A trace_match_fn: is line an ingress record of the process *(pid_t *)pid? */
 bool trace_is_ingress_of(struct json_object *line, void *pid);
 /* Waits until at least n captured lines match; returns how many matched. */

@@ -160,9 +160,12 @@ static void *look_at(struct goprobes *gp, const char *path, __u32 tgid, bool off
 				strerror(errno));
 		return GO_FILE_OTHER;
 	}
-	r = off ? GOEXEC_OFF : goexec__refusal(&g, &why);
-	if (off)
+	if (off) {
+		r = GOEXEC_OFF;
 		why = "claimd --no-go";
+	} else {
+		r = goexec__refusal(&g, &why);
+	}
 	if (r != GOEXEC_PROBED)
 		return refuse(gp, path, &g, tgid, r, why);
 	syscalls = by_syscalls(gp, &g, tgid);
