@@ -8,7 +8,6 @@
  */
 
 static const struct claimd_edge_counts zero_edge_counts;
-static const struct claimd_service_counts zero_service_counts;
 
 /*
  * A new id for a request being counted, unique among this CPU's (a program
@@ -141,19 +140,89 @@ __noinline __u32 count_edges(struct claimd_ingress *r, __u64 id, __u32 request_f
 	return w.refused;
 }
 
-/* A request into its service's counts; false when the map refused it. */
-static __always_inline int count_service(__u32 tgid, __u16 port, __u32 status, __u32 flags,
-					 __u32 verdict, __u32 rule)
+/*
+ * The slot of this CPU that owner's counts go to: the first of its probes
+ * that it holds, or that is free and it takes (a program preempting this
+ * one on the CPU may take it first: then it is held, or another's). NULL:
+ * all held by others.
+ */
+static __always_inline struct claimd_service_counts *service_slot(__u64 owner)
 {
-	struct claimd_service_key sk = { .tgid = tgid, .local_port = port };
 	struct claimd_service_counts *s;
+	__u32 probe, idx;
 
-	s = counts_get(&service_counts, &sk, &zero_service_counts);
+	for (probe = 0; probe < CLAIMD_SERVICE_PROBES; probe++) {
+		idx = claimd_service_slot(owner, probe);
+		s = bpf_map_lookup_elem(&service_counts, &idx);
+		if (!s)
+			return NULL;
+		if (s->owner == owner)
+			return s;
+		if (!s->owner &&
+		    (__sync_val_compare_and_swap(&s->owner, 0, owner) == 0 || s->owner == owner))
+			return s;
+	}
+	return NULL;
+}
+
+/*
+ * A request of service instance owner (claimd_service_owner), answered
+ * with status and flags, judged verdict by rule (VR), into its counts;
+ * false when its slots were all held. A function of its own: the slots'
+ * walk would widen ingress_close's frame, on the deepest chain (stream.c).
+ */
+#define VR(verdict, rule) ((verdict) << 8 | (rule))
+static __noinline int count_service(__u64 owner, __u32 status, __u32 flags, __u32 vr)
+{
+	struct claimd_service_key sk = { .tgid = owner >> 16, .local_port = (__u16)owner };
+	struct claimd_service_counts *s = service_slot(owner);
+
 	if (!s)
 		return 0;
-	counts_add_request(s, status, flags, verdict, rule, fail_status_min);
+	counts_add_request(s, status, flags, vr >> 8, vr & 0xff, fail_status_min);
 	dirty_service(s, &sk);
 	return 1;
+}
+
+/* At most this many CPUs' slots are given back (bpf_map_lookup_percpu_elem stops sooner). */
+#define FORGET_CPUS_MAX 8192
+
+/* Zeroes and frees, on CPU cpu, the slots *owner holds; 1 past the last CPU. */
+static long forget_service_on(__u64 cpu, void *owner)
+{
+	__u64 who = *(__u64 *)owner;
+	struct claimd_service_counts *s;
+	__u32 probe, idx, i;
+
+	for (probe = 0; probe < CLAIMD_SERVICE_PROBES; probe++) {
+		idx = claimd_service_slot(who, probe);
+		s = bpf_map_lookup_percpu_elem(&service_counts, &idx, (__u32)cpu);
+		if (!s)
+			return 1;
+		if (s->owner != who)
+			continue;
+		/* The counts first, the owner last: whoever takes the slot next finds it zeroed. */
+		for (i = 2; i < sizeof(*s) / sizeof(__u64); i++)
+			((__u64 *)s)[i] = 0;
+		s->epoch = 0;
+		__sync_val_compare_and_swap(&s->owner, who, 0);
+	}
+	return 0;
+}
+
+/*
+ * claimd gives back the slots of a service instance whose process is gone
+ * (claimd_service_slot, headers/counts.h), on every CPU, after its last
+ * read: run with BPF_PROG_TEST_RUN, args[0] its owner word. Never attached.
+ */
+SEC("raw_tp")
+int claimd_forget_services(struct bpf_raw_tracepoint_args *ctx)
+{
+	__u64 owner = ctx->args[0];
+
+	if (owner)
+		bpf_loop(FORGET_CPUS_MAX, forget_service_on, &owner, 0);
+	return 0;
 }
 
 /* Does claimd want the record of the request counted as id? */
@@ -184,7 +253,8 @@ static __always_inline int count_request(struct claimd_ingress *r, int with_edge
 	__u64 id = edges || sample_every ? count_next_id() : 0;
 	int refused = 0;
 
-	if (!count_service(r->tgid, r->local.port, r->status, r->flags, r->verdict, r->rule)) {
+	if (!count_service(claimd_service_owner(r->tgid, r->local.port), r->status, r->flags,
+			   VR(r->verdict, r->rule))) {
 		r->flags |= CLAIMD_IN_UNCOUNTED;
 		refused = 1;
 	}

@@ -375,7 +375,8 @@ static __always_inline void ingress_emit_bare(struct claimd_conn *c, struct io *
 	__u64 id = count_next_id();
 	struct claimd_ingress *r;
 
-	if (!count_service(io->key.tgid, c->local.port, status, flags, verdict, rule)) {
+	if (!count_service(claimd_service_owner(io->key.tgid, c->local.port), status, flags,
+			   VR(verdict, rule))) {
 		flags |= CLAIMD_IN_UNCOUNTED;
 		stat_inc(CLAIMD_ST_COUNTS_FULL);
 	}

@@ -367,9 +367,11 @@ struct {
 /*
  * What answered requests add up to (headers/counts.h), per CPU: per service
  * instance and per edge (caller instance, callee endpoint). claimd reads
- * them each tick and deletes a process's entries after it exits. Allocated
- * as edges appear; a full map refuses, and that request goes to claimd as a
- * record (CLAIMD_IN_UNCOUNTED, CLAIMD_EG_UNCOUNTED), counted there.
+ * them each tick and deletes a process's entries after it exits (a
+ * service's slots given back: claimd_forget_services). Edges are allocated
+ * as they appear; a full map, or a service whose slots others hold,
+ * refuses, and that request goes to claimd as a record
+ * (CLAIMD_IN_UNCOUNTED, CLAIMD_EG_UNCOUNTED), counted there.
  */
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_HASH);
@@ -379,11 +381,11 @@ struct {
 	__type(value, struct claimd_edge_counts);
 } edge_counts SEC(".maps");
 
+/* Services: in slots, each owned per CPU (claimd_service_slot, headers/counts.h). */
 struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_HASH);
-	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
 	__uint(max_entries, CLAIMD_SERVICES_MAX);
-	__type(key, struct claimd_service_key);
+	__type(key, __u32);
 	__type(value, struct claimd_service_counts);
 } service_counts SEC(".maps");
 

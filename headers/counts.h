@@ -34,12 +34,13 @@
 _Static_assert(CLAIM_RULE__COUNT <= CLAIMD_RULE_SLOTS, "a count for every rule");
 
 /*
- * Per CPU, per service instance: struct claimd_service_key -> this. The
- * epoch first, by the counts every request adds: one cache line where a
- * request that does not fail touches the struct.
+ * Per CPU, per service instance, in a slot of its own on each CPU (below).
+ * The epoch and the owner first, by the counts every request adds: one
+ * cache line where a request that does not fail touches the struct.
  */
 struct claimd_service_counts {
 	__u64 epoch; /* no count: see struct claimd_dirty */
+	__u64 owner; /* the service instance whose slot this is on this CPU; 0: free */
 	__u64 requests;
 	__u64 failures;	   /* failed or lost (outcome_judged) */
 	__u64 claimed;	   /* failures with a confident verdict: claimed */
@@ -60,6 +61,32 @@ struct claimd_service_key {
 	__u16 local_port;
 	__u16 pad;
 };
+
+/*
+ * Where a service instance's counts are: an array of CLAIMD_SERVICES_MAX
+ * slots per CPU, not a hash (its lookup was a fifth of what claimd adds to
+ * a traced request: docs/performance.md). On each CPU the instance takes
+ * the first of its CLAIMD_SERVICE_PROBES slots that it owns already or that
+ * is free, and keeps it until claimd forgets the process (claimd_forget_
+ * services). CPUs decide alone, so one instance may sit in different slots
+ * on different CPUs, and in two of its slots on one CPU (a slot before its
+ * own freed meanwhile): claimd sums every slot of the instance's that it
+ * owns on every CPU. All of them held by others on this CPU: refused, the
+ * request sent as a record (CLAIMD_IN_UNCOUNTED), as when a map is full.
+ */
+#define CLAIMD_SERVICE_PROBES 4
+
+/* The owner word of an instance: never 0 (a process's tgid is not). */
+static inline __u64 claimd_service_owner(__u32 tgid, __u16 local_port)
+{
+	return (__u64)tgid << 16 | local_port;
+}
+
+/* The instance's probe-th slot (probe < CLAIMD_SERVICE_PROBES). */
+static inline __u32 claimd_service_slot(__u64 owner, __u32 probe)
+{
+	return ((__u32)((owner * 0x9E3779B97F4A7C15ULL) >> 32) + probe) & (CLAIMD_SERVICES_MAX - 1);
+}
 
 /* Per CPU, per edge: struct claimd_edge_key (headers/verdict.h) -> this. */
 struct claimd_edge_counts {

@@ -263,6 +263,61 @@ static void check_counts(struct kfix *f, const struct kcase *c, struct claimd_ed
 	}
 }
 
+/*
+ * A service instance's counts in its slots (headers/counts.h): every slot
+ * of its probes held by others on every CPU, a request is refused, sent as
+ * a record and counted full, the others' counts untouched; the slots free
+ * again, the next is counted in one; given back (claimd_forget_services),
+ * its counts are gone from every CPU and the slots free.
+ */
+static void subtest_service_slots(struct kfix *f)
+{
+	struct claimd_service_counts s;
+	const struct claimd_ingress *in;
+	struct kcase c = { 0 };
+	__u64 owner;
+	__u32 k;
+
+	if (!kcase_open(f, &c, NULL, 0))
+		goto out;
+	owner = claimd_service_owner(f->tgid, c.s.port);
+	for (k = 0; k < CLAIMD_SERVICE_PROBES; k++)
+		ASSERT_OK(kfix_service_slot_set(f, claimd_service_slot(owner, k), owner + 1 + k, 7),
+			  "another's slot");
+	if (!ASSERT_TRUE(svc_request(&c.s, REQ_FRONT), "request 1") ||
+	    !ASSERT_TRUE(svc_answer(&c.s, RESP(200, "OK")), "answer 1"))
+		goto out;
+	in = kfix_ingress(f, c.s.port, 0);
+	if (ASSERT_OK_PTR(in, "its record"))
+		ASSERT_TRUE(in->flags & CLAIMD_IN_UNCOUNTED, "refused: the record says so");
+	ASSERT_EQ(kfix_stat(f, CLAIMD_ST_COUNTS_FULL), 1, "refused: counted full");
+	ASSERT_FALSE(kfix_service_counts(f, c.s.port, &s), "no slot held");
+	for (k = 0; k < CLAIMD_SERVICE_PROBES; k++)
+		ASSERT_EQ(
+			kfix_service_slot_cpus(f, claimd_service_slot(owner, k), owner + 1 + k, 7),
+			f->ncpus, "the others' slots untouched");
+
+	for (k = 0; k < CLAIMD_SERVICE_PROBES; k++)
+		ASSERT_OK(kfix_service_slot_set(f, claimd_service_slot(owner, k), 0, 0), "freed");
+	if (!ASSERT_TRUE(svc_request(&c.s, REQ_FRONT), "request 2") ||
+	    !ASSERT_TRUE(svc_answer(&c.s, RESP(200, "OK")), "answer 2"))
+		goto out;
+	ASSERT_EQ(kfix_stat(f, CLAIMD_ST_COUNTS_FULL), 1, "counted in a slot");
+	if (ASSERT_TRUE(kfix_service_counts(f, c.s.port, &s), "a slot held"))
+		ASSERT_EQ(s.requests, 1, "its one request");
+
+	ASSERT_OK(kfix_service_forget(f, owner), "given back");
+	ASSERT_FALSE(kfix_service_counts(f, c.s.port, &s), "none held after");
+	for (k = 0; k < CLAIMD_SERVICE_PROBES; k++)
+		ASSERT_EQ(kfix_service_slot_cpus(f, claimd_service_slot(owner, k), 0, 0), f->ncpus,
+			  "free and zeroed on every CPU");
+out:
+	for (k = 0; k < CLAIMD_SERVICE_PROBES && c.s.port; k++)
+		kfix_service_slot_set(
+			f, claimd_service_slot(claimd_service_owner(f->tgid, c.s.port), k), 0, 0);
+	kcase_close(&c);
+}
+
 /* A failed call repeated: the repeat is flagged and supersedes it in the verdict. */
 static void subtest_retry(struct kfix *f)
 {
@@ -1612,6 +1667,8 @@ void test_kernel(void)
 		subtest_retry(&f);
 	if (test__start_subtest("counts_without_records"))
 		subtest_counts_without_records(&f);
+	if (test__start_subtest("service_slots"))
+		subtest_service_slots(&f);
 	if (test__start_subtest("dirty_lists"))
 		subtest_dirty_lists(&f);
 	if (test__start_subtest("root_counts"))

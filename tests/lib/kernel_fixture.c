@@ -23,6 +23,7 @@
 
 #include "harness.h"
 #include "kernel_fixture.h"
+#include "kernel/service_slots.h"
 #include "observer.skel.h"
 #include "kernel/sock_marks.h"
 #include "sockets.h"
@@ -178,6 +179,18 @@ static void map_clear(struct bpf_map *map)
 			break;
 }
 
+/* Zeroes every element of a per-CPU array on every CPU. */
+static void array_clear(struct bpf_map *map, int ncpus)
+{
+	size_t stride = (bpf_map__value_size(map) + 7) & ~(size_t)7;
+	void *zero = calloc(ncpus, stride);
+	__u32 i;
+
+	for (i = 0; zero && i < bpf_map__max_entries(map); i++)
+		bpf_map_update_elem(bpf_map__fd(map), &i, zero, BPF_ANY);
+	free(zero);
+}
+
 void kfix_begin(struct kfix *f)
 {
 	__u32 flags = PROC_TRACED, tid = self_tid();
@@ -187,7 +200,7 @@ void kfix_begin(struct kfix *f)
 	f->lost_recs = 0;
 	map_clear(f->skel->maps.edge_class);
 	/* Counts are kept by port: a port an earlier subtest's service had would add to them. */
-	map_clear(f->skel->maps.service_counts);
+	array_clear(f->skel->maps.service_counts, f->ncpus);
 	map_clear(f->skel->maps.edge_counts);
 	/* A multiplexing subtest leaves PROC_MUX, which silences every verdict after it. */
 	bpf_map_update_elem(bpf_map__fd(f->skel->maps.traced), &f->tgid, &flags, BPF_ANY);
@@ -442,19 +455,51 @@ static bool edge_counts_of(struct kfix *f, const struct claimd_edge_key *key,
 
 bool kfix_service_counts(struct kfix *f, int service_port, struct claimd_service_counts *out)
 {
-	struct claimd_service_key key = { .tgid = f->tgid, .local_port = service_port };
-	struct claimd_service_counts v[f->ncpus];
+	struct claimd_service_counts v[f->ncpus], scratch[f->ncpus];
 	__u64 *o = (__u64 *)out;
 	size_t i, words = sizeof(*out) / sizeof(__u64);
 	int c;
 
 	memset(out, 0, sizeof(*out));
-	if (bpf_map_lookup_elem(bpf_map__fd(f->skel->maps.service_counts), &key, v))
+	if (service_slots_read(bpf_map__fd(f->skel->maps.service_counts), f->ncpus,
+			       claimd_service_owner(f->tgid, service_port), v, scratch) <= 0)
 		return false;
 	for (c = 0; c < f->ncpus; c++)
 		for (i = 0; i < words; i++)
 			o[i] += ((const __u64 *)&v[c])[i];
 	return true;
+}
+
+/* Writes v (owner, requests) into service slot idx on every CPU. */
+int kfix_service_slot_set(struct kfix *f, __u32 idx, __u64 owner, __u64 requests)
+{
+	struct claimd_service_counts v[f->ncpus];
+	int cpu;
+
+	memset(v, 0, sizeof(v));
+	for (cpu = 0; cpu < f->ncpus; cpu++) {
+		v[cpu].owner = owner;
+		v[cpu].requests = requests;
+	}
+	return bpf_map_update_elem(bpf_map__fd(f->skel->maps.service_counts), &idx, v, BPF_ANY);
+}
+
+/* How many CPUs' copies of service slot idx have this owner and requests. */
+int kfix_service_slot_cpus(struct kfix *f, __u32 idx, __u64 owner, __u64 requests)
+{
+	struct claimd_service_counts v[f->ncpus];
+	int cpu, n = 0;
+
+	if (bpf_map_lookup_elem(bpf_map__fd(f->skel->maps.service_counts), &idx, v))
+		return -1;
+	for (cpu = 0; cpu < f->ncpus; cpu++)
+		n += v[cpu].owner == owner && v[cpu].requests == requests;
+	return n;
+}
+
+int kfix_service_forget(struct kfix *f, __u64 owner)
+{
+	return service_slots_forget(bpf_program__fd(f->skel->progs.claimd_forget_services), owner);
 }
 
 void kfix_records(struct kfix *f, bool on)

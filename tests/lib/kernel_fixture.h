@@ -93,6 +93,12 @@ int kfix_set_class(struct kfix *f, int service_port, int callee_port, __u8 cls);
  * false when the kernel has none. */
 bool kfix_edge_counts(struct kfix *f, int service_port, int callee_port,
 		      struct claimd_edge_counts *out);
+/* Service slot idx (headers/counts.h) on every CPU: owner and requests written, 0 or -errno. */
+int kfix_service_slot_set(struct kfix *f, __u32 idx, __u64 owner, __u64 requests);
+/* How many CPUs' copies of service slot idx have this owner and requests; -1: unread. */
+int kfix_service_slot_cpus(struct kfix *f, __u32 idx, __u64 owner, __u64 requests);
+/* claimd_forget_services for owner: its slots zeroed and freed on every CPU. */
+int kfix_service_forget(struct kfix *f, __u64 owner);
 bool kfix_service_counts(struct kfix *f, int service_port, struct claimd_service_counts *out);
 /* The root edge's counts: process tgid's calls outside requests to 127.0.0.1:callee. */
 bool kfix_root_counts(struct kfix *f, pid_t tgid, int callee_port, struct claimd_edge_counts *out);

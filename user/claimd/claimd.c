@@ -780,6 +780,7 @@ static int claimd_load(struct claimd *d)
 	d->kcounts = kcounts__new(&(struct kcounts_maps){
 		.edge_fd = observer__edge_counts_fd(d->obs),
 		.service_fd = observer__service_counts_fd(d->obs),
+		.service_forget_fd = observer__service_forget_fd(d->obs),
 		.dirty_edges_fd = observer__dirty_edges_fd(d->obs),
 		.dirty_services_fd = observer__dirty_services_fd(d->obs),
 		.epoch = observer__count_epoch(d->obs),

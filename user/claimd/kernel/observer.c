@@ -763,6 +763,11 @@ int observer__service_counts_fd(const struct observer *obs)
 	return bpf_map__fd(obs->skel->maps.service_counts);
 }
 
+int observer__service_forget_fd(const struct observer *obs)
+{
+	return bpf_program__fd(obs->skel->progs.claimd_forget_services);
+}
+
 void observer__want_records(struct observer *obs, bool on)
 {
 	/* .bss is mapped into claimd: the programs see the store at once. */

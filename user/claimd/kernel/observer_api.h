@@ -86,6 +86,8 @@ int observer__classes_fd(const struct observer *obs);
 int observer__verdicts_fd(const struct observer *obs);
 int observer__edge_counts_fd(const struct observer *obs);
 int observer__service_counts_fd(const struct observer *obs);
+/* claimd_forget_services (kernel/service_slots.h) */
+int observer__service_forget_fd(const struct observer *obs);
 /* What changed since claimd's last read of the counters (headers/counts.h). */
 int observer__dirty_edges_fd(const struct observer *obs);
 int observer__dirty_services_fd(const struct observer *obs);

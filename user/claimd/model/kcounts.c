@@ -14,6 +14,7 @@
 #include "model/edges.h"
 #include "hashtab.h"
 #include "model/kcounts.h"
+#include "kernel/service_slots.h"
 #include "model/names.h"
 #include "model/roots.h"
 #include "pidlist.h"
@@ -41,6 +42,7 @@ struct dirty_kind {
 	size_t list_size, key_size;
 	void (*take)(struct poll_ctx *x, const void *key, const void *percpu);
 	__u32 *read; /* per CPU: keys of the list read last taken already */
+	bool slots;  /* services: their values in slots (kernel/service_slots.h), not by key */
 };
 
 /* Every counter is read at least this often, whatever the dirty lists say. */
@@ -58,9 +60,10 @@ struct kcounts {
 	uint64_t counted;	  /* the kernel's count at the last read */
 	unsigned long names_gen;  /* names at the last read */
 	bool read_once;
-	void *keys, *values;	    /* batch buffers */
-	void *dirty, *dirty_zero;   /* one dirty list, all CPUs; zeroes of that size */
-	struct dirty_kind kinds[2]; /* services, edges */
+	void *keys, *values;		       /* batch buffers */
+	struct claimd_service_counts *scratch; /* one slot's values, all CPUs */
+	void *dirty, *dirty_zero;	       /* one dirty list, all CPUs; zeroes of that size */
+	struct dirty_kind kinds[2];	       /* services, edges */
 };
 
 static void take_edge(struct poll_ctx *x, const void *key, const void *percpu);
@@ -88,6 +91,7 @@ struct kcounts *kcounts__new(const struct kcounts_maps *m)
 	k->services = hashtab__new();
 	k->keys = calloc(BATCH, sizeof(struct claimd_edge_key));
 	k->values = calloc((size_t)BATCH * k->ncpus, vsz);
+	k->scratch = calloc(k->ncpus, sizeof(*k->scratch));
 	dsz = (dsz + 7) & ~(size_t)7;
 	k->dirty = calloc(k->ncpus, dsz);
 	k->dirty_zero = calloc(k->ncpus, dsz);
@@ -96,7 +100,8 @@ struct kcounts *kcounts__new(const struct kcounts_maps *m)
 					   .list_size = sizeof(struct claimd_dirty_services),
 					   .key_size = sizeof(struct claimd_service_key),
 					   .take = take_service,
-					   .read = calloc(k->ncpus, sizeof(__u32)) };
+					   .read = calloc(k->ncpus, sizeof(__u32)),
+					   .slots = true };
 	k->kinds[1] = (struct dirty_kind){ .list_fd = m->dirty_edges_fd,
 					   .fd = m->edge_fd,
 					   .list_size = sizeof(struct claimd_dirty_edges),
@@ -106,8 +111,8 @@ struct kcounts *kcounts__new(const struct kcounts_maps *m)
 	/* Epoch 0 is the one no counter is noted in: a new counter's own. */
 	if (k->m.epoch && !*k->m.epoch)
 		__atomic_store_n(k->m.epoch, 1, __ATOMIC_RELEASE);
-	if (!k->edges || !k->services || !k->keys || !k->values || !k->dirty || !k->dirty_zero ||
-	    !k->kinds[0].read || !k->kinds[1].read) {
+	if (!k->edges || !k->services || !k->keys || !k->values || !k->scratch || !k->dirty ||
+	    !k->dirty_zero || !k->kinds[0].read || !k->kinds[1].read) {
 		kcounts__free(k);
 		return NULL;
 	}
@@ -122,6 +127,7 @@ void kcounts__free(struct kcounts *k)
 	hashtab__free_all(k->services);
 	free(k->keys);
 	free(k->values);
+	free(k->scratch);
 	free(k->dirty);
 	free(k->dirty_zero);
 	free(k->kinds[0].read);
@@ -139,6 +145,7 @@ struct poll_ctx {
 	time_t wall;
 	unsigned long names_gen;
 	int gained;
+	struct hashtab *owners; /* read_services: the slots' owners */
 };
 
 /* Names the edge counter's key and links it to its edge (made if new). */
@@ -170,7 +177,9 @@ static void service_resolve(struct poll_ctx *x, const struct claimd_service_key 
 /* The per-CPU values of one counter, summed. */
 _Static_assert(sizeof(struct claimd_edge_counts) % sizeof(__u64) == 0, "all __u64");
 _Static_assert(sizeof(struct claimd_service_counts) % sizeof(__u64) == 0, "all __u64");
-_Static_assert(offsetof(struct claimd_service_counts, epoch) == 0, "the epoch, then the counts");
+_Static_assert(offsetof(struct claimd_service_counts, epoch) == 0 &&
+		       offsetof(struct claimd_service_counts, owner) == sizeof(__u64),
+	       "the epoch and the owner, then the counts");
 
 /* A counter's per-CPU values summed word by word (both kinds are all __u64). */
 static void sum_cpus(const struct kcounts *k, const void *percpu, void *out, size_t size)
@@ -250,9 +259,9 @@ static void service_take(struct poll_ctx *x, const struct claimd_service_key *ke
 	a = (const __u64 *)&now;
 	b = (const __u64 *)&en->last;
 	o = (__u64 *)&d;
-	/* Every count: the words after the epoch, which counts nothing. */
-	o[0] = 0;
-	for (i = 1; i < sizeof(now) / sizeof(__u64); i++)
+	/* Every count: the words after the epoch and the owner, which count nothing. */
+	o[0] = o[1] = 0;
+	for (i = 2; i < sizeof(now) / sizeof(__u64); i++)
 		any |= o[i] = a[i] - b[i];
 	en->last = now;
 	if (!any)
@@ -307,6 +316,28 @@ static void read_key(struct poll_ctx *x, int fd, const void *key,
 		take(x, key, x->k->values);
 }
 
+static __u64 service_owner(const struct claimd_service_key *key)
+{
+	return claimd_service_owner(key->tgid, key->local_port);
+}
+
+/* The same for a service instance, from every slot it holds; one that holds none is skipped. */
+static void read_service(struct poll_ctx *x, const struct claimd_service_key *key)
+{
+	if (service_slots_read(x->k->service_fd, x->k->ncpus, service_owner(key), x->k->values,
+			       x->k->scratch) > 0)
+		service_take(x, key, x->k->values);
+}
+
+/* One key of a dirty list or of a process gone, read as its kind is kept. */
+static void read_one(struct poll_ctx *x, const struct dirty_kind *dk, const void *key)
+{
+	if (dk->slots)
+		read_service(x, key);
+	else
+		read_key(x, dk->fd, key, dk->take);
+}
+
 /*
  * The keys in one dirty list (all CPUs) handed to read_key, beyond those
  * already taken (again: the list read at the last read, whose new keys are
@@ -331,7 +362,7 @@ static bool read_dirty(struct poll_ctx *x, struct dirty_kind *dk, __u32 slot, bo
 		if (d->overflow || d->n > CLAIMD_DIRTY_MAX)
 			ok = false;
 		for (i = again ? dk->read[cpu] : 0; ok && i < n; i++)
-			read_key(x, dk->fd, keys + i * dk->key_size, dk->take);
+			read_one(x, dk, keys + i * dk->key_size);
 		dk->read[cpu] = ok ? n : 0;
 	}
 	return ok;
@@ -376,11 +407,51 @@ static bool read_changed(struct poll_ctx *x)
 	return ok;
 }
 
+/* A slot's owners (on any CPU), gathered into x->owners. */
+static void take_owners(struct poll_ctx *x, const void *key, const void *percpu)
+{
+	const struct claimd_service_counts *v = percpu;
+	int cpu;
+
+	(void)key;
+	for (cpu = 0; cpu < x->k->ncpus; cpu++)
+		if (v[cpu].owner && !hashtab__get(x->owners, &v[cpu].owner, sizeof(__u64)))
+			hashtab__put(x->owners, &v[cpu].owner, sizeof(__u64), x->owners, NULL);
+}
+
+static int read_owner(const struct hashtab_entry *he, void *arg)
+{
+	__u64 owner;
+	struct claimd_service_key key = { 0 };
+
+	memcpy(&owner, he->key, sizeof(owner));
+	key.tgid = (__u32)(owner >> 16);
+	key.local_port = (__u16)owner;
+	read_service(arg, &key);
+	return 0;
+}
+
+/* Every service instance holding a slot: the slots walked, then each read once. */
+static int read_services(struct poll_ctx *x)
+{
+	int err;
+
+	x->owners = hashtab__new();
+	if (!x->owners)
+		return -ENOMEM;
+	err = read_map(x, x->k->service_fd, sizeof(__u32), sizeof(struct claimd_service_counts),
+		       take_owners);
+	if (!err)
+		hashtab__for_each(x->owners, read_owner, x);
+	hashtab__free(x->owners);
+	x->owners = NULL;
+	return err;
+}
+
 /* Reads every counter. */
 static int read_all(struct poll_ctx *x)
 {
-	int err = read_map(x, x->k->service_fd, sizeof(struct claimd_service_key),
-			   sizeof(struct claimd_service_counts), take_service);
+	int err = read_services(x);
 
 	if (!err)
 		err = read_map(x, x->k->edge_fd, sizeof(struct claimd_edge_key),
@@ -470,22 +541,27 @@ static int collect(const struct hashtab_entry *he, void *arg)
 	return 0;
 }
 
-/* The counters of the processes listed: read a last time, then deleted. */
-static int forget_in(struct poll_ctx *x, struct hashtab *h, int fd, size_t key_size,
-		     const __u32 *tgids, int n,
-		     void (*take)(struct poll_ctx *x, const void *key, const void *percpu))
+/*
+ * The counters of the processes listed: read a last time, then deleted
+ * (a service instance's slots given back).
+ */
+static int forget_in(struct poll_ctx *x, struct hashtab *h, const struct dirty_kind *dk,
+		     const __u32 *tgids, int n)
 {
-	struct forget_ctx f = { .tgids = tgids, .n = n, .key_size = key_size };
+	struct forget_ctx f = { .tgids = tgids, .n = n, .key_size = dk->key_size };
 	size_t i;
 
 	/* Collect, then remove: the table may not change during a walk. */
 	hashtab__for_each(h, collect, &f);
 	for (i = 0; i < f.found; i++) {
-		const void *key = (char *)f.gone + i * key_size;
+		const void *key = (char *)f.gone + i * dk->key_size;
 
-		read_key(x, fd, key, take);
-		bpf_map_delete_elem(fd, key);
-		free(hashtab__del(h, key, key_size));
+		read_one(x, dk, key);
+		if (dk->slots)
+			service_slots_forget(x->k->m.service_forget_fd, service_owner(key));
+		else
+			bpf_map_delete_elem(dk->fd, key);
+		free(hashtab__del(h, key, dk->key_size));
 	}
 	free(f.gone);
 	return (int)f.found;
@@ -496,10 +572,8 @@ int kcounts__forget(struct kcounts *k, const __u32 *tgids, int n, const struct k
 {
 	struct poll_ctx x = poll_ctx(k, into, now, wall);
 
-	return forget_in(&x, k->edges, k->edge_fd, sizeof(struct claimd_edge_key), tgids, n,
-			 take_edge) +
-	       forget_in(&x, k->services, k->service_fd, sizeof(struct claimd_service_key), tgids,
-			 n, take_service);
+	return forget_in(&x, k->edges, &k->kinds[1], tgids, n) +
+	       forget_in(&x, k->services, &k->kinds[0], tgids, n);
 }
 
 size_t kcounts__edges(const struct kcounts *k)

@@ -31,7 +31,8 @@ struct kcounts;
 
 /* The kernel's side (bpf/observer.bpf.c, headers/counts.h). */
 struct kcounts_maps {
-	int edge_fd, service_fd;	       /* edge_counts, service_counts */
+	int edge_fd, service_fd; /* edge_counts, service_counts */
+	int service_forget_fd;	 /* claimd_forget_services: a gone instance's slots back */
 	int dirty_edges_fd, dirty_services_fd; /* what changed since the last read */
 	volatile __u32 *epoch;		       /* count_epoch; NULL: read everything */
 };
