@@ -150,16 +150,18 @@ static __always_inline struct claimd_service_counts *service_slot(__u64 owner)
 {
 	struct claimd_service_counts *s;
 	__u32 probe, idx;
+	__u64 held;
 
 	for (probe = 0; probe < CLAIMD_SERVICE_PROBES; probe++) {
 		idx = claimd_service_slot(owner, probe);
 		s = bpf_map_lookup_elem(&service_counts, &idx);
 		if (!s)
 			return NULL;
-		if (s->owner == owner)
-			return s;
-		if (!s->owner &&
-		    (__sync_val_compare_and_swap(&s->owner, 0, owner) == 0 || s->owner == owner))
+		held = s->owner;
+		/* Free: taken, unless a preempting program took it first (the swap says whom for). */
+		if (!held)
+			held = __sync_val_compare_and_swap(&s->owner, 0, owner) ?: owner;
+		if (held == owner)
 			return s;
 	}
 	return NULL;
