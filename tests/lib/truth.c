@@ -233,18 +233,63 @@ static int failures_in(struct json_object *lines, const struct truth_svc *svcs, 
 	return got;
 }
 
+/* Does lines hold a failed ingress of s for request id? */
+static bool failed_id_in(struct json_object *lines, const struct truth_svc *s, int id)
+{
+	size_t i, len = json_object_array_length(lines);
+
+	for (i = 0; i < len; i++) {
+		struct json_object *rec = json_object_array_get_idx(lines, i);
+
+		if (!strcmp(j_str(rec, "type"), "ingress") && j_bool(rec, "failed") &&
+		    of_service(rec, s) && truth__target_id(rec, s->target, s->ids) == id)
+			return true;
+	}
+	return false;
+}
+
 /*
  * Fewer failed ingresses came than the test caused: every ingress record
- * of the services, so that a failure's run shows which went missing.
+ * of the services, and, said again before the summary (test__why), the
+ * ids of each service's failures that no record carries and the first of
+ * their calls made outside requests.
  */
 static void missing_print(struct json_object *lines, const struct truth_svc *svcs, int n, int got,
 			  int failures)
 {
 	size_t i, len = json_object_array_length(lines);
-	int k;
+	char ids[256], label[64];
+	int k, id, at;
 
-	printf("only %d of %d failed ingresses in the trace; the services' ingresses:\n", got,
-	       failures);
+	test__why("only %d of %d failed ingresses in the trace", got, failures);
+	for (k = 0; k < n; k++) {
+		if (!svcs[k].target)
+			continue;
+		ids[0] = '\0';
+		for (id = 0, at = 0; id < svcs[k].ids && at < (int)sizeof(ids) - 12; id++)
+			if ((!svcs[k].mod || id % svcs[k].mod == svcs[k].rem) &&
+			    !failed_id_in(lines, &svcs[k], id))
+				at += snprintf(ids + at, sizeof(ids) - at, " %d", id);
+		if (at)
+			test__why("%s: no failed ingress for id%s",
+				  svc_label(&svcs[k], label, sizeof(label)), ids);
+	}
+	/* A request unseen leaves its calls outside any: those of the services, said too. */
+	for (i = 0, at = 0; i < len && at < 4; i++) {
+		struct json_object *rec = json_object_array_get_idx(lines, i);
+
+		if (strcmp(j_str(rec, "type"), "egress"))
+			continue;
+		for (k = 0; k < n; k++)
+			if (svcs[k].pid && j_int(rec, "pid") == svcs[k].pid)
+				break;
+		if (k == n)
+			continue;
+		test__why("a call outside requests: %s",
+			  json_object_to_json_string_ext(rec, JSON_C_TO_STRING_PLAIN));
+		at++;
+	}
+	printf("the services' ingresses:\n");
 	for (i = 0; i < len; i++) {
 		struct json_object *rec = json_object_array_get_idx(lines, i);
 
