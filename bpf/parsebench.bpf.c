@@ -120,8 +120,12 @@ int floor_sock_load(struct bpf_raw_tracepoint_args *ctx)
 
 extern void *bpf_rdonly_cast(const void *obj, __u32 btf_id) __ksym;
 
-/* The process floor_traced follows (set by user space), and its results. */
-__u32 floor_tgid;
+/*
+ * The processes floor_traced follows (set by user space: the service, and
+ * the client calling it where the observer follows the whole host; 0:
+ * none), and its results.
+ */
+__u32 floor_tgid, floor_client_tgid;
 __u64 floor_sink;
 
 /*
@@ -131,7 +135,7 @@ __u64 floor_sink;
  * task and its process, its saved registers (the syscall's number and
  * buffer), one copy of the first bytes moved (up to 64, the start of a
  * message) and one clock read. Any other process's syscall leaves after the
- * task is compared. make bench runs it alone over the same paced requests
+ * task is compared (twice: once with its client's). make bench runs it alone over the same paced requests
  * as claimd's traced figure (tests/peers/parse_bench.c, --traced).
  */
 SEC("raw_tp/sock_recv_length")
@@ -149,7 +153,7 @@ int floor_traced(struct bpf_raw_tracepoint_args *ctx)
 	    sk->sk_protocol != 6) /* AF_INET, AF_INET6, IPPROTO_TCP */
 		return 0;
 	task = bpf_get_current_task_btf();
-	if (task->tgid != floor_tgid || ret <= 0)
+	if ((task->tgid != floor_tgid && task->tgid != floor_client_tgid) || ret <= 0)
 		return 0;
 	regs = (struct pt_regs *)bpf_task_pt_regs(task);
 	n = ret < (long)sizeof(head) ? ret : sizeof(head);

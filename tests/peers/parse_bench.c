@@ -12,8 +12,13 @@
  * observer that frames PID's socket bytes must do) over the command's run,
  * alone: make bench runs its paced client there, as for claimd's traced
  * figure, and wrk (the statistics off) for the throughput that floor leaves.
+ * With --traced PID --and-command COMMAND..., the floor follows the
+ * command's own process too: the client's calls, which claimd following
+ * the whole host frames as well.
  * Prints one JSON object.
  */
+#include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -70,31 +75,54 @@ static long run(struct parsebench_bpf *s, const char *msg, int kind)
 /*
  * prog on the raw tracepoints sock_recv_length and sock_send_length
  * (attached as claimd attaches tp_io_x) while argv runs: its run count and
- * time in *info (0 without kernel.bpf_stats_enabled). 0, or -1 (no
+ * time in *info (0 without kernel.bpf_stats_enabled). With command_tgid,
+ * the command's process id is written there before it runs. 0, or -1 (no
  * command, or it failed).
  */
-static int timed_run(struct bpf_program *prog, char **argv, struct bpf_prog_info *info)
+static int timed_run(struct bpf_program *prog, char **argv, struct bpf_prog_info *info,
+		     __u32 *command_tgid)
 {
 	struct bpf_link *links[IO_ATTACH_MAX] = { 0 }, *own;
 	__u32 len = sizeof(*info);
-	int status = -1;
+	int status = -1, go[2];
 	pid_t pid;
+	char c;
 
 	memset(info, 0, sizeof(*info));
 	/* Its section's tracepoint (sock_recv_length), and the others as claimd attaches them. */
 	if (!argv[0] || !(own = bpf_program__attach(prog)))
 		return -1;
+	if (pipe(go)) {
+		bpf_link__destroy(own);
+		return -1;
+	}
 	if (io_attach(prog, links)) {
 		bpf_link__destroy(own);
+		close(go[0]);
+		close(go[1]);
 		return -1;
 	}
 	pid = fork();
 	if (pid == 0) {
+		/* Its first syscall only once the floor knows it. */
+		close(go[1]);
+		if (read(go[0], &c, 1) != 1)
+			_exit(127);
+		close(go[0]);
 		/* Its JSON is not ours: stdout carries one object. */
 		dup2(STDERR_FILENO, STDOUT_FILENO);
 		execvp(argv[0], argv);
 		_exit(127);
 	}
+	close(go[0]);
+	if (pid > 0) {
+		if (command_tgid)
+			*command_tgid = (__u32)pid;
+		c = 1;
+		if (write(go[1], &c, 1) != 1)
+			kill(pid, SIGKILL);
+	}
+	close(go[1]);
 	if (pid > 0)
 		waitpid(pid, &status, 0);
 	io_detach(links);
@@ -110,20 +138,25 @@ static double floor_ns(struct bpf_program *prog, char **argv)
 {
 	struct bpf_prog_info info;
 
-	if (timed_run(prog, argv, &info) || !info.run_cnt)
+	if (timed_run(prog, argv, &info, NULL) || !info.run_cnt)
 		return -1;
 	return (double)info.run_time_ns / info.run_cnt;
 }
 
-/* --traced PID COMMAND...: floor_traced's runs and time over the command. */
+/*
+ * --traced PID [--and-command] COMMAND...: floor_traced's runs and time
+ * over the command (following its process too with --and-command).
+ */
 static int traced_floor(struct parsebench_bpf *s, char **argv)
 {
 	struct bpf_prog_info info;
+	bool and_command;
 	char *end;
 	long pid;
 
-	if (!argv[0] || !argv[1]) {
-		fprintf(stderr, "parse_bench: --traced PID COMMAND [ARG...]\n");
+	and_command = argv[0] && argv[1] && !strcmp(argv[1], "--and-command");
+	if (!argv[0] || !argv[1 + and_command]) {
+		fprintf(stderr, "parse_bench: --traced PID [--and-command] COMMAND [ARG...]\n");
 		return 1;
 	}
 	pid = strtol(argv[0], &end, 10);
@@ -132,7 +165,8 @@ static int traced_floor(struct parsebench_bpf *s, char **argv)
 		return 1;
 	}
 	s->bss->floor_tgid = (__u32)pid;
-	if (timed_run(s->progs.floor_traced, argv + 1, &info)) {
+	if (timed_run(s->progs.floor_traced, argv + 1 + and_command, &info,
+		      and_command ? &s->bss->floor_client_tgid : NULL)) {
 		fprintf(stderr, "parse_bench: --traced: the command failed\n");
 		return 1;
 	}
