@@ -176,7 +176,7 @@ static __always_inline struct claimd_service_counts *service_slot(__u64 owner)
 #define VR(verdict, rule) ((verdict) << 8 | (rule))
 static __noinline int count_service(__u64 owner, __u32 status, __u32 flags, __u32 vr)
 {
-	struct claimd_service_key sk = { .tgid = owner >> 16, .local_port = (__u16)owner };
+	struct claimd_service_key sk = claimd_service_key_of(owner);
 	struct claimd_service_counts *s = service_slot(owner);
 
 	if (!s)

@@ -135,8 +135,9 @@ __u64 floor_sink;
  * task and its process, its saved registers (the syscall's number and
  * buffer), one copy of the first bytes moved (up to 64, the start of a
  * message) and one clock read. Any other process's syscall leaves after the
- * task is compared (twice: once with its client's). make bench runs it alone over the same paced requests
- * as claimd's traced figure (tests/peers/parse_bench.c, --traced).
+ * task is compared (twice: once with its client's). make bench runs it
+ * alone over the same paced requests as claimd's traced figure
+ * (tests/peers/parse_bench.c, --traced).
  */
 SEC("raw_tp/sock_recv_length")
 int floor_traced(struct bpf_raw_tracepoint_args *ctx)

@@ -82,6 +82,15 @@ static inline __u64 claimd_service_owner(__u32 tgid, __u16 local_port)
 	return (__u64)tgid << 16 | local_port;
 }
 
+/* The instance an owner word names. */
+static inline struct claimd_service_key claimd_service_key_of(__u64 owner)
+{
+	struct claimd_service_key key = { .tgid = (__u32)(owner >> 16),
+					  .local_port = (__u16)owner };
+
+	return key;
+}
+
 /* The instance's probe-th slot (probe < CLAIMD_SERVICE_PROBES). */
 static inline __u32 claimd_service_slot(__u64 owner, __u32 probe)
 {

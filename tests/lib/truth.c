@@ -241,8 +241,7 @@ static bool failed_id_in(struct json_object *lines, const struct truth_svc *s, i
 	for (i = 0; i < len; i++) {
 		struct json_object *rec = json_object_array_get_idx(lines, i);
 
-		if (!strcmp(j_str(rec, "type"), "ingress") && j_bool(rec, "failed") &&
-		    of_service(rec, s) && truth__target_id(rec, s->target, s->ids) == id)
+		if (failed_of(rec, s, 1) && truth__target_id(rec, s->target, s->ids) == id)
 			return true;
 	}
 	return false;

@@ -38,11 +38,13 @@ struct poll_ctx;
 
 /* A kind of counter's dirty lists, and where their keys' values are. */
 struct dirty_kind {
-	int list_fd, fd;
+	int list_fd;
 	size_t list_size, key_size;
-	void (*take)(struct poll_ctx *x, const void *key, const void *percpu);
+	/* One key's counts read from the kernel and taken; a key gone meanwhile is skipped. */
+	void (*fetch)(struct poll_ctx *x, const void *key);
+	/* A gone process's key: its counts dropped from the kernel's map. */
+	void (*drop)(const struct kcounts *k, const void *key);
 	__u32 *read; /* per CPU: keys of the list read last taken already */
-	bool slots;  /* services: their values in slots (kernel/service_slots.h), not by key */
 };
 
 /* Every counter is read at least this often, whatever the dirty lists say. */
@@ -67,7 +69,10 @@ struct kcounts {
 };
 
 static void take_edge(struct poll_ctx *x, const void *key, const void *percpu);
-static void take_service(struct poll_ctx *x, const void *key, const void *percpu);
+static void fetch_edge(struct poll_ctx *x, const void *key);
+static void drop_edge(const struct kcounts *k, const void *key);
+static void fetch_service(struct poll_ctx *x, const void *key);
+static void drop_service(const struct kcounts *k, const void *key);
 
 struct kcounts *kcounts__new(const struct kcounts_maps *m)
 {
@@ -96,17 +101,16 @@ struct kcounts *kcounts__new(const struct kcounts_maps *m)
 	k->dirty = calloc(k->ncpus, dsz);
 	k->dirty_zero = calloc(k->ncpus, dsz);
 	k->kinds[0] = (struct dirty_kind){ .list_fd = m->dirty_services_fd,
-					   .fd = m->service_fd,
 					   .list_size = sizeof(struct claimd_dirty_services),
 					   .key_size = sizeof(struct claimd_service_key),
-					   .take = take_service,
-					   .read = calloc(k->ncpus, sizeof(__u32)),
-					   .slots = true };
+					   .fetch = fetch_service,
+					   .drop = drop_service,
+					   .read = calloc(k->ncpus, sizeof(__u32)) };
 	k->kinds[1] = (struct dirty_kind){ .list_fd = m->dirty_edges_fd,
-					   .fd = m->edge_fd,
 					   .list_size = sizeof(struct claimd_dirty_edges),
 					   .key_size = sizeof(struct claimd_edge_key),
-					   .take = take_edge,
+					   .fetch = fetch_edge,
+					   .drop = drop_edge,
 					   .read = calloc(k->ncpus, sizeof(__u32)) };
 	/* Epoch 0 is the one no counter is noted in: a new counter's own. */
 	if (k->m.epoch && !*k->m.epoch)
@@ -303,17 +307,16 @@ static void take_edge(struct poll_ctx *x, const void *key, const void *percpu)
 	edge_take(x, key, percpu);
 }
 
-static void take_service(struct poll_ctx *x, const void *key, const void *percpu)
+/* An edge's per-CPU values, by its key. */
+static void fetch_edge(struct poll_ctx *x, const void *key)
 {
-	service_take(x, key, percpu);
+	if (!bpf_map_lookup_elem(x->k->edge_fd, key, x->k->values))
+		edge_take(x, key, x->k->values);
 }
 
-/* One key's per-CPU values, handed to take; a key gone meanwhile is skipped. */
-static void read_key(struct poll_ctx *x, int fd, const void *key,
-		     void (*take)(struct poll_ctx *x, const void *key, const void *percpu))
+static void drop_edge(const struct kcounts *k, const void *key)
 {
-	if (!bpf_map_lookup_elem(fd, key, x->k->values))
-		take(x, key, x->k->values);
+	bpf_map_delete_elem(k->edge_fd, key);
 }
 
 static __u64 service_owner(const struct claimd_service_key *key)
@@ -321,21 +324,18 @@ static __u64 service_owner(const struct claimd_service_key *key)
 	return claimd_service_owner(key->tgid, key->local_port);
 }
 
-/* The same for a service instance, from every slot it holds; one that holds none is skipped. */
-static void read_service(struct poll_ctx *x, const struct claimd_service_key *key)
+/* A service instance's, from every slot it holds; one that holds none is skipped. */
+static void fetch_service(struct poll_ctx *x, const void *key)
 {
 	if (service_slots_read(x->k->service_fd, x->k->ncpus, service_owner(key), x->k->values,
 			       x->k->scratch) > 0)
 		service_take(x, key, x->k->values);
 }
 
-/* One key of a dirty list or of a process gone, read as its kind is kept. */
-static void read_one(struct poll_ctx *x, const struct dirty_kind *dk, const void *key)
+/* Its slots given back on every CPU. */
+static void drop_service(const struct kcounts *k, const void *key)
 {
-	if (dk->slots)
-		read_service(x, key);
-	else
-		read_key(x, dk->fd, key, dk->take);
+	service_slots_forget(k->m.service_forget_fd, service_owner(key));
 }
 
 /*
@@ -362,7 +362,7 @@ static bool read_dirty(struct poll_ctx *x, struct dirty_kind *dk, __u32 slot, bo
 		if (d->overflow || d->n > CLAIMD_DIRTY_MAX)
 			ok = false;
 		for (i = again ? dk->read[cpu] : 0; ok && i < n; i++)
-			read_one(x, dk, keys + i * dk->key_size);
+			dk->fetch(x, keys + i * dk->key_size);
 		dk->read[cpu] = ok ? n : 0;
 	}
 	return ok;
@@ -421,13 +421,12 @@ static void take_owners(struct poll_ctx *x, const void *key, const void *percpu)
 
 static int read_owner(const struct hashtab_entry *he, void *arg)
 {
+	struct claimd_service_key key;
 	__u64 owner;
-	struct claimd_service_key key = { 0 };
 
 	memcpy(&owner, he->key, sizeof(owner));
-	key.tgid = (__u32)(owner >> 16);
-	key.local_port = (__u16)owner;
-	read_service(arg, &key);
+	key = claimd_service_key_of(owner);
+	fetch_service(arg, &key);
 	return 0;
 }
 
@@ -556,11 +555,8 @@ static int forget_in(struct poll_ctx *x, struct hashtab *h, const struct dirty_k
 	for (i = 0; i < f.found; i++) {
 		const void *key = (char *)f.gone + i * dk->key_size;
 
-		read_one(x, dk, key);
-		if (dk->slots)
-			service_slots_forget(x->k->m.service_forget_fd, service_owner(key));
-		else
-			bpf_map_delete_elem(dk->fd, key);
+		dk->fetch(x, key);
+		dk->drop(x->k, key);
 		free(hashtab__del(h, key, dk->key_size));
 	}
 	free(f.gone);
