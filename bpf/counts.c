@@ -388,17 +388,19 @@ static __always_inline enum root_record count_late_call(__u32 tgid, __u16 port,
  * meanwhile unknown (outside_calls_add): its thread may have served one of
  * them. Any other's is a root call, on its root edge; and a call outside
  * the requests of its nearest ancestor that serves, if a service ran it
- * (outside_calls_add_ancestor). Either way CLAIMD_EG_RETRY is added to
- * *flags when it retries the last one. port: the process's service's
- * (proc_service_port), the edge it goes on (CLAIMD_ROOT_PORT: a root
- * edge), read by the caller, whose record says it too. Its record goes to claimd (enum
- * root_record) when asked for, when the counter map refused it (then
- * CLAIMD_EG_UNCOUNTED), and at once for the process's first (claimd names
- * it while it lives).
+ * (ancestor: the one found at the call's start, outside_calls_add_known).
+ * Either way CLAIMD_EG_RETRY is added to *flags when it retries the last
+ * one. port: the process's service's (proc_service_port), the edge it goes
+ * on (CLAIMD_ROOT_PORT: a root edge), read by the caller, whose record says
+ * it too. Its record goes to claimd (enum root_record) when asked for,
+ * when the counter map refused it (then CLAIMD_EG_UNCOUNTED), and at once
+ * for the process's first (claimd names it while it lives).
  */
-static __always_inline enum root_record
-count_root_call(__u32 tgid, const struct claimd_addr *callee, __u64 start_ns, __u64 end_ns,
-		__u32 method, __u32 target_hash, __u32 status, __u32 *flags, __u16 port)
+static __always_inline enum root_record count_root_call(__u32 tgid,
+							const struct claimd_addr *callee,
+							__u64 start_ns, __u64 end_ns, __u32 method,
+							__u32 target_hash, __u32 status,
+							__u32 *flags, __u16 port, __u32 ancestor)
 {
 	struct claimd_edge_key key = { .tgid = tgid, .local_port = port };
 	__u32 outcome = outcome_of_call(status, *flags, fail_status_min);
@@ -408,7 +410,7 @@ count_root_call(__u32 tgid, const struct claimd_addr *callee, __u64 start_ns, __
 	if (key.local_port != CLAIMD_ROOT_PORT)
 		outside_calls_add(tgid);
 	else /* a root call, unless a service ran the command that made it */
-		outside_calls_add_ancestor(tgid);
+		outside_calls_add_known(tgid, ancestor);
 	if (root_call_is_retry(tgid, callee, start_ns, end_ns, method, target_hash, outcome, *flags,
 			       key.local_port != CLAIMD_ROOT_PORT, &first))
 		*flags |= CLAIMD_EG_RETRY;

@@ -295,6 +295,9 @@ static __noinline int ingress_open(struct claimd_conn *c, struct io *io,
 	t = owner_ctx_get(&owner);
 	if (!t)
 		return 0;
+	/* Before any call of this thread looks for its context (egress_log_for). */
+	if (!owner.tgid && !(pflags & PROC_THREADS))
+		proc_flag_set(io->key.tgid, PROC_THREADS);
 	/*
 	 * Counted before the record is written: an atomic add waits for the
 	 * stores before it, and the record's lines may be on the other CPU.
@@ -445,7 +448,13 @@ static __always_inline struct claimd_ingress *
 egress_log_for(struct io *io, struct claimd_pending *p, const struct claimd_addr *callee,
 	       struct claimd_owner owner, __u64 seq, int handed)
 {
-	struct claimd_thread *t = owner_ctx(&owner);
+	/*
+	 * A thread of a process none of whose threads ever held a request
+	 * (a client that serves nothing: PROC_THREADS) holds none now: known
+	 * without the lookup of its context, a miss in the threads table.
+	 */
+	struct claimd_thread *t =
+		owner.tgid || (proc_flags(io->key.tgid) & PROC_THREADS) ? owner_ctx(&owner) : NULL;
 	struct claimd_ingress *r;
 
 	p->ingress_seq = seq;
@@ -466,7 +475,7 @@ egress_log_for(struct io *io, struct claimd_pending *p, const struct claimd_addr
 	 */
 	if (!t || !t->conn.tgid || (t->rec.flags & CLAIMD_IN_MUX)) {
 		/* Its end is counted with the other calls outside requests (count_root_call). */
-		outside_call_untied(io->key.tgid);
+		p->ancestor = outside_call_untied(io->key.tgid);
 		return NULL;
 	}
 	r = &t->rec;

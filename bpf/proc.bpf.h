@@ -87,6 +87,7 @@ static __always_inline void submit_now(void *rec)
 #define PROC_GO_SYSCALLS CLAIMD_PROC_GO_SYSCALLS
 #define PROC_NGINX	 CLAIMD_PROC_NGINX
 #define PROC_NODE	 CLAIMD_PROC_NODE
+#define PROC_THREADS	 CLAIMD_PROC_THREADS
 /* Bits 16-31: its listening sockets (CLAIMD_PROC_LISTENER_ONE each): a
  * service, whose calls outside requests are no root calls. */
 #define PROC_LISTENER_ONE CLAIMD_PROC_LISTENER_ONE
@@ -262,40 +263,61 @@ static __always_inline void outside_calls_add(__u32 tgid)
  * outside requests (outside_calls_add): the requests it has open meanwhile
  * may have been served by it. A few loads per call outside requests, none
  * on a request's path. Asked only in the process's own syscall: a socket's
- * end in softirq runs on whichever task it interrupted.
+ * end in softirq runs on whichever task it interrupted. Returns that
+ * ancestor (claimd_pending.ancestor): CLAIMD_ANCESTOR_NONE when none
+ * serves, 0 when it could not ask.
  */
-static __always_inline void outside_calls_add_ancestor(__u32 tgid)
+static __always_inline __u32 outside_calls_add_ancestor(__u32 tgid)
 {
 	struct task_struct *task = bpf_get_current_task_btf();
 	int i;
 
 	if (task->tgid != tgid)
-		return;
+		return 0;
 	for (i = 0; i < OUTSIDE_ANCESTORS; i++) {
 		task = task->real_parent;
 		if (!task)
-			return;
+			break;
 		tgid = task->tgid;
 		/* init: every process descends from it */
 		if (tgid <= 1)
-			return;
+			break;
 		if (proc_service_port(tgid)) {
 			outside_calls_add(tgid);
-			return;
+			return tgid;
 		}
 	}
+	return CLAIMD_ANCESTOR_NONE;
+}
+
+/*
+ * The same at the call's end, its ancestor found at its start (0: not
+ * asked then): the walk's loads, cold task structs of other processes,
+ * once per call, not twice. An ancestor that began to serve during the
+ * call is missed: no request of it that began after the call can be the
+ * one the call was made for.
+ */
+static __always_inline void outside_calls_add_known(__u32 tgid, __u32 ancestor)
+{
+	if (!ancestor)
+		outside_calls_add_ancestor(tgid);
+	else if (ancestor != CLAIMD_ANCESTOR_NONE)
+		outside_calls_add(ancestor);
 }
 
 /*
  * Process tgid made a call no request of it can be tied to: its open
  * requests' (a service), or its nearest serving ancestor's (a command).
+ * Returns the ancestor asked (outside_calls_add_ancestor; 0 for a
+ * service).
  */
-static __always_inline void outside_call_untied(__u32 tgid)
+static __always_inline __u32 outside_call_untied(__u32 tgid)
 {
-	if (proc_service_port(tgid))
+	if (proc_service_port(tgid)) {
 		outside_calls_add(tgid);
-	else
-		outside_calls_add_ancestor(tgid);
+		return 0;
+	}
+	return outside_calls_add_ancestor(tgid);
 }
 
 /* How many times one did so far, in process tgid. */

@@ -375,7 +375,7 @@ __noinline __u32 egress_count_outside(__u32 tgid, __u16 port, const struct claim
 	}
 	flags |= CLAIMD_EG_DONE;
 	want = count_root_call(tgid, callee, p->start_ns, end->end_ns, p->method, p->target_hash,
-			       end->status, &flags, port);
+			       end->status, &flags, port, p->ancestor);
 	return want << 8 | (flags & 0xff);
 }
 

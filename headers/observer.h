@@ -225,8 +225,16 @@ struct claimd_pending {
 	__u8 slot;  /* outbound: index in the ingress's egress log, or CLAIMD_NO_SLOT */
 	__u8 proto; /* enum claimd_proto */
 	__u8 late;  /* outbound: written after its request was answered: in no log */
-	__u8 pad[4];
+	/*
+	 * outbound, outside requests in a process that serves nothing: the
+	 * nearest ancestor that serves, found when it was written
+	 * (outside_calls_add_ancestor); CLAIMD_ANCESTOR_NONE: none; 0: not asked
+	 */
+	__u32 ancestor;
 };
+
+/* claimd_pending.ancestor: asked, and none serves (init's tgid, never a service's here) */
+#define CLAIMD_ANCESTOR_NONE 1
 
 /*
  * What a request or its answer touches comes first: the framers, the
@@ -487,6 +495,12 @@ static inline __u32 claimd_conn_slot_index(const struct claimd_conn_key *key, __
  * the async context that writes it (bpf/node.bpf.h).
  */
 #define CLAIMD_PROC_NODE 0x100
+/*
+ * One of its threads has held a request (its context made): until then a
+ * call of any of its threads belongs to no request's log, and is known to
+ * be outside requests with no lookup of a thread context (bpf/ingress.c).
+ */
+#define CLAIMD_PROC_THREADS 0x200
 /* Bits 16-31: how many listening sockets it has open (a service: its calls
  * outside requests are no root calls). claimd seeds the older ones. */
 #define CLAIMD_PROC_LISTENER_ONE (1u << 16)
