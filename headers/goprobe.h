@@ -13,8 +13,15 @@
 #include <linux/types.h>
 #endif
 
-#define CLAIMD_GO_EXES_MAX 64	 /* Go executables probed at once */
-#define CLAIMD_GOROUTINES  16384 /* goroutines with a request or an ancestor's */
+#define CLAIMD_GO_EXES_MAX 64 /* Go executables probed at once */
+/*
+ * In a probe's cookie above the executable's slot (CLAIMD_GO_SLOT_MASK):
+ * it sits at its function's stack check (goexec_fn.stack_check), not at
+ * its first instruction.
+ */
+#define CLAIMD_GO_AT_STACK_CHECK (1u << 16)
+#define CLAIMD_GO_SLOT_MASK	 0xffffu
+#define CLAIMD_GOROUTINES	 16384 /* goroutines with a request or an ancestor's */
 
 /* Offsets (bytes) of the fields the probes read, per executable. */
 struct go_offsets {

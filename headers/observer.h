@@ -189,6 +189,7 @@ enum claimd_stat {
 	CLAIMD_ST_EARLY_ANSWERS,    /* answers read before their request's write was framed */
 	CLAIMD_ST_CONN_END_RACED,   /* new sockets' bytes unfollowed: their name's entry ending */
 	CLAIMD_ST_CONN_BESIDE_END,  /* new sockets' entries put beside their name's, ending */
+	CLAIMD_ST_GO_STARTED_OVER,  /* Go probes at a stack check whose function starts over */
 	CLAIMD_ST__COUNT,
 };
 

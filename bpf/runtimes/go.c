@@ -182,11 +182,40 @@ struct go_string {
 	__u64 len;
 };
 
+/* The executable's slot in go_exes, from the probe's cookie. */
+static __always_inline __u32 go_slot(struct pt_regs *ctx)
+{
+	return (__u32)bpf_get_attach_cookie(ctx) & CLAIMD_GO_SLOT_MASK;
+}
+
 static __always_inline const struct go_offsets *go_layout(struct pt_regs *ctx)
 {
-	__u32 i = (__u32)bpf_get_attach_cookie(ctx);
+	__u32 i = go_slot(ctx);
 
 	return bpf_map_lookup_elem(&go_exes, &i);
+}
+
+/* EFLAGS' carry and zero flags: a JBE's branch is taken when either is set. */
+#define X86_FLAGS_CF 0x01
+#define X86_FLAGS_ZF 0x40
+
+/*
+ * go_layout, for a probe at a function's start: its first instruction, or
+ * the JBE of its stack check (CLAIMD_GO_AT_STACK_CHECK), which the kernel
+ * emulates where a first instruction is stepped out of line, a second trap
+ * that costs more than the first on this VM (docs/performance.md). There,
+ * a branch about to be taken means the goroutine's stack is too small: the
+ * function grows it and starts over, to pass here again. NULL then, and
+ * when the executable has no layout.
+ */
+static __always_inline const struct go_offsets *go_entry_layout(struct pt_regs *ctx)
+{
+	if ((bpf_get_attach_cookie(ctx) & CLAIMD_GO_AT_STACK_CHECK) &&
+	    (ctx->flags & (X86_FLAGS_CF | X86_FLAGS_ZF))) {
+		stat_inc(CLAIMD_ST_GO_STARTED_OVER);
+		return NULL;
+	}
+	return go_layout(ctx);
 }
 
 static __always_inline int go_read_str(struct go_string *s, __u64 addr)
@@ -520,7 +549,7 @@ static __always_inline void go_req_open(struct go_key *k, __u32 tid, struct clai
 SEC("uprobe")
 int go_serve(struct pt_regs *ctx)
 {
-	const struct go_offsets *off = go_layout(ctx);
+	const struct go_offsets *off = go_entry_layout(ctx);
 	__u64 id = bpf_get_current_pid_tgid();
 	struct go_key k = { .g = ctx->r14 };
 	struct claimd_pending p = { .start_ns = bpf_ktime_get_ns() };
@@ -652,7 +681,7 @@ static __always_inline void go_call_close(struct go_key *k, struct go_call *call
 SEC("uprobe")
 int go_round_trip(struct pt_regs *ctx)
 {
-	const struct go_offsets *off = go_layout(ctx);
+	const struct go_offsets *off = go_entry_layout(ctx);
 	__u64 id = bpf_get_current_pid_tgid();
 	struct go_key k = { .g = ctx->r14 };
 	struct go_call call = {};
@@ -667,7 +696,7 @@ int go_round_trip(struct pt_regs *ctx)
 	known = url && !go_callee(&call.callee, url + off->url_host);
 	call.p.method = go_method(req + off->req_method);
 	call.p.target_hash = url ? go_target_hash(url + off->url_path) : HTTP_FNV_OFFSET;
-	go_call_open(&k, &call, known, (__u32)bpf_get_attach_cookie(ctx));
+	go_call_open(&k, &call, known, go_slot(ctx));
 	return 0;
 }
 
@@ -744,7 +773,7 @@ static __always_inline struct claimd_conn *go_grpc_conn(const struct go_offsets 
 SEC("uprobe")
 int go_grpc_serve(struct pt_regs *ctx)
 {
-	const struct go_offsets *off = go_layout(ctx);
+	const struct go_offsets *off = go_entry_layout(ctx);
 	__u64 id = bpf_get_current_pid_tgid();
 	struct go_key k = { .g = ctx->r14 };
 	struct claimd_pending p = { .start_ns = bpf_ktime_get_ns(), .method = HTTP_M_POST };
@@ -764,7 +793,7 @@ int go_grpc_serve(struct pt_regs *ctx)
 SEC("uprobe")
 int go_grpc_status(struct pt_regs *ctx)
 {
-	const struct go_offsets *off = go_layout(ctx);
+	const struct go_offsets *off = go_entry_layout(ctx);
 	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
 	struct go_owner o;
 	struct go_req *q = go_owner_find(tgid, ctx->r14, &o);
@@ -785,7 +814,7 @@ int go_grpc_status(struct pt_regs *ctx)
 SEC("uprobe")
 int go_grpc_invoke(struct pt_regs *ctx)
 {
-	const struct go_offsets *off = go_layout(ctx);
+	const struct go_offsets *off = go_entry_layout(ctx);
 	__u64 id = bpf_get_current_pid_tgid();
 	struct go_key k = { .g = ctx->r14 };
 	struct go_call call = { .p = { .method = HTTP_M_POST } };
@@ -799,7 +828,7 @@ int go_grpc_invoke(struct pt_regs *ctx)
 	call.entry = go_entry_of(ctx, ctx->ax ^ ctx->di);
 	known = ctx->ax && !go_callee(&call.callee, ctx->ax + off->grpc_cc_target);
 	call.p.target_hash = go_hash_bytes(&m);
-	go_call_open(&k, &call, known, (__u32)bpf_get_attach_cookie(ctx));
+	go_call_open(&k, &call, known, go_slot(ctx));
 	return 0;
 }
 
@@ -876,7 +905,7 @@ static __always_inline void go_call_unseen(__u32 tgid, struct claimd_thread *t)
 SEC("uprobe")
 int go_conn_round_trip(struct pt_regs *ctx)
 {
-	const struct go_offsets *off = go_layout(ctx);
+	const struct go_offsets *off = go_entry_layout(ctx);
 	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
 	struct claimd_conn_key out = { .tgid = tgid, .fd = -1 };
 	struct claimd_thread *t;
@@ -916,7 +945,7 @@ int go_conn_round_trip(struct pt_regs *ctx)
 	bpf_map_delete_elem(&handoffs, &out);
 	stat_inc(CLAIMD_ST_GO_OUTSIDE);
 	if (proc_service_port(tgid))
-		go_lineage_ask((__u32)bpf_get_attach_cookie(ctx));
+		go_lineage_ask(go_slot(ctx));
 	return 0;
 }
 

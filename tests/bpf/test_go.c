@@ -558,8 +558,10 @@ static void fanout(struct claimd_h *h, struct trace_cap *t, const char *fe, bool
 		const char *args[] = { "status", NULL };
 		struct json_object *st = claimctl_json(h, args);
 
-		printf("%s: Go entries run twice, taken once: %lld so far\n", name[0],
-		       j_int(j_get(st, "kernel"), "go_entries_repeated"));
+		printf("%s: Go entries run twice, taken once: %lld so far; probes at a stack check "
+		       "that failed, taken at the start over: %lld\n",
+		       name[0], j_int(j_get(st, "kernel"), "go_entries_repeated"),
+		       j_int(j_get(st, "kernel"), "go_entries_started_over"));
 		json_object_put(st);
 	}
 out:

@@ -816,14 +816,23 @@ struct json_object *claimd_edge_of_kind(const struct claimd_h *h, const char *ca
 void claimd_losses_explain(const struct claimd_h *h)
 {
 	static const char *const names[] = {
-		"unmatched_responses",	 "late_calls",
-		"calls_answer_lost",	 "framing_lost",
-		"requests_context_lost", "requests_abandoned",
-		"connections_rejoined",	 "connections_stale",
-		"connections_end_raced", "egress_log_overflow",
-		"ringbuf_drops",	 "counts_full",
-		"go_entries_repeated",	 "go_calls_outside_requests",
-		"go_requests_unseen",	 "calls_outside_requests",
+		"unmatched_responses",
+		"late_calls",
+		"calls_answer_lost",
+		"framing_lost",
+		"requests_context_lost",
+		"requests_abandoned",
+		"connections_rejoined",
+		"connections_stale",
+		"connections_end_raced",
+		"egress_log_overflow",
+		"ringbuf_drops",
+		"counts_full",
+		"go_entries_repeated",
+		"go_entries_started_over",
+		"go_calls_outside_requests",
+		"go_requests_unseen",
+		"calls_outside_requests",
 	};
 	struct json_object *st = claimctl_json(h, (const char *const[]){ "status", NULL });
 	struct json_object *k = j_get(st, "kernel");

@@ -54,6 +54,25 @@ static int rets_hold_ret(const char *path, const struct goexec_fn *fn)
 	return ok;
 }
 
+/*
+ * Is fn's stack check's branch a JBE (0x76, or 0x0f 0x86) among its first
+ * instructions, where the arguments' registers are still the entry's?
+ */
+static bool stack_check_is_jbe(const char *path, const struct goexec_fn *fn)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	uint8_t b[2] = {};
+	bool ok;
+
+	if (fd < 0)
+		return false;
+	ok = fn->stack_check > fn->entry && fn->stack_check < fn->entry + 24 &&
+	     pread(fd, b, 2, fn->stack_check) == 2 &&
+	     (b[0] == 0x76 || (b[0] == 0x0f && b[1] == 0x86));
+	close(fd);
+	return ok;
+}
+
 static void check_binary(const char *path, struct goexec *g, bool stripped)
 {
 	const char *why = NULL;
@@ -76,6 +95,7 @@ static void check_binary(const char *path, struct goexec *g, bool stripped)
 		ASSERT_GT(fn->size, 0, "size");
 		ASSERT_GT(fn->n_rets, 0, "RETs found");
 		ASSERT_EQ(rets_hold_ret(path, fn), (int)fn->n_rets, "each RET inside, opcode 0xc3");
+		ASSERT_TRUE(stack_check_is_jbe(path, fn), "its stack check's JBE found");
 	}
 	/* GOPATH mode: no module list, grpc-go's version from its user agent. */
 	ASSERT_STREQ(g->grpc_version, "1.33.3", "grpc-go version (Debian 12)");

@@ -121,6 +121,10 @@
 	  "Connections whose fd came to name another socket without a close claimd saw "          \
 	  "(close_range, an fd duplicated or passed in over it): gone as at a close, at the "     \
 	  "fd's next read or write, or when a new connection takes its number.")                  \
+	X(CLAIMD_ST_GO_STARTED_OVER, "go_entries_started_over",                                   \
+	  "Go requests and calls whose probe, at its function's stack check, saw the check "      \
+	  "fail (the stack grows, or the runtime asks the goroutine to stop): taken when the "    \
+	  "function starts over.")                                                                \
 	X(CLAIMD_ST_GO_REENTERED, "go_entries_repeated",                                          \
 	  "Go requests and calls whose function ran its entry twice (its stack check failed: "    \
 	  "the stack grew, or the runtime asked the goroutine to stop): taken once.")             \

@@ -37,6 +37,16 @@ static const char *const entry_prog[GOFN__COUNT] = {
 	[GOFN_GRPC_INVOKE] = "go_grpc_invoke",
 	[GOFN_CONN_ROUND_TRIP] = "go_conn_round_trip",
 };
+/*
+ * Entry programs that take a probe at the function's stack check
+ * (goexec_fn.stack_check; go_entry_layout in bpf/runtimes/go.c): one trap
+ * a call there, two at the first instruction. runtime.newproc1 runs on
+ * the system stack: its probe stays at its entry.
+ */
+static const bool entry_at_stack_check[GOFN__COUNT] = {
+	[GOFN_SERVE] = true,	   [GOFN_ROUND_TRIP] = true,  [GOFN_GRPC_SERVE] = true,
+	[GOFN_GRPC_STATUS] = true, [GOFN_GRPC_INVOKE] = true, [GOFN_CONN_ROUND_TRIP] = true,
+};
 static const char *const ret_prog[GOFN__COUNT] = {
 	[GOFN_SERVE] = "go_serve_ret",
 	[GOFN_ROUND_TRIP] = "go_round_trip_ret",
@@ -55,6 +65,7 @@ static int attach_fns(struct observer *obs, __u32 slot, const char *path,
 	struct bpf_object *obj = observer__object(obs);
 	struct bpf_link **links = calloc(GO_LINKS_MAX, sizeof(*links));
 	int f, n = 0, err = 0;
+	bool at_check;
 	uint32_t i;
 
 	if (!links)
@@ -63,7 +74,10 @@ static int attach_fns(struct observer *obs, __u32 slot, const char *path,
 		if (!(mask & 1u << f) || !entry_prog[f] || !fn[f].entry ||
 		    (ret_prog[f] && !fn[f].n_rets))
 			continue; /* not in this program: its part stays out */
-		links[n] = attach_at(obj, entry_prog[f], path, fn[f].entry, slot);
+		at_check = entry_at_stack_check[f] && fn[f].stack_check;
+		links[n] = attach_at(obj, entry_prog[f], path,
+				     at_check ? fn[f].stack_check : fn[f].entry,
+				     slot | (at_check ? CLAIMD_GO_AT_STACK_CHECK : 0));
 		if (!links[n++]) {
 			err = -errno;
 			break;

@@ -461,7 +461,24 @@ static const char *pcln_name(const struct pcln *p, uint64_t funcoff)
 	return (const char *)p->names + name_off;
 }
 
-/* The RETs of the function at file offset off, size bytes long. */
+/* Instructions into a function its prologue's stack check ends by, at most. */
+#define STACK_CHECK_INSNS 4
+
+/*
+ * Does insn compare RSP (or R12, RSP less the frame) with the goroutine's
+ * stack guard, g.stackguard0 at 16(R14), as a Go prologue's stack check
+ * does before its JBE?
+ */
+static bool is_guard_cmp(const cs_insn *insn)
+{
+	return insn->id == X86_INS_CMP && (!strcmp(insn->op_str, "rsp, qword ptr [r14 + 0x10]") ||
+					   !strcmp(insn->op_str, "r12, qword ptr [r14 + 0x10]"));
+}
+
+/*
+ * The RETs of the function at file offset off, size bytes long, and its
+ * stack check's branch (struct goexec_fn).
+ */
 static int find_rets(int fd, struct goexec_fn *fn)
 {
 	uint8_t *code = malloc(fn->size);
@@ -469,6 +486,8 @@ static int find_rets(int fd, struct goexec_fn *fn)
 	size_t left = fn->size;
 	uint64_t addr = 0;
 	cs_insn *insn = NULL;
+	unsigned int n = 0;
+	bool guard_cmp = false; /* the instruction before compared with the stack guard */
 	csh cs;
 	int err = 0;
 
@@ -484,13 +503,21 @@ static int find_rets(int fd, struct goexec_fn *fn)
 	}
 	insn = cs_malloc(cs);
 	fn->n_rets = 0;
+	fn->stack_check = 0;
 	while (insn && left) {
 		if (!cs_disasm_iter(cs, &p, &left, &addr, insn)) {
 			/* Not an instruction (padding): skip a byte and go on. */
 			p++;
 			left--;
 			addr++;
+			n = STACK_CHECK_INSNS; /* past any prologue */
 			continue;
+		}
+		if (n < STACK_CHECK_INSNS) {
+			n++;
+			if (guard_cmp && insn->id == X86_INS_JBE)
+				fn->stack_check = fn->entry + insn->address;
+			guard_cmp = !fn->stack_check && is_guard_cmp(insn);
 		}
 		if (insn->id != X86_INS_RET)
 			continue;

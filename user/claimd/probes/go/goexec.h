@@ -59,7 +59,16 @@ enum goexec_refusal {
 };
 
 struct goexec_fn {
-	uint64_t entry;	 /* file offset of the first instruction; 0: not in this binary */
+	uint64_t entry; /* file offset of the first instruction; 0: not in this binary */
+	/*
+	 * File offset of its prologue's stack check's branch (the JBE after
+	 * CMP against the goroutine's stack guard, 16(R14)): a branch the
+	 * kernel emulates at a uprobe, where a probe at the entry traps twice
+	 * (the breakpoint, then a single step of the copied instruction). The
+	 * arguments' registers are the entry's there; the branch taken, the
+	 * function grows its stack and starts over. 0: no such prologue.
+	 */
+	uint64_t stack_check;
 	uint32_t size;	 /* bytes */
 	uint32_t n_rets; /* RET instructions found */
 	uint64_t rets[GOEXEC_RETS_MAX];
