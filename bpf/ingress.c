@@ -114,8 +114,13 @@ static __always_inline struct claimd_thread_slot *thread_slot_of(__u32 tid)
 	return bpf_map_lookup_elem(&thread_slots, &idx);
 }
 
-/* The record holder of an ingress: a thread's context, or a connection's. */
-static __always_inline struct claimd_thread *owner_ctx(const struct claimd_owner *o)
+/*
+ * The record holder of an ingress of process tgid: a thread's context, or
+ * a connection's. A thread without its slot looks in threads only once
+ * one of its process's threads has put a context there (PROC_THREADS): a
+ * client that serves nothing, whose every call asks, pays no miss.
+ */
+static __always_inline struct claimd_thread *owner_ctx(const struct claimd_owner *o, __u32 tgid)
 {
 	struct claimd_thread_slot *s;
 
@@ -127,6 +132,8 @@ static __always_inline struct claimd_thread *owner_ctx(const struct claimd_owner
 	s = thread_slot_of(o->id);
 	if (s && s->tid == (__u32)o->id && o->id)
 		return &s->t;
+	if (!proc_flag_maybe(tgid, PROC_THREADS))
+		return NULL;
 	return bpf_map_lookup_elem(&threads, &o->id);
 }
 
@@ -146,10 +153,10 @@ static __always_inline struct claimd_thread *thread_slot_take(__u32 tid)
 	return &s->t;
 }
 
-/* Looks up, or makes, the context of owner o (a thread: the current one). */
-static __always_inline struct claimd_thread *owner_ctx_get(const struct claimd_owner *o)
+/* Looks up, or makes, the context of owner o of process tgid (a thread: the current one). */
+static __always_inline struct claimd_thread *owner_ctx_get(const struct claimd_owner *o, __u32 tgid)
 {
-	struct claimd_thread *t = owner_ctx(o);
+	struct claimd_thread *t = owner_ctx(o, tgid);
 
 	if (t)
 		return t;
@@ -161,10 +168,15 @@ static __always_inline struct claimd_thread *owner_ctx_get(const struct claimd_o
 		t = thread_slot_take(o->id);
 		if (t)
 			return t;
+		/*
+		 * Before the context is there to find (owner_ctx), and whether
+		 * this adds it or finds one its tid left: either is its now.
+		 */
+		proc_flag_set(tgid, PROC_THREADS);
 		if (!bpf_map_update_elem(&threads, &o->id, &zero_thread, BPF_NOEXIST))
 			stat_inc(CLAIMD_ST_THREAD_CTXS);
 	}
-	t = owner_ctx(o);
+	t = owner_ctx(o, tgid);
 	if (!t)
 		stat_inc(CLAIMD_ST_THREAD_FULL);
 	return t;
@@ -209,7 +221,7 @@ static __noinline int ingress_taint(struct io *io, __u32 flag)
 	if (!io)
 		return 0;
 	owner = current_owner(io);
-	t = owner_ctx(&owner);
+	t = owner_ctx(&owner, io->key.tgid);
 	/*
 	 * An event loop's thread works for any of its open requests (keyed.c):
 	 * each of them may be the one, so each is unsure, as a call outside
@@ -256,7 +268,7 @@ static __always_inline void ingress_lose(struct claimd_conn *c, struct claimd_th
 static __always_inline void ingress_lose_current(struct io *io)
 {
 	struct claimd_owner owner = current_owner(io);
-	struct claimd_thread *t = owner_ctx(&owner);
+	struct claimd_thread *t = owner_ctx(&owner, io->key.tgid);
 	struct claimd_conn *c;
 
 	if (!t || !t->conn.tgid)
@@ -292,12 +304,9 @@ static __noinline int ingress_open(struct claimd_conn *c, struct io *io,
 		owner.tgid = io->key.tgid;
 		owner.id = io->key.fd;
 	}
-	t = owner_ctx_get(&owner);
+	t = owner_ctx_get(&owner, io->key.tgid);
 	if (!t)
 		return 0;
-	/* Before any call of this thread looks for its context (egress_log_for). */
-	if (!owner.tgid && !(pflags & PROC_THREADS))
-		proc_flag_set(io->key.tgid, PROC_THREADS);
 	/*
 	 * Counted before the record is written: an atomic add waits for the
 	 * stores before it, and the record's lines may be on the other CPU.
@@ -335,7 +344,7 @@ static __noinline int ingress_open(struct claimd_conn *c, struct io *io,
 			pflags |= PROC_MUX;
 			owner.tgid = io->key.tgid;
 			owner.id = io->key.fd;
-			t = owner_ctx_get(&owner);
+			t = owner_ctx_get(&owner, io->key.tgid);
 			if (!t)
 				return 0;
 		}
@@ -424,7 +433,7 @@ static __noinline int ingress_close(struct claimd_conn *c, struct io *io, __u32 
 	if (!p)
 		p = &no_details;
 	if (got == 1 && !owner_none(&owner))
-		t = owner_ctx(&owner);
+		t = owner_ctx(&owner, io->key.tgid);
 	if (t && same_conn(&t->conn, &io->key) && t->rec.seq == c->owner_seq) {
 		ingress_end(t, io->now, status, flags);
 	} else {
@@ -448,13 +457,7 @@ static __always_inline struct claimd_ingress *
 egress_log_for(struct io *io, struct claimd_pending *p, const struct claimd_addr *callee,
 	       struct claimd_owner owner, __u64 seq, int handed)
 {
-	/*
-	 * A thread of a process none of whose threads ever held a request
-	 * (a client that serves nothing: PROC_THREADS) holds none now: known
-	 * without the lookup of its context, a miss in the threads table.
-	 */
-	struct claimd_thread *t =
-		owner.tgid || (proc_flags(io->key.tgid) & PROC_THREADS) ? owner_ctx(&owner) : NULL;
+	struct claimd_thread *t = owner_ctx(&owner, io->key.tgid);
 	struct claimd_ingress *r;
 
 	p->ingress_seq = seq;
@@ -571,7 +574,7 @@ static __always_inline int egress_log_node(struct io *io, struct claimd_pending 
 static __noinline int egress_close(struct io *io, const struct claimd_pending *p,
 				   const struct claimd_addr *callee, const struct egress_end *end)
 {
-	struct claimd_thread *t = p->ingress_seq ? owner_ctx(&p->owner) : NULL;
+	struct claimd_thread *t = p->ingress_seq ? owner_ctx(&p->owner, io->key.tgid) : NULL;
 	struct claimd_ingress *r = egress_ended(t, io->key.tgid, p, callee, end);
 
 	if (r)
@@ -632,7 +635,7 @@ static __noinline int egress_open(struct claimd_conn *c, struct io *io)
  * egress_open's, not under it: verdict_of there passed the 512 bytes of
  * stack a chain of frames shares.
  */
-static __noinline int egress_open_show(struct claimd_conn *c)
+static __noinline int egress_open_show(struct claimd_conn *c, __u32 tgid)
 {
 	struct claimd_pending *p;
 	struct claimd_thread *t;
@@ -642,7 +645,7 @@ static __noinline int egress_open_show(struct claimd_conn *c)
 	p = &c->fifo[(c->head + c->count - 1) & FIFO_MASK];
 	if (!p->ingress_seq)
 		return 0;
-	t = owner_ctx(&p->owner);
+	t = owner_ctx(&p->owner, tgid);
 	/* Still open: not a late call's (its request answered), nor another's since. */
 	if (t && t->conn.tgid && t->rec.seq == p->ingress_seq)
 		slot_refresh(&t->rec);

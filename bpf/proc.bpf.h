@@ -166,6 +166,14 @@ static __always_inline void proc_mark_current(void)
 	bpf_task_storage_get(&proc_mark, task->group_leader, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
 }
 
+/* Process tgid may have flag: set, or beyond the array, where none can be set. */
+static __always_inline int proc_flag_maybe(__u32 tgid, __u32 flag)
+{
+	__u32 *t = bpf_map_lookup_elem(&traced, &tgid);
+
+	return !t || (*t & flag);
+}
+
 static __always_inline void proc_flag_set(__u32 tgid, __u32 flag)
 {
 	__u32 *t = bpf_map_lookup_elem(&traced, &tgid);

@@ -147,7 +147,7 @@ __noinline int on_events(struct claimd_conn *c, struct io *io, __u32 ev)
 				request_in(c, io);
 			else {
 				egress_open(c, io);
-				egress_open_show(c);
+				egress_open_show(c, io->key.tgid);
 				egress_early_take(c, io);
 			}
 		} else if (http_final_status(f->status)) {

@@ -497,9 +497,9 @@ static inline __u32 claimd_conn_slot_index(const struct claimd_conn_key *key, __
  */
 #define CLAIMD_PROC_NODE 0x100
 /*
- * One of its threads has held a request (its context made): until then a
- * call of any of its threads belongs to no request's log, and is known to
- * be outside requests with no lookup of a thread context (bpf/ingress.c).
+ * One of its threads, one without a slot of its own, has put its context
+ * in the threads table: until then a thread of it without a slot holds no
+ * request, known with no lookup there (bpf/ingress.c, owner_ctx).
  */
 #define CLAIMD_PROC_THREADS 0x200
 /* Bits 16-31: how many listening sockets it has open (a service: its calls
