@@ -132,7 +132,7 @@ static __always_inline struct claimd_thread *owner_ctx(const struct claimd_owner
 	s = thread_slot_of(o->id);
 	if (s && s->tid == (__u32)o->id && o->id)
 		return &s->t;
-	if (!proc_flag_maybe(tgid, PROC_THREADS))
+	if (!(proc_flags(tgid) & PROC_THREADS))
 		return NULL;
 	return bpf_map_lookup_elem(&threads, &o->id);
 }

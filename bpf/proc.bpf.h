@@ -92,12 +92,16 @@ static __always_inline void submit_now(void *rec)
  * service, whose calls outside requests are no root calls. */
 #define PROC_LISTENER_ONE CLAIMD_PROC_LISTENER_ONE
 
-/* The process's bits; a tgid beyond the array (pid_max above 4M) counts as traced. */
+/*
+ * The process's bits; a tgid beyond the array (pid_max above 4M) counts as
+ * traced, and as one whose threads may have contexts in threads, since no
+ * bit can be set for it.
+ */
 static __always_inline __u32 proc_flags(__u32 tgid)
 {
 	__u32 *t = bpf_map_lookup_elem(&traced, &tgid);
 
-	return t ? *t : PROC_TRACED;
+	return t ? *t : PROC_TRACED | PROC_THREADS;
 }
 
 /*
@@ -164,14 +168,6 @@ static __always_inline void proc_mark_current(void)
 	struct task_struct *task = bpf_get_current_task_btf();
 
 	bpf_task_storage_get(&proc_mark, task->group_leader, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
-}
-
-/* Process tgid may have flag: set, or beyond the array, where none can be set. */
-static __always_inline int proc_flag_maybe(__u32 tgid, __u32 flag)
-{
-	__u32 *t = bpf_map_lookup_elem(&traced, &tgid);
-
-	return !t || (*t & flag);
 }
 
 static __always_inline void proc_flag_set(__u32 tgid, __u32 flag)

@@ -50,8 +50,8 @@ for ((i = 1; i <= runs; i++)); do
 	secs=$(($(date +%s) - start))
 	burnt=0
 	for p in "${pids[@]}"; do
-		t=$(awk '{ print int(($14 + $15) / 100) }' "/proc/$p/stat" 2>/dev/null || echo 0)
-		burnt=$((burnt + t))
+		t=$(ps -o cputimes= -p "$p" 2>/dev/null)
+		burnt=$((burnt + ${t:-0}))
 	done
 	line=$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$out/run$i.log" | tail -1)
 	echo "run $i: exit $rc, ${secs} s, burners' CPU ${burnt} s so far, ${line:-no summary}" |
