@@ -10,7 +10,7 @@
 struct ssl_call {
 	__u64 ssl;	 /* the SSL pointer */
 	__u64 buf;	 /* user buffer */
-	__u64 count_ptr; /* _ex forms: where the byte count will be written */
+	__u64 count_ptr; /* _ex forms: where the byte count will be written; 0: SSL_read, SSL_write */
 	__s32 fd;	 /* the socket, once known; -1 before */
 	__u32 dir;	 /* DIR_RX (SSL_read) or DIR_TX (SSL_write) */
 };

@@ -156,8 +156,12 @@ static __always_inline void ssl_call_done(__u32 tid)
 	bpf_map_delete_elem(&tls_recent, &tid);
 }
 
-/* The call returned: n plaintext bytes (n <= 0: nothing to frame). */
-static __always_inline int ssl_exit(long n, int ex)
+/*
+ * The call returned: n plaintext bytes (n <= 0: nothing to frame). One
+ * program for the four calls that move plaintext: their entry said which
+ * (its direction, and for an _ex form where the count goes).
+ */
+static __always_inline int ssl_exit(long n)
 {
 	__u64 id = bpf_get_current_pid_tgid();
 	__u32 tid = (__u32)id;
@@ -170,7 +174,7 @@ static __always_inline int ssl_exit(long n, int ex)
 
 	if (!call)
 		return 0;
-	if (ex && n == 1) {
+	if (call->count_ptr && n == 1) {
 		/* SSL_read_ex / SSL_write_ex return 1 and write the count. */
 		if (bpf_probe_read_user(&count, sizeof(count), (const void *)call->count_ptr))
 			count = 0;
@@ -211,28 +215,26 @@ out:
 	return 0;
 }
 
+/*
+ * The return of SSL_read, SSL_write, SSL_read_ex and SSL_write_ex: one
+ * program at four places, verified once.
+ */
+SEC("uretprobe")
+int BPF_KRETPROBE(tls_call_ret, int ret)
+{
+	return ssl_exit(ret);
+}
+
 SEC("uprobe")
 int BPF_KPROBE(tls_read, void *ssl, void *buf, int num)
 {
 	return ssl_enter(ssl, buf, NULL, DIR_RX);
 }
 
-SEC("uretprobe")
-int BPF_KRETPROBE(tls_read_ret, int ret)
-{
-	return ssl_exit(ret, 0);
-}
-
 SEC("uprobe")
 int BPF_KPROBE(tls_write, void *ssl, const void *buf, int num)
 {
 	return ssl_enter(ssl, (void *)buf, NULL, DIR_TX);
-}
-
-SEC("uretprobe")
-int BPF_KRETPROBE(tls_write_ret, int ret)
-{
-	return ssl_exit(ret, 0);
 }
 
 /*
@@ -272,20 +274,8 @@ int BPF_KPROBE(tls_read_ex, void *ssl, void *buf, __u64 num, __u64 *readbytes)
 	return ssl_enter(ssl, buf, readbytes, DIR_RX);
 }
 
-SEC("uretprobe")
-int BPF_KRETPROBE(tls_read_ex_ret, int ret)
-{
-	return ssl_exit(ret, 1);
-}
-
 SEC("uprobe")
 int BPF_KPROBE(tls_write_ex, void *ssl, const void *buf, __u64 num, __u64 *written)
 {
 	return ssl_enter(ssl, (void *)buf, written, DIR_TX);
-}
-
-SEC("uretprobe")
-int BPF_KRETPROBE(tls_write_ex_ret, int ret)
-{
-	return ssl_exit(ret, 1);
 }

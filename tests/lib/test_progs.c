@@ -50,8 +50,9 @@ struct test_state {
 	char skip_reason[256];
 	char subtest[128];
 	int sub_open;
-	char stage_dir[128]; /* test__stage_dir(), removed when the test ends */
-	char cgroup[1100];   /* test__cgroup(): the test's own, "" as a user */
+	struct timespec sub_start; /* when the open subtest began */
+	char stage_dir[128];	   /* test__stage_dir(), removed when the test ends */
+	char cgroup[1100];	   /* test__cgroup(): the test's own, "" as a user */
 };
 
 static struct test_state *st;
@@ -139,14 +140,28 @@ bool test__need_root(void)
 	return false;
 }
 
+static double seconds_between(const struct timespec *a, const struct timespec *b)
+{
+	return (b->tv_sec - a->tv_sec) + (b->tv_nsec - a->tv_nsec) / 1e9;
+}
+
+static double seconds_since(const struct timespec *start)
+{
+	struct timespec now;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	return seconds_between(start, &now);
+}
+
 static void end_subtest(void)
 {
 	if (!st->sub_open)
 		return;
-	printf("#%s/%s:%s\n", cur_test, st->subtest,
+	printf("#%s/%s:%s (%.1fs)\n", cur_test, st->subtest,
 	       st->failed    ? "FAIL"
 	       : st->skipped ? "SKIP"
-			     : "OK");
+			     : "OK",
+	       seconds_since(&st->sub_start));
 	if (st->failed)
 		st->sub_failed++;
 	else if (st->skipped)
@@ -191,6 +206,7 @@ bool test__start_subtest(const char *name)
 	end_subtest();
 	st->subtests++;
 	st->sub_open = 1;
+	clock_gettime(CLOCK_MONOTONIC, &st->sub_start);
 	st->failed = 0;
 	st->skipped = 0;
 	snprintf(st->subtest, sizeof(st->subtest), "%s", name);
@@ -328,7 +344,7 @@ static int run_one(const struct test_def *t, int timeout_s)
 	       result == 0   ? "OK"
 	       : result == 1 ? "FAIL"
 			     : "SKIP",
-	       (t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) / 1e9, result == 2 ? ": " : "",
+	       seconds_between(&t0, &t1), result == 2 ? ": " : "",
 	       result == 2 ? st->skip_reason : "");
 	fflush(stdout);
 	return result;

@@ -20,13 +20,13 @@ struct tls {
 
 static const struct probe_fn tls_fns[] = {
 	{ .prog = "tls_read", .func = "SSL_read" },
-	{ .prog = "tls_read_ret", .func = "SSL_read", .ret = true },
+	{ .prog = "tls_call_ret", .func = "SSL_read", .ret = true },
 	{ .prog = "tls_write", .func = "SSL_write" },
-	{ .prog = "tls_write_ret", .func = "SSL_write", .ret = true },
+	{ .prog = "tls_call_ret", .func = "SSL_write", .ret = true },
 	{ .prog = "tls_read_ex", .func = "SSL_read_ex" },
-	{ .prog = "tls_read_ex_ret", .func = "SSL_read_ex", .ret = true },
+	{ .prog = "tls_call_ret", .func = "SSL_read_ex", .ret = true },
 	{ .prog = "tls_write_ex", .func = "SSL_write_ex" },
-	{ .prog = "tls_write_ex_ret", .func = "SSL_write_ex", .ret = true },
+	{ .prog = "tls_call_ret", .func = "SSL_write_ex", .ret = true },
 	/* No plaintext: the handshake ties its SSL to its socket (bpf/tls.c). */
 	{ .prog = "tls_handshake", .func = "SSL_do_handshake" },
 	{ .prog = "tls_handshake_ret", .func = "SSL_do_handshake", .ret = true },
