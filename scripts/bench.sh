@@ -634,8 +634,23 @@ for p in "${fan_pids[@]}"; do kill "$p"; wait "$p" || true; done
 fan_pids=()
 
 python3 - "$build/bench.json" <<EOF
-import json, sys
+import json, os, sys
 parse = json.loads('''$parse''')
+def host():
+    """What the figures depend on beyond the code: the CPU, the kernel, and
+    the mitigations that cost every syscall (page tables switched) or every
+    return in the kernel (a return thunk), the programs' own included."""
+    vul = "/sys/devices/system/cpu/vulnerabilities/"
+    cpu = next((l.split(":", 1)[1].strip() for l in open("/proc/cpuinfo")
+                if l.startswith("model name")), "")
+    mitigations = {}
+    for k in ("meltdown", "spec_rstack_overflow", "spectre_v2", "retbleed"):
+        try:
+            mitigations[k] = open(vul + k).read().strip()
+        except OSError:
+            pass
+    return {"cpu": cpu, "cpus": os.cpu_count(), "kernel": os.uname().release,
+            "mitigations": mitigations}
 out = {
     "service": "claimlab node (thread per connection), 127.0.0.1",
     "throughput_rps_without": $rps_off, "throughput_rps_with": $rps_on,
@@ -732,6 +747,7 @@ out = {
     "idle_edges_made_in_s_1k_10k": [$idle_1k_gen, $idle_10k_gen],
     "idle_seconds": $IDLE_SECONDS,
     "rounds": $ROUNDS,
+    "host": host(),
 }
 json.dump(out, open(sys.argv[1], "w"), indent=2)
 def spread(k):
@@ -793,6 +809,9 @@ rows = [
     ("claimd CPU at rest, %d edges made" % $edges_large, "%.2f%% of one core (%d known)" % (100 * out["idle_cpu_share_10k_edges"], $idle_10k_edges), "<= 0.5%"),
 ]
 print()
+h = out["host"]
+print("host: %s, %d CPUs, Linux %s; %s" % (h["cpu"], h["cpus"], h["kernel"], "; ".join(
+    "%s: %s" % kv for kv in h["mitigations"].items())))
 print("%-48s %-44s %s" % ("measure", "measured", "target"))
 for r in rows:
     print("%-48s %-44s %s" % r)
