@@ -765,7 +765,7 @@ rows = [
     ("p50 latency, without / with", "%s / %s us" % ($p50o, $p50n), ""),
     ("program time per run, untraced process (TCP)", "%s ns" % out["untraced_ns_per_run"], "<= the floor + 10 ns"),
     ("  program runs during its pipe syscalls", "%d of %d" % (out["program_runs_during_them"], out["untraced_pipe_syscalls"]), "0"),
-    ("  an untraced syscall, added: getppid / pipe / TCP", " / ".join("+%.0f" % (w - b) for b, w in (out["untraced_syscall_ns_without_with"][k] for k in ("getppid", "pipe", "tcp"))) + " ns", ""),
+    ("  an untraced syscall, added: getppid / pipe / TCP", " / ".join("%+.0f" % round(w - b) for b, w in (out["untraced_syscall_ns_without_with"][k] for k in ("getppid", "pipe", "tcp"))) + " ns", ""),
     ("  an empty program on its tracepoints, the same hammer (the floor)", "%s ns" % out["empty_program_ns_per_run"], ""),
     ("  the same with one load of a word of its own (a filter's least)", "%s ns" % out["one_load_program_ns_per_run"], ""),
     ("program time per run, untraced process (Unix socket)", "%s ns" % out["untraced_unix_ns_per_run"], "<= the floor + 10 ns"),
