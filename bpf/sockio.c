@@ -454,8 +454,8 @@ int tp_io_x(struct bpf_raw_tracepoint_args *ctx)
 		if (h.family != AF_UNIX)
 			return 0;
 		/* A Unix socket: its own filter (bpf/unix.bpf.h), off the TCP path. */
-		task = bpf_get_current_task_btf();
-		if (!unix_io_wanted(sk, skaddr, task))
+		task = unix_io_task(sk, skaddr);
+		if (!task)
 			return 0;
 	} else {
 		if (!sock_marked(sock_head_slot(&h, skaddr)) && !sock_fastopen(&h, skaddr, ret))

@@ -1,10 +1,9 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
- * What tp_io_x asks of a Unix socket before any helper call
- * (bpf/unixsock.c follows them): is it a stream socket, and is it one
- * whose bytes may concern a followed process: the current process is
- * followed, or the socket is the accepted end of a connection a followed
- * process made (unix_marks).
+ * What tp_io_x asks of a Unix socket (bpf/unixsock.c follows them): is it
+ * a stream socket, and is it one whose bytes may concern a followed
+ * process: the current process is followed, or the socket is the accepted
+ * end of a connection a followed process made (unix_marks).
  */
 #ifndef CLAIMD_UNIX_BPF_H
 #define CLAIMD_UNIX_BPF_H
@@ -28,17 +27,23 @@ static __always_inline void unix_mark_add(__u32 slot, int n)
 }
 
 /*
- * Do the bytes of the Unix socket sk (at skaddr), moved by task, go on to
- * the connection table? Only a stream socket's, in a process that may be
- * followed or on a marked accepted end. A datagram socket (journald's,
- * syslog's) leaves at its type, an untraced process's stream (D-Bus, X11)
- * after one load from the filter and two from its task.
+ * The task moving the bytes of the Unix socket sk (at skaddr), if they go
+ * on to the connection table, or NULL: only a stream socket's, in a
+ * process that may be followed or on a marked accepted end. A datagram
+ * socket (journald's, syslog's) leaves at its type, before any helper
+ * call; an untraced process's stream (D-Bus, X11) after one load from the
+ * filter, the helper's call and two loads from its task.
  */
-static __always_inline int unix_io_wanted(struct sock *sk, __u64 skaddr, struct task_struct *task)
+static __always_inline struct task_struct *unix_io_task(struct sock *sk, __u64 skaddr)
 {
+	struct task_struct *task;
+
 	if (sk->sk_type != SOCK_STREAM)
-		return 0;
-	return unix_marks[unix_slot(skaddr) & (CLAIMD_UNIX_MARKS - 1)] || task_may_be_traced(task);
+		return NULL;
+	task = bpf_get_current_task_btf();
+	if (unix_marks[unix_slot(skaddr) & (CLAIMD_UNIX_MARKS - 1)] || task_may_be_traced(task))
+		return task;
+	return NULL;
 }
 
 /*

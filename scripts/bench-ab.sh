@@ -1,13 +1,15 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
-# scripts/bench-ab.sh [--untraced] CLAIMD_A CLAIMD_B [ROUNDS]: the program
+# scripts/bench-ab.sh [--untraced[=MODE]] CLAIMD_A CLAIMD_B [ROUNDS]: the program
 # time one build of claimd costs per request against another, both attached
 # at once to the same requests: a claimlab node under wrk at saturation,
 # each claimd following only the node (--pid). This host's phases move a
 # single build's figure by more than most changes are worth; two builds
 # timed over the same syscalls see the same phase. --untraced: per run of
-# the read/write program (tp_io_x) instead, over the one-byte TCP syscalls
-# of a process neither follows (pipe_hammer): what the socket filter costs.
+# the read/write program (tp_io_x) instead, over the one-byte syscalls of a
+# process neither follows (pipe_hammer): what the socket filter costs, over
+# TCP or, with MODE, pipe_hammer's unix (a stream to a socket file) or
+# unixdg (a datagram pair).
 #
 # Whichever build is attached first pays for the cold lines both touch
 # (the task, its registers, the user buffer: several hundred ns a request
@@ -19,9 +21,13 @@
 # Needs root, wrk and a built tree (make).
 set -euo pipefail
 
-untraced=0
-[ "${1:-}" = --untraced ] && { untraced=1; shift; }
-[ $# -ge 2 ] || { echo "usage: $0 [--untraced] CLAIMD_A CLAIMD_B [ROUNDS]" >&2; exit 64; }
+untraced=0 hammer=tcp
+case "${1:-}" in
+--untraced) untraced=1; shift ;;
+--untraced=tcp | --untraced=unix | --untraced=unixdg) untraced=1 hammer=${1#*=}; shift ;;
+--untraced=*) echo "bench-ab: --untraced takes tcp, unix or unixdg, not ${1#*=}" >&2; exit 64 ;;
+esac
+[ $# -ge 2 ] || { echo "usage: $0 [--untraced[=tcp|unix|unixdg]] CLAIMD_A CLAIMD_B [ROUNDS]" >&2; exit 64; }
 [ "$(id -u)" -eq 0 ] || { echo "bench-ab: needs root (claimd loads BPF programs)" >&2; exit 1; }
 bin_a=$(realpath "$1") bin_b=$(realpath "$2")
 rounds=${3:-3}
@@ -81,7 +87,7 @@ totals_of() {
 # The load of one run.
 load() {
 	if [ "$untraced" = 1 ]; then
-		"$build/tests/pipe_hammer" 300000 tcp >"$tmp/load.log"
+		"$build/tests/pipe_hammer" 300000 "$hammer" >"$tmp/load.log"
 	else
 		wrk -t2 -c32 -d"${WRK_SECONDS}s" "http://127.0.0.1:$port/r/1" >"$tmp/load.log" 2>&1
 	fi
@@ -120,7 +126,7 @@ say "== B: $bin_b"
 unit=request
 if [ "$untraced" = 1 ]; then
 	unit="run of tp_io_x"
-	say "== node pid $node_pid followed; pipe_hammer's 300,000 TCP syscalls a run, not followed; $rounds rounds"
+	say "== node pid $node_pid followed; pipe_hammer's 300,000 $hammer exchanges a run, not followed; $rounds rounds"
 else
 	say "== node pid $node_pid on 127.0.0.1:$port; wrk -t2 -c32 for ${WRK_SECONDS}s a run, $rounds rounds"
 fi

@@ -1,16 +1,19 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * An untraced process for the benchmark: N one-byte writes and reads, on a
- * pipe (no program of claimd's runs for them: its bytes come from the
- * socket tracepoints), on a loopback TCP connection (the program runs and
- * leaves at its filter), on a Unix stream connection to a socket file
- * (journald's, D-Bus's and X11's clients talk so: the same filter), or N
- * getppid() calls (no program, only what any
- * syscall tracepoint costs every syscall). Prints the wall time per
- * syscall, best of five rounds, so that bench.sh can compare it with and
- * without claimd, and read the program's time per run for the TCP case.
+ * An untraced process for the benchmark: N one-byte writes and reads
+ * - on a pipe (no program of claimd's runs for them: its bytes come from
+ *   the socket tracepoints);
+ * - on a loopback TCP connection (the program runs and leaves at its filter);
+ * - on a Unix stream connection to a socket file (D-Bus's and X11's
+ *   clients, and services' stdout to journald, talk so: the Unix filter);
+ * - on a Unix datagram pair (a logging client's, syslog's and journald's
+ *   native protocol: the Unix filter leaves at the socket's type);
+ * or N getppid() calls (no program, only what any syscall tracepoint costs
+ * every syscall). Prints the wall time per syscall, best of five rounds,
+ * so that bench.sh can compare it with and without claimd, and read the
+ * program's time per run for the socket cases.
  *
- *   pipe_hammer N [pipe|tcp|unix|getppid]
+ *   pipe_hammer N [pipe|tcp|unix|unixdg|getppid]
  */
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -97,6 +100,9 @@ int main(int argc, char **argv)
 			return 2;
 	} else if (!strcmp(mode, "unix")) {
 		if (unix_pair(fd))
+			return 2;
+	} else if (!strcmp(mode, "unixdg")) {
+		if (socketpair(AF_UNIX, SOCK_DGRAM, 0, fd))
 			return 2;
 	} else if (strcmp(mode, "getppid")) {
 		return 2;
