@@ -12,6 +12,10 @@
  *    async context writing it, a kept-alive socket's (a tick the handler
  *    began) and a new one's (its connect, its socket the handler's): every
  *    call tied, every failure right; mode node;
+ *  - node_fresh: an agent that keeps no connection alive: every call on a
+ *    new socket, written in its connect's context, tied through the
+ *    socket's lineage (the TCPWrap probe: the handler's context made it);
+ *    every call tied but the first burst's;
  *  - node_capped: the same agent at 4 sockets: a request queued behind
  *    them is handed a socket in another request's context (the socket's
  *    release), and its call ties to none: unknown, never wrong;
@@ -80,6 +84,7 @@ struct loop {
 	 * await's continuation, a response's callback): all unknown */
 	bool later_untied;
 	bool refused; /* run by a copy of its runtime that claimd's probes refuse */
+	bool fresh;   /* every call on a new connection: tied through its socket's lineage */
 };
 
 static const char *const with_ua[] = { "--user-agent", "elclient/1.0", NULL };
@@ -103,6 +108,14 @@ static void node_chain_argv(const char **argv, char *buf, size_t len, const char
 {
 	node_argv(argv, buf, len, bport, ready, port, dir);
 	argv[4] = "--chain";
+	argv[5] = NULL;
+}
+
+static void node_fresh_argv(const char **argv, char *buf, size_t len, const char *bport,
+			    const char *ready, int port, const char *dir)
+{
+	node_argv(argv, buf, len, bport, ready, port, dir);
+	argv[4] = "--fresh";
 	argv[5] = NULL;
 }
 
@@ -199,6 +212,12 @@ static void aiohttp_traceparent_argv(const char **argv, char *buf, size_t len, c
 static const struct loop loops[] = {
 	/* Node's probes: every call tied by its async context. */
 	{ .name = "node", .argv = node_argv, .mode = "node", .calls = 1 },
+	/* A new connection per call: tied through the socket the handler's context made. */
+	{ .name = "node_fresh",
+	  .argv = node_fresh_argv,
+	  .mode = "node",
+	  .calls = 1,
+	  .fresh = true },
 	/* Queued behind a capped pool: handed a socket in another request's context. */
 	{ .name = "node_capped",
 	  .argv = node_capped_argv,
@@ -385,6 +404,10 @@ static void run(struct claimd_h *h, struct trace_cap *t, const struct svc *back,
 	} else if (l->mode && strcmp(l->mode, "multiplexed")) {
 		/* Tied: all but the first burst's (at most its 8 requests in flight, a few times). */
 		ASSERT_GE(tally.right, failed / 2, "tied by what they carry: right");
+		if (l->fresh)
+			ASSERT_GE(claimd_status_count(h, "calls_tied_by_node", true) - node_before,
+				  REQUESTS - THREADS,
+				  "calls on new sockets: tied through their lineage");
 	} else if (l->mode)
 		/* Nothing ties: judged only if served alone before the first juggling. */
 		ASSERT_LE(tally.right, THREADS, "nothing ties: no verdict after the first burst");

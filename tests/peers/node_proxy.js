@@ -2,13 +2,15 @@
 // A Node.js 20 service on one event loop: each request GET /r/<id> is
 // forwarded to the backend with http.request through a keep-alive agent
 // (its sockets reused across requests; with --max-sockets=N at most N, a
-// request queued until one is free); a failed answer (500 up, or none) is
+// request queued until one is free; with --fresh an agent that keeps none
+// alive: every call on a new connection, closed after); a failed answer (500 up, or none) is
 // passed up as 502. With --forward-headers it passes the request's headers
 // on (a reverse proxy's way), but for the hop-by-hop ones. With --chain it
 // asks the backend a second time from the first answer's callback (the
 // callback style), and fails if either failed.
 //
-//   node node_proxy.js BACKEND_PORT READY_FILE [--forward-headers] [--max-sockets=N] [--chain]
+//   node node_proxy.js BACKEND_PORT READY_FILE [--forward-headers] [--max-sockets=N] [--fresh]
+//                      [--chain]
 'use strict';
 const fs = require('fs');
 const http = require('http');
@@ -17,7 +19,10 @@ const backend = Number(process.argv[2]);
 const ready = process.argv[3];
 const forward = process.argv.includes('--forward-headers');
 const cap = process.argv.find((a) => a.startsWith('--max-sockets='));
-const agent = new http.Agent({ keepAlive: true, maxSockets: cap ? Number(cap.split('=')[1]) : Infinity });
+const agent = new http.Agent({
+  keepAlive: !process.argv.includes('--fresh'),
+  maxSockets: cap ? Number(cap.split('=')[1]) : Infinity,
+});
 const HOP = new Set(['connection', 'keep-alive', 'host', 'transfer-encoding', 'upgrade']);
 
 function passedOn(headers) {

@@ -10,8 +10,9 @@
  *    trigger next to it (+8);
  *  - TCPWrap::New (its constructor inlined) calls its base's constructor
  *    with the new object: after that call, where a register the call keeps
- *    holds that object, a new socket's ids are known (the lineage probe's
- *    place);
+ *    holds that object, a new socket's ids are known; the lineage probe
+ *    goes on the first instruction from there that the kernel emulates, if
+ *    the code before it leaves that register and those ids alone;
  *  - AsyncHooks::push_async_context stores the context it enters, its id
  *    and trigger packed in one register (unpcklpd), at [0] of a buffer it
  *    loads from this: the running context's id at [0], its trigger at [1];
@@ -313,14 +314,82 @@ static bool reset_seen(struct walk *w, void *arg)
 /*
  * TCPWrap::New: the call to its base's constructor (target), given the new
  * object in RDI; after it, a register the call keeps that holds the same
- * value (the constructor's inlined rest uses it as this).
+ * value (the constructor's inlined rest uses it as this). Then where the
+ * probe goes: the first instruction from there that the kernel emulates at
+ * a uprobe (a relative call, jump or conditional jump, a nop), where one
+ * it must step out of line traps twice (the breakpoint, then the step's
+ * debug exception). Only past instructions that leave the register and the
+ * object's id and trigger (ids, 16 bytes) as they were: plain moves,
+ * arithmetic and stores into the object elsewhere; else right after the
+ * call.
  */
 struct ctor_seen {
 	uint64_t target;
+	int64_t ids;	   /* the object's async id's offset */
 	struct rpath self; /* RDI at the call */
 	uint64_t after;	   /* the address after the call, 0 until seen */
-	int reg;
+	int reg;	   /* the register holding the object there, -1 until known */
+	uint64_t at;	   /* where the probe goes: after, or an emulated instruction past it */
+	bool emulated;	   /* the instruction at at is one the kernel emulates */
+	int looked;	   /* instructions looked at from after */
 };
+
+#define CTOR_LOOK_MAX 8 /* instructions past the call an emulated one may be sought in */
+
+/* Does the kernel emulate insn at a uprobe, rather than step it out of line (a second trap)? */
+static bool kernel_emulates(const cs_insn *insn)
+{
+	static const unsigned int relative[] = {
+		X86_INS_CALL, X86_INS_JMP, X86_INS_JA, X86_INS_JAE, X86_INS_JB, X86_INS_JBE,
+		X86_INS_JE,   X86_INS_JNE, X86_INS_JG, X86_INS_JGE, X86_INS_JL, X86_INS_JLE,
+		X86_INS_JO,   X86_INS_JNO, X86_INS_JP, X86_INS_JNP, X86_INS_JS, X86_INS_JNS,
+	};
+	const cs_x86 *x = &insn->detail->x86;
+	size_t i;
+
+	if (insn->id == X86_INS_NOP)
+		return true;
+	for (i = 0; i < sizeof(relative) / sizeof(relative[0]); i++)
+		if (insn->id == relative[i])
+			return x->op_count == 1 && x->operands[0].type == X86_OP_IMM;
+	return false;
+}
+
+/*
+ * Does the instruction leave the object in register reg, and its id and
+ * trigger, as they were? Only plain moves and arithmetic, writing neither
+ * the register nor memory but the object's own outside ids.
+ */
+static bool keeps_object(csh cs, const cs_insn *insn, int reg, int64_t ids)
+{
+	static const unsigned int plain[] = {
+		X86_INS_MOV,	X86_INS_MOVABS, X86_INS_LEA,	X86_INS_MOVZX,	X86_INS_MOVSX,
+		X86_INS_MOVSXD, X86_INS_MOVUPS, X86_INS_MOVAPS, X86_INS_MOVDQU, X86_INS_MOVDQA,
+		X86_INS_PXOR,	X86_INS_XORPS,	X86_INS_ADD,	X86_INS_SUB,	X86_INS_AND,
+		X86_INS_OR,	X86_INS_XOR,	X86_INS_CMP,	X86_INS_TEST,
+	};
+	const cs_x86 *x = &insn->detail->x86;
+	cs_regs rd, wr;
+	uint8_t nr = 0, nw = 0, i;
+	bool known = false;
+
+	for (i = 0; i < sizeof(plain) / sizeof(plain[0]); i++)
+		known |= insn->id == plain[i];
+	if (!known || x->prefix[0] || cs_regs_access(cs, insn, rd, &nr, wr, &nw))
+		return false;
+	for (i = 0; i < nw; i++)
+		if (gpr_of(wr[i]) == reg)
+			return false;
+	for (i = 0; i < x->op_count; i++) {
+		const cs_x86_op *o = &x->operands[i];
+
+		if (o->type != X86_OP_MEM || !(o->access & CS_AC_WRITE))
+			continue;
+		if (plain_mem(o) != reg || (o->mem.disp < ids + 16 && o->mem.disp + o->size > ids))
+			return false;
+	}
+	return true;
+}
 
 static bool ctor_seen(struct walk *w, void *arg)
 {
@@ -334,15 +403,50 @@ static bool ctor_seen(struct walk *w, void *arg)
 			return false;
 		s->self = w->regs[5];
 		s->after = w->insn->address + w->insn->size;
+		s->reg = -1;
 		return !s->self.root && !s->self.val; /* nothing known of it: not seen */
 	}
-	for (i = 0; i < sizeof(kept) / sizeof(kept[0]); i++)
-		if (!memcmp(&w->regs[kept[i]], &s->self, sizeof(s->self))) {
-			s->reg = kept[i];
+	if (s->reg < 0) {
+		for (i = 0; i < sizeof(kept) / sizeof(kept[0]) && s->reg < 0; i++)
+			if (!memcmp(&w->regs[kept[i]], &s->self, sizeof(s->self)))
+				s->reg = kept[i];
+		if (s->reg < 0) {
+			s->after = 0;
 			return true;
 		}
-	s->after = 0;
-	return true;
+		s->at = s->after;
+	}
+	if (kernel_emulates(w->insn)) {
+		s->at = w->insn->address;
+		s->emulated = true;
+		return true;
+	}
+	return ++s->looked >= CTOR_LOOK_MAX || !keeps_object(w->cs, w->insn, s->reg, s->ids);
+}
+
+/*
+ * Does a relative branch or call of the function's code land in (from, to]?
+ * Code reached so would run the probe at to with other registers.
+ */
+static bool lands_between(csh cs, const uint8_t *code, size_t len, uint64_t addr, uint64_t from,
+			  uint64_t to)
+{
+	cs_insn *insn = cs_malloc(cs);
+	bool lands = !insn;
+	int n;
+
+	for (n = 0; insn && !lands && n < INSNS_MAX && cs_disasm_iter(cs, &code, &len, &addr, insn);
+	     n++) {
+		const cs_x86 *x = &insn->detail->x86;
+
+		if ((cs_insn_group(cs, insn, X86_GRP_JUMP) ||
+		     cs_insn_group(cs, insn, X86_GRP_CALL)) &&
+		    x->op_count == 1 && x->operands[0].type == X86_OP_IMM)
+			lands = (uint64_t)x->operands[0].imm > from &&
+				(uint64_t)x->operands[0].imm <= to;
+	}
+	cs_free(insn, 1);
+	return lands;
 }
 
 /* push_async_context: [id, trigger] packed, stored at [0] of a buffer loaded from this. */
@@ -441,14 +545,26 @@ static void verify(Elf *elf, int fd, csh cs, struct nodecode *n)
 	n->fields = (uint16_t)rs.chain.off[2];
 	n->async_id = (uint16_t)rs.id;
 	ctor.target = fn_addr(elf, NODECODE_TCP_BASE_FN);
+	ctor.ids = n->async_id;
 	if (!ctor.target || !fn_code(elf, fd, NODECODE_TCP_FN, f) ||
-	    !walk(cs, f->bytes, f->len, f->addr, ROOT_RDI, ctor_seen, &ctor) || !ctor.after ||
-	    !(n->tcp_off = elfsym__file_offset(elf, ctor.after))) {
+	    (walk(cs, f->bytes, f->len, f->addr, ROOT_RDI, ctor_seen, &ctor), !ctor.after) ||
+	    ctor.reg < 0) {
 		REFUSE(n, "a new TCP socket's TCPWrap, after its base's constructor",
 		       NODECODE_TCP_FN);
 		goto out;
 	}
-	n->tcp_at = ctor.after - f->addr;
+	if (ctor.at != ctor.after &&
+	    lands_between(cs, f->bytes, f->len, f->addr, ctor.after, ctor.at)) {
+		ctor.at = ctor.after;
+		ctor.emulated = false;
+	}
+	if (!(n->tcp_off = elfsym__file_offset(elf, ctor.at))) {
+		REFUSE(n, "a new TCP socket's TCPWrap, after its base's constructor",
+		       NODECODE_TCP_FN);
+		goto out;
+	}
+	n->tcp_at = ctor.at - f->addr;
+	n->tcp_emulated = ctor.emulated;
 	n->tcp_reg = (uint8_t)ctor.reg;
 	if (!fn_code(elf, fd, FN_PUSH_CONTEXT, f) ||
 	    !walk(cs, f->bytes, f->len, f->addr, ROOT_RDI, push_seen, &buffer)) {

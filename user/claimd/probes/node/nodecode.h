@@ -39,10 +39,13 @@ struct nodecode {
 	 * the environment's async_id_fields (their buffer's address). */
 	uint16_t async_id, realm, env, fields;
 	/* Where a new TCP socket's TCPWrap has its id and trigger (an offset in
-	 * NODECODE_TCP_FN: after its base's constructor), the wrap in general
-	 * register tcp_reg (0-15: RAX, RBX, RCX, RDX, RSI, RDI, RBP, RSP, R8-R15). */
+	 * NODECODE_TCP_FN: after its base's constructor, at the first
+	 * instruction from there the kernel emulates at a uprobe where the
+	 * code allows, tcp_emulated), the wrap in general register tcp_reg
+	 * (0-15: RAX, RBX, RCX, RDX, RSI, RDI, RBP, RSP, R8-R15). */
 	uint64_t tcp_at;
 	uint8_t tcp_reg;
+	bool tcp_emulated;
 	/* OnStreamRead's thunk: its address's offset from the function's and
 	 * the adjustment to this; thunk_adjust 0: none found. */
 	uint16_t thunk_adjust;
