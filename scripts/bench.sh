@@ -19,7 +19,8 @@
 #     and over a socket file; a traced
 #     request that makes one Redis call;
 #  5. libclaim's claim_current() per call, and each language package's
-#     lookup (go/claim, the Java jar, python/libclaim, node/);
+#     lookup (go/claim, the Java jar, python/libclaim, node/); the
+#     explicit context's enter and leave, probed;
 #  6. claimd's CPU share and peak RSS at a fixed request rate;
 #  7. requests counted at a high rate (80,000 req/s asked): none may be lost;
 #  8. throughput as in 1, with the service behind one nginx reverse-proxy hop
@@ -340,6 +341,26 @@ for l in go java python node; do
 		{ say "bench: $l's package did not see claimd's map"; exit 1; }
 	say "   a lookup from $l: $(echo "${lang_lookup[$l]}" | json 'd["ns_per_call"]') ns"
 done
+# 5b. The explicit context: claim_context_enter() and claim_context_leave()
+#     in a process claimd follows (it listens), each a hit of claimd's
+#     probe; timed once claimd has probed one more file than before it ran
+#     (its executable, linked with libclaim.a), 30 s at most.
+context_before=$(status | json 'd["context_files"]')
+mkfifo "$tmp/context.go"
+"$build/tests/claim_bench" --context 20000 <"$tmp/context.go" >"$tmp/context.json" &
+context_pid=$!
+exec {context_go}>"$tmp/context.go"
+for _ in $(seq 120); do
+	[ "$(status | json 'd["context_files"]')" -gt "$context_before" ] && break
+	sleep 0.25
+done
+[ "$(status | json 'd["context_files"]')" -gt "$context_before" ] ||
+	{ say "bench: claimd did not probe claim_bench's claim_context_enter"; exit 1; }
+echo go >&"$context_go"
+exec {context_go}>&-
+wait "$context_pid"
+context_pair_ns=$(json 'd["ns_per_pair"]' <"$tmp/context.json")
+say "   claim_context_enter() and _leave(), probed: $context_pair_ns ns a pair"
 
 # 6. claimd's CPU and memory at 5000 requests per second (claimd following everything).
 cpu0=$(cpu_ns)
@@ -700,6 +721,7 @@ out = {
     "parse_request_head_ns": parse["request_head_ns"],
     "writev_head_ns_1_8_64_segments": [${iov_ns[0]}, ${iov_ns[1]}, ${iov_ns[2]}],
     "claim_current_ns": json.loads('''$lookup''')["ns_per_call"],
+    "context_enter_leave_ns": $context_pair_ns,
     "lookup_ns": {"go": json.loads('''${lang_lookup[go]}''')["ns_per_call"],
                   "java": json.loads('''${lang_lookup[java]}''')["ns_per_call"],
                   "python": json.loads('''${lang_lookup[python]}''')["ns_per_call"],
@@ -786,6 +808,7 @@ rows = [
     ("  Java Claim.current(), the slot read in Java", "%.1f ns (%.2fx C)" % (out["lookup_ns"]["java"], out["lookup_ns"]["java"] / out["claim_current_ns"]), "<= 2x C"),
     ("  Python Claim().current(), ctypes", "%.0f ns" % out["lookup_ns"]["python"], "<= 1000 ns"),
     ("  Node.js current(), Node-API", "%.0f ns" % out["lookup_ns"]["node"], "<= 1000 ns"),
+    ("claim_context_enter() + _leave(), two probe hits", "%.0f ns" % out["context_enter_leave_ns"], ""),
     ("claimd CPU at %s req/s" % out["claimd_cpu_at_rps"], "%.2f%% of one core" % (100 * out["claimd_cpu_share"]), "<= 0.1%"),
     ("claimd peak RSS", "%s MiB" % out["claimd_rss_mib"], "<= 64 MiB"),
     ("requests counted under load: lost", "%d of %d (%.0f req/s)" % (out["counts_lost_under_load"], out["load_requests_answered"], out["load_rps_answered"]), "0"),

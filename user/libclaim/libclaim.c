@@ -374,15 +374,29 @@ const char *claim_decision_name(enum claim_decision d)
 }
 
 /*
+ * Each marker's first instruction, where claimd's uprobe goes. On x86-64 a
+ * five-byte nop: a kernel that optimizes uprobes (Linux 6.18) writes a call
+ * of its uprobe trampoline there at the first hit, and every later hit is
+ * a system call rather than a breakpoint's trap and the single step of the
+ * instruction under it; an older kernel steps it, as it did the return
+ * that began each marker before. Elsewhere, nothing.
+ */
+#if defined(__x86_64__)
+#define CLAIM_PROBE_SITE ".byte 0x0f, 0x1f, 0x44, 0x00, 0x00"
+#else
+#define CLAIM_PROBE_SITE ""
+#endif
+
+/*
  * Markers for claimd's uprobes: never inlined, never optimised away, and
  * nothing else. The asm keeps the argument where the probe reads it.
  */
 __attribute__((noinline)) void claim_context_enter(int fd)
 {
-	__asm__ volatile("" : : "r"(fd) : "memory");
+	__asm__ volatile(CLAIM_PROBE_SITE : : "r"(fd) : "memory");
 }
 
 __attribute__((noinline)) void claim_context_leave(void)
 {
-	__asm__ volatile("" : : : "memory");
+	__asm__ volatile(CLAIM_PROBE_SITE : : : "memory");
 }
