@@ -316,12 +316,12 @@ static bool reset_seen(struct walk *w, void *arg)
  * object in RDI; after it, a register the call keeps that holds the same
  * value (the constructor's inlined rest uses it as this). Then where the
  * probe goes: the first instruction from there that the kernel emulates at
- * a uprobe (a relative call, jump or conditional jump, a nop), where one
- * it must step out of line traps twice (the breakpoint, then the step's
- * debug exception). Only past instructions that leave the register and the
- * object's id and trigger (ids, 16 bytes) as they were: plain moves,
- * arithmetic and stores into the object elsewhere; else right after the
- * call.
+ * a uprobe (a relative call, jump or conditional jump, a one-byte nop),
+ * where one it must step out of line traps twice (the breakpoint, then the
+ * step's debug exception). Only past instructions that leave the register
+ * and the object's id and trigger (ids, 16 bytes) as they were: plain
+ * moves, arithmetic and stores into the object elsewhere; else right after
+ * the call.
  */
 struct ctor_seen {
 	uint64_t target;
@@ -347,8 +347,9 @@ static bool kernel_emulates(const cs_insn *insn)
 	const cs_x86 *x = &insn->detail->x86;
 	size_t i;
 
+	/* One byte: every kernel emulates it (a multi-byte nop only newer ones). */
 	if (insn->id == X86_INS_NOP)
-		return true;
+		return insn->size == 1;
 	for (i = 0; i < sizeof(relative) / sizeof(relative[0]); i++)
 		if (insn->id == relative[i])
 			return x->op_count == 1 && x->operands[0].type == X86_OP_IMM;
@@ -546,19 +547,14 @@ static void verify(Elf *elf, int fd, csh cs, struct nodecode *n)
 	n->async_id = (uint16_t)rs.id;
 	ctor.target = fn_addr(elf, NODECODE_TCP_BASE_FN);
 	ctor.ids = n->async_id;
-	if (!ctor.target || !fn_code(elf, fd, NODECODE_TCP_FN, f) ||
-	    (walk(cs, f->bytes, f->len, f->addr, ROOT_RDI, ctor_seen, &ctor), !ctor.after) ||
-	    ctor.reg < 0) {
-		REFUSE(n, "a new TCP socket's TCPWrap, after its base's constructor",
-		       NODECODE_TCP_FN);
-		goto out;
-	}
-	if (ctor.at != ctor.after &&
+	if (ctor.target && fn_code(elf, fd, NODECODE_TCP_FN, f))
+		walk(cs, f->bytes, f->len, f->addr, ROOT_RDI, ctor_seen, &ctor);
+	if (ctor.after && ctor.at != ctor.after &&
 	    lands_between(cs, f->bytes, f->len, f->addr, ctor.after, ctor.at)) {
 		ctor.at = ctor.after;
 		ctor.emulated = false;
 	}
-	if (!(n->tcp_off = elfsym__file_offset(elf, ctor.at))) {
+	if (!ctor.after || ctor.reg < 0 || !(n->tcp_off = elfsym__file_offset(elf, ctor.at))) {
 		REFUSE(n, "a new TCP socket's TCPWrap, after its base's constructor",
 		       NODECODE_TCP_FN);
 		goto out;
