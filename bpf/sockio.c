@@ -427,13 +427,14 @@ static __always_inline void on_io(struct task_struct *task, __u32 tgid, const st
  * for all of them, told apart by that number: one copy of the framer's
  * code in the instruction cache.
  *
- * Its filter is paid by every TCP read and write of the host: a Unix
- * socket leaves at its family, an IP socket no followed connection holds
- * (sock_marks, headers/observer.h) at its mark, after one load from the
- * socket's first line (sock_head_of) and one from the filter's array,
- * before any helper call; then UDP and the error queue. A process not
- * followed whose socket shares a slot with a followed one leaves after one
- * helper call, two loads and a miss in socks.
+ * Its filter is paid by every socket read and write of the host: an IP
+ * socket no followed connection holds (sock_marks, headers/observer.h)
+ * leaves at its mark, after one load from the socket's first line
+ * (sock_head_of) and one from the filter's array, before any helper call;
+ * then UDP and the error queue. A process not followed whose socket shares
+ * a slot with a followed one leaves after one helper call, two loads and a
+ * miss in socks. A Unix socket goes at its family to its own filter
+ * (unix_io_task, bpf/unix.bpf.h): a datagram's leaves at its type.
  */
 SEC("raw_tp/sock_recv_length")
 int tp_io_x(struct bpf_raw_tracepoint_args *ctx)
