@@ -353,6 +353,7 @@ context_pid=$!
 exec {context_go}>"$tmp/context.go"
 for _ in $(seq 120); do
 	grep -qF "$context_probed" "$tmp/claimd.log" && break
+	kill -0 "$context_pid" 2>/dev/null || break
 	sleep 0.25
 done
 grep -qF "$context_probed" "$tmp/claimd.log" ||

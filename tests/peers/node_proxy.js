@@ -3,11 +3,11 @@
 // forwarded to the backend with http.request through a keep-alive agent
 // (its sockets reused across requests; with --max-sockets=N at most N, a
 // request queued until one is free; with --fresh an agent that keeps none
-// alive: every call on a new connection, closed after); a failed answer (500 up, or none) is
-// passed up as 502. With --forward-headers it passes the request's headers
-// on (a reverse proxy's way), but for the hop-by-hop ones. With --chain it
-// asks the backend a second time from the first answer's callback (the
-// callback style), and fails if either failed.
+// alive: every call on a new connection, closed after); a failed answer
+// (500 up, or none) is passed up as 502. With --forward-headers it passes
+// the request's headers on (a reverse proxy's way), but for the hop-by-hop
+// ones. With --chain it asks the backend a second time from the first
+// answer's callback (the callback style), and fails if either failed.
 //
 //   node node_proxy.js BACKEND_PORT READY_FILE [--forward-headers] [--max-sockets=N] [--fresh]
 //                      [--chain]

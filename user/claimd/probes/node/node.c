@@ -74,9 +74,8 @@ static bool nodeprobes_probe(void *state, struct observer *obs, const struct pro
 	}
 	np->files++;
 	pr_info("node: %s: layout found in its code (async id +0x%x; realm +0x%x, environment "
-		"+0x%x, async_id_fields +0x%x; a new socket's ids at TCPWrap+0x%llx%s; the "
-		"parser's "
-		"OnStreamRead%s): each call tied by the async context writing it",
+		"+0x%x, async_id_fields +0x%x; a new socket's ids at TCPWrap+0x%llx%s; "
+		"the parser's OnStreamRead%s): each call tied by the async context writing it",
 		name, n.async_id, n.realm, n.env, n.fields, (unsigned long long)n.tcp_at,
 		n.tcp_emulated ? ", an instruction the kernel emulates" : ", one it steps",
 		n.thunk_adjust ? " and its thunk" : "");

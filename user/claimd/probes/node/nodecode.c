@@ -426,28 +426,25 @@ static bool ctor_seen(struct walk *w, void *arg)
 }
 
 /*
- * Does a relative branch or call of the function's code land in (from, to]?
- * Code reached so would run the probe at to with other registers.
+ * A relative branch or call of the function's code landing in (from, to]:
+ * code reached so would run the probe at to with other registers.
  */
-static bool lands_between(csh cs, const uint8_t *code, size_t len, uint64_t addr, uint64_t from,
-			  uint64_t to)
+struct landing {
+	uint64_t from, to;
+	bool seen;
+};
+
+static bool landing_seen(struct walk *w, void *arg)
 {
-	cs_insn *insn = cs_malloc(cs);
-	bool lands = !insn;
-	int n;
+	struct landing *l = arg;
+	const cs_x86 *x = &w->insn->detail->x86;
 
-	for (n = 0; insn && !lands && n < INSNS_MAX && cs_disasm_iter(cs, &code, &len, &addr, insn);
-	     n++) {
-		const cs_x86 *x = &insn->detail->x86;
-
-		if ((cs_insn_group(cs, insn, X86_GRP_JUMP) ||
-		     cs_insn_group(cs, insn, X86_GRP_CALL)) &&
-		    x->op_count == 1 && x->operands[0].type == X86_OP_IMM)
-			lands = (uint64_t)x->operands[0].imm > from &&
-				(uint64_t)x->operands[0].imm <= to;
-	}
-	cs_free(insn, 1);
-	return lands;
+	if (!cs_insn_group(w->cs, w->insn, X86_GRP_JUMP) &&
+	    !cs_insn_group(w->cs, w->insn, X86_GRP_CALL))
+		return false;
+	l->seen = x->op_count == 1 && x->operands[0].type == X86_OP_IMM &&
+		  (uint64_t)x->operands[0].imm > l->from && (uint64_t)x->operands[0].imm <= l->to;
+	return l->seen;
 }
 
 /* push_async_context: [id, trigger] packed, stored at [0] of a buffer loaded from this. */
@@ -549,10 +546,13 @@ static void verify(Elf *elf, int fd, csh cs, struct nodecode *n)
 	ctor.ids = n->async_id;
 	if (ctor.target && fn_code(elf, fd, NODECODE_TCP_FN, f))
 		walk(cs, f->bytes, f->len, f->addr, ROOT_RDI, ctor_seen, &ctor);
-	if (ctor.after && ctor.at != ctor.after &&
-	    lands_between(cs, f->bytes, f->len, f->addr, ctor.after, ctor.at)) {
-		ctor.at = ctor.after;
-		ctor.emulated = false;
+	if (ctor.after && ctor.at != ctor.after) {
+		struct landing l = { .from = ctor.after, .to = ctor.at };
+
+		if (walk(cs, f->bytes, f->len, f->addr, ROOT_RDI, landing_seen, &l)) {
+			ctor.at = ctor.after;
+			ctor.emulated = false;
+		}
 	}
 	if (!ctor.after || ctor.reg < 0 || !(n->tcp_off = elfsym__file_offset(elf, ctor.at))) {
 		REFUSE(n, "a new TCP socket's TCPWrap, after its base's constructor",
