@@ -150,7 +150,10 @@ static void aiohttp_argv(const char **argv, char *buf, size_t len, const char *b
 	memcpy(argv, a, sizeof(a));
 }
 
-/* haproxy with a config of the test's own, in buf: its path. */
+/*
+ * haproxy with a config of the test's own, in buf: its path. It logs each
+ * request (its status, retries and how it ended) to the subtest's log.
+ */
 static void haproxy_argv(const char **argv, char *buf, size_t len, const char *bport,
 			 const char *ready, int port, const char *dir)
 {
@@ -160,8 +163,9 @@ static void haproxy_argv(const char **argv, char *buf, size_t len, const char *b
 	(void)ready;
 	snprintf(buf, len, "%s/haproxy.cfg", dir);
 	snprintf(text, sizeof(text),
-		 "global\n  nbthread 2\n"
-		 "defaults\n  mode http\n  timeout connect 5s\n  timeout client 30s\n"
+		 "global\n  nbthread 2\n  log stdout format raw local0\n"
+		 "defaults\n  mode http\n  log global\n  option httplog\n"
+		 "  timeout connect 5s\n  timeout client 30s\n"
 		 "  timeout server 30s\n"
 		 "frontend fe\n  bind 127.0.0.1:%d\n  default_backend be\n"
 		 "backend be\n  http-reuse always\n  server b1 127.0.0.1:%s\n",
@@ -318,6 +322,7 @@ static void run(struct claimd_h *h, struct trace_cap *t, const struct svc *back,
 					 .mod = FAIL_MOD };
 	struct truth_tally tally = { 0 };
 	static int status[REQUESTS];
+	static char text[1 << 16];
 	int i, port = l->port_chosen ? sock_free_port() : 0, failed = 0;
 	long long ambiguous_before, node_before, refused_before;
 	size_t mark = trace_mark(t);
@@ -435,6 +440,9 @@ static void run(struct claimd_h *h, struct trace_cap *t, const struct svc *back,
 	}
 out:
 	proc_stop(pid, 5000);
+	/* Failed: what the proxy said (haproxy: how each request ended, its retries). */
+	if (test__failed_now() && read_file(log, text, sizeof(text)) > 0)
+		printf("%s's log:\n%s\n", l->name, text);
 }
 
 void test_event_loops(void)
