@@ -52,7 +52,8 @@ static int httpd_start(struct httpd *a, const char *dir, const char *what, int b
 	size_t i, n = 0;
 
 	a->port = sock_free_port();
-	snprintf(a->dir, sizeof(a->dir), "%s/httpd-%s", dir, what);
+	if (snprintf(a->dir, sizeof(a->dir), "%s/httpd-%s", dir, what) >= (int)sizeof(a->dir))
+		return -1;
 	snprintf(a->name, sizeof(a->name), "apache2:%d", a->port);
 	/* The workers run as www-data: they must reach what the parent made. */
 	if (mkdir(a->dir, 0755) || chmod(dir, 0755) || make_cert(a->dir))

@@ -29,6 +29,8 @@ struct truth_tally {
 	 * truth_svc.fail_open_cost.
 	 */
 	int matrix_cost;
+	/* The first unknown verdict's record, printed where unknown verdicts were not expected. */
+	char first_unknown[768];
 };
 
 /*
