@@ -188,6 +188,7 @@ const volatile __u32 thread_slots_mask = CLAIMD_THREADS_MAX / 2 - 1;
 
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(map_flags, BPF_F_MMAPABLE); /* its values page-aligned: a slot's lines its own */
 	__uint(max_entries, CLAIMD_THREADS_MAX / 2);
 	__type(key, __u32);
 	__type(value, struct claimd_thread_slot);
