@@ -192,7 +192,7 @@ static void run(struct claimd_h *h, struct trace_cap *t, const struct dep_server
 {
 	static const char *const shapes[] = { "up", "sw", "pf", "jn", "tl" };
 	static const char *const late_extra[] = { "--metrics", "none", NULL };
-	char name[32], callee[H_PATH + 32], text[4096];
+	char name[32], callee[H_PATH + 32];
 	struct dep_svc s = { 0 };
 	struct claimd_h late = { 0 };
 	struct trace_cap lt = { 0 };
@@ -253,8 +253,8 @@ static void run(struct claimd_h *h, struct trace_cap *t, const struct dep_server
 			  "causes: the dependency's error replies, its protocol named");
 out:
 	/* Started, then failed: what it said (a start's failure printed it already). */
-	if (test__failed_now() && s.port > 0 && read_file(s.log, text, sizeof(text)) > 0)
-		printf("service %s's log:\n%s\n", name, text);
+	if (test__failed_now() && s.port > 0)
+		file_print("the service's log", s.log);
 	if (late.dir[0])
 		claimd_traced_stop(&late, &lt);
 	if (s.pid > 0)

@@ -322,7 +322,6 @@ static void run(struct claimd_h *h, struct trace_cap *t, const struct svc *back,
 					 .mod = FAIL_MOD };
 	struct truth_tally tally = { 0 };
 	static int status[REQUESTS];
-	static char text[1 << 16];
 	int i, port = l->port_chosen ? sock_free_port() : 0, failed = 0;
 	long long ambiguous_before, node_before, refused_before;
 	size_t mark = trace_mark(t);
@@ -441,8 +440,8 @@ static void run(struct claimd_h *h, struct trace_cap *t, const struct svc *back,
 out:
 	proc_stop(pid, 5000);
 	/* Failed: what the proxy said (haproxy: how each request ended, its retries). */
-	if (test__failed_now() && read_file(log, text, sizeof(text)) > 0)
-		printf("%s's log:\n%s\n", l->name, text);
+	if (test__failed_now())
+		file_print("the proxy's log", log);
 }
 
 void test_event_loops(void)

@@ -390,12 +390,17 @@ int claimd_log_lines(const struct claimd_h *h, const char *needle)
 	return n;
 }
 
-void claimd_print_log(const struct claimd_h *h)
+void file_print(const char *what, const char *path)
 {
 	static char buf[1 << 16];
 
-	if (read_file(h->log, buf, sizeof(buf)) >= 0)
-		printf("---- claimd log (%s) ----\n%s---- end of claimd log ----\n", h->log, buf);
+	if (read_file(path, buf, sizeof(buf)) >= 0)
+		printf("---- %s (%s) ----\n%s---- end of %s ----\n", what, path, buf, what);
+}
+
+void claimd_print_log(const struct claimd_h *h)
+{
+	file_print("claimd log", h->log);
 }
 
 #define CLAIMD_START_MS 60000

@@ -93,6 +93,8 @@ int claimd_stop(struct claimd_h *h);
 /* SIGKILL, no cleanup by claimd itself. */
 void claimd_kill(struct claimd_h *h);
 void claimd_print_log(const struct claimd_h *h);
+/* Prints the file at path (a log), between lines naming it as what; nothing if unreadable. */
+void file_print(const char *what, const char *path);
 /* Occurrences of needle in claimd's log, waiting up to 10 s for one. */
 int claimd_log_lines(const struct claimd_h *h, const char *needle);
 /* "claimctl --socket ... <args>" output; returns the wait status. */
