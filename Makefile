@@ -69,7 +69,7 @@ DEPS_BENCH := $(BUILD)/.deps-bench
 DEPS_GO := $(BUILD)/.deps-go
 DEPS_LANGS := $(BUILD)/.deps-langs
 
-BPF_MODS := observer parsebench protocheck
+BPF_MODS := observer parsebench protocheck keyrace
 BPF_OBJS := $(patsubst %,$(BUILD)/%.bpf.o,$(BPF_MODS))
 SKELS := $(patsubst %,$(BUILD)/%.skel.h,$(BPF_MODS))
 

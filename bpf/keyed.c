@@ -24,20 +24,14 @@
  * open while it began or ended gets unknown (untied-call), never a verdict
  * that misses it. Counted: CLAIMD_ST_TIED_ID, _TIED_RELAY, _TIE_AMBIGUOUS,
  * _TIE_NONE.
+ *
+ * The counts are kept right against other CPUs by bpf/req_keys.bpf.h. A
+ * request a key of which could not be counted there is a stray: unknown
+ * itself, and while one is open no call of its process is tied by keys.
+ * Counted: CLAIMD_ST_KEY_STRAYS.
  */
 
-/*
- * The open requests of event loops, by key: added when a request's head
- * ends (keyed_request_head), removed when it is answered or its connection
- * goes (keyed_forget). Full: a request unknown by its keys, so calls made
- * for it are tied to none (unknown, not wrong).
- */
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, CLAIMD_THREADS_MAX);
-	__type(key, struct claimd_req_key);
-	__type(value, struct claimd_req_owner);
-} req_keys SEC(".maps");
+#include "req_keys.bpf.h"
 
 /* What a relay of a request carries of it: method, target, user agent. 0: no relay key. */
 static __always_inline __u32 relay_key(const struct http_framer *f)
@@ -51,42 +45,66 @@ static __always_inline __u32 relay_key(const struct http_framer *f)
 	return h ?: 1;
 }
 
-/* One more open request of tgid known by (kind, hash): the one on fd, seq, if it stays alone. */
-static __always_inline void key_add(__u32 tgid, __u32 kind, __u32 hash, __s32 fd, __u64 seq)
+/*
+ * The request t holds, of process tgid, on fd, could not be counted under a
+ * key of it (req_key_add): a call made for it could be tied to another
+ * request alone under that key. Its process counts it a stray until it
+ * ends (keyed_forget), and ties no call by keys meanwhile (keyed_call_head);
+ * it is unknown itself (untied-call).
+ */
+static __always_inline void keyed_stray(struct claimd_thread *t, __u32 tgid)
 {
-	struct claimd_req_key k = { .tgid = tgid, .kind = kind, .hash = hash };
-	struct claimd_req_owner v = { .count = 1, .fd = fd, .seq = seq }, *o;
+	struct claimd_outside *o = bpf_map_lookup_elem(&outside_calls, &tgid);
 
-	o = bpf_map_lookup_elem(&req_keys, &k);
-	if (!o && !bpf_map_update_elem(&req_keys, &k, &v, BPF_NOEXIST))
+	if (t->rec.flags & CLAIMD_IN_KEY_STRAY)
 		return;
-	if (!o)
-		o = bpf_map_lookup_elem(&req_keys, &k); /* another CPU added it meanwhile */
 	if (o)
-		__sync_fetch_and_add(&o->count, 1);
+		__sync_fetch_and_add(&o->key_strays, 1);
+	t->rec.flags |= CLAIMD_IN_KEY_STRAY;
+	stat_inc(CLAIMD_ST_KEY_STRAYS);
+	ingress_unsure(&t->rec, CLAIMD_IN_UNTIED);
 }
 
-/* One open request of tgid known by (kind, hash) fewer. */
-static __always_inline void key_drop(__u32 tgid, __u32 kind, __u32 hash)
+/* t's request becomes known by (kind, hash) in process tgid: hash if counted, else 0 (a stray). */
+static __always_inline __u32 keyed_add(struct claimd_thread *t, __u32 tgid, __s32 fd, __u32 kind,
+				       __u32 hash)
 {
 	struct claimd_req_key k = { .tgid = tgid, .kind = kind, .hash = hash };
-	struct claimd_req_owner *o = bpf_map_lookup_elem(&req_keys, &k);
 
-	if (o && __sync_fetch_and_add(&o->count, -1) <= 1)
-		bpf_map_delete_elem(&req_keys, &k);
+	if (!req_key_add(&k, fd, t->rec.seq))
+		return hash;
+	keyed_stray(t, tgid);
+	return 0;
+}
+
+/* t's request, of process tgid, is known by (kind, hash) no more. */
+static __always_inline void keyed_drop(struct claimd_thread *t, __u32 kind, __u32 hash)
+{
+	struct claimd_req_key k = { .tgid = t->rec.tgid, .kind = kind, .hash = hash };
+
+	req_key_drop(&k, t->rec.seq);
 }
 
 /* The request held by t is answered, or its connection gone: it is known by its keys no more. */
 __noinline int keyed_forget(struct claimd_thread *t)
 {
+	struct claimd_outside *o;
+
 	if (!t)
 		return 0;
 	if (t->key_id)
-		key_drop(t->rec.tgid, CLAIMD_KEY_ID, t->key_id);
+		keyed_drop(t, CLAIMD_KEY_ID, t->key_id);
 	if (t->key_relay)
-		key_drop(t->rec.tgid, CLAIMD_KEY_RELAY, t->key_relay);
+		keyed_drop(t, CLAIMD_KEY_RELAY, t->key_relay);
+	if (t->rec.flags & CLAIMD_IN_KEY_STRAY) {
+		o = bpf_map_lookup_elem(&outside_calls, &t->rec.tgid);
+		if (o)
+			__sync_fetch_and_add(&o->key_strays, -1);
+	}
 	t->key_id = 0;
 	t->key_relay = 0;
+	/* Emitted already, if it ends: its record keeps the flag. */
+	t->rec.flags &= ~CLAIMD_IN_KEY_STRAY;
 	return 0;
 }
 
@@ -102,27 +120,29 @@ static __always_inline void keyed_request_head(struct claimd_conn *c, struct io 
 	__u32 relay = relay_key(f);
 
 	if (!t || !t->conn.tgid || !(t->rec.flags & CLAIMD_IN_KEYED) ||
-	    t->rec.seq != c->owner_seq || t->key_id || t->key_relay)
+	    t->rec.seq != c->owner_seq || keyed_known(t))
 		return;
-	if (f->id_hash) {
-		key_add(io->key.tgid, CLAIMD_KEY_ID, f->id_hash, io->key.fd, t->rec.seq);
-		t->key_id = f->id_hash;
-	}
-	if (relay) {
-		key_add(io->key.tgid, CLAIMD_KEY_RELAY, relay, io->key.fd, t->rec.seq);
-		t->key_relay = relay;
-	}
+	if (f->id_hash)
+		t->key_id = keyed_add(t, io->key.tgid, io->key.fd, CLAIMD_KEY_ID, f->id_hash);
+	if (relay)
+		t->key_relay = keyed_add(t, io->key.tgid, io->key.fd, CLAIMD_KEY_RELAY, relay);
 }
 
-/* The one open request of tgid known by (kind, hash), or NULL; *count how many are. */
-static __always_inline const struct claimd_req_owner *key_find(__u32 tgid, __u32 kind, __u32 hash,
-							       __u32 *count)
+/*
+ * How many open requests of process tgid are known by (kind, hash), as
+ * req_key_find saw (*owner the lone one's); none is known while the process
+ * has a stray open (keyed_stray): it may be one of them, uncounted.
+ */
+static __always_inline __u32 keyed_find(__u32 tgid, __u32 kind, __u32 hash,
+					struct claimd_req_owner *owner)
 {
 	struct claimd_req_key k = { .tgid = tgid, .kind = kind, .hash = hash };
-	const struct claimd_req_owner *o = hash ? bpf_map_lookup_elem(&req_keys, &k) : NULL;
+	struct claimd_outside *o = bpf_map_lookup_elem(&outside_calls, &tgid);
 
-	*count = o ? o->count : 0;
-	return o && o->count == 1 ? o : NULL;
+	owner->seq = 0;
+	if (!o || *(volatile __u32 *)&o->key_strays)
+		return 2;
+	return hash ? req_key_find(&k, owner) : 0;
 }
 
 /*
@@ -134,10 +154,10 @@ static __always_inline void keyed_call_head(struct claimd_conn *c, struct io *io
 					    const struct http_framer *f)
 {
 	struct claimd_pending *p;
-	const struct claimd_req_owner *o;
+	struct claimd_req_owner o;
 	struct claimd_conn_key k = { .tgid = io->key.tgid };
 	struct claimd_thread *t = NULL;
-	__u32 n = 0, stat = CLAIMD_ST_TIED_ID;
+	__u32 n, stat = CLAIMD_ST_TIED_ID;
 
 	/* The call this head is: the newest in the queue, not yet tied. */
 	if (!c->count || c->extra)
@@ -145,16 +165,16 @@ static __always_inline void keyed_call_head(struct claimd_conn *c, struct io *io
 	p = &c->fifo[(c->head + c->count - 1) & FIFO_MASK];
 	if (p->ingress_seq)
 		return;
-	o = key_find(io->key.tgid, CLAIMD_KEY_ID, f->id_hash, &n);
-	if (!o && !n) {
-		o = key_find(io->key.tgid, CLAIMD_KEY_RELAY, relay_key(f), &n);
+	n = keyed_find(io->key.tgid, CLAIMD_KEY_ID, f->id_hash, &o);
+	if (!n) {
+		n = keyed_find(io->key.tgid, CLAIMD_KEY_RELAY, relay_key(f), &o);
 		stat = CLAIMD_ST_TIED_RELAY;
 	}
-	if (o) {
-		k.fd = o->fd;
+	if (n == 1 && o.seq) {
+		k.fd = o.fd;
 		t = bpf_map_lookup_elem(&conn_ctx, &k);
 	}
-	if (!t || !t->conn.tgid || t->rec.seq != o->seq) {
+	if (!t || !t->conn.tgid || t->rec.seq != o.seq) {
 		stat_inc(n > 1 ? CLAIMD_ST_TIE_AMBIGUOUS : CLAIMD_ST_TIE_NONE);
 		outside_calls_add(io->key.tgid);
 		return;

@@ -107,6 +107,15 @@ static __always_inline void ingress_fill(struct claimd_ingress *r, struct claimd
 	r->cause = CLAIMD_NO_SLOT;
 }
 
+/* bpf/keyed.c: an event loop's request known by its keys no more. */
+__noinline int keyed_forget(struct claimd_thread *t);
+
+/* Is the request t holds known by keys, or a stray of them (bpf/keyed.c)? */
+static __always_inline __u32 keyed_known(const struct claimd_thread *t)
+{
+	return t->key_id | t->key_relay | (t->rec.flags & CLAIMD_IN_KEY_STRAY);
+}
+
 /*
  * A request begins at time now on connection c (named key), as p says,
  * served by thread tid; t, the holder the runtime keeps it in, starts its
@@ -122,6 +131,9 @@ static __always_inline __u64 ingress_reset(struct claimd_thread *t, struct claim
 	struct claimd_ingress *r = &t->rec;
 	__u64 seq = now > r->seq ? now : r->seq + 1;
 
+	/* The request it held, unanswered (pipelined behind), is known by its keys no more. */
+	if (keyed_known(t))
+		keyed_forget(t);
 	ingress_fill(r, c, key->tgid, tid, p);
 	t->outside_seen = 0;
 	t->slots = 0;
@@ -144,9 +156,6 @@ static __always_inline __u64 ingress_reset(struct claimd_thread *t, struct claim
 	t->conn = *key;
 	return seq;
 }
-
-/* bpf/keyed.c: an event loop's request known by its keys no more. */
-__noinline int keyed_forget(struct claimd_thread *t);
 
 /*
  * The ingress held by t ends with the verdict 'packed' (status 0: no
@@ -181,7 +190,7 @@ static __always_inline void ingress_emit(struct claimd_thread *t, __u64 now, __u
 		emit(r, size);
 	}
 	slot_show(t, 0, VERDICT(CLAIM_NONE, CLAIM_RULE_NONE, CLAIMD_NO_SLOT), NULL, 0);
-	if (t->key_id | t->key_relay)
+	if (keyed_known(t))
 		keyed_forget(t);
 	t->conn.tgid = 0;
 	t->conn.fd = 0;

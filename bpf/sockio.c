@@ -549,7 +549,7 @@ static __always_inline void conn_forget(struct claimd_conn *c, struct claimd_con
 			struct claimd_thread *t = bpf_map_lookup_elem(&conn_ctx, key);
 
 			/* An event loop's request unanswered: known by its keys no more. */
-			if (t && (t->key_id | t->key_relay))
+			if (t && keyed_known(t))
 				keyed_forget(t);
 			bpf_map_delete_elem(&conn_ctx, key);
 		}
@@ -714,8 +714,10 @@ int tp_proc_exit(void *ctx)
 	*t = 0;
 	/* A reused pid serves nothing until it does (struct claimd_outside). */
 	o = bpf_map_lookup_elem(&outside_calls, &tgid);
-	if (o)
+	if (o) {
 		o->port = 0;
+		o->key_strays = 0;
+	}
 	proc_record(CLAIMD_REC_EXIT, tgid);
 	return 0;
 }

@@ -105,6 +105,11 @@ enum claimd_role {
 #define CLAIMD_IN_TIED_NGINX 0x2000
 /* ... by Node.js's async context: the request its parser's callbacks run for (bpf/runtimes/node.c). */
 #define CLAIMD_IN_TIED_NODE 0x4000
+/*
+ * An event loop's request a key of which could not be counted
+ * (bpf/req_keys.bpf.h): a stray of its process while open (bpf/keyed.c).
+ */
+#define CLAIMD_IN_KEY_STRAY 0x8000
 
 enum claimd_record_type {
 	CLAIMD_REC_INGRESS = 1, /* struct claimd_ingress, n_egress entries long */
@@ -190,6 +195,7 @@ enum claimd_stat {
 	CLAIMD_ST_CONN_END_RACED,   /* new sockets' bytes unfollowed: their name's entry ending */
 	CLAIMD_ST_CONN_BESIDE_END,  /* new sockets' entries put beside their name's, ending */
 	CLAIMD_ST_GO_STARTED_OVER,  /* Go probes at a stack check whose function starts over */
+	CLAIMD_ST_KEY_STRAYS,	    /* event loops' requests a key of which could not be counted */
 	CLAIMD_ST__COUNT,
 };
 
@@ -425,11 +431,15 @@ struct claimd_req_key {
 #define CLAIMD_KEY_ID	 1
 #define CLAIMD_KEY_RELAY 2
 
-/* The open requests known by one key: how many, and the one (connection, seq) when alone. */
+/*
+ * The open requests known by one key (bpf/req_keys.bpf.h): how many, and the
+ * one (connection, seq) when alone.
+ */
 struct claimd_req_owner {
-	__u32 count;
-	__s32 fd;
-	__u64 seq;
+	__u64 word; /* the count, low 32 bits; the entry's generation, high 32 */
+	__u64 seq;  /* the request that inserted the entry; 0 once it left */
+	__s32 fd;   /* ... its connection */
+	__u32 pad;
 };
 
 /*
@@ -525,6 +535,8 @@ struct claimd_outside {
 	__u32 calls; /* calls outside requests begun or ended, while it serves */
 	__u16 port;  /* its service's port; 0: none */
 	__u16 pad;
+	/* its open requests a key of which could not be counted (bpf/keyed.c) */
+	__u32 key_strays;
 };
 
 /*

@@ -125,6 +125,9 @@
 	  "Go requests and calls whose probe, at its function's stack check, saw the check "      \
 	  "fail (the stack grows, or the runtime asks the goroutine to stop): taken when the "    \
 	  "function starts over.")                                                                \
+	X(CLAIMD_ST_KEY_STRAYS, "event_loop_requests_uncounted",                                  \
+	  "Requests of event loops a key of which could not be counted (its entry changing, or "  \
+	  "the table full): unknown, and no call of their process tied by keys while open.")      \
 	X(CLAIMD_ST_GO_REENTERED, "go_entries_repeated",                                          \
 	  "Go requests and calls whose function ran its entry twice (its stack check failed: "    \
 	  "the stack grew, or the runtime asked the goroutine to stop): taken once.")             \
