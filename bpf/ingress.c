@@ -211,7 +211,9 @@ static __always_inline struct claimd_owner current_owner(struct io *io)
  * calls (flag: CLAIMD_IN_BLIND or CLAIMD_IN_UNTIED), or talked to a
  * dependency claimd cannot read (CLAIMD_IN_OPAQUE): its verdict becomes
  * unknown, or may (verdict_of), at once in the verdict map too. Counted
- * once per ingress; a flag it has already costs two lookups.
+ * once per ingress; a flag it has already costs two lookups. Returns 1
+ * when io's thread serves no request (and its process keys none): the
+ * caller's to say whether that is a call outside requests.
  */
 static __noinline int ingress_taint(struct io *io, __u32 flag)
 {
@@ -231,7 +233,9 @@ static __noinline int ingress_taint(struct io *io, __u32 flag)
 		outside_calls_add(io->key.tgid);
 		return 0;
 	}
-	if (!t || !t->conn.tgid || (t->rec.flags & flag))
+	if (!t || !t->conn.tgid)
+		return 1;
+	if (t->rec.flags & flag)
 		return 0;
 	if (flag == CLAIMD_IN_OPAQUE)
 		stat_inc(CLAIMD_ST_OPAQUE);

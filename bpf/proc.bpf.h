@@ -88,6 +88,7 @@ static __always_inline void submit_now(void *rec)
 #define PROC_NGINX	 CLAIMD_PROC_NGINX
 #define PROC_NODE	 CLAIMD_PROC_NODE
 #define PROC_THREADS	 CLAIMD_PROC_THREADS
+#define PROC_SSL	 CLAIMD_PROC_SSL
 /* Bits 16-31: its listening sockets (CLAIMD_PROC_LISTENER_ONE each): a
  * service, whose calls outside requests are no root calls. */
 #define PROC_LISTENER_ONE CLAIMD_PROC_LISTENER_ONE

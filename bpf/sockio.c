@@ -365,6 +365,7 @@ static __always_inline void on_io(struct task_struct *task, __u32 tgid, const st
 		tls_mark(c);
 	if (c->flags & CLAIMD_CONN_TLS) {
 		tls_note_fd(c, &io);
+		tls_unseen(c, &io, pflags);
 		return;
 	}
 	/* Per CPU: a tracepoint's program is not preempted (a uprobe's is: tls.c). */
@@ -651,7 +652,7 @@ static __always_inline void program_ask(void)
 /* What a process's word knew of the program it ran: learned again after an exec. */
 #define PROC_PROGRAM_BITS                                                                      \
 	(PROC_GO | PROC_GO_SYSCALLS | PROC_GO_SERVES | PROC_UNREAD | PROC_MUX | PROC_CONTEXT | \
-	 PROC_NGINX | PROC_NODE)
+	 PROC_NGINX | PROC_NODE | PROC_SSL)
 
 /*
  * A thread other than the leader that execs becomes the leader: the mark

@@ -66,6 +66,31 @@ static __always_inline void tls_note_fd(struct claimd_conn *c, struct io *io)
 }
 
 /*
+ * Ciphertext moved on outbound connection c, in a process none of whose
+ * OpenSSL calls claimd's probes saw (PROC_SSL): its TLS library is one
+ * claimd does not probe, and the calls it carries are not seen. The
+ * request io's thread serves talked to a dependency claimd cannot read
+ * (CLAIMD_IN_OPAQUE): unknown if it fails with no call seen to explain it,
+ * never `claimed` for a failure it may have passed up. Moved by a thread
+ * serving none (a JVM's HttpClient does its I/O on threads of its own),
+ * it is a call outside requests: every request of the process open
+ * meanwhile is unknown (untied-call). Go's probes see such calls
+ * themselves (PROC_GO_SYSCALLS: bpf/runtimes/go.c). Counted once a
+ * connection.
+ */
+static __always_inline void tls_unseen(struct claimd_conn *c, struct io *io, __u32 pflags)
+{
+	if (c->role != CLAIMD_ROLE_OUTBOUND || (pflags & (PROC_SSL | PROC_GO_SYSCALLS)))
+		return;
+	if (!(c->flags & CLAIMD_CONN_TLS_UNSEEN)) {
+		c->flags |= CLAIMD_CONN_TLS_UNSEEN;
+		stat_inc(CLAIMD_ST_TLS_UNSEEN);
+	}
+	if (ingress_taint(io, CLAIMD_IN_OPAQUE))
+		outside_call_untied(io->key.tgid);
+}
+
+/*
  * A socket that goes forgets the SSL tied to it, unless that SSL is tied to
  * another socket by now: OpenSSL reuses a freed SSL's address, and a server
  * that closes a connection only after freeing its SSL (Apache's lingering
@@ -145,6 +170,8 @@ static __always_inline int ssl_enter(void *ssl, void *buf, void *count_ptr, __u3
 	/* Tied by a syscall inside the call, else when it returns (tls_tie). */
 	if (!is_traced(tgid))
 		return 0;
+	/* Its TLS is deciphered: before any ciphertext, which a memory BIO's service writes after. */
+	proc_flag_set(tgid, PROC_SSL);
 	bpf_map_update_elem(&ssl_calls, &tid, &call, BPF_ANY);
 	return 0;
 }

@@ -56,6 +56,8 @@ enum claimd_role {
 #define CLAIMD_CONN_SEQ	   0x10 /* outbound TCP: tx_seq holds its write_seq as of its last write */
 #define CLAIMD_CONN_TLS	   0x20 /* TLS: raw bytes skipped, plaintext from SSL_* probes */
 #define CLAIMD_CONN_HTTP   0x40 /* a message was framed on it: not TLS */
+/* outbound TLS its process's probes do not decipher (bpf/tls.c, tls_unseen): calls not seen */
+#define CLAIMD_CONN_TLS_UNSEEN 0x80
 
 /* claimd_conn.lost */
 #define CLAIMD_LOST_RX 0x01 /* what this process reads */
@@ -196,6 +198,7 @@ enum claimd_stat {
 	CLAIMD_ST_CONN_BESIDE_END,  /* new sockets' entries put beside their name's, ending */
 	CLAIMD_ST_GO_STARTED_OVER,  /* Go probes at a stack check whose function starts over */
 	CLAIMD_ST_KEY_STRAYS,	    /* event loops' requests a key of which could not be counted */
+	CLAIMD_ST_TLS_UNSEEN,	    /* outbound TLS connections no probe deciphers: calls unseen */
 	CLAIMD_ST__COUNT,
 };
 
@@ -518,6 +521,12 @@ static inline __u32 claimd_conn_slot_index(const struct claimd_conn_key *key, __
  * request, known with no lookup there (bpf/ingress.c, owner_ctx).
  */
 #define CLAIMD_PROC_THREADS 0x200
+/*
+ * An OpenSSL call of it was probed (bpf/tls.c): its TLS is deciphered. A
+ * process that moves TLS with none is using a TLS library claimd does not
+ * probe (a JVM's, GnuTLS, rustls, an OpenSSL linked in whole).
+ */
+#define CLAIMD_PROC_SSL 0x400
 /* Bits 16-31: how many listening sockets it has open (a service: its calls
  * outside requests are no root calls). claimd seeds the older ones. */
 #define CLAIMD_PROC_LISTENER_ONE (1u << 16)

@@ -32,37 +32,6 @@
 #define FAIL_MOD   5
 #define FAILURES   (TOTAL / FAIL_MOD)
 #define JAVA_NAME  "jfront"
-#define JAVA_START 30000 /* ms: a cold JVM on a loaded machine */
-
-/* The Java service on a free port, calling backend; its pid, or -1. */
-static pid_t java_start(int *port, int backend, const char *log)
-{
-	char cp[H_PATH], p[16], b[16];
-	const char *argv[] = { "java", "-Xshare:auto", "-cp", cp, "ChainFront", p, b, NULL };
-	const char *env[] = { "CLAIMD_SERVICE=" JAVA_NAME, NULL };
-	long long end = now_ms() + JAVA_START;
-	pid_t pid;
-
-	*port = sock_free_port();
-	snprintf(cp, sizeof(cp), "%s/tests/java", test__build_dir());
-	snprintf(p, sizeof(p), "%d", *port);
-	snprintf(b, sizeof(b), "%d", backend);
-	pid = proc_spawn(argv, env, log);
-	if (pid <= 0)
-		return -1;
-	while (now_ms() < end) {
-		int fd = sock_connect(*port);
-
-		if (fd >= 0) {
-			close(fd);
-			return pid;
-		}
-		sleep_ms(100);
-	}
-	printf("the Java service did not start (log %s)\n", log);
-	proc_stop(pid, 1000);
-	return -1;
-}
 
 /* load_client.py: CLIENTS threads, PER_CLIENT requests each; the failures, or -1. */
 static int load(const char *dir, int port)
@@ -203,7 +172,7 @@ void test_java_httpclient(void)
 	    !ASSERT_OK(svc_start(&be, &be_spec, h.dir), "backend"))
 		goto out;
 	snprintf(log, sizeof(log), "%s/java.log", h.dir);
-	java = java_start(&port, be.port, log);
+	java = java_front_start(&port, be.port, NULL, JAVA_NAME, log);
 	if (!ASSERT_GT(java, 0, "the Java service"))
 		goto out;
 	failed = load(h.dir, port);

@@ -19,7 +19,8 @@
 
 struct svc_cmd {
 	const char *argv[SVC_ARGS];
-	char words[SVC_WORDS][128]; /* a socket file's path fits */
+	char words[SVC_WORDS]
+		  [256]; /* a socket file's path fits, and a certificate's with its key's */
 	int n, w;
 };
 
@@ -90,6 +91,10 @@ int svc_start(struct svc *s, const struct svc_spec *spec, const char *dir)
 	if (spec->bind)
 		cmd_opt(&c, "--bind", "%s", spec->bind);
 	cmd_int(&c, "--delay-ms", spec->delay_ms);
+	if (spec->tls)
+		cmd_opt(&c, "--tls", "%s", spec->tls);
+	if (spec->down_tls)
+		cmd_opt(&c, "--downstream-tls", "%s", spec->down_tls);
 	c.argv[c.n] = NULL;
 	s->pid =
 		spec->ns ? netns_spawn(spec->ns, c.argv, envv, log) : proc_spawn(c.argv, envv, log);
@@ -159,6 +164,38 @@ void svc_stop(struct svc *s)
 	if (s->pid > 0)
 		proc_stop(s->pid, 2000);
 	s->pid = 0;
+}
+
+#define JAVA_START 30000 /* ms: a cold JVM on a loaded machine */
+
+pid_t java_front_start(int *port, int backend, const char *ca, const char *name, const char *log)
+{
+	char cp[H_PATH], p[16], b[16], env[64];
+	const char *argv[] = { "java", "-Xshare:auto", "-cp", cp, "ChainFront", p, b, ca, NULL };
+	const char *envv[] = { env, NULL };
+	long long end = now_ms() + JAVA_START;
+	pid_t pid;
+
+	*port = sock_free_port();
+	snprintf(cp, sizeof(cp), "%s/tests/java", test__build_dir());
+	snprintf(p, sizeof(p), "%d", *port);
+	snprintf(b, sizeof(b), "%d", backend);
+	snprintf(env, sizeof(env), "CLAIMD_SERVICE=%s", name);
+	pid = proc_spawn(argv, envv, log);
+	if (pid <= 0)
+		return -1;
+	while (now_ms() < end) {
+		int fd = sock_connect(*port);
+
+		if (fd >= 0) {
+			close(fd);
+			return pid;
+		}
+		sleep_ms(100);
+	}
+	printf("the Java service did not start (log %s)\n", log);
+	proc_stop(pid, 1000);
+	return -1;
 }
 
 int http_get(int port, const char *path)

@@ -38,6 +38,8 @@ struct svc_spec {
 			     "unix:PATH": a socket file) */
 	const char *down_unix; /* its downstream's socket file, in place of a port */
 	const char *kv_unix;   /* its key-value store's socket file, in place of a port */
+	const char *tls;       /* "CERT,KEY": it serves HTTPS */
+	const char *down_tls;  /* a CA file: it calls its downstream over HTTPS */
 };
 
 struct svc {
@@ -77,6 +79,13 @@ void svc_t3_verdicts(const struct trace_cap *tc, size_t from, const struct svc *
 int svc_backend_session_start(struct claimd_h *h, struct trace_cap *t, struct svc *back,
 			      const char *name, int fail_mod);
 void svc_backend_session_stop(struct claimd_h *h, struct trace_cap *t, struct svc *back);
+
+/*
+ * tests/peers/java/ChainFront named name (CLAIMD_SERVICE) on a free port
+ * (*port), calling backend, over HTTPS trusting the CA file ca (NULL: in
+ * the clear); its log at log. Its pid once it listens, or -1.
+ */
+pid_t java_front_start(int *port, int backend, const char *ca, const char *name, const char *log);
 
 /* GET path from 127.0.0.1:port on a new connection; the status, or -1. */
 int http_get(int port, const char *path);

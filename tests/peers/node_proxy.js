@@ -7,21 +7,27 @@
 // (500 up, or none) is passed up as 502. With --forward-headers it passes
 // the request's headers on (a reverse proxy's way), but for the hop-by-hop
 // ones. With --chain it asks the backend a second time from the first
-// answer's callback (the callback style), and fails if either failed.
+// answer's callback (the callback style), and fails if either failed. With
+// --https=CAFILE it calls the backend over HTTPS, trusting CAFILE, through
+// Node's own TLS (the OpenSSL linked into its executable).
 //
 //   node node_proxy.js BACKEND_PORT READY_FILE [--forward-headers] [--max-sockets=N] [--fresh]
-//                      [--chain]
+//                      [--chain] [--https=CAFILE]
 'use strict';
 const fs = require('fs');
 const http = require('http');
+const https = require('https');
 
 const backend = Number(process.argv[2]);
 const ready = process.argv[3];
 const forward = process.argv.includes('--forward-headers');
 const cap = process.argv.find((a) => a.startsWith('--max-sockets='));
-const agent = new http.Agent({
+const tls = process.argv.find((a) => a.startsWith('--https='));
+const client = tls ? https : http;
+const agent = new client.Agent({
   keepAlive: !process.argv.includes('--fresh'),
   maxSockets: cap ? Number(cap.split('=')[1]) : Infinity,
+  ...(tls ? { ca: fs.readFileSync(tls.split('=')[1]) } : {}),
 });
 const HOP = new Set(['connection', 'keep-alive', 'host', 'transfer-encoding', 'upgrade']);
 
@@ -40,7 +46,7 @@ function ask(req, done) {
   const opts = { host: '127.0.0.1', port: backend, path: req.url, agent };
   if (forward)
     opts.headers = passedOn(req.headers);
-  const up = http.request(opts, (r) => {
+  const up = client.request(opts, (r) => {
     r.resume();
     r.on('end', () => done(r.statusCode < 500));
   });

@@ -125,6 +125,10 @@
 	  "Go requests and calls whose probe, at its function's stack check, saw the check "      \
 	  "fail (the stack grows, or the runtime asks the goroutine to stop): taken when the "    \
 	  "function starts over.")                                                                \
+	X(CLAIMD_ST_TLS_UNSEEN, "tls_connections_unseen",                                         \
+	  "Outbound TLS connections of processes whose TLS library claimd does not probe (a "     \
+	  "JVM's, GnuTLS, rustls, OpenSSL linked in whole): their calls unseen, a request that "  \
+	  "used one unknown when it fails (opaque-call).")                                        \
 	X(CLAIMD_ST_KEY_STRAYS, "event_loop_requests_uncounted",                                  \
 	  "Requests of event loops a key of which could not be counted (its entry changing, or "  \
 	  "the table full): unknown, and no call of their process tied by keys while open.")      \
@@ -136,8 +140,9 @@
 	X(CLAIMD_ST_THREAD_SLOTS_FREED, "thread_slots_freed",                                     \
 	  "Thread context slots given back when their thread exited.")                            \
 	X(CLAIMD_ST_OPAQUE, "requests_with_opaque_calls",                                         \
-	  "Requests whose thread talked to a dependency in another protocol than HTTP (a "        \
-	  "database, a cache): a failure of theirs no HTTP call explains is unknown.")            \
+	  "Requests whose thread talked to a dependency claimd cannot read (another protocol "    \
+	  "than HTTP: a database, a cache; TLS no probe deciphers): a failure of theirs no "      \
+	  "call seen explains is unknown.")                                                       \
 	X(CLAIMD_ST_UNIX_CONNS, "unix_connections",                                               \
 	  "Unix stream connections (socket files) followed, both ends of a followed process's.")  \
 	X(CLAIMD_ST_UNIX_UNSURE, "unix_connections_unsure",                                       \
