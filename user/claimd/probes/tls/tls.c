@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * OpenSSL's plaintext, as a uprobe runtime (probes/runtime.h): in, every
- * libssl.so* a followed process maps or the dynamic linker knows; out, the
+ * libssl.so* a followed process maps or the dynamic linker knows, and the
+ * executable of a followed process that exports SSL_write (OpenSSL linked
+ * in whole and exported: Node.js's); out, the
  * probes of bpf/tls.c at SSL_read/SSL_write and their _ex forms, and at
  * SSL_do_handshake, entry and return, attached to the file (every process
  * that maps it, now or later).
@@ -10,6 +12,7 @@
 
 #include <json-c/json.h>
 
+#include "probes/elfsym.h"
 #include "probes/runtime.h"
 
 #define TLS_FILES_MAX 32
@@ -41,11 +44,25 @@ static const struct probe_set tls_set = {
 	.says = "TLS: probing SSL_read/SSL_write",
 };
 
+/* Does the executable at path export OpenSSL's SSL_write (OpenSSL linked in whole, Node.js's)? */
+static bool exports_openssl(const char *path)
+{
+	GElf_Sym sym;
+	int fd = -1;
+	Elf *elf = elfsym__open(path, &fd);
+	bool has = elf && elfsym__function(elf, "SSL_write", &sym);
+
+	elfsym__close(elf, fd);
+	return has;
+}
+
 static bool tls_probe(void *state, struct observer *obs, const struct probe_file *f, __u32 *word)
 {
 	struct tls *t = state;
 
 	(void)word; /* the runtime's own word, as it is */
+	if (f->exe && !exports_openssl(f->path))
+		return false;
 	return probes__attach_set(obs, f, &tls_set, &t->files);
 }
 
@@ -61,6 +78,7 @@ static const char *const tls_libs[] = { "libssl.so", NULL };
 static const struct probe_runtime tls_runtime = {
 	.name = "tls",
 	.libs = tls_libs,
+	.exe = true, /* an executable with OpenSSL linked in, exported (Node.js) */
 	.state_size = sizeof(struct tls),
 	.probe = tls_probe,
 	.status = tls_status,
