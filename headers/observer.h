@@ -546,6 +546,7 @@ struct claimd_outside {
 	__u16 pad;
 	/* its open requests a key of which could not be counted (bpf/keyed.c) */
 	__u32 key_strays;
+	__u32 pad2; /* 16 bytes: four to a cache line, none across two */
 };
 
 /*
