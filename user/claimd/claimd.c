@@ -324,45 +324,73 @@ static struct json_object *host_json(struct claimd *d)
 }
 
 /*
- * How full the maps are, and what pressure cost. conns and threads are LRU:
- * when full, the least recently used entry goes. Evictions are what was
- * added and is neither there nor removed (closed, forgotten). The entries
- * are counted by walking the map while it changes: what was added is read
- * before the walk and what was removed after it, so that an entry added or
- * removed meanwhile lowers the figure, never raises it (a close during the
- * walk, read before it, was once taken for an eviction). Exact when the
- * table is quiet, a few entries late while it changes, never too high.
- * edge_class is written by claimd: when full, a class is refused (and tried
- * again).
+ * One count of how full the maps are, and the evictions it shows of conns
+ * and threads (ev[0], ev[1]). conns and threads are LRU: when full, the
+ * least recently used entry goes. Evictions are what was added and is
+ * neither there nor removed (closed, forgotten). The entries are counted by
+ * walking the map while it changes: what was added is read before the walk
+ * and what was removed after it, so that an entry added or removed
+ * meanwhile lowers the figure (a close during the walk, read before it,
+ * was once taken for an eviction). 0, or -1 (not counted).
+ */
+static int map_fill_count(struct claimd *d, long long ev[2])
+{
+	__u64 st[CLAIMD_ST__COUNT], after[CLAIMD_ST__COUNT];
+	long long forgotten;
+
+	if (observer__stats(d->obs, st))
+		return -1;
+	map_fill__count(d->fill, N_FILL);
+	forgotten = (long long)observer__forgotten(d->obs);
+	if (observer__stats(d->obs, after))
+		return -1;
+	/* The connections in slots, as they stand after the walk: never evicted. */
+	d->fill[FILL_CONNS].entries +=
+		after[CLAIMD_ST_CONN_SLOTS] - after[CLAIMD_ST_CONN_SLOTS_FREED];
+	ev[0] = (long long)(st[CLAIMD_ST_CONNS] + d->seeded.inbound + d->seeded.outbound) -
+		(long long)(after[CLAIMD_ST_CONN_CLOSED] + forgotten + d->fill[FILL_CONNS].entries);
+	ev[1] = (long long)st[CLAIMD_ST_THREAD_CTXS] - (long long)d->fill[FILL_THREADS].entries;
+	/* With the contexts in slots: evictions are the table's only. */
+	d->fill[FILL_THREADS].entries +=
+		st[CLAIMD_ST_THREAD_SLOTS] - st[CLAIMD_ST_THREAD_SLOTS_FREED];
+	return 0;
+}
+
+/* The evictions of f: ev, if more than it had and its count did not fail. */
+static void evictions_note(struct map_fill *f, long long ev)
+{
+	if (!f->err && ev > (long long)f->evicted)
+		f->evicted = ev;
+	f->has_evicted = true;
+}
+
+/*
+ * How full the maps are, and what pressure cost. The statistics are read a
+ * counter at a time while connections end on other CPUs, so a count can
+ * fall between two steps of an end (its slot given back, its close not yet
+ * counted) and show an eviction that is not: a count that shows more
+ * evictions than known is made again at once, and the lower figure taken
+ * (an eviction stays in every count after it; such a miscount passes in
+ * nanoseconds). Exact when the table is quiet, a few entries late while it
+ * changes, never too high. edge_class is written by claimd: when full, a
+ * class is refused (and tried again).
  */
 static void map_fill_update(struct claimd *d)
 {
 	struct map_fill before[N_FILL];
-	__u64 st[CLAIMD_ST__COUNT], after[CLAIMD_ST__COUNT];
-	long long ev, forgotten;
+	long long ev[2], again[2];
+	int i;
 
 	memcpy(before, d->fill, sizeof(before));
-	if (observer__stats(d->obs, st))
+	if (map_fill_count(d, ev))
 		return;
-	map_fill__count(d->fill, N_FILL);
-	forgotten = (long long)observer__forgotten(d->obs);
-	if (observer__stats(d->obs, after))
-		return;
-	/* The connections in slots, as they stand after the walk: never evicted. */
-	d->fill[FILL_CONNS].entries +=
-		after[CLAIMD_ST_CONN_SLOTS] - after[CLAIMD_ST_CONN_SLOTS_FREED];
-	ev = (long long)(st[CLAIMD_ST_CONNS] + d->seeded.inbound + d->seeded.outbound) -
-	     (long long)(after[CLAIMD_ST_CONN_CLOSED] + forgotten + d->fill[FILL_CONNS].entries);
-	if (!d->fill[FILL_CONNS].err && ev > (long long)d->fill[FILL_CONNS].evicted)
-		d->fill[FILL_CONNS].evicted = ev;
-	d->fill[FILL_CONNS].has_evicted = true;
-	ev = (long long)st[CLAIMD_ST_THREAD_CTXS] - (long long)d->fill[FILL_THREADS].entries;
-	if (!d->fill[FILL_THREADS].err && ev > (long long)d->fill[FILL_THREADS].evicted)
-		d->fill[FILL_THREADS].evicted = ev;
-	d->fill[FILL_THREADS].has_evicted = true;
-	/* With the contexts in slots: evictions are the table's only. */
-	d->fill[FILL_THREADS].entries +=
-		st[CLAIMD_ST_THREAD_SLOTS] - st[CLAIMD_ST_THREAD_SLOTS_FREED];
+	if ((ev[0] > (long long)d->fill[FILL_CONNS].evicted ||
+	     ev[1] > (long long)d->fill[FILL_THREADS].evicted) &&
+	    !map_fill_count(d, again))
+		for (i = 0; i < 2; i++)
+			ev[i] = again[i] < ev[i] ? again[i] : ev[i];
+	evictions_note(&d->fill[FILL_CONNS], ev[0]);
+	evictions_note(&d->fill[FILL_THREADS], ev[1]);
 	d->fill[FILL_CLASSES].refused = classes__refused(d->classes);
 	d->fill[FILL_CLASSES].refused_total = classes__refusals(d->classes);
 	d->fill[FILL_CLASSES].has_refused = true;
