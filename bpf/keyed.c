@@ -45,6 +45,15 @@ static __always_inline __u32 relay_key(const struct http_framer *f)
 	return h ?: 1;
 }
 
+/* Process tgid has n more strays open (keyed_stray; n -1: one ended). */
+static __always_inline void keyed_strays_add(__u32 tgid, int n)
+{
+	struct claimd_outside *o = bpf_map_lookup_elem(&outside_calls, &tgid);
+
+	if (o)
+		__sync_fetch_and_add(&o->key_strays, n);
+}
+
 /*
  * The request t holds, of process tgid, on fd, could not be counted under a
  * key of it (req_key_add): a call made for it could be tied to another
@@ -54,12 +63,9 @@ static __always_inline __u32 relay_key(const struct http_framer *f)
  */
 static __always_inline void keyed_stray(struct claimd_thread *t, __u32 tgid)
 {
-	struct claimd_outside *o = bpf_map_lookup_elem(&outside_calls, &tgid);
-
 	if (t->rec.flags & CLAIMD_IN_KEY_STRAY)
 		return;
-	if (o)
-		__sync_fetch_and_add(&o->key_strays, 1);
+	keyed_strays_add(tgid, 1);
 	t->rec.flags |= CLAIMD_IN_KEY_STRAY;
 	stat_inc(CLAIMD_ST_KEY_STRAYS);
 	ingress_unsure(&t->rec, CLAIMD_IN_UNTIED);
@@ -88,19 +94,14 @@ static __always_inline void keyed_drop(struct claimd_thread *t, __u32 kind, __u3
 /* The request held by t is answered, or its connection gone: it is known by its keys no more. */
 __noinline int keyed_forget(struct claimd_thread *t)
 {
-	struct claimd_outside *o;
-
 	if (!t)
 		return 0;
 	if (t->key_id)
 		keyed_drop(t, CLAIMD_KEY_ID, t->key_id);
 	if (t->key_relay)
 		keyed_drop(t, CLAIMD_KEY_RELAY, t->key_relay);
-	if (t->rec.flags & CLAIMD_IN_KEY_STRAY) {
-		o = bpf_map_lookup_elem(&outside_calls, &t->rec.tgid);
-		if (o)
-			__sync_fetch_and_add(&o->key_strays, -1);
-	}
+	if (t->rec.flags & CLAIMD_IN_KEY_STRAY)
+		keyed_strays_add(t->rec.tgid, -1);
 	t->key_id = 0;
 	t->key_relay = 0;
 	/* Emitted already, if it ends: its record keeps the flag. */
@@ -128,21 +129,25 @@ static __always_inline void keyed_request_head(struct claimd_conn *c, struct io 
 		t->key_relay = keyed_add(t, io->key.tgid, io->key.fd, CLAIMD_KEY_RELAY, relay);
 }
 
-/*
- * How many open requests of process tgid are known by (kind, hash), as
- * req_key_find saw (*owner the lone one's); none is known while the process
- * has a stray open (keyed_stray): it may be one of them, uncounted.
- */
+/* How many open requests of process tgid are known by (kind, hash), as req_key_find saw. */
 static __always_inline __u32 keyed_find(__u32 tgid, __u32 kind, __u32 hash,
 					struct claimd_req_owner *owner)
 {
 	struct claimd_req_key k = { .tgid = tgid, .kind = kind, .hash = hash };
+
+	return hash ? req_key_find(&k, owner) : 0;
+}
+
+/*
+ * Has process tgid a stray open (keyed_stray)? Then no request is known by
+ * a key alone: it may be one of them, uncounted. A process past the table
+ * (no count) is taken to have one.
+ */
+static __always_inline int keyed_strays_open(__u32 tgid)
+{
 	struct claimd_outside *o = bpf_map_lookup_elem(&outside_calls, &tgid);
 
-	owner->seq = 0;
-	if (!o || *(volatile __u32 *)&o->key_strays)
-		return 2;
-	return hash ? req_key_find(&k, owner) : 0;
+	return !o || *(volatile __u32 *)&o->key_strays;
 }
 
 /*
@@ -154,7 +159,7 @@ static __always_inline void keyed_call_head(struct claimd_conn *c, struct io *io
 					    const struct http_framer *f)
 {
 	struct claimd_pending *p;
-	struct claimd_req_owner o;
+	struct claimd_req_owner o = {};
 	struct claimd_conn_key k = { .tgid = io->key.tgid };
 	struct claimd_thread *t = NULL;
 	__u32 n, stat = CLAIMD_ST_TIED_ID;
@@ -165,7 +170,9 @@ static __always_inline void keyed_call_head(struct claimd_conn *c, struct io *io
 	p = &c->fifo[(c->head + c->count - 1) & FIFO_MASK];
 	if (p->ingress_seq)
 		return;
-	n = keyed_find(io->key.tgid, CLAIMD_KEY_ID, f->id_hash, &o);
+	n = keyed_strays_open(io->key.tgid)
+		    ? 2
+		    : keyed_find(io->key.tgid, CLAIMD_KEY_ID, f->id_hash, &o);
 	if (!n) {
 		n = keyed_find(io->key.tgid, CLAIMD_KEY_RELAY, relay_key(f), &o);
 		stat = CLAIMD_ST_TIED_RELAY;

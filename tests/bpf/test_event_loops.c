@@ -290,28 +290,19 @@ static const struct loop loops[] = {
 	{ .name = "aiohttp_libclaim", .argv = aiohttp_libclaim_argv, .named = true, .calls = 1 },
 };
 
-/* Waits until something listens on port (10 s at most). */
+/* Waits until something listens on port (10 s at most), then for claimd to know its program. */
 static int wait_listening(int port)
 {
-	long long end = now_ms() + 10000;
-
-	while (now_ms() < end) {
-		int fd = sock_connect(port);
-
-		if (fd >= 0) {
-			close(fd);
-			claimd_programs_settle();
-			return 0;
-		}
-		sleep_ms(50);
-	}
-	return -1;
+	if (sock_wait_listening(port, 10000))
+		return -1;
+	claimd_programs_settle();
+	return 0;
 }
 
 static void run(struct claimd_h *h, struct trace_cap *t, const struct svc *back,
 		const struct loop *l)
 {
-	char buf[H_PATH], ready[H_PATH], log[H_PATH], env[64], bport[16], pbuf[16];
+	char buf[H_PATH], ready[H_PATH], log[H_PATH], env[64], bport[16];
 	char pypath[H_PATH + 64], lib[H_PATH + 32], verdicts[H_PATH + 32];
 	const char *argv[16], *envv[] = { env, pypath, lib, verdicts, NULL };
 	const struct truth_svc truth = { .service = l->name,
@@ -345,11 +336,8 @@ static void run(struct claimd_h *h, struct trace_cap *t, const struct svc *back,
 	if (l->port_chosen) {
 		if (!ASSERT_OK(wait_listening(port), "listening"))
 			goto out;
-	} else if (!ASSERT_OK(wait_file(ready, 15000), "ready") ||
-		   !ASSERT_GT(read_file(ready, pbuf, sizeof(pbuf)), 0, "its port")) {
+	} else if (!ASSERT_GT(port = wait_ready_port(ready, 15000), 0, "ready, its port written")) {
 		goto out;
-	} else {
-		port = atoi(pbuf);
 	}
 	ambiguous_before = claimd_status_count(h, "calls_tie_ambiguous", true);
 	node_before = claimd_status_count(h, "calls_tied_by_node", true);

@@ -50,7 +50,7 @@ static void stale_timer(struct claimd_h *h, struct trace_cap *t, const struct sv
 					 .ids = CONNS * PAIRS };
 	struct truth_tally tally = { 0 };
 	size_t mark = trace_mark(t);
-	char buf[H_PATH], ready[H_PATH], log[H_PATH], bport[16], pbuf[16], path[32];
+	char buf[H_PATH], ready[H_PATH], log[H_PATH], bport[16], path[32];
 	const char *argv[] = { "node", peer_script("node_late.js", buf, sizeof(buf)), bport, ready,
 			       NULL };
 	const char *envv[] = { "CLAIMD_SERVICE=node_late", NULL };
@@ -64,10 +64,9 @@ static void stale_timer(struct claimd_h *h, struct trace_cap *t, const struct sv
 	snprintf(ready, sizeof(ready), "%s/node_late.ready", h->dir);
 	snprintf(log, sizeof(log), "%s/node_late.log", h->dir);
 	pid = proc_spawn(argv, envv, log);
-	if (!ASSERT_GT(pid, 0, "node_late") || !ASSERT_OK(wait_file(ready, 15000), "ready") ||
-	    !ASSERT_GT(read_file(ready, pbuf, sizeof(pbuf)), 0, "its port"))
+	if (!ASSERT_GT(pid, 0, "node_late") ||
+	    !ASSERT_GT(port = wait_ready_port(ready, 15000), 0, "ready, its port written"))
 		goto out;
-	port = atoi(pbuf);
 	for (c = 0; c < CONNS; c++) {
 		fd = sock_connect(port);
 		if (!ASSERT_GE(fd, 0, "connect"))

@@ -48,7 +48,7 @@ struct front {
 static int node_front_start(struct front *f, const struct claimd_h *h, const struct svc *back,
 			    const char *cert, const char *opt)
 {
-	char script[H_PATH], ready[H_PATH], log[H_PATH], bport[16], ca[H_PATH + 16], pbuf[16];
+	char script[H_PATH], ready[H_PATH], log[H_PATH], bport[16], ca[H_PATH + 16];
 	char env[64];
 	const char *argv[] = { "node", peer_script("node_proxy.js", script, sizeof(script)),
 			       bport,  ready,
@@ -62,12 +62,10 @@ static int node_front_start(struct front *f, const struct claimd_h *h, const str
 	snprintf(log, sizeof(log), "%s/%s.log", h->dir, f->name);
 	snprintf(ca, sizeof(ca), "--https=%s", cert);
 	f->pid = proc_spawn(argv, envv, log);
-	if (!ASSERT_GT(f->pid, 0, "node front") || !ASSERT_OK(wait_file(ready, 15000), "ready") ||
-	    !ASSERT_GT(read_file(ready, pbuf, sizeof(pbuf)), 0, "its port"))
+	if (!ASSERT_GT(f->pid, 0, "node front"))
 		return -1;
-	f->port = atoi(pbuf);
-	claimd_programs_settle();
-	return 0;
+	f->port = wait_ready_port(ready, 15000);
+	return ASSERT_GT(f->port, 0, "ready, its port written") ? 0 : -1;
 }
 
 static bool edge_has_calls(struct json_object *e, void *ctx)

@@ -251,6 +251,17 @@ int wait_file(const char *path, int timeout_ms)
 	return 0;
 }
 
+int wait_ready_port(const char *ready, int timeout_ms)
+{
+	char buf[16];
+	int port;
+
+	if (wait_file(ready, timeout_ms) || read_file(ready, buf, sizeof(buf)) <= 0)
+		return -1;
+	port = atoi(buf);
+	return port > 0 ? port : -1;
+}
+
 ssize_t read_file(const char *path, char *buf, size_t len)
 {
 	int fd = open(path, O_RDONLY | O_CLOEXEC);

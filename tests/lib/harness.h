@@ -46,9 +46,10 @@ int proc_wait(pid_t pid, int timeout_ms);
  * wait status, or -1. */
 int proc_run(const char *const argv[], char *out, size_t outlen, int timeout_ms);
 
-/* Waits until path holds something (0), or timeout_ms passed (-1). */
 /* Until path has bytes (a service's ready file), then claimd_programs_settle: 0, or -1. */
 int wait_file(const char *path, int timeout_ms);
+/* The port a service wrote in its ready file (wait_file), or -1 (none in timeout_ms). */
+int wait_ready_port(const char *ready, int timeout_ms);
 /* Reads a small file into buf (NUL-terminated); returns bytes or -1. */
 ssize_t read_file(const char *path, char *buf, size_t len);
 int write_file(const char *path, const char *text);

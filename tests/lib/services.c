@@ -19,8 +19,8 @@
 
 struct svc_cmd {
 	const char *argv[SVC_ARGS];
-	char words[SVC_WORDS]
-		  [256]; /* a socket file's path fits, and a certificate's with its key's */
+	/* A socket file's path fits, and a certificate's with its key's. */
+	char words[SVC_WORDS][256];
 	int n, w;
 };
 
@@ -173,7 +173,6 @@ pid_t java_front_start(int *port, int backend, const char *ca, const char *name,
 	char cp[H_PATH], p[16], b[16], env[64];
 	const char *argv[] = { "java", "-Xshare:auto", "-cp", cp, "ChainFront", p, b, ca, NULL };
 	const char *envv[] = { env, NULL };
-	long long end = now_ms() + JAVA_START;
 	pid_t pid;
 
 	*port = sock_free_port();
@@ -184,15 +183,8 @@ pid_t java_front_start(int *port, int backend, const char *ca, const char *name,
 	pid = proc_spawn(argv, envv, log);
 	if (pid <= 0)
 		return -1;
-	while (now_ms() < end) {
-		int fd = sock_connect(*port);
-
-		if (fd >= 0) {
-			close(fd);
-			return pid;
-		}
-		sleep_ms(100);
-	}
+	if (!sock_wait_listening(*port, JAVA_START))
+		return pid;
 	printf("the Java service did not start (log %s)\n", log);
 	proc_stop(pid, 1000);
 	return -1;

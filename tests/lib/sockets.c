@@ -60,6 +60,22 @@ int sock_free_port(void)
 	return port;
 }
 
+int sock_wait_listening(int port, int timeout_ms)
+{
+	long long end = now_ms() + timeout_ms;
+
+	while (now_ms() < end) {
+		int fd = sock_connect(port);
+
+		if (fd >= 0) {
+			close(fd);
+			return 0;
+		}
+		sleep_ms(50);
+	}
+	return -1;
+}
+
 int sock_send(int fd, const char *data)
 {
 	return write_all_fd(fd, data, strlen(data));

@@ -12,6 +12,8 @@ int sock_listen(int *port);
 int sock_connect(int port);
 /* A port with nobody listening on it (bound, then released). */
 int sock_free_port(void);
+/* Waits until something listens on 127.0.0.1:port, timeout_ms at most: 0, or -1. */
+int sock_wait_listening(int port, int timeout_ms);
 int sock_send(int fd, const char *data);
 /* Sends data in pieces of the given sizes, pausing between them. */
 int sock_send_pieces(int fd, const char *data, const size_t *sizes, int n, int pause_ms);
