@@ -300,6 +300,21 @@ struct {
 } unix_services SEC(".maps");
 
 /*
+ * Connects to a socket file that followed processes began while serving a
+ * request, by the request's holder (struct claimd_owner): put where the
+ * connect begins (bpf/unixconnect.c), taken at the holder's next answer
+ * written, when the connect has returned; one a holder (the latest).
+ * Full, the oldest goes: its outcome unread, as if claimd did not follow
+ * connects.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 4096);
+	__type(key, struct claimd_owner);
+	__type(value, struct claimd_unix_connect);
+} unix_connects SEC(".maps");
+
+/*
  * The framer of each outbound connection that speaks Redis, PostgreSQL or
  * MySQL (bpf/wire.c), by the connection's key: added when its first bytes
  * say so, removed with the connection (conn_forget); full, the oldest
@@ -523,6 +538,7 @@ struct {
 #include "wire.c"
 #include "tls.c"
 #include "context.c"
+#include "unixconnect.c"
 #include "sockio.c"
 #include "sockstate.c"
 #include "unixsock.c"

@@ -344,6 +344,9 @@ static __always_inline void on_io(struct task_struct *task, __u32 tgid, const st
 		if (dir == DIR_TX && ret > 0)
 			io.tx_from = sock_write_seq(skaddr) - (__u32)ret;
 	}
+	/* A connect to a socket file its request made has returned: how (bpf/unixconnect.c). */
+	if ((pflags & PROC_UNIX_CONNECTS) && c->role == CLAIMD_ROLE_INBOUND && dir == DIR_TX)
+		unix_connect_settle(key.tgid, io.tid);
 	if (kind == IO_UNFRAMED) {
 		if (ret > 0)
 			feed_unframed(c, &io, ret);
@@ -652,7 +655,7 @@ static __always_inline void program_ask(void)
 /* What a process's word knew of the program it ran: learned again after an exec. */
 #define PROC_PROGRAM_BITS                                                                      \
 	(PROC_GO | PROC_GO_SYSCALLS | PROC_GO_SERVES | PROC_UNREAD | PROC_MUX | PROC_CONTEXT | \
-	 PROC_NGINX | PROC_NODE | PROC_SSL)
+	 PROC_NGINX | PROC_NODE | PROC_SSL | PROC_UNIX_CONNECTS)
 
 /*
  * A thread other than the leader that execs becomes the leader: the mark

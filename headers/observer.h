@@ -199,6 +199,8 @@ enum claimd_stat {
 	CLAIMD_ST_GO_STARTED_OVER,  /* Go probes at a stack check whose function starts over */
 	CLAIMD_ST_KEY_STRAYS,	    /* event loops' requests a key of which could not be counted */
 	CLAIMD_ST_TLS_UNSEEN,	    /* outbound TLS connections no probe deciphers: calls unseen */
+	CLAIMD_ST_UNIX_CONNECT_FAILED, /* connects to a socket file that failed: failed calls */
+	CLAIMD_ST_UNIX_CONNECT_UNSEEN, /* ... whose outcome could not be read: requests unknown */
 	CLAIMD_ST__COUNT,
 };
 
@@ -527,6 +529,11 @@ static inline __u32 claimd_conn_slot_index(const struct claimd_conn_key *key, __
  * probe (a JVM's, GnuTLS, rustls, an OpenSSL linked in whole).
  */
 #define CLAIMD_PROC_SSL 0x400
+/*
+ * It began a connect to a socket file (bpf/unixconnect.c): its threads'
+ * answers look for one whose outcome is still to be read.
+ */
+#define CLAIMD_PROC_UNIX_CONNECTS 0x800
 /* Bits 16-31: how many listening sockets it has open (a service: its calls
  * outside requests are no root calls). claimd seeds the older ones. */
 #define CLAIMD_PROC_LISTENER_ONE (1u << 16)

@@ -27,6 +27,7 @@
  *
  * Every verdict is tallied against that truth: 0 wrong.
  */
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,13 +39,14 @@
 #include "services.h"
 #include "test_progs.h"
 #include "truth.h"
+#include "unixaddr.h"
 
 #define REQUESTS 100
 #define FAIL_MOD 5 /* the dependency fails ids % 5 == 0; a swallowing service, % 5 == 1 */
 
 #define POOL 4 /* connections in the service's pool (dep_service.py --threads) */
 
-enum shape { PASSES_UP, SWALLOWS, POOL_FIRST, JOINED, OVER_TLS };
+enum shape { PASSES_UP, SWALLOWS, POOL_FIRST, JOINED, OVER_TLS, OWN_FAILURES };
 
 /*
  * The calls a service makes once it listens and before it serves: Redis,
@@ -68,7 +70,7 @@ static int dep_svc_start(struct dep_svc *s, const char *name, const struct dep_s
 			 bool over_unix, enum shape shape, const char *dir)
 {
 	char script[H_PATH], ready[H_PATH], env[64], buf[32], pool[8];
-	const char *argv[16] = { "/usr/bin/python3",
+	const char *argv[20] = { "/usr/bin/python3",
 				 script,
 				 "--dep",
 				 dep_kind_name(d->kind),
@@ -96,6 +98,15 @@ static int dep_svc_start(struct dep_svc *s, const char *name, const struct dep_s
 	}
 	if (shape == POOL_FIRST || shape == JOINED)
 		argv[n++] = "--pool-first";
+	if (shape == OWN_FAILURES) {
+		/* No planned error from the dependency; its own failures for ids % 5 == 1. */
+		argv[n++] = "--dep-fail-mod";
+		argv[n++] = "0";
+		argv[n++] = "--fail-mod";
+		argv[n++] = "5";
+		argv[n++] = "--fail-rem";
+		argv[n++] = "1";
+	}
 	unlink(ready);
 	s->pid = proc_spawn(argv, envv, s->log);
 	if (s->pid <= 0 || wait_file(ready, 20000) || read_file(ready, buf, sizeof(buf)) <= 0) {
@@ -261,6 +272,102 @@ out:
 		proc_stop(s.pid, 5000);
 }
 
+/*
+ * The causes of the failed requests of pid from mark on that are not its
+ * own (500): how many name the socket file at path as their call's
+ * address (headers/unixaddr.h's hash of its name).
+ */
+static int causes_on_file(const struct trace_cap *t, size_t mark, pid_t pid, const char *path)
+{
+	struct json_object *lines = trace_read_from(t, mark);
+	__u64 h = CLAIMD_UNIX_FNV_BASIS;
+	char want[64];
+	int i, n = 0;
+
+	for (i = 0; path[i]; i++)
+		h = claimd_unix_hash_step(h, (__u8)path[i]);
+	snprintf(want, sizeof(want), "unix:#%016llx", (unsigned long long)h);
+	for (i = 0; i < (int)json_object_array_length(lines); i++) {
+		struct json_object *rec = json_object_array_get_idx(lines, i);
+		struct json_object *cause = j_get(rec, "cause");
+		struct json_object *call;
+
+		if (j_int(rec, "pid") != pid || j_int(rec, "status") == 500 || !cause)
+			continue;
+		call = json_object_array_get_idx(j_get(rec, "egress"), j_int(cause, "egress"));
+		n += call && !strcmp(j_str(call, "addr"), want) &&
+		     j_bool(call, "transport_failure");
+	}
+	json_object_put(lines);
+	return n;
+}
+
+/*
+ * The cache dies under a service that reaches it over its socket file:
+ * killed (its file left behind: every connect refused), then its file
+ * gone (no such file). redis-py finds its pooled connections closed and
+ * connects again, and passes each failure up (503). No byte moves on a
+ * connect that fails, and no socket state changes: only the hook on Unix
+ * connects sees it (bpf/unixconnect.c). Each 503 is unclaimed, its cause
+ * the connect to that file; the service's own failures (500) claimed.
+ */
+static void redis_down_unix(struct claimd_h *h, struct trace_cap *t)
+{
+	static const char *const phases[] = { "refused", "no such file" };
+	struct dep_server d = { 0 };
+	struct dep_svc s = { 0 };
+	long long failed_before = claimd_status_count(h, "unix_connects_failed", true);
+	char path[H_PATH];
+	int phase;
+
+	if (!ASSERT_OK(dep_server_start(&d, DEP_REDIS, false), "redis"))
+		goto out;
+	snprintf(path, sizeof(path), "%s", d.sock);
+	if (!ASSERT_OK(dep_svc_start(&s, "redis-down", &d, true, OWN_FAILURES, h->dir),
+		       "service start"))
+		goto out;
+	ASSERT_EQ(svc_drive(s.port, REQUESTS), REQUESTS / FAIL_MOD, "the cache up: own failures");
+	kill(d.pid, SIGKILL);
+	proc_wait(d.pid, 5000);
+	d.pid = 0;
+	for (phase = 0; phase < 2; phase++) {
+		struct truth_svc truth[] = {
+			{ .pid = s.pid,
+			  .verdict = "claimed",
+			  .cause = "",
+			  .target = "/r/%d",
+			  .ids = REQUESTS,
+			  .mod = FAIL_MOD,
+			  .rem = 1 },
+			{ .pid = s.pid,
+			  .verdict = "unclaimed",
+			  .target = "/r/%d",
+			  .ids = REQUESTS },
+		};
+		struct truth_tally tally = { 0 };
+		char what[64];
+		size_t mark;
+
+		if (phase == 1)
+			ASSERT_OK(unlink(path), "its socket file removed");
+		mark = trace_mark(t);
+		ASSERT_EQ(svc_drive(s.port, REQUESTS), REQUESTS, "every request failed");
+		truth__tally_trace(&tally, t, mark, truth, 2, REQUESTS);
+		snprintf(what, sizeof(what), "redis down (%s)", phases[phase]);
+		truth__expect(&tally, what, REQUESTS, 0);
+		ASSERT_EQ(causes_on_file(t, mark, s.pid, path), REQUESTS - REQUESTS / FAIL_MOD,
+			  "each 503's cause: a connect to the socket file that failed");
+	}
+	ASSERT_GE(claimd_status_count(h, "unix_connects_failed", true) - failed_before,
+		  2 * (REQUESTS - REQUESTS / FAIL_MOD), "failed connects counted");
+out:
+	if (test__failed_now() && s.port > 0)
+		file_print("the service's log", s.log);
+	if (s.pid > 0)
+		proc_stop(s.pid, 5000);
+	dep_server_stop(&d);
+}
+
 static void run_kind(struct claimd_h *h, struct trace_cap *t, enum dep_kind kind)
 {
 	struct dep_server d = { 0 };
@@ -286,6 +393,8 @@ static void run_kind(struct claimd_h *h, struct trace_cap *t, enum dep_kind kind
 		run(h, t, &d, false, JOINED);
 	if (kind == DEP_REDIS && test__start_subtest("redis_joined_unix"))
 		run(h, t, &d, true, JOINED);
+	if (kind == DEP_REDIS && test__start_subtest("redis_down_unix"))
+		redis_down_unix(h, t);
 out:
 	dep_server_stop(&d);
 }

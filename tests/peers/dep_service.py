@@ -62,6 +62,10 @@ def redis_client(addr, n):
         except redis.exceptions.ResponseError as e:
             unplanned(rid, fail, e)
             return False
+        except redis.exceptions.ConnectionError as e:
+            # The cache unreachable (down, its socket file gone): a failed call, passed up.
+            unplanned(rid, fail, e)
+            return False
 
     return call
 

@@ -189,6 +189,16 @@ void test_sysprobe(void)
 		}
 		k.missing = -1;
 	}
+	if (test__start_subtest("no_unix_connect_hook_runs")) {
+		/* Runs, blind to failed connects to socket files, and says so. */
+		k.missing = SYSPROBE_PROG_UNIX_CONNECT;
+		env = host_env(&k);
+		ASSERT_EQ(sysprobe__check(&env, &p), base, "runs when the rest is there");
+		ASSERT_FALSE(p.unix_connects, "no hook on Unix connects");
+		if (!base)
+			says(&p, "no cgroup hook on Unix socket connects", "message");
+		k.missing = -1;
+	}
 	if (test__start_subtest("this_kernel")) {
 		/* The real probes, where they can run (loading a program needs root). */
 		if (geteuid()) {
@@ -208,6 +218,8 @@ void test_sysprobe(void)
 				    "this kernel has what claimd needs");
 			/* Linux 6.17 and later cast to no type (kernel-facts: 6.18 here). */
 			ASSERT_TRUE(p.untyped_cast, "this kernel casts to no type");
+			/* Linux 6.7 and later hook Unix connects. */
+			ASSERT_TRUE(p.unix_connects, "this kernel hooks Unix connects");
 		}
 	}
 	log_set_level(LOG_INFO);

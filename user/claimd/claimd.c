@@ -319,6 +319,7 @@ static struct json_object *host_json(struct claimd *d)
 	json_object_object_add(o, "lockdown", json_object_new_string(d->probe.lockdown));
 	json_object_object_add(o, "uprobes", json_object_new_boolean(d->probe.uprobes));
 	json_object_object_add(o, "untyped_cast", json_object_new_boolean(d->probe.untyped_cast));
+	json_object_object_add(o, "unix_connects", json_object_new_boolean(d->probe.unix_connects));
 	json_object_object_add(o, "degraded", json_object_new_boolean(d->probe.degraded));
 	return o;
 }
@@ -759,6 +760,7 @@ static int claimd_open(struct claimd *d)
 		return EXIT_HOST;
 	opt->obs.no_uprobes = !d->probe.uprobes;
 	opt->obs.untyped_cast = d->probe.untyped_cast;
+	opt->obs.unix_connects = d->probe.unix_connects;
 	err = lock_pin_dir(d);
 	if (err)
 		return err == -EWOULDBLOCK ? EXIT_BUSY : EXIT_FAILURE_RT;

@@ -6,7 +6,7 @@
 
 #include "cgroupfs.h"
 
-static int v2_mount(char *out, size_t len)
+int cgroupfs_v2_mount(char *out, size_t len)
 {
 	FILE *f = setmntent("/proc/self/mounts", "r");
 	struct mntent *m;
@@ -30,7 +30,7 @@ int cgroupfs_dir_of(const char *pid, char *out, size_t len)
 	int err = -1;
 	FILE *f;
 
-	if (v2_mount(mnt, sizeof(mnt)))
+	if (cgroupfs_v2_mount(mnt, sizeof(mnt)))
 		return -1;
 	snprintf(path, sizeof(path), "/proc/%s/cgroup", pid);
 	f = fopen(path, "r");

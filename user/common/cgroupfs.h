@@ -12,4 +12,7 @@
  */
 int cgroupfs_dir_of(const char *pid, char *out, size_t len);
 
+/* Where cgroup v2 is mounted (its root), into out: 0, or -1 when it is not. */
+int cgroupfs_v2_mount(char *out, size_t len);
+
 #endif

@@ -32,6 +32,7 @@ enum sysprobe_feature {
 	SYSPROBE_HELPER_READ_USER,   /* the bytes a syscall moved */
 	SYSPROBE_INSN_MAY_GOTO,	     /* loops without a call per step (bpf/loop.bpf.h) */
 	SYSPROBE_KFUNC_UNTYPED_CAST, /* optional: the socket filter's one load (bpf/sock.bpf.h) */
+	SYSPROBE_PROG_UNIX_CONNECT, /* optional: the cgroup hook on Unix connects (bpf/unixconnect.c) */
 	SYSPROBE__COUNT,
 };
 
@@ -57,11 +58,12 @@ struct sysprobe {
 	bool tcp_tracepoints; /* tcp:tcp_destroy_sock: a socket's end */
 	bool sock_tracepoints; /* sock:sock_recv_length, sock_send_length: the bytes; inet_sock_set_state */
 	bool has[SYSPROBE__COUNT];
-	bool uprobes;	   /* TLS and explicit context can be followed */
-	bool untyped_cast; /* bpf_rdonly_cast to no type: the filter reads a socket in one load */
-	bool degraded;	   /* runs, without something: see report */
-	char lockdown[32]; /* "none", "integrity", "confidentiality", or "unknown" */
-	char report[2048]; /* every message, one per line */
+	bool uprobes;	    /* TLS and explicit context can be followed */
+	bool untyped_cast;  /* bpf_rdonly_cast to no type: the filter reads a socket in one load */
+	bool unix_connects; /* the Unix connect hook: a failed connect to a socket file is seen */
+	bool degraded;	    /* runs, without something: see report */
+	char lockdown[32];  /* "none", "integrity", "confidentiality", or "unknown" */
+	char report[2048];  /* every message, one per line */
 };
 
 /* Fills *p with what the host allows; env NULL: this host, as it is. Mounts
@@ -81,5 +83,11 @@ const char *sysprobe__feature_name(enum sysprobe_feature f);
 const char *sysprobe__feature_key(enum sysprobe_feature f);
 
 #define SYSPROBE_TEST_ENV "CLAIMD_TEST_MISSING"
+
+/*
+ * The attach type of the cgroup hook on Unix connects (enum bpf_attach_type,
+ * Linux 6.7), which libbpf 1.1's headers do not name.
+ */
+#define SYSPROBE_UNIX_CONNECT 49
 
 #endif

@@ -129,6 +129,14 @@
 	  "Outbound TLS connections of processes whose TLS library claimd does not probe (a "     \
 	  "JVM's, GnuTLS, rustls, OpenSSL linked in whole): their calls unseen, a request that "  \
 	  "used one unknown when it fails (opaque-call).")                                        \
+	X(CLAIMD_ST_UNIX_CONNECT_FAILED, "unix_connects_failed",                                  \
+	  "Connects to a socket file, made for a request, that failed (no such file, nobody "     \
+	  "listening, a backlog full): each a failed call of that request, its callee the "       \
+	  "file's name as given.")                                                                \
+	X(CLAIMD_ST_UNIX_CONNECT_UNSEEN, "unix_connects_unseen",                                  \
+	  "Connects to a socket file, made for a request, whose outcome could not be read (its "  \
+	  "socket closed and its memory reused before the request's answer): that request "       \
+	  "unknown (untied-call).")                                                               \
 	X(CLAIMD_ST_KEY_STRAYS, "event_loop_requests_uncounted",                                  \
 	  "Requests of event loops a key of which could not be counted (its entry changing, or "  \
 	  "the table full): unknown, and no call of their process tied by keys while open.")      \

@@ -17,6 +17,7 @@
 
 #include "kernel/counters.h"
 #include "kernel/io_attach.h"
+#include "kernel/unix_connect.h"
 #include "log.h"
 #include "kernel/observer_api.h"
 #include "observer.skel.h"
@@ -300,6 +301,7 @@ struct observer *observer__load(const struct observer_config *cfg)
 				bpf_program__set_autoload(prog, false);
 	}
 
+	unix_connect_prepare(obs->skel->progs.cg_unix_connect, cfg->unix_connects);
 	err = observer_bpf__load(obs->skel);
 	if (err) {
 		pr_err("loading the BPF programs failed: %s", sysprobe__explain(err));
@@ -341,6 +343,10 @@ int observer__attach(struct observer *obs)
 
 	if (!err)
 		err = io_attach(obs->skel->progs.tp_io_x, obs->io_links);
+	/* Held among the skeleton's links: detached with them. */
+	if (!err)
+		obs->skel->links.cg_unix_connect =
+			unix_connect_attach(obs->skel->progs.cg_unix_connect);
 	if (err)
 		pr_err("attaching the BPF programs failed: %s", sysprobe__explain(err));
 	return err;

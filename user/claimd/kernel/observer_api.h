@@ -37,6 +37,7 @@ struct observer_config {
 	__u32 sample_every;    /* a request's record to claimd 1 in N (0: only while tracing) */
 	bool no_uprobes;       /* the kernel loads no uprobe programs: TLS and context off */
 	bool untyped_cast;     /* the kernel casts to no type: the filter's one load (sysprobe.h) */
+	bool unix_connects;    /* the kernel hooks Unix connects: failed ones seen (sysprobe.h) */
 	__u32 grpc_fail_codes; /* gRPC codes that are failures, a bit each */
 	bool grpc_fail_codes_set; /* else CLAIMD_GRPC_FAIL_DEFAULT */
 };
