@@ -93,7 +93,7 @@ TEST_OBJS := $(patsubst tests/%.c,$(BUILD)/tests/%.o,$(TEST_SRCS) $(TEST_LIB_SRC
 TEST_USER_OBJS := $(patsubst %,$(BUILD)/user/claimd/%.o,kernel/record model/names model/edges \
 	model/memory kernel/procnet expose/trace_fmt host/sysprobe kernel/counters model/roots \
 	expose/metrics expose/metrics_text fleet/fleet_table kernel/io_attach kernel/sock_marks \
-	kernel/slots kernel/service_slots kernel/observer kernel/unix_connect host/unix_listeners) \
+	kernel/slots kernel/service_slots kernel/observer kernel/connect_hooks host/unix_listeners) \
 	$(filter $(BUILD)/user/claimd/probes/%,$(CLAIMD_OBJS)) \
 	$(BUILD)/user/claimctl/storm.o $(COMMON_OBJS)
 

@@ -300,9 +300,25 @@ struct {
 } unix_services SEC(".maps");
 
 /*
- * Connects to a socket file that followed processes began while serving a
+ * The names of socket files a followed process was seen serving on, or
+ * talking to as a client (their hash, headers/unixaddr.h): put by
+ * bpf/unixsock.c at each connection it follows; full, the oldest goes. A
+ * connect to a name never seen served is no call (bpf/connects.c): glibc
+ * asks nscd's socket before it resolves a name, whether nscd runs or not.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 4096);
+	__type(key, __u64);
+	__type(value, __u8);
+} unix_served SEC(".maps");
+
+/*
+ * Connects whose failure no state change shows (to a socket file; over
+ * TCP, before the SYN), begun by followed processes while serving a
  * request, by the request's holder (struct claimd_owner): put where the
- * connect begins (bpf/unixconnect.c), taken at the holder's next answer
+ * connect begins (bpf/connects.c, the cgroup hooks), dropped when a TCP
+ * one's SYN leaves (sockstate.c), taken at the holder's next answer
  * written, when the connect has returned; one a holder (the latest).
  * Full, the oldest goes: its outcome unread, as if claimd did not follow
  * connects.
@@ -311,8 +327,8 @@ struct {
 	__uint(type, BPF_MAP_TYPE_LRU_HASH);
 	__uint(max_entries, 4096);
 	__type(key, struct claimd_owner);
-	__type(value, struct claimd_unix_connect);
-} unix_connects SEC(".maps");
+	__type(value, struct claimd_connect_note);
+} connect_notes SEC(".maps");
 
 /*
  * The framer of each outbound connection that speaks Redis, PostgreSQL or
@@ -538,9 +554,9 @@ struct {
 #include "wire.c"
 #include "tls.c"
 #include "context.c"
-#include "unixconnect.c"
 #include "sockio.c"
 #include "sockstate.c"
+#include "connects.c"
 #include "unixsock.c"
 /*
  * Runtimes that hand over parsed requests (bpf/runtimes/<runtime>.c), each

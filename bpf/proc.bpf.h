@@ -89,7 +89,7 @@ static __always_inline void submit_now(void *rec)
 #define PROC_NODE	   CLAIMD_PROC_NODE
 #define PROC_THREADS	   CLAIMD_PROC_THREADS
 #define PROC_SSL	   CLAIMD_PROC_SSL
-#define PROC_UNIX_CONNECTS CLAIMD_PROC_UNIX_CONNECTS
+#define PROC_CONNECTS CLAIMD_PROC_CONNECTS
 /* Bits 16-31: its listening sockets (CLAIMD_PROC_LISTENER_ONE each): a
  * service, whose calls outside requests are no root calls. */
 #define PROC_LISTENER_ONE CLAIMD_PROC_LISTENER_ONE

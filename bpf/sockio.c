@@ -82,6 +82,8 @@ __noinline int wire_feed_segment(struct claimd_conn *c, struct io *io, struct sc
 				 struct wire_conn *w);
 __noinline int unix_io_failed(struct claimd_conn *c, struct claimd_conn_key *key, struct io *io,
 			      long ret);
+__noinline int connect_settle(__u32 tgid, __u32 tid);
+__noinline int connect_note_sent(__u32 tgid, __u32 tid, __u64 skaddr);
 
 /*
  * claimd's change to the count of followed sockets in a slot of the filter
@@ -344,9 +346,9 @@ static __always_inline void on_io(struct task_struct *task, __u32 tgid, const st
 		if (dir == DIR_TX && ret > 0)
 			io.tx_from = sock_write_seq(skaddr) - (__u32)ret;
 	}
-	/* A connect to a socket file its request made has returned: how (bpf/unixconnect.c). */
-	if ((pflags & PROC_UNIX_CONNECTS) && c->role == CLAIMD_ROLE_INBOUND && dir == DIR_TX)
-		unix_connect_settle(key.tgid, io.tid);
+	/* A connect its request made has returned: how, where no state change says (bpf/connects.c). */
+	if ((pflags & PROC_CONNECTS) && c->role == CLAIMD_ROLE_INBOUND && dir == DIR_TX)
+		connect_settle(key.tgid, io.tid);
 	if (kind == IO_UNFRAMED) {
 		if (ret > 0)
 			feed_unframed(c, &io, ret);
@@ -655,7 +657,7 @@ static __always_inline void program_ask(void)
 /* What a process's word knew of the program it ran: learned again after an exec. */
 #define PROC_PROGRAM_BITS                                                                      \
 	(PROC_GO | PROC_GO_SYSCALLS | PROC_GO_SERVES | PROC_UNREAD | PROC_MUX | PROC_CONTEXT | \
-	 PROC_NGINX | PROC_NODE | PROC_SSL | PROC_UNIX_CONNECTS)
+	 PROC_NGINX | PROC_NODE | PROC_SSL | PROC_CONNECTS)
 
 /*
  * A thread other than the leader that execs becomes the leader: the mark

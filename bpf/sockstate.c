@@ -77,6 +77,10 @@ static __always_inline void sock_connecting(__u64 key, struct sock *sk)
 {
 	__u64 id = bpf_get_current_pid_tgid();
 
+	/* Its SYN leaves: a failure is this socket's state change's now (bpf/connects.c). */
+	if (proc_flags(id >> 32) & PROC_CONNECTS)
+		connect_note_sent(id >> 32, (__u32)id, key);
+
 	if (!proc_wanted(id >> 32) || !port_wanted(bpf_ntohs(sk->__sk_common.skc_dport)))
 		return;
 	sock_born(key, sk, CLAIMD_ROLE_OUTBOUND, id >> 32, (__u32)id);

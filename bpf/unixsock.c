@@ -170,6 +170,13 @@ __noinline int conn_adopt_unix(__u64 skaddr, __u32 tgid, int fd)
 		return 0;
 	mark_traced(tgid);
 	stat_inc(CLAIMD_ST_UNIX_CONNS);
+	/* A name served: a connect to it that fails is a failed call (bpf/connects.c). */
+	{
+		__u64 served = role == CLAIMD_ROLE_INBOUND ? own.hash : peer_end.hash;
+		__u8 one = 1;
+
+		bpf_map_update_elem(&unix_served, &served, &one, BPF_ANY);
+	}
 	if (role == CLAIMD_ROLE_INBOUND) {
 		unix_service_seen(tgid, &c->local);
 		return 1;

@@ -199,8 +199,8 @@ enum claimd_stat {
 	CLAIMD_ST_GO_STARTED_OVER,  /* Go probes at a stack check whose function starts over */
 	CLAIMD_ST_KEY_STRAYS,	    /* event loops' requests a key of which could not be counted */
 	CLAIMD_ST_TLS_UNSEEN,	    /* outbound TLS connections no probe deciphers: calls unseen */
-	CLAIMD_ST_UNIX_CONNECT_FAILED, /* connects to a socket file that failed: failed calls */
-	CLAIMD_ST_UNIX_CONNECT_UNSEEN, /* ... whose outcome could not be read: requests unknown */
+	CLAIMD_ST_CONNECT_FAILED_AT_ONCE, /* connects failed with no state change: failed calls */
+	CLAIMD_ST_CONNECT_UNREAD, /* ... whose outcome could not be read: requests unknown */
 	CLAIMD_ST__COUNT,
 };
 
@@ -208,6 +208,21 @@ struct claimd_addr {
 	__u8 addr[CLAIMD_ADDR_LEN];
 	__u16 port; /* host order */
 	__u16 pad;
+};
+
+/*
+ * A connect no state change shows the failure of, begun by a followed
+ * process for the request its holder serves (the BPF map connect_notes,
+ * bpf/connects.c): to a socket file, or over TCP (one refused before its
+ * SYN left: no route). What tells, once it returned, whether it failed.
+ */
+struct claimd_connect_note {
+	__u64 sk;     /* the connecting socket's address */
+	__u64 cookie; /* ... and its cookie: a socket at that address with another is not it */
+	__u64 at_ns;  /* when it began */
+	__u64 seq;    /* the request it was made for (claimd_ingress.seq); 0: an event loop's */
+	struct claimd_addr callee; /* where it was to go: the address it was given */
+	__u32 tcp;		   /* over TCP (else to a socket file) */
 };
 
 /* Connection table key: one socket of one process. */
@@ -530,10 +545,11 @@ static inline __u32 claimd_conn_slot_index(const struct claimd_conn_key *key, __
  */
 #define CLAIMD_PROC_SSL 0x400
 /*
- * It began a connect to a socket file (bpf/unixconnect.c): its threads'
- * answers look for one whose outcome is still to be read.
+ * It began a connect whose failure no state change would show
+ * (bpf/connects.c): its threads' answers look for one whose outcome is
+ * still to be read.
  */
-#define CLAIMD_PROC_UNIX_CONNECTS 0x800
+#define CLAIMD_PROC_CONNECTS 0x800
 /* Bits 16-31: how many listening sockets it has open (a service: its calls
  * outside requests are no root calls). claimd seeds the older ones. */
 #define CLAIMD_PROC_LISTENER_ONE (1u << 16)

@@ -78,20 +78,6 @@ UNIXADDR_INLINE __u64 claimd_addr_unix_hash(const struct claimd_addr *a)
 /* Slots of the filter for accepted ends of followed Unix connections (bpf/unix.bpf.h). */
 #define CLAIMD_UNIX_MARKS 4096
 
-/*
- * A connect to a socket file, begun by a followed process for the request
- * its holder serves (the BPF map unix_connects, bpf/unixconnect.c): what
- * tells, once it returned, whether it failed.
- */
-struct claimd_unix_connect {
-	__u64 sk;     /* the connecting socket's address */
-	__u64 cookie; /* ... and its cookie: a socket at that address with another is not it */
-	__u64 at_ns;  /* when it began */
-	__u64 seq;    /* the request it was made for (claimd_ingress.seq); 0: an event loop's */
-	struct claimd_addr callee; /* the socket file's endpoint, from the name it was given */
-	__u32 pad;
-};
-
 /* A socket file a process serves on (the BPF map unix_services). */
 struct unix_service_key {
 	__u32 tgid;

@@ -316,7 +316,7 @@ static void redis_down_unix(struct claimd_h *h, struct trace_cap *t)
 	static const char *const phases[] = { "refused", "no such file" };
 	struct dep_server d = { 0 };
 	struct dep_svc s = { 0 };
-	long long failed_before = claimd_status_count(h, "unix_connects_failed", true);
+	long long failed_before = claimd_status_count(h, "connects_failed_at_once", true);
 	char path[H_PATH];
 	int phase;
 
@@ -331,23 +331,12 @@ static void redis_down_unix(struct claimd_h *h, struct trace_cap *t)
 	proc_wait(d.pid, 5000);
 	d.pid = 0;
 	for (phase = 0; phase < 2; phase++) {
-		struct truth_svc truth[] = {
-			{ .pid = s.pid,
-			  .verdict = "claimed",
-			  .cause = "",
-			  .target = "/r/%d",
-			  .ids = REQUESTS,
-			  .mod = FAIL_MOD,
-			  .rem = 1 },
-			{ .pid = s.pid,
-			  .verdict = "unclaimed",
-			  .target = "/r/%d",
-			  .ids = REQUESTS },
-		};
+		struct truth_svc truth[2];
 		struct truth_tally tally = { 0 };
 		char what[64];
 		size_t mark;
 
+		truth__own_or_passed(truth, s.pid, "/r/%d", REQUESTS, FAIL_MOD, 1, NULL);
 		if (phase == 1)
 			ASSERT_OK(unlink(path), "its socket file removed");
 		mark = trace_mark(t);
@@ -358,7 +347,7 @@ static void redis_down_unix(struct claimd_h *h, struct trace_cap *t)
 		ASSERT_EQ(causes_on_file(t, mark, s.pid, path), REQUESTS - REQUESTS / FAIL_MOD,
 			  "each 503's cause: a connect to the socket file that failed");
 	}
-	ASSERT_GE(claimd_status_count(h, "unix_connects_failed", true) - failed_before,
+	ASSERT_GE(claimd_status_count(h, "connects_failed_at_once", true) - failed_before,
 		  2 * (REQUESTS - REQUESTS / FAIL_MOD), "failed connects counted");
 out:
 	if (test__failed_now() && s.port > 0)

@@ -65,7 +65,8 @@ int svc_start(struct svc *s, const struct svc_spec *spec, const char *dir)
 	snprintf(env, sizeof(env), "CLAIMD_SERVICE=%s", spec->name);
 	unlink(ready);
 	if (spec->downstream)
-		cmd_opt(&c, "--downstream", "127.0.0.1:%d", spec->downstream);
+		cmd_opt(&c, "--downstream", "%s:%d", spec->down_host ?: "127.0.0.1",
+			spec->downstream);
 	if (spec->down_unix)
 		cmd_opt(&c, "--downstream", "unix:%s", spec->down_unix);
 	if (spec->fail_mod) {
@@ -90,6 +91,8 @@ int svc_start(struct svc *s, const struct svc_spec *spec, const char *dir)
 		cmd_opt(&c, "--kv", "unix:%s", spec->kv_unix);
 	if (spec->bind)
 		cmd_opt(&c, "--bind", "%s", spec->bind);
+	if (spec->probe_socket)
+		cmd_opt(&c, "--probe-socket", "%s", spec->probe_socket);
 	cmd_int(&c, "--delay-ms", spec->delay_ms);
 	if (spec->tls)
 		cmd_opt(&c, "--tls", "%s", spec->tls);

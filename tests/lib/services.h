@@ -16,8 +16,9 @@ struct netns_h;
 
 struct svc_spec {
 	const char *name;
-	int downstream; /* port, or 0 */
-	int fail_mod;	/* own failures: id % fail_mod == fail_rem */
+	int downstream;	       /* port, or 0 */
+	const char *down_host; /* its downstream's address (NULL: 127.0.0.1; "[v6]" for IPv6) */
+	int fail_mod;	       /* own failures: id % fail_mod == fail_rem */
 	int fail_rem;
 	bool fail_after;  /* own failure decided after the downstream call */
 	double propagate; /* fraction of downstream failures passed up (default 1) */
@@ -38,8 +39,9 @@ struct svc_spec {
 			     "unix:PATH": a socket file) */
 	const char *down_unix; /* its downstream's socket file, in place of a port */
 	const char *kv_unix;   /* its key-value store's socket file, in place of a port */
-	const char *tls;       /* "CERT,KEY": it serves HTTPS */
-	const char *down_tls;  /* a CA file: it calls its downstream over HTTPS */
+	const char *probe_socket; /* a socket file each request connects to first, failing or not */
+	const char *tls;	  /* "CERT,KEY": it serves HTTPS */
+	const char *down_tls;	  /* a CA file: it calls its downstream over HTTPS */
 };
 
 struct svc {

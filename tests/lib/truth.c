@@ -307,6 +307,21 @@ static void missing_print(struct json_object *lines, const struct truth_svc *svc
 	}
 }
 
+void truth__own_or_passed(struct truth_svc out[2], pid_t pid, const char *target, int ids, int mod,
+			  int rem, const char *cause)
+{
+	memset(out, 0, 2 * sizeof(*out));
+	out[0].pid = out[1].pid = pid;
+	out[0].target = out[1].target = target;
+	out[0].ids = out[1].ids = ids;
+	out[0].verdict = "claimed";
+	out[0].cause = "";
+	out[0].mod = mod;
+	out[0].rem = rem;
+	out[1].verdict = "unclaimed";
+	out[1].cause = cause;
+}
+
 void truth__tally_trace(struct truth_tally *t, const struct trace_cap *tc, size_t from,
 			const struct truth_svc *svcs, int n, int failures)
 {

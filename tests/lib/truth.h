@@ -90,6 +90,15 @@ void truth__chain(struct truth_svc *out, int n, const struct truth_svc *shape, c
 		  const char *const *services);
 
 /*
+ * The truth of service pid, asked target with ids below ids, that fails on
+ * its own for id % mod == rem (claimed, no cause) and passes every other
+ * failure up from its dependency (unclaimed, cause as given; NULL: not
+ * checked): two entries into out.
+ */
+void truth__own_or_passed(struct truth_svc out[2], pid_t pid, const char *target, int ids, int mod,
+			  int rem, const char *cause);
+
+/*
  * Tallies the failed ingresses in lines (an array of trace lines) of the n
  * services, each against its truth; a right verdict whose cause names
  * another callee counts as wrong. Every wrong one is printed with its line,

@@ -33,7 +33,9 @@ database or cache would ("GET <key>\n" answered "OK <value>\n", or "ERR\n"
 for the ids of its failure set). With --kv HOST:PORT the HTTP service asks
 that store for key k<id>, after its downstream call, on one connection
 its handler threads share in turn, opened when it starts (as a database's
-pool is), and fails (502) when it answers ERR.
+pool is), and fails (502) when it answers ERR. With --probe-socket PATH each
+request first connects to that socket file and ignores a failure, as glibc
+asks nscd's socket before it resolves a name.
 """
 import argparse
 import concurrent.futures
@@ -79,6 +81,9 @@ def main():
     ap.add_argument("--kv-store", action="store_true",
                     help="serve a key-value line protocol, not HTTP")
     ap.add_argument("--kv", help="host:port (or unix:PATH) of a key-value store asked first")
+    ap.add_argument("--probe-socket",
+                    help="connect to this socket file first, a failure ignored (as glibc asks "
+                         "nscd's before it resolves a name)")
     ap.add_argument("--spawn", action="store_true",
                     help="downstream calls made by curl, run in a child process")
     args = ap.parse_args()
@@ -120,8 +125,9 @@ def main():
         if host == "unix":
             return UnixHTTPConnection(port, timeout=timeout)
         if client_ctx:
-            return http.client.HTTPSConnection(host, port, context=client_ctx, timeout=timeout)
-        return http.client.HTTPConnection(host, port, timeout=timeout)
+            return http.client.HTTPSConnection(host.strip("[]"), port, context=client_ctx,
+                                               timeout=timeout)
+        return http.client.HTTPConnection(host.strip("[]"), port, timeout=timeout)
 
     def downstream_conn():
         host, port = args.downstream.split(":", 1) if args.downstream.startswith("unix:") \
@@ -241,6 +247,13 @@ def main():
                 rid = -1
             if args.delay_ms:
                 time.sleep(args.delay_ms / 1000.0)
+            if args.probe_socket:
+                probe = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+                try:
+                    probe.connect(args.probe_socket)
+                except OSError:
+                    pass
+                probe.close()
             own = args.fail_mod and rid % args.fail_mod == args.fail_rem
             if own and args.slow_ms:
                 time.sleep(args.slow_ms / 1000.0)

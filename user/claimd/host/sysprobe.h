@@ -32,7 +32,7 @@ enum sysprobe_feature {
 	SYSPROBE_HELPER_READ_USER,   /* the bytes a syscall moved */
 	SYSPROBE_INSN_MAY_GOTO,	     /* loops without a call per step (bpf/loop.bpf.h) */
 	SYSPROBE_KFUNC_UNTYPED_CAST, /* optional: the socket filter's one load (bpf/sock.bpf.h) */
-	SYSPROBE_PROG_UNIX_CONNECT, /* optional: the cgroup hook on Unix connects (bpf/unixconnect.c) */
+	SYSPROBE_PROG_UNIX_CONNECT, /* optional: the cgroup hook on Unix connects (bpf/connects.c) */
 	SYSPROBE__COUNT,
 };
 

@@ -129,14 +129,14 @@
 	  "Outbound TLS connections of processes whose TLS library claimd does not probe (a "     \
 	  "JVM's, GnuTLS, rustls, OpenSSL linked in whole): their calls unseen, a request that "  \
 	  "used one unknown when it fails (opaque-call).")                                        \
-	X(CLAIMD_ST_UNIX_CONNECT_FAILED, "unix_connects_failed",                                  \
-	  "Connects to a socket file, made for a request, that failed (no such file, nobody "     \
-	  "listening, a backlog full): each a failed call of that request, its callee the "       \
-	  "file's name as given.")                                                                \
-	X(CLAIMD_ST_UNIX_CONNECT_UNSEEN, "unix_connects_unseen",                                  \
-	  "Connects to a socket file, made for a request, whose outcome could not be read (its "  \
-	  "socket closed and its memory reused before the request's answer): that request "       \
-	  "unknown (untied-call).")                                                               \
+	X(CLAIMD_ST_CONNECT_FAILED_AT_ONCE, "connects_failed_at_once",                            \
+	  "Connects made for a request that failed before anything left, where no state change "  \
+	  "shows it: to a socket file (no such file, nobody listening, a backlog full), or over " \
+	  "TCP before the SYN (no route): each a failed call of that request, its callee the "    \
+	  "address it was given.")                                                                \
+	X(CLAIMD_ST_CONNECT_UNREAD, "connects_unread",                                            \
+	  "Such connects whose outcome could not be read (their socket closed and its memory "    \
+	  "taken again before the request's answer): that request unknown (untied-call).")        \
 	X(CLAIMD_ST_KEY_STRAYS, "event_loop_requests_uncounted",                                  \
 	  "Requests of event loops a key of which could not be counted (its entry changing, or "  \
 	  "the table full): unknown, and no call of their process tied by keys while open.")      \

@@ -17,7 +17,7 @@
 
 #include "kernel/counters.h"
 #include "kernel/io_attach.h"
-#include "kernel/unix_connect.h"
+#include "kernel/connect_hooks.h"
 #include "log.h"
 #include "kernel/observer_api.h"
 #include "observer.skel.h"
@@ -238,9 +238,18 @@ int observer__netns_inode(const char *path, __u64 *ino)
 	return 0;
 }
 
+/* The observer's cgroup hooks on connects (bpf/connects.c). */
+static struct connect_hooks hooks_of(const struct observer *obs)
+{
+	return (struct connect_hooks){ obs->skel->progs.cg_unix_connect,
+				       obs->skel->progs.cg_inet4_connect,
+				       obs->skel->progs.cg_inet6_connect };
+}
+
 struct observer *observer__load(const struct observer_config *cfg)
 {
 	struct observer *obs = calloc(1, sizeof(*obs));
+	struct connect_hooks hooks;
 	__u32 flags = 0;
 	int err;
 
@@ -301,7 +310,8 @@ struct observer *observer__load(const struct observer_config *cfg)
 				bpf_program__set_autoload(prog, false);
 	}
 
-	unix_connect_prepare(obs->skel->progs.cg_unix_connect, cfg->unix_connects);
+	hooks = hooks_of(obs);
+	connect_hooks_prepare(&hooks, cfg->unix_connects);
 	err = observer_bpf__load(obs->skel);
 	if (err) {
 		pr_err("loading the BPF programs failed: %s", sysprobe__explain(err));
@@ -339,14 +349,20 @@ fail:
 
 int observer__attach(struct observer *obs)
 {
+	struct connect_hooks hooks = hooks_of(obs);
 	int err = observer_bpf__attach(obs->skel);
 
 	if (!err)
 		err = io_attach(obs->skel->progs.tp_io_x, obs->io_links);
 	/* Held among the skeleton's links: detached with them. */
-	if (!err)
-		obs->skel->links.cg_unix_connect =
-			unix_connect_attach(obs->skel->progs.cg_unix_connect);
+	if (!err) {
+		struct bpf_link *links[3];
+
+		connect_hooks_attach(&hooks, links);
+		obs->skel->links.cg_unix_connect = links[0];
+		obs->skel->links.cg_inet4_connect = links[1];
+		obs->skel->links.cg_inet6_connect = links[2];
+	}
 	if (err)
 		pr_err("attaching the BPF programs failed: %s", sysprobe__explain(err));
 	return err;

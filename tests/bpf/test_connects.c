@@ -1,0 +1,134 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * A TCP connect that fails before its SYN leaves changes no socket state:
+ * a service in a network namespace with no route to its dependency gets
+ * ENETUNREACH at once, and passes the failure up (502). claimd sees the
+ * connect at the cgroup hook every connect passes before it is tried
+ * (bpf/connects.c): each 502 is unclaimed, its cause the call to the
+ * address it was given; the service's own failures (503) claimed. Over
+ * IPv4 and IPv6. Driven by curl inside the namespace, where the service
+ * listens on its loopback. (A connect to a socket file that fails:
+ * dependencies/redis_down_unix.)
+ *
+ * And a connect that fails to a socket file nothing ever served is no
+ * call: glibc asks nscd's socket before each name it resolves, nscd there
+ * or not. A service that so probes a missing file at every request, and
+ * fails on its own for some: each failure claimed, no connect counted.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "harness.h"
+#include "netns.h"
+#include "services.h"
+#include "test_progs.h"
+#include "truth.h"
+
+#define REQUESTS 40
+#define FAIL_MOD 4 /* the service's own failures: id % 4 == 1 */
+
+/* GET /r/id from the service at port, by curl inside ns: its status, or -1. */
+static int ns_get(const struct netns_h *ns, int port, int id)
+{
+	char url[96], out[64] = "";
+	const char *argv[] = { "curl", "-s", "-o", "/dev/null", "-w", "%{http_code}", url, NULL };
+
+	snprintf(url, sizeof(url), "http://127.0.0.1:%d/r/%d", port, id);
+	if (netns_run(ns, argv, out, sizeof(out), 10000))
+		return -1;
+	return atoi(out);
+}
+
+/* The service in ns calling host:80, where no route leads: its verdicts against the truth. */
+static void no_route(const struct netns_h *ns, const char *host, const char *addr, const char *dir)
+{
+	struct svc_spec spec = { .name = "unrouted",
+				 .downstream = 80,
+				 .down_host = host,
+				 .fail_mod = FAIL_MOD,
+				 .fail_rem = 1,
+				 .ns = ns };
+	struct claimd_h h = { 0 };
+	struct trace_cap t = { 0 };
+	struct svc s = { 0 };
+	struct truth_tally tally = { 0 };
+	struct truth_svc truth[2];
+	long long before;
+	int id, wrong = 0;
+
+	if (claimd_traced_start(&h, &t, NULL))
+		goto out;
+	before = claimd_status_count(&h, "connects_failed_at_once", true);
+	if (!ASSERT_OK(svc_start(&s, &spec, dir), "service"))
+		goto out;
+	truth__own_or_passed(truth, s.pid, "/r/%d", REQUESTS, FAIL_MOD, 1, addr);
+	for (id = 0; id < REQUESTS; id++)
+		wrong += ns_get(ns, s.port, id) != (id % FAIL_MOD == 1 ? 503 : 502);
+	ASSERT_EQ(wrong, 0, "curl: its own failures 503, the dependency's 502");
+	truth__tally_trace(&tally, &t, 0, truth, 2, REQUESTS);
+	truth__expect(&tally, "no route", REQUESTS, 0);
+	ASSERT_EQ(claimd_status_count(&h, "connects_failed_at_once", true) - before,
+		  REQUESTS - REQUESTS / FAIL_MOD, "each connect that failed, counted");
+out:
+	svc_stop(&s);
+	claimd_traced_stop(&h, &t);
+}
+
+/* Each request first connects to a socket file never served, then fails on its own or not. */
+static void probe_unserved(const char *dir)
+{
+	char probe[H_PATH];
+	struct svc_spec spec = {
+		.name = "prober", .fail_mod = FAIL_MOD, .fail_rem = 1, .probe_socket = probe
+	};
+	struct claimd_h h = { 0 };
+	struct trace_cap t = { 0 };
+	struct svc s = { 0 };
+	struct truth_tally tally = { 0 };
+	struct truth_svc truth = { .service = "prober",
+				   .verdict = "claimed",
+				   .cause = "",
+				   .target = "/r/%d",
+				   .ids = REQUESTS,
+				   .mod = FAIL_MOD,
+				   .rem = 1 };
+	long long before;
+
+	snprintf(probe, sizeof(probe), "%s/nscd-socket", dir);
+	if (claimd_traced_start(&h, &t, NULL))
+		goto out;
+	before = claimd_status_count(&h, "connects_failed_at_once", true);
+	if (!ASSERT_OK(svc_start(&s, &spec, dir), "service"))
+		goto out;
+	truth.pid = s.pid;
+	ASSERT_EQ(svc_drive(s.port, REQUESTS), REQUESTS / FAIL_MOD, "its own failures");
+	truth__tally_trace(&tally, &t, 0, &truth, 1, REQUESTS / FAIL_MOD);
+	truth__expect(&tally, "a probe of a socket file never served", REQUESTS / FAIL_MOD, 0);
+	ASSERT_EQ(claimd_status_count(&h, "connects_failed_at_once", true) - before, 0,
+		  "no failed connect counted");
+out:
+	svc_stop(&s);
+	claimd_traced_stop(&h, &t);
+}
+
+void test_connects(void)
+{
+	struct netns_h ns = { 0 };
+	char dir[H_DIR];
+
+	if (!test__need_root() || !ASSERT_OK(tmpdir_make(dir, sizeof(dir)), "dir"))
+		return;
+	/* Its loopback only: no route to anywhere else. */
+	if (!ASSERT_OK(netns_make(&ns, "nr"), "network namespace"))
+		goto out;
+	if (test__start_subtest("no_route"))
+		no_route(&ns, "192.0.2.9", "192.0.2.9:80", dir);
+	if (test__start_subtest("no_route_ipv6"))
+		no_route(&ns, "[2001:db8::9]", "[2001:db8::9]:80", dir);
+	if (test__start_subtest("probe_unserved"))
+		probe_unserved(dir);
+out:
+	netns_remove(&ns);
+	tmpdir_remove(dir);
+}
