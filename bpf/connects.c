@@ -150,7 +150,11 @@ static __always_inline int connect_note(struct bpf_sock_addr *ctx, enum connect_
 	note.sk = (__u64)k->sk;
 	note.cookie = bpf_get_socket_cookie(ctx);
 	note.at_ns = bpf_ktime_get_ns();
-	bpf_map_update_elem(&connect_notes, &owner, &note, BPF_ANY);
+	/* One a holder: a note of its own before it replaces the count's. */
+	if (!bpf_map_update_elem(&connect_notes, &owner, &note, BPF_NOEXIST))
+		connect_notes_add(io.key.tgid, 1);
+	else
+		bpf_map_update_elem(&connect_notes, &owner, &note, BPF_EXIST);
 	proc_flag_set(io.key.tgid, PROC_CONNECTS);
 	return 1;
 }
@@ -205,8 +209,8 @@ __noinline int connect_note_sent(__u32 tgid, __u32 tid, __u64 skaddr)
 	struct claimd_owner owner = { .tgid = packed >> 32, .id = (__s32)packed };
 	struct claimd_connect_note *note = bpf_map_lookup_elem(&connect_notes, &owner);
 
-	if (note && note->sk == skaddr)
-		bpf_map_delete_elem(&connect_notes, &owner);
+	if (note && note->sk == skaddr && !bpf_map_delete_elem(&connect_notes, &owner))
+		connect_notes_add(tgid, -1);
 	return 0;
 }
 
@@ -255,7 +259,8 @@ __noinline int connect_settle(__u32 tgid, __u32 tid)
 	if (!found)
 		return 0;
 	w->note = *found;
-	bpf_map_delete_elem(&connect_notes, &w->owner);
+	if (!bpf_map_delete_elem(&connect_notes, &w->owner))
+		connect_notes_add(tgid, -1);
 	/* Read through a cast: the socket may be gone, its memory another's or free. */
 	sk = bpf_rdonly_cast((void *)w->note.sk, bpf_core_type_id_kernel(struct sock));
 	if (sk->__sk_common.skc_cookie.counter != w->note.cookie)

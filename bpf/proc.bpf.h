@@ -78,18 +78,18 @@ static __always_inline void submit_now(void *rec)
 }
 
 /* traced[] bits (headers/observer.h): what we know of a process. */
-#define PROC_TRACED	   CLAIMD_PROC_TRACED
-#define PROC_CONTEXT	   CLAIMD_PROC_CONTEXT
-#define PROC_MUX	   CLAIMD_PROC_MUX
-#define PROC_GO		   CLAIMD_PROC_GO
-#define PROC_GO_SERVES	   CLAIMD_PROC_GO_SERVES
-#define PROC_UNREAD	   CLAIMD_PROC_UNREAD
-#define PROC_GO_SYSCALLS   CLAIMD_PROC_GO_SYSCALLS
-#define PROC_NGINX	   CLAIMD_PROC_NGINX
-#define PROC_NODE	   CLAIMD_PROC_NODE
-#define PROC_THREADS	   CLAIMD_PROC_THREADS
-#define PROC_SSL	   CLAIMD_PROC_SSL
-#define PROC_CONNECTS CLAIMD_PROC_CONNECTS
+#define PROC_TRACED	 CLAIMD_PROC_TRACED
+#define PROC_CONTEXT	 CLAIMD_PROC_CONTEXT
+#define PROC_MUX	 CLAIMD_PROC_MUX
+#define PROC_GO		 CLAIMD_PROC_GO
+#define PROC_GO_SERVES	 CLAIMD_PROC_GO_SERVES
+#define PROC_UNREAD	 CLAIMD_PROC_UNREAD
+#define PROC_GO_SYSCALLS CLAIMD_PROC_GO_SYSCALLS
+#define PROC_NGINX	 CLAIMD_PROC_NGINX
+#define PROC_NODE	 CLAIMD_PROC_NODE
+#define PROC_THREADS	 CLAIMD_PROC_THREADS
+#define PROC_SSL	 CLAIMD_PROC_SSL
+#define PROC_CONNECTS	 CLAIMD_PROC_CONNECTS
 /* Bits 16-31: its listening sockets (CLAIMD_PROC_LISTENER_ONE each): a
  * service, whose calls outside requests are no root calls. */
 #define PROC_LISTENER_ONE CLAIMD_PROC_LISTENER_ONE
@@ -309,6 +309,23 @@ static __always_inline void outside_calls_add_known(__u32 tgid, __u32 ancestor)
 		outside_calls_add_ancestor(tgid);
 	else if (ancestor != CLAIMD_ANCESTOR_NONE)
 		outside_calls_add(ancestor);
+}
+
+/* Process tgid has n more connects noted (n -1: one taken; bpf/connects.c). */
+static __always_inline void connect_notes_add(__u32 tgid, int n)
+{
+	struct claimd_outside *o = bpf_map_lookup_elem(&outside_calls, &tgid);
+
+	if (o)
+		__sync_fetch_and_add(&o->connect_notes, n);
+}
+
+/* Has process tgid connects noted and not yet read? */
+static __always_inline int connect_notes_open(__u32 tgid)
+{
+	struct claimd_outside *o = bpf_map_lookup_elem(&outside_calls, &tgid);
+
+	return !o || *(volatile __u32 *)&o->connect_notes;
 }
 
 /*

@@ -347,7 +347,8 @@ static __always_inline void on_io(struct task_struct *task, __u32 tgid, const st
 			io.tx_from = sock_write_seq(skaddr) - (__u32)ret;
 	}
 	/* A connect its request made has returned: how, where no state change says (bpf/connects.c). */
-	if ((pflags & PROC_CONNECTS) && c->role == CLAIMD_ROLE_INBOUND && dir == DIR_TX)
+	if ((pflags & PROC_CONNECTS) && c->role == CLAIMD_ROLE_INBOUND && dir == DIR_TX &&
+	    connect_notes_open(key.tgid))
 		connect_settle(key.tgid, io.tid);
 	if (kind == IO_UNFRAMED) {
 		if (ret > 0)
@@ -723,6 +724,7 @@ int tp_proc_exit(void *ctx)
 	if (o) {
 		o->port = 0;
 		o->key_strays = 0;
+		o->connect_notes = 0;
 	}
 	proc_record(CLAIMD_REC_EXIT, tgid);
 	return 0;

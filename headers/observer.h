@@ -569,7 +569,12 @@ struct claimd_outside {
 	__u16 pad;
 	/* its open requests a key of which could not be counted (bpf/keyed.c) */
 	__u32 key_strays;
-	__u32 pad2; /* 16 bytes: four to a cache line, none across two */
+	/*
+	 * Its connects noted and not yet read (bpf/connects.c): while none is,
+	 * an answer it writes looks for none. Raised at a note put, lowered at
+	 * one taken; one the table evicted keeps it raised (a lookup more).
+	 */
+	__u32 connect_notes; /* 16 bytes: four to a cache line, none across two */
 };
 
 /*
