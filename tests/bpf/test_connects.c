@@ -10,6 +10,11 @@
  * listens on its loopback. (A connect to a socket file that fails:
  * dependencies/redis_down_unix.)
  *
+ * An event loop's connect is its process's: Node.js calling its backend
+ * over a socket file, a new connection per call, the backend then killed
+ * (its file left: every connect refused). Each 502 passed up is unknown
+ * (untied-call), never claimed.
+ *
  * And a connect that fails to a socket file nothing ever served is no
  * call: glibc asks nscd's socket before each name it resolves, nscd there
  * or not. A service that so probes a missing file at every request, and
@@ -112,6 +117,70 @@ out:
 	claimd_traced_stop(&h, &t);
 }
 
+/* node_proxy.js calling the backend on socket file sock, a new connection per call: its pid. */
+static pid_t node_start(const char *sock, const char *dir, int *port)
+{
+	char script[H_PATH], ready[H_PATH], opt[H_PATH + 16], log[H_PATH];
+	const char *argv[] = { "node",	  peer_script("node_proxy.js", script, sizeof(script)),
+			       "0",	  ready,
+			       "--fresh", opt,
+			       NULL };
+	const char *env[] = { "CLAIMD_SERVICE=node-front", NULL };
+	pid_t pid;
+
+	snprintf(ready, sizeof(ready), "%s/ready.node", dir);
+	snprintf(opt, sizeof(opt), "--socket=%s", sock);
+	snprintf(log, sizeof(log), "%s/node.log", dir);
+	pid = proc_spawn(argv, env, log);
+	*port = pid > 0 ? wait_ready_port(ready, 20000) : -1;
+	if (*port <= 0) {
+		if (pid > 0)
+			proc_stop(pid, 2000);
+		return -1;
+	}
+	return pid;
+}
+
+/* The backend on a socket file, killed under a Node.js front. */
+static void node_backend_down(const char *dir)
+{
+	char sock[H_PATH], bind[H_PATH + 8];
+	struct svc_spec be_spec = { .name = "node-be", .bind = bind };
+	struct claimd_h h = { 0 };
+	struct trace_cap t = { 0 };
+	struct svc be = { 0 };
+	struct truth_tally tally = { 0 };
+	struct truth_svc truth = {
+		.service = "node-front", .verdict = "unclaimed", .target = "/r/%d", .ids = REQUESTS
+	};
+	int port = 0;
+	pid_t node = -1;
+	size_t mark;
+
+	snprintf(sock, sizeof(sock), "%s/be.sock", dir);
+	snprintf(bind, sizeof(bind), "unix:%s", sock);
+	if (claimd_traced_start(&h, &t, NULL) ||
+	    !ASSERT_OK(svc_start(&be, &be_spec, dir), "backend"))
+		goto out;
+	node = node_start(sock, dir, &port);
+	if (!ASSERT_GT(node, 0, "node front"))
+		goto out;
+	truth.pid = node;
+	ASSERT_EQ(svc_drive(port, REQUESTS), 0, "the backend up: every request served");
+	svc_stop(&be);
+	mark = trace_mark(&t);
+	ASSERT_EQ(svc_drive(port, REQUESTS), REQUESTS, "the backend down: every request failed");
+	truth__tally_trace(&tally, &t, mark, &truth, 1, REQUESTS);
+	/* Never claimed: each unknown, the call outside any request's own. */
+	truth__expect(&tally, "node, its backend down", -1, -1);
+	ASSERT_EQ(tally.right + tally.unknown, REQUESTS, "every failure recorded");
+out:
+	if (node > 0)
+		proc_stop(node, 2000);
+	svc_stop(&be);
+	claimd_traced_stop(&h, &t);
+}
+
 void test_connects(void)
 {
 	struct netns_h ns = { 0 };
@@ -128,6 +197,8 @@ void test_connects(void)
 		no_route(&ns, "[2001:db8::9]", "[2001:db8::9]:80", dir);
 	if (test__start_subtest("probe_unserved"))
 		probe_unserved(dir);
+	if (test__start_subtest("node_backend_down"))
+		node_backend_down(dir);
 out:
 	netns_remove(&ns);
 	tmpdir_remove(dir);

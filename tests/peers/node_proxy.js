@@ -9,10 +9,12 @@
 // ones. With --chain it asks the backend a second time from the first
 // answer's callback (the callback style), and fails if either failed. With
 // --https=CAFILE it calls the backend over HTTPS, trusting CAFILE, through
-// Node's own TLS (the OpenSSL linked into its executable).
+// Node's own TLS (the OpenSSL linked into its executable). With
+// --socket=PATH it calls the backend over that socket file instead (its
+// port then unused).
 //
 //   node node_proxy.js BACKEND_PORT READY_FILE [--forward-headers] [--max-sockets=N] [--fresh]
-//                      [--chain] [--https=CAFILE]
+//                      [--chain] [--https=CAFILE] [--socket=PATH]
 'use strict';
 const fs = require('fs');
 const http = require('http');
@@ -23,6 +25,7 @@ const ready = process.argv[3];
 const forward = process.argv.includes('--forward-headers');
 const cap = process.argv.find((a) => a.startsWith('--max-sockets='));
 const tls = process.argv.find((a) => a.startsWith('--https='));
+const sock = process.argv.find((a) => a.startsWith('--socket='));
 const client = tls ? https : http;
 const agent = new client.Agent({
   keepAlive: !process.argv.includes('--fresh'),
@@ -43,7 +46,8 @@ const chain = process.argv.includes('--chain');
 
 // Asks the backend for req's target; done(ok) once its answer has ended.
 function ask(req, done) {
-  const opts = { host: '127.0.0.1', port: backend, path: req.url, agent };
+  const opts = sock ? { socketPath: sock.split('=')[1], path: req.url, agent }
+                   : { host: '127.0.0.1', port: backend, path: req.url, agent };
   if (forward)
     opts.headers = passedOn(req.headers);
   const up = client.request(opts, (r) => {
