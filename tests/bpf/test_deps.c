@@ -274,10 +274,12 @@ out:
 
 /*
  * The causes of the failed requests of pid from mark on that are not its
- * own (500): how many name the socket file at path as their call's
- * address (headers/unixaddr.h's hash of its name).
+ * own (500): how many are a transport failure of a call to the socket file
+ * at path (its address headers/unixaddr.h's hash of its name), named as
+ * callee (its server's name, kept once the server is gone).
  */
-static int causes_on_file(const struct trace_cap *t, size_t mark, pid_t pid, const char *path)
+static int causes_on_file(const struct trace_cap *t, size_t mark, pid_t pid, const char *path,
+			  const char *callee)
 {
 	struct json_object *lines = trace_read_from(t, mark);
 	__u64 h = CLAIMD_UNIX_FNV_BASIS;
@@ -296,7 +298,7 @@ static int causes_on_file(const struct trace_cap *t, size_t mark, pid_t pid, con
 			continue;
 		call = json_object_array_get_idx(j_get(rec, "egress"), j_int(cause, "egress"));
 		n += call && !strcmp(j_str(call, "addr"), want) &&
-		     j_bool(call, "transport_failure");
+		     j_bool(call, "transport_failure") && !strcmp(j_str(cause, "callee"), callee);
 	}
 	json_object_put(lines);
 	return n;
@@ -317,12 +319,13 @@ static void redis_down_unix(struct claimd_h *h, struct trace_cap *t)
 	struct dep_server d = { 0 };
 	struct dep_svc s = { 0 };
 	long long failed_before = claimd_status_count(h, "connects_failed_at_once", true);
-	char path[H_PATH];
+	char path[H_PATH], callee[H_PATH + 32];
 	int phase;
 
 	if (!ASSERT_OK(dep_server_start(&d, DEP_REDIS, false), "redis"))
 		goto out;
 	snprintf(path, sizeof(path), "%s", d.sock);
+	dep_server_callee(&d, true, callee, sizeof(callee));
 	if (!ASSERT_OK(dep_svc_start(&s, "redis-down", &d, true, OWN_FAILURES, h->dir),
 		       "service start"))
 		goto out;
@@ -344,8 +347,9 @@ static void redis_down_unix(struct claimd_h *h, struct trace_cap *t)
 		truth__tally_trace(&tally, t, mark, truth, 2, REQUESTS);
 		snprintf(what, sizeof(what), "redis down (%s)", phases[phase]);
 		truth__expect(&tally, what, REQUESTS, 0);
-		ASSERT_EQ(causes_on_file(t, mark, s.pid, path), REQUESTS - REQUESTS / FAIL_MOD,
-			  "each 503's cause: a connect to the socket file that failed");
+		ASSERT_EQ(causes_on_file(t, mark, s.pid, path, callee),
+			  REQUESTS - REQUESTS / FAIL_MOD,
+			  "each 503's cause: a connect to the socket file that failed, named");
 	}
 	ASSERT_GE(claimd_status_count(h, "connects_failed_at_once", true) - failed_before,
 		  2 * (REQUESTS - REQUESTS / FAIL_MOD), "failed connects counted");

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "model/names.h"
+#include "unixaddr.h"
 #include "test_progs.h"
 
 #define V4(a, b, c, d)                                                           \
@@ -366,6 +367,23 @@ static void callee_tests(void)
 			ASSERT_STREQ(names__callee(n, &far), "remote:47913", "other listener kept");
 			names__exit(n, GONE_TGID);
 			ASSERT_STREQ(names__callee(n, &far), "192.0.2.44:47913", "gone at exit");
+			names__free(n);
+		}
+	}
+	if (test__start_subtest("socket_file_gone_keeps_name")) {
+		struct names *n = names__new();
+		struct claimd_addr file;
+		char before[64];
+
+		claimd_addr_unix(&file, 0x72dd58258ba95d70ULL);
+		if (ASSERT_OK_PTR(n, "names__new")) {
+			names__listen(n, GONE_TGID, &file, "redis-server", false);
+			/* Copied: the name is its process's, freed with it. */
+			snprintf(before, sizeof(before), "%s", names__callee(n, &file));
+			ASSERT_TRUE(strncmp(before, "unix:#", 6) != 0, "named by its server");
+			names__exit(n, GONE_TGID);
+			/* A connect to it that fails names that server still, not a hash. */
+			ASSERT_STREQ(names__callee(n, &file), before, "its server gone");
 			names__free(n);
 		}
 	}

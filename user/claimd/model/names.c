@@ -428,6 +428,17 @@ bool names__listening(struct names *n, __u32 tgid)
 	return p && p->listening > 0;
 }
 
+/* The name of a callee no listener names, kept for the next ask. */
+static const char *callee_keep(struct names *n, const struct claimd_addr *a, const char *text)
+{
+	char *name = strdup(text);
+
+	if (!name)
+		return "?";
+	hashtab__put(n->callees, a, sizeof(*a), name, NULL);
+	return name;
+}
+
 struct exiting {
 	__u32 tgid;
 	int n;
@@ -453,20 +464,18 @@ void names__exit(struct names *n, __u32 tgid)
 	n->generation++;
 	/* Collect, then remove: the table may not change during a walk. */
 	hashtab__for_each(n->listeners, collect_listeners, &x);
-	for (i = 0; i < x.n; i++)
+	for (i = 0; i < x.n; i++) {
+		/*
+		 * A socket file's name outlives its server: a connect to it that
+		 * fails once it is gone is a call to that service still
+		 * (bpf/connects.c), not to a hash.
+		 */
+		if (claimd_addr_is_unix(&x.addrs[i]) &&
+		    !hashtab__get(n->callees, &x.addrs[i], sizeof(x.addrs[i])))
+			callee_keep(n, &x.addrs[i], names__service(n, tgid, x.addrs[i].port, NULL));
 		names__listen(n, tgid, &x.addrs[i], NULL, true);
+	}
 	proc_free(hashtab__del(n->procs, &tgid, sizeof(tgid)));
-}
-
-/* The name of a callee no listener names, kept for the next ask. */
-static const char *callee_keep(struct names *n, const struct claimd_addr *a, const char *text)
-{
-	char *name = strdup(text);
-
-	if (!name)
-		return "?";
-	hashtab__put(n->callees, a, sizeof(*a), name, NULL);
-	return name;
 }
 
 /*
