@@ -41,7 +41,10 @@
  *   (untied-call, counted), never claimed.
  *
  * An event loop's connect is its process's, not a request's (keyed.c): a
- * failure is a call outside requests, every request open then unknown.
+ * failure is a call outside requests, every request open then unknown. So
+ * is one a Go program makes on a goroutine serving no request (net/http
+ * dials on goroutines of its own): its note is the process's, read at any
+ * answer it writes.
  */
 
 #define SOCKADDR_UN_PATH 2 /* offsetof(struct sockaddr_un, sun_path) */
@@ -95,6 +98,13 @@ static __always_inline __u64 unix_name_hash(const __u8 *name, __u32 n)
  */
 enum connect_kind { CONNECT_UNIX, CONNECT_INET4, CONNECT_INET6 };
 
+/*
+ * The holder of a Go process's note made on a goroutine serving no request
+ * (net/http dials on goroutines of its own): the process, read at any of
+ * its answers, its failure a call outside requests.
+ */
+#define CONNECT_PROCESS_NOTE (-2)
+
 static __always_inline int connect_note(struct bpf_sock_addr *ctx, enum connect_kind kind)
 {
 	__u32 tcp = kind != CONNECT_UNIX;
@@ -119,12 +129,18 @@ static __always_inline int connect_note(struct bpf_sock_addr *ctx, enum connect_
 	owner = current_owner(&io);
 	if (!word_keyed(f)) {
 		t = owner_ctx(&owner, io.key.tgid);
-		/* Serving nothing: no answer of its own will read the outcome. */
-		if (!t || !t->conn.tgid)
-			return 1;
-		/* A thread juggling requests (CLAIMD_IN_MUX) makes its process's calls. */
-		if (!(t->rec.flags & CLAIMD_IN_MUX))
+		if (!t || !t->conn.tgid) {
+			/* Serving nothing: no answer of its own will read the outcome. */
+			if (!(f & PROC_GO_SYSCALLS))
+				return 1;
+			/* Go's net/http dials on goroutines of its own: its process's note. */
+			owner.tgid = io.key.tgid;
+			owner.id = CONNECT_PROCESS_NOTE;
+			note.outside = 1;
+		} else if (!(t->rec.flags & CLAIMD_IN_MUX)) {
+			/* A thread juggling requests (CLAIMD_IN_MUX) makes its process's calls. */
 			note.seq = t->rec.seq;
+		}
 	}
 	k = bpf_cast_to_kern_ctx(ctx);
 	if (!tcp) {
@@ -207,8 +223,15 @@ __noinline int connect_note_sent(__u32 tgid, __u32 tid, __u64 skaddr)
 {
 	__u64 packed = connect_owner(tgid, tid);
 	struct claimd_owner owner = { .tgid = packed >> 32, .id = (__s32)packed };
-	struct claimd_connect_note *note = bpf_map_lookup_elem(&connect_notes, &owner);
 
+	/* A Go goroutine serving nothing: its process's note. */
+	if (!packed) {
+		owner.tgid = tgid;
+		owner.id = CONNECT_PROCESS_NOTE;
+	}
+	struct claimd_connect_note *note;
+
+	note = bpf_map_lookup_elem(&connect_notes, &owner);
 	if (note && note->sk == skaddr && !bpf_map_delete_elem(&connect_notes, &owner))
 		connect_notes_add(tgid, -1);
 	return 0;
@@ -256,6 +279,12 @@ __noinline int connect_settle(__u32 tgid, __u32 tid)
 	w->owner.tgid = packed >> 32;
 	w->owner.id = (__s32)packed;
 	found = bpf_map_lookup_elem(&connect_notes, &w->owner);
+	if (!found && (proc_flags(tgid) & PROC_GO_SYSCALLS)) {
+		/* A dial of its process's own goroutines: read at any answer it writes. */
+		w->owner.tgid = tgid;
+		w->owner.id = CONNECT_PROCESS_NOTE;
+		found = bpf_map_lookup_elem(&connect_notes, &w->owner);
+	}
 	if (!found)
 		return 0;
 	w->note = *found;
@@ -274,6 +303,12 @@ __noinline int connect_settle(__u32 tgid, __u32 tid)
 			return 0;
 	}
 	w->io.now = w->note.at_ns;
+	if (w->note.outside) {
+		/* Whose request it serves is not known: a call outside requests, each open one unsure. */
+		stat_inc(w->note.sk ? CLAIMD_ST_CONNECT_FAILED_AT_ONCE : CLAIMD_ST_CONNECT_UNREAD);
+		outside_call_untied(tgid);
+		return 0;
+	}
 	if (!w->note.sk) {
 		stat_inc(CLAIMD_ST_CONNECT_UNREAD);
 		ingress_taint(&w->io, CLAIMD_IN_UNTIED);

@@ -222,7 +222,8 @@ struct claimd_connect_note {
 	__u64 at_ns;  /* when it began */
 	__u64 seq;    /* the request it was made for (claimd_ingress.seq); 0: an event loop's */
 	struct claimd_addr callee; /* where it was to go: the address it was given */
-	__u32 tcp;		   /* over TCP (else to a socket file) */
+	__u16 tcp;		   /* over TCP (else to a socket file) */
+	__u16 outside; /* a Go process's, on a goroutine serving no request (bpf/connects.c) */
 };
 
 /* Connection table key: one socket of one process. */

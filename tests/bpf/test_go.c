@@ -28,6 +28,8 @@
  *    its failures unknown, none claimed;
  *  - callee_down: a plain front whose callee is down (its dial refused on
  *    a goroutine of net/http's own): its failures unknown, none claimed;
+ *  - callee_down_unix: the same over a socket file, the backend stopped
+ *    (no state change shows that dial fail: the hook on Unix connects);
  *  - pool: a handler handing its call to workers started before any request
  *    (through a channel): the calls cannot be tied to their requests, so
  *    the service's failures are unknown (untied-call), never claimed;
@@ -663,6 +665,67 @@ static void tls_calls(struct claimd_h *h, struct trace_cap *t)
 }
 
 /*
+ * Service name's row once it counted requests, its failures (failed, each
+ * one) none claimed, each unknown or unclaimed: what a front whose callee
+ * is down must show, said as what.
+ */
+static void down_front_check(struct claimd_h *h, const char *name, const char *what, int requests,
+			     int failed)
+{
+	struct json_object *row = NULL;
+	int i;
+
+	for (i = 0; i < 50; i++) {
+		json_object_put(row);
+		row = claimd_service(h, name);
+		if (j_int(row, "requests") >= requests)
+			break;
+		sleep_ms(200);
+	}
+	printf("%s: %lld requests, %lld failed: %lld claimed, %lld unclaimed, %lld unknown\n", what,
+	       j_int(row, "requests"), j_int(row, "failures"), j_int(row, "claimed"),
+	       j_int(row, "unclaimed"), j_int(row, "unknown"));
+	ASSERT_EQ(j_int(row, "failures"), failed, "the failures the callee's absence made");
+	ASSERT_EQ(j_int(row, "claimed"), 0, "none claimed");
+	ASSERT_EQ(j_int(row, "unknown") + j_int(row, "unclaimed"), failed,
+		  "each unknown or unclaimed");
+	json_object_put(row);
+}
+
+/*
+ * A plain front calling its backend over a socket file (goservice
+ * -call-unix: net/http dials it on a goroutine of its own, a connection a
+ * call), the backend then stopped: a dial that fails there is its
+ * process's (bpf/connects.c), so each failure the front passes up (502)
+ * is unknown (untied-call), never claimed.
+ */
+static void callee_down_unix(struct claimd_h *h)
+{
+	struct gorun r = { .h = h, .exe = "gohttp" };
+	char sock[H_PATH], bind[H_PATH + 8];
+	struct svc_spec be_spec = { .name = "gube", .bind = bind };
+	struct svc be = { 0 };
+	struct gosvc *f;
+	int n = REQUESTS / 5;
+
+	snprintf(sock, sizeof(sock), "%s/gube.sock", h->dir);
+	snprintf(bind, sizeof(bind), "unix:%s", sock);
+	if (!ASSERT_OK(svc_start(&be, &be_spec, h->dir), "backend on a socket file"))
+		goto out;
+	f = go_start(&r, "gunixfront",
+		     (const char *[]){ "-call", "http://be", "-call-unix", sock, NULL });
+	if (!ASSERT_OK_PTR(f, "front started") || !go_probed(h, 1))
+		goto out;
+	ASSERT_EQ(svc_drive(f->port, n), 0, "the backend up: every request served");
+	svc_stop(&be);
+	ASSERT_EQ(svc_drive(f->port, n), n, "the backend gone: every request failed");
+	down_front_check(h, "gunixfront", "callee down over a socket file", 2 * n, n);
+out:
+	go_stop_all(&r);
+	svc_stop(&be);
+}
+
+/*
  * A plain front (framed by its syscalls) whose callee is down: its dial,
  * refused, runs on a goroutine of net/http's own, which serves no request,
  * so each of its failures (502, every request) is unknown (untied-call),
@@ -673,9 +736,8 @@ static void callee_down(struct claimd_h *h)
 	struct gorun r = { .h = h, .exe = "gohttp" };
 	char exe[H_PATH], url[64], out[H_PATH], n[16];
 	const char *argv[] = { exe, "load", "-url", url, "-n", n, "-c", "4", "-out", out, NULL };
-	struct json_object *row = NULL;
 	struct gosvc *f;
-	int port = sock_free_port(), i;
+	int port = sock_free_port();
 
 	snprintf(url, sizeof(url), "http://127.0.0.1:%d", port);
 	f = go_start(&r, "gdownfront", (const char *[]){ "-call", url, NULL });
@@ -687,22 +749,7 @@ static void callee_down(struct claimd_h *h)
 	snprintf(n, sizeof(n), "%d", REQUESTS / 5);
 	if (!ASSERT_EQ(proc_wait(proc_spawn(argv, NULL, NULL), 60000), 0, "driver"))
 		goto out;
-	for (i = 0; i < 50; i++) {
-		json_object_put(row);
-		row = claimd_service(h, "gdownfront");
-		if (j_int(row, "requests") >= REQUESTS / 5)
-			break;
-		sleep_ms(200);
-	}
-	printf("callee down: %lld requests, %lld failed: %lld claimed, %lld unclaimed, %lld "
-	       "unknown\n",
-	       j_int(row, "requests"), j_int(row, "failures"), j_int(row, "claimed"),
-	       j_int(row, "unclaimed"), j_int(row, "unknown"));
-	ASSERT_EQ(j_int(row, "failures"), REQUESTS / 5, "every request failed");
-	ASSERT_EQ(j_int(row, "claimed"), 0, "none claimed");
-	ASSERT_EQ(j_int(row, "unknown") + j_int(row, "unclaimed"), REQUESTS / 5,
-		  "each unknown or unclaimed");
-	json_object_put(row);
+	down_front_check(h, "gdownfront", "callee down", REQUESTS / 5, REQUESTS / 5);
 out:
 	go_stop_all(&r);
 }
@@ -1086,6 +1133,8 @@ void test_go(void)
 		tls_calls(&h, &t);
 	if (test__start_subtest("callee_down"))
 		callee_down(&h);
+	if (test__start_subtest("callee_down_unix"))
+		callee_down_unix(&h);
 	if (test__start_subtest("grpc"))
 		grpc_chain(&h, &t, "goservice", "gr", false);
 	if (test__start_subtest("grpc_gc"))

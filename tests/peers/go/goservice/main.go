@@ -21,6 +21,8 @@
 // again from its entry.
 // With -pool N the calls are made by N worker goroutines started before any
 // request, handed over through a channel (the handler waits for them).
+// With -call-unix PATH every call goes over that socket file, on a new
+// connection each (net/http dials it on a goroutine of its own).
 // It listens on loopback; the chosen port goes to the -ready file. With -tls it
 // serves HTTP/1.1 over TLS with a certificate it makes itself (tls.go); its
 // calls and the driver's accept any certificate.
@@ -34,6 +36,7 @@
 package main
 
 import (
+	"context"
 	"crypto/tls"
 	"encoding/json"
 	"flag"
@@ -102,9 +105,19 @@ func serve(args []string) {
 	slowMs := fs.Int("slow-ms", 0, "the ids -fail-mod names answer 200 this late instead")
 	useTLS := fs.Bool("tls", false, "serve over TLS")
 	fs.StringVar(&callQuery, "call-query", "", "add this query to each call's target")
+	callUnix := fs.String("call-unix", "", "make the calls over this socket file, a connection each")
 	var calls urls
 	fs.Var(&calls, "call", "callee base URL (repeatable)")
 	fs.Parse(args)
+	if *callUnix != "" {
+		client = &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{
+			DisableKeepAlives: true,
+			DialContext: func(ctx context.Context, _, _ string) (net.Conn, error) {
+				var d net.Dialer
+				return d.DialContext(ctx, "unix", *callUnix)
+			},
+		}}
+	}
 	if *gc {
 		go collectWithoutPause()
 	}
