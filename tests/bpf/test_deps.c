@@ -89,8 +89,15 @@ static int dep_svc_start(struct dep_svc *s, const char *name, const struct dep_s
 	snprintf(ready, sizeof(ready), "%s/ready.%s", dir, name);
 	snprintf(s->log, sizeof(s->log), "%s/svc.%s.log", dir, name);
 	snprintf(env, sizeof(env), "CLAIMD_SERVICE=%s", name);
-	if (shape == SWALLOWS) {
+	if (shape == SWALLOWS)
 		argv[n++] = "--swallow";
+	if (shape == OWN_FAILURES) {
+		/* No planned error from the dependency. */
+		argv[n++] = "--dep-fail-mod";
+		argv[n++] = "0";
+	}
+	/* Its own failures, for ids % 5 == 1. */
+	if (shape == SWALLOWS || shape == OWN_FAILURES) {
 		argv[n++] = "--fail-mod";
 		argv[n++] = "5";
 		argv[n++] = "--fail-rem";
@@ -98,15 +105,6 @@ static int dep_svc_start(struct dep_svc *s, const char *name, const struct dep_s
 	}
 	if (shape == POOL_FIRST || shape == JOINED)
 		argv[n++] = "--pool-first";
-	if (shape == OWN_FAILURES) {
-		/* No planned error from the dependency; its own failures for ids % 5 == 1. */
-		argv[n++] = "--dep-fail-mod";
-		argv[n++] = "0";
-		argv[n++] = "--fail-mod";
-		argv[n++] = "5";
-		argv[n++] = "--fail-rem";
-		argv[n++] = "1";
-	}
 	unlink(ready);
 	s->pid = proc_spawn(argv, envv, s->log);
 	if (s->pid <= 0 || wait_file(ready, 20000) || read_file(ready, buf, sizeof(buf)) <= 0) {
