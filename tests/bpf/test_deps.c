@@ -22,6 +22,10 @@
  *    over a socket file speaks; over TCP, and for PostgreSQL and MySQL,
  *    whose first bytes (the login) went unseen, it is not known: unknown.
  *
+ *  - the cache on its socket file dead under the service (redis_down_unix),
+ *    or dead before the service ever reached it: a file claimd knows for
+ *    a service's from its listener, not a probe;
+ *
  *  - PostgreSQL offering TLS, which libpq's default negotiates: the
  *    framing is left, never a claim.
  *
@@ -46,7 +50,8 @@
 
 #define POOL 4 /* connections in the service's pool (dep_service.py --threads) */
 
-enum shape { PASSES_UP, SWALLOWS, POOL_FIRST, JOINED, OVER_TLS, OWN_FAILURES };
+/* OWN_FAILURES: none planned from the dependency; LAZY_OWN_FAILURES too, its first call its first connect. */
+enum shape { PASSES_UP, SWALLOWS, POOL_FIRST, JOINED, OVER_TLS, OWN_FAILURES, LAZY_OWN_FAILURES };
 
 /*
  * The calls a service makes once it listens and before it serves: Redis,
@@ -91,13 +96,15 @@ static int dep_svc_start(struct dep_svc *s, const char *name, const struct dep_s
 	snprintf(env, sizeof(env), "CLAIMD_SERVICE=%s", name);
 	if (shape == SWALLOWS)
 		argv[n++] = "--swallow";
-	if (shape == OWN_FAILURES) {
+	if (shape == LAZY_OWN_FAILURES)
+		argv[n++] = "--lazy";
+	if (shape == OWN_FAILURES || shape == LAZY_OWN_FAILURES) {
 		/* No planned error from the dependency. */
 		argv[n++] = "--dep-fail-mod";
 		argv[n++] = "0";
 	}
 	/* Its own failures, for ids % 5 == 1. */
-	if (shape == SWALLOWS || shape == OWN_FAILURES) {
+	if (shape == SWALLOWS || shape == OWN_FAILURES || shape == LAZY_OWN_FAILURES) {
 		argv[n++] = "--fail-mod";
 		argv[n++] = "5";
 		argv[n++] = "--fail-rem";
@@ -308,29 +315,55 @@ static int causes_on_file(const struct trace_cap *t, size_t mark, pid_t pid, con
  * gone (no such file). redis-py finds its pooled connections closed and
  * connects again, and passes each failure up (503). No byte moves on a
  * connect that fails, and no socket state changes: only the hook on Unix
- * connects sees it (bpf/unixconnect.c). Each 503 is unclaimed, its cause
+ * connects sees it (bpf/connects.c). Each 503 is unclaimed, its cause
  * the connect to that file; the service's own failures (500) claimed.
+ *
+ * down_first: the cache dies before the service ever reached it (started
+ * after, connecting at its first call). No followed connection ever used
+ * its file: claimd knows it for a service's from its listener, seen while
+ * the cache lived (kernel/unix_served.h), not for a probe.
  */
-static void redis_down_unix(struct claimd_h *h, struct trace_cap *t)
+static void redis_kill(struct dep_server *d)
+{
+	kill(d->pid, SIGKILL);
+	proc_wait(d->pid, 5000);
+	d->pid = 0;
+}
+
+static void redis_down_unix(struct claimd_h *h, struct trace_cap *t, bool down_first)
 {
 	static const char *const phases[] = { "refused", "no such file" };
 	struct dep_server d = { 0 };
 	struct dep_svc s = { 0 };
 	long long failed_before = claimd_status_count(h, "connects_failed_at_once", true);
+	long long learned = claimd_status_count(h, "socket_files_learned", false);
 	char path[H_PATH], callee[H_PATH + 32];
 	int phase;
 
 	if (!ASSERT_OK(dep_server_start(&d, DEP_REDIS, false), "redis"))
 		goto out;
 	snprintf(path, sizeof(path), "%s", d.sock);
-	dep_server_callee(&d, true, callee, sizeof(callee));
-	if (!ASSERT_OK(dep_svc_start(&s, "redis-down", &d, true, OWN_FAILURES, h->dir),
+	/* Named by its server, or, never seen served, by its path. */
+	if (down_first)
+		snprintf(callee, sizeof(callee), "unix:%s", path);
+	else
+		dep_server_callee(&d, true, callee, sizeof(callee));
+	if (down_first) {
+		/* Its listener seen once (claimd looks every few seconds), then it dies. */
+		if (!ASSERT_TRUE(claimd_status_reaches(h, "socket_files_learned", learned + 1),
+				 "the cache's socket file learned from its listener"))
+			goto out;
+		redis_kill(&d);
+	}
+	if (!ASSERT_OK(dep_svc_start(&s, down_first ? "redis-down-first" : "redis-down", &d, true,
+				     down_first ? LAZY_OWN_FAILURES : OWN_FAILURES, h->dir),
 		       "service start"))
 		goto out;
-	ASSERT_EQ(svc_drive(s.port, REQUESTS), REQUESTS / FAIL_MOD, "the cache up: own failures");
-	kill(d.pid, SIGKILL);
-	proc_wait(d.pid, 5000);
-	d.pid = 0;
+	if (!down_first) {
+		ASSERT_EQ(svc_drive(s.port, REQUESTS), REQUESTS / FAIL_MOD,
+			  "the cache up: own failures");
+		redis_kill(&d);
+	}
 	for (phase = 0; phase < 2; phase++) {
 		struct truth_svc truth[2];
 		struct truth_tally tally = { 0 };
@@ -385,7 +418,9 @@ static void run_kind(struct claimd_h *h, struct trace_cap *t, enum dep_kind kind
 	if (kind == DEP_REDIS && test__start_subtest("redis_joined_unix"))
 		run(h, t, &d, true, JOINED);
 	if (kind == DEP_REDIS && test__start_subtest("redis_down_unix"))
-		redis_down_unix(h, t);
+		redis_down_unix(h, t, false);
+	if (kind == DEP_REDIS && test__start_subtest("redis_down_before_use"))
+		redis_down_unix(h, t, true);
 out:
 	dep_server_stop(&d);
 }

@@ -597,6 +597,16 @@ static bool status_wait(const struct claimd_h *h, const char *key, long long min
 	}
 }
 
+bool claimd_status_reaches(const struct claimd_h *h, const char *name, long long min)
+{
+	long long last = -1;
+
+	if (status_wait(h, name, min, LLONG_MAX, &last))
+		return true;
+	printf("claimd's %s at %lld, awaited %lld\n", name, last, min);
+	return false;
+}
+
 long long claimd_trace_clients(const struct claimd_h *h)
 {
 	return claimd_status_count(h, "trace_clients", false);

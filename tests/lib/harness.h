@@ -121,6 +121,8 @@ void claimd_programs_settle(void);
  * -1 if claimd does not answer.
  */
 long long claimd_status_count(const struct claimd_h *h, const char *name, bool kernel);
+/* Polls the count name at the top of 'claimctl status' until it is at least min (30 s at most). */
+bool claimd_status_reaches(const struct claimd_h *h, const char *name, long long min);
 /* The service name's row of 'claimctl services --json' (a new reference), or NULL. */
 struct json_object *claimd_service(const struct claimd_h *h, const char *name);
 /* The edge caller -> callee from 'claimctl edges --json' (a new reference), or NULL. */

@@ -35,7 +35,7 @@ def unplanned(rid, fail, err):
               flush=True)
 
 
-def redis_client(addr, n):
+def redis_client(addr, n, lazy=False):
     import redis
 
     if addr.startswith("/"):
@@ -45,12 +45,18 @@ def redis_client(addr, n):
         host, port = addr.rsplit(":", 1)
         pool = redis.BlockingConnectionPool(host=host, port=int(port), max_connections=n)
     client = redis.Redis(connection_pool=pool)
-    client.set("not-a-number", "abc")
-    # Open the pool's connections now: every later call is a request's.
-    conns = [pool.get_connection("PING") for _ in range(n)]
-    for c in conns:
-        c.connect()
-        pool.release(c)
+    if not lazy:
+        client.set("not-a-number", "abc")
+        # Open the pool's connections now: every later call is a request's.
+        conns = [pool.get_connection("PING") for _ in range(n)]
+        for c in conns:
+            c.connect()
+            pool.release(c)
+    return redis_call(client)
+
+
+def redis_call(client):
+    import redis
 
     def call(rid, fail):
         try:
@@ -140,6 +146,8 @@ def main():
                     help="answer without calling (a benchmark's baseline)")
     ap.add_argument("--pool-first", action="store_true",
                     help="open the pool before listening")
+    ap.add_argument("--lazy", action="store_true",
+                    help="Redis: connect at the first call, not at start (the cache may be down)")
     ap.add_argument("--ready-file")
     args = ap.parse_args()
 
@@ -164,7 +172,8 @@ def main():
                 return
             reply(self, 200, "ok\n" if ok else "cache miss\n")
 
-    make = {"redis": redis_client, "postgres": postgres_client, "mysql": mysql_client}
+    make = {"redis": lambda a, n: redis_client(a, n, args.lazy),
+            "postgres": postgres_client, "mysql": mysql_client}
     # The pool is opened once the service listens, or before (--pool-first).
     call = make[args.dep](args.addr, args.threads) if args.pool_first else None
     srv = ThreadedServer(("127.0.0.1", 0), Handler)

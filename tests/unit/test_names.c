@@ -387,6 +387,23 @@ static void callee_tests(void)
 			names__free(n);
 		}
 	}
+	if (test__start_subtest("socket_file_seen_names_callee")) {
+		struct names *n = names__new();
+		struct claimd_addr file, other;
+
+		/* Hashes no socket of this host listens on. */
+		claimd_addr_unix(&file, 0x5e1f0c0ffee0d00dULL);
+		claimd_addr_unix(&other, 0x5e1f0c0ffee0d00eULL);
+		if (ASSERT_OK_PTR(n, "names__new")) {
+			/* Its listener seen once, in /proc/net/unix; gone since. */
+			names__socket_file(n, 0x5e1f0c0ffee0d00dULL, "/run/cache/cache.sock");
+			ASSERT_STREQ(names__callee(n, &file), "unix:/run/cache/cache.sock",
+				     "named by its path");
+			ASSERT_TRUE(!strncmp(names__callee(n, &other), "unix:#", 6),
+				    "a file never seen: its hash");
+			names__free(n);
+		}
+	}
 	if (test__start_subtest("mapped_wins")) {
 		static const char text[] = "127.0.0.1:47913 mapped-name\n";
 		struct names *n = names__new();

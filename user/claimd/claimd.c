@@ -49,6 +49,7 @@
 #include "kernel/record.h"
 #include "model/roots.h"
 #include "kernel/seed.h"
+#include "kernel/unix_served.h"
 #include "expose/snapshot.h"
 #include "host/sysprobe.h"
 #include "probes/probes.h"
@@ -57,6 +58,7 @@
 
 #define MAX_EXITED	512
 #define UPROBE_RESCAN_S 5   /* seconds between looks for new files to probe */
+#define UNIX_SCAN_S	5   /* seconds between looks for socket files listened on */
 #define RB_DRAIN_MS	20  /* while records flow, they wait at most this long in the ring */
 #define TICK_S		1.0 /* housekeeping: counts read, classes synced, state kept */
 #define MAP_COUNT_S	10  /* how often the BPF maps' entries are counted */
@@ -93,6 +95,9 @@ struct claimd {
 	struct memory_load memory;
 	double last_persist;
 	double last_uprobe_scan;
+	double last_unix_scan;
+	int unix_names_learned; /* socket files' names put into unix_served (unix_served.h) */
+	int unix_scan_errors;
 	time_t persisted_wall; /* when the memory last reached the disk */
 	int persist_errors;
 	/* records from the kernel, by type, and the malformed ones */
@@ -456,6 +461,8 @@ static struct json_object *status_json(struct claimd *d)
 	json_object_object_add(s, "inbound", json_object_new_int(d->seeded.inbound));
 	json_object_object_add(s, "outbound", json_object_new_int(d->seeded.outbound));
 	json_object_object_add(o, "seeded", s);
+	json_object_object_add(o, "socket_files_learned",
+			       json_object_new_int(d->unix_names_learned));
 	/* How the kernel's counters were read: every one, or the changed ones. */
 	m = json_object_new_object();
 	json_object_object_add(m, "full_reads",
@@ -631,6 +638,27 @@ static void persist(struct claimd *d)
 	d->persisted_wall = time(NULL);
 }
 
+static void socket_file_named(__u64 hash, const char *path, void *arg)
+{
+	names__socket_file(arg, hash, path);
+}
+
+/* The names of socket files listened on now: a failed connect to one is a failed call. */
+static void learn_socket_files(struct claimd *d)
+{
+	int n = unix_served__learn(observer__unix_served_fd(d->obs), socket_file_named, d->names);
+
+	d->last_unix_scan = since(&d->started);
+	if (n >= 0) {
+		d->unix_names_learned += n;
+		return;
+	}
+	if (!d->unix_scan_errors++)
+		pr_warn("cannot learn the socket files listened on (%s): a failed connect to one "
+			"no followed process was seen using is taken for a probe, not a call",
+			strerror(-n));
+}
+
 /* Once a second: what does not need doing per record. */
 static void housekeeping(struct claimd *d)
 {
@@ -674,6 +702,8 @@ static void housekeeping(struct claimd *d)
 		d->last_uprobe_scan = now;
 		probes__scan(d->probes);
 	}
+	if (now - d->last_unix_scan >= UNIX_SCAN_S)
+		learn_socket_files(d);
 	if (now - d->last_persist >= d->opt->persist_s) {
 		d->last_persist = now;
 		persist(d);
@@ -862,6 +892,7 @@ static int claimd_attach(struct claimd *d)
 	if (observer__attach(d->obs))
 		return EXIT_FAILURE_RT;
 	observer__set_alive(d->obs, true);
+	learn_socket_files(d);
 	if (d->probe.uprobes) {
 		const char *off[] = { opt->no_tls ? "tls" : "", opt->no_go ? "go" : "",
 				      opt->no_nginx ? "nginx" : "", opt->no_node ? "node" : "",

@@ -67,35 +67,56 @@ static __u32 holder_of(unsigned long ino)
 	return found;
 }
 
-int unix_listeners__find(__u64 hash, char *path, size_t len, __u32 *tgid)
+int unix_listeners__each(unix_listener_fn fn, void *arg)
 {
 	FILE *f = fopen("/proc/net/unix", "r");
 	char line[512];
-	int rc = -1;
+	int rc = 0;
 
-	if (tgid)
-		*tgid = 0;
-	if (!f || !hash) {
-		if (f)
-			fclose(f);
+	if (!f)
 		return -1;
-	}
-	while (fgets(line, sizeof(line), f)) {
+	while (!rc && fgets(line, sizeof(line), f)) {
 		unsigned int refs, proto, flags, type, st;
 		unsigned long ino;
 		char name[CLAIMD_UNIX_NAME_MAX + 2] = "";
 
 		if (sscanf(line, "%*[0-9a-f]: %x %x %x %x %x %lu %109s", &refs, &proto, &flags,
 			   &type, &st, &ino, name) < 7 ||
-		    !(flags & SO_ACCEPTCON_FLAG) || type != UNIX_STREAM_TYPE || !name[0] ||
-		    unix_listeners__hash(name) != hash)
+		    !(flags & SO_ACCEPTCON_FLAG) || type != UNIX_STREAM_TYPE || !name[0])
 			continue;
-		snprintf(path, len, "%s", name);
-		if (tgid)
-			*tgid = holder_of(ino);
-		rc = 0;
-		break;
+		rc = fn(name, ino, arg);
 	}
 	fclose(f);
 	return rc;
+}
+
+struct find_ask {
+	__u64 hash;
+	char *path;
+	size_t len;
+	unsigned long ino;
+};
+
+static int find_one(const char *name, unsigned long ino, void *arg)
+{
+	struct find_ask *ask = arg;
+
+	if (unix_listeners__hash(name) != ask->hash)
+		return 0;
+	snprintf(ask->path, ask->len, "%s", name);
+	ask->ino = ino;
+	return 1;
+}
+
+int unix_listeners__find(__u64 hash, char *path, size_t len, __u32 *tgid)
+{
+	struct find_ask ask = { .hash = hash, .path = path, .len = len };
+
+	if (tgid)
+		*tgid = 0;
+	if (!hash || unix_listeners__each(find_one, &ask) != 1)
+		return -1;
+	if (tgid)
+		*tgid = holder_of(ask.ino);
+	return 0;
 }

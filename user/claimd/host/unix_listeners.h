@@ -16,6 +16,14 @@
 __u64 unix_listeners__hash(const char *shown);
 
 /*
+ * Calls fn(name, inode, arg) for each listening Unix stream socket that
+ * has a name (as /proc/net/unix prints it), until fn returns other than 0.
+ * What fn returned last, or -1 when /proc/net/unix cannot be read.
+ */
+typedef int (*unix_listener_fn)(const char *name, unsigned long ino, void *arg);
+int unix_listeners__each(unix_listener_fn fn, void *arg);
+
+/*
  * The listening Unix stream socket whose name hashes to hash: its name as
  * /proc/net/unix prints it into path, and, when tgid is given, the
  * process holding it into *tgid (0 when none is found: a walk of every

@@ -487,6 +487,11 @@ int observer__listen_ports_fd(const struct observer *obs)
 	return bpf_map__fd(obs->skel->maps.listen_ports);
 }
 
+int observer__unix_served_fd(const struct observer *obs)
+{
+	return bpf_map__fd(obs->skel->maps.unix_served);
+}
+
 int observer__traced_fd(const struct observer *obs)
 {
 	return bpf_map__fd(obs->skel->maps.traced);

@@ -81,6 +81,8 @@ int observer__outside_calls_fd(const struct observer *obs);
 /* Listening sockets of followed processes by inode number, and their ports (headers/observer.h). */
 int observer__listeners_fd(const struct observer *obs);
 int observer__listen_ports_fd(const struct observer *obs);
+/* The names of socket files served (bpf/observer.bpf.c; kernel/unix_served.h). */
+int observer__unix_served_fd(const struct observer *obs);
 /* Task storage keyed by a pidfd: the mark traced[]'s processes carry (proc.bpf.h). */
 int observer__proc_mark_fd(const struct observer *obs);
 int observer__classes_fd(const struct observer *obs);

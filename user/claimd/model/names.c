@@ -33,12 +33,13 @@ struct listener {
 };
 
 struct names {
-	struct hashtab *procs;	   /* tgid -> struct proc_info */
-	struct hashtab *listeners; /* port -> struct listener list */
-	struct hashtab *callees;   /* struct claimd_addr -> char * "ip:port" */
-	struct hashtab *mapped;	   /* struct claimd_addr -> char * name from --names */
-	struct hashtab *remote;	   /* addr + name -> char * name, as the fleet gave it */
-	names_remote_fn remote_fn; /* names off this host, from their own hosts */
+	struct hashtab *procs;	      /* tgid -> struct proc_info */
+	struct hashtab *listeners;    /* port -> struct listener list */
+	struct hashtab *callees;      /* struct claimd_addr -> char * "ip:port" */
+	struct hashtab *mapped;	      /* struct claimd_addr -> char * name from --names */
+	struct hashtab *remote;	      /* addr + name -> char * name, as the fleet gave it */
+	struct hashtab *socket_files; /* a socket file's name hash -> char * its path */
+	names_remote_fn remote_fn;    /* names off this host, from their own hosts */
 	void *remote_ctx;
 	struct claimd_addr *local_addrs;
 	int n_local;
@@ -160,7 +161,9 @@ struct names *names__new(void)
 	n->callees = hashtab__new();
 	n->mapped = hashtab__new();
 	n->remote = hashtab__new();
-	if (!n->procs || !n->listeners || !n->callees || !n->mapped || !n->remote) {
+	n->socket_files = hashtab__new();
+	if (!n->procs || !n->listeners || !n->callees || !n->mapped || !n->remote ||
+	    !n->socket_files) {
 		names__free(n);
 		return NULL;
 	}
@@ -205,6 +208,7 @@ void names__free(struct names *n)
 		hashtab__for_each(n->listeners, free_listeners, NULL);
 	hashtab__free_all(n->mapped);
 	hashtab__free_all(n->remote);
+	hashtab__free_all(n->socket_files);
 	hashtab__free(n->procs);
 	hashtab__free(n->listeners);
 	hashtab__free_all(n->callees);
@@ -478,22 +482,46 @@ void names__exit(struct names *n, __u32 tgid)
 	proc_free(hashtab__del(n->procs, &tgid, sizeof(tgid)));
 }
 
+#define SOCKET_FILES_MAX 4096 /* as many as the kernel's unix_served holds */
+
+void names__socket_file(struct names *n, __u64 hash, const char *path)
+{
+	char *p;
+	int err;
+
+	if (hashtab__get(n->socket_files, &hash, sizeof(hash)) ||
+	    hashtab__count(n->socket_files) >= SOCKET_FILES_MAX)
+		return;
+	p = strdup(path);
+	if (!p)
+		return;
+	hashtab__put(n->socket_files, &hash, sizeof(hash), p, &err);
+	if (err)
+		free(p);
+}
+
 /*
  * A callee over a socket file whose listener no record told: the process
  * /proc says listens there (its service, from now on a listener known),
- * else "unix:<path>", else the address.
+ * else "unix:<path>" (its listener now, or one seen before), else the
+ * address.
  */
 static const char *unix_callee(struct names *n, const struct claimd_addr *a)
 {
 	char path[CLAIMD_UNIX_NAME_MAX + 2], buf[CLAIMD_UNIX_NAME_MAX + 8];
 	__u32 tgid;
 
-	if (!unix_listeners__find(claimd_addr_unix_hash(a), path, sizeof(path), &tgid)) {
+	__u64 hash = claimd_addr_unix_hash(a);
+	const char *seen = hashtab__get(n->socket_files, &hash, sizeof(hash));
+
+	if (!unix_listeners__find(hash, path, sizeof(path), &tgid)) {
 		if (tgid) {
 			names__listen(n, tgid, a, NULL, false);
 			return names__service(n, tgid, a->port, NULL);
 		}
 		snprintf(buf, sizeof(buf), "unix:%s", path);
+	} else if (seen) {
+		snprintf(buf, sizeof(buf), "unix:%s", seen);
 	} else {
 		addr__format(a, buf, sizeof(buf));
 	}

@@ -1,0 +1,26 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The names of socket files served on this host, put into the kernel's
+ * unix_served (bpf/observer.bpf.c) from /proc/net/unix's listeners, beside
+ * those the programs put as they follow connections. A connect to a name
+ * in that table that fails is a failed call; to a name never there, a
+ * probe (bpf/connects.c). So a cache seen listening, then dead before any
+ * connection to it was followed (claimd started after its clients'
+ * last call, or the service after the cache died), is a dependency that
+ * failed, not nothing.
+ */
+#ifndef CLAIMD_UNIX_SERVED_H
+#define CLAIMD_UNIX_SERVED_H
+
+#include <linux/types.h>
+
+/*
+ * Puts the name of every socket file listened on now into the table at
+ * map_fd, and tells each (when given) its hash and its path, as
+ * /proc/net/unix prints it. The count of names new to the table, or
+ * -errno (/proc/net/unix unreadable, or the table refused one).
+ */
+typedef void (*unix_served_fn)(__u64 hash, const char *path, void *arg);
+int unix_served__learn(int map_fd, unix_served_fn each, void *arg);
+
+#endif /* CLAIMD_UNIX_SERVED_H */
