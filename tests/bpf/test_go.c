@@ -30,6 +30,9 @@
  *    a goroutine of net/http's own): its failures unknown, none claimed;
  *  - callee_down_unix: the same over a socket file, the backend stopped
  *    (no state change shows that dial fail: the hook on Unix connects);
+ *  - handler_dials_unix: a handler dialing its backend's socket file on
+ *    its own goroutine (as go-redis does), the backend stopped: each
+ *    failure passed up unclaimed, the service's own claimed, none unknown;
  *  - pool: a handler handing its call to workers started before any request
  *    (through a channel): the calls cannot be tied to their requests, so
  *    the service's failures are unknown (untied-call), never claimed;
@@ -669,8 +672,9 @@ static void tls_calls(struct claimd_h *h, struct trace_cap *t)
  * one) none claimed, each unknown or unclaimed: what a front whose callee
  * is down must show, said as what.
  */
-static void down_front_check(struct claimd_h *h, const char *name, const char *what, int requests,
-			     int failed)
+/* name's row once it counts requests (10 s at most), printed as what: a new reference. */
+static struct json_object *front_row(struct claimd_h *h, const char *name, const char *what,
+				     int requests)
 {
 	struct json_object *row = NULL;
 	int i;
@@ -685,6 +689,14 @@ static void down_front_check(struct claimd_h *h, const char *name, const char *w
 	printf("%s: %lld requests, %lld failed: %lld claimed, %lld unclaimed, %lld unknown\n", what,
 	       j_int(row, "requests"), j_int(row, "failures"), j_int(row, "claimed"),
 	       j_int(row, "unclaimed"), j_int(row, "unknown"));
+	return row;
+}
+
+static void down_front_check(struct claimd_h *h, const char *name, const char *what, int requests,
+			     int failed)
+{
+	struct json_object *row = front_row(h, name, what, requests);
+
 	ASSERT_EQ(j_int(row, "failures"), failed, "the failures the callee's absence made");
 	ASSERT_EQ(j_int(row, "claimed"), 0, "none claimed");
 	ASSERT_EQ(j_int(row, "unknown") + j_int(row, "unclaimed"), failed,
@@ -693,33 +705,56 @@ static void down_front_check(struct claimd_h *h, const char *name, const char *w
 }
 
 /*
- * A plain front calling its backend over a socket file (goservice
- * -call-unix: net/http dials it on a goroutine of its own, a connection a
- * call), the backend then stopped: a dial that fails there is its
- * process's (bpf/connects.c), so each failure the front passes up (502)
- * is unknown (untied-call), never claimed.
+ * A plain front calling its backend over a socket file, the backend then
+ * stopped; the front's verdicts on the failures that made:
+ *
+ *  - by net/http's transport (goservice -call-unix: it dials on a
+ *    goroutine of its own, a connection a call): a dial that fails there
+ *    is its process's (bpf/connects.c), so each failure the front passes
+ *    up (502) is unknown (untied-call), never claimed;
+ *  - in_handler, by the handler itself (goservice -dial-unix), as go-redis
+ *    dials on its caller's goroutine, the front failing every fifth id on
+ *    its own (500): the dial is made by the goroutine serving the request,
+ *    so it is that request's call; each failure passed up is unclaimed,
+ *    the service's own (while the backend served) claimed, none unknown.
  */
-static void callee_down_unix(struct claimd_h *h)
+static void backend_down_unix(struct claimd_h *h, bool in_handler)
 {
+	const char *front = in_handler ? "gdialfront" : "gunixfront";
 	struct gorun r = { .h = h, .exe = "gohttp" };
 	char sock[H_PATH], bind[H_PATH + 8];
 	struct svc_spec be_spec = { .name = "gube", .bind = bind };
+	struct json_object *row;
 	struct svc be = { 0 };
 	struct gosvc *f;
 	int n = REQUESTS / 5;
 
-	snprintf(sock, sizeof(sock), "%s/gube.sock", h->dir);
+	snprintf(sock, sizeof(sock), "%s/%s.sock", h->dir, front);
 	snprintf(bind, sizeof(bind), "unix:%s", sock);
 	if (!ASSERT_OK(svc_start(&be, &be_spec, h->dir), "backend on a socket file"))
 		goto out;
-	f = go_start(&r, "gunixfront",
-		     (const char *[]){ "-call", "http://be", "-call-unix", sock, NULL });
+	if (in_handler)
+		f = go_start(&r, front,
+			     (const char *[]){ "-dial-unix", sock, "-fail-mod", "5", NULL });
+	else
+		f = go_start(&r, front,
+			     (const char *[]){ "-call", "http://be", "-call-unix", sock, NULL });
 	if (!ASSERT_OK_PTR(f, "front started") || !go_probed(h, 1))
 		goto out;
-	ASSERT_EQ(svc_drive(f->port, n), 0, "the backend up: every request served");
+	ASSERT_EQ(svc_drive(f->port, n), in_handler ? n / 5 : 0,
+		  "the backend up: none failed but the front's own");
 	svc_stop(&be);
 	ASSERT_EQ(svc_drive(f->port, n), n, "the backend gone: every request failed");
-	down_front_check(h, "gunixfront", "callee down over a socket file", 2 * n, n);
+	if (!in_handler) {
+		down_front_check(h, front, "callee down over a socket file", 2 * n, n);
+		goto out;
+	}
+	row = front_row(h, front, "the handler's dial down", 2 * n);
+	ASSERT_EQ(j_int(row, "failures"), n + n / 5, "every failure");
+	ASSERT_EQ(j_int(row, "claimed"), n / 5, "its own failures claimed");
+	ASSERT_EQ(j_int(row, "unclaimed"), n, "each dial that failed: its request's, unclaimed");
+	ASSERT_EQ(j_int(row, "unknown"), 0, "none unknown");
+	json_object_put(row);
 out:
 	go_stop_all(&r);
 	svc_stop(&be);
@@ -1134,7 +1169,9 @@ void test_go(void)
 	if (test__start_subtest("callee_down"))
 		callee_down(&h);
 	if (test__start_subtest("callee_down_unix"))
-		callee_down_unix(&h);
+		backend_down_unix(&h, false);
+	if (test__start_subtest("handler_dials_unix"))
+		backend_down_unix(&h, true);
 	if (test__start_subtest("grpc"))
 		grpc_chain(&h, &t, "goservice", "gr", false);
 	if (test__start_subtest("grpc_gc"))

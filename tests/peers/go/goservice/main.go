@@ -3,7 +3,7 @@
 // goservice: a Go net/http service, a grpc-go unary service (grpc.go), and
 // load drivers for them, for claimd's Go tests.
 //
-//	goservice serve -ready FILE [-fail-mod N [-slow-ms S]] [-call URL]... [-fanout [-wait-ms W] | -pool N] [-tls] [-gc]
+//	goservice serve -ready FILE [-fail-mod N [-slow-ms S]] [-call URL]... [-fanout [-wait-ms W] | -pool N] [-call-unix PATH] [-dial-unix PATH] [-tls] [-gc]
 //	goservice load -url URL -n N -c C [-out FILE]
 //	goservice grpc-serve -ready FILE [-fail-mod N] [-call HOST:PORT] [-gc]
 //	goservice grpc-load -addr HOST:PORT -n N -c C [-out FILE]
@@ -22,7 +22,9 @@
 // With -pool N the calls are made by N worker goroutines started before any
 // request, handed over through a channel (the handler waits for them).
 // With -call-unix PATH every call goes over that socket file, on a new
-// connection each (net/http dials it on a goroutine of its own).
+// connection each (net/http dials it on a goroutine of its own). With
+// -dial-unix PATH the handler itself dials that socket file and asks it for
+// /r/<id> over the connection (as go-redis dials on its caller's goroutine).
 // It listens on loopback; the chosen port goes to the -ready file. With -tls it
 // serves HTTP/1.1 over TLS with a certificate it makes itself (tls.go); its
 // calls and the driver's accept any certificate.
@@ -36,6 +38,7 @@
 package main
 
 import (
+	"bufio"
 	"context"
 	"crypto/tls"
 	"encoding/json"
@@ -94,6 +97,24 @@ func call(base, id string) bool {
 	return resp.StatusCode >= 500
 }
 
+// dialCall dials the socket file at path on the calling goroutine and asks
+// it for /r/id, a connection of its own; true when it failed.
+func dialCall(path, id string) bool {
+	conn, err := net.Dial("unix", path)
+	if err != nil {
+		return true
+	}
+	defer conn.Close()
+	fmt.Fprintf(conn, "GET /r/%s HTTP/1.1\r\nHost: be\r\nConnection: close\r\n\r\n", id)
+	resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
+	if err != nil {
+		return true
+	}
+	io.Copy(ioutil.Discard, resp.Body)
+	resp.Body.Close()
+	return resp.StatusCode >= 500
+}
+
 func serve(args []string) {
 	fs := flag.NewFlagSet("serve", flag.ExitOnError)
 	ready := fs.String("ready", "", "file to write the port to")
@@ -106,6 +127,7 @@ func serve(args []string) {
 	useTLS := fs.Bool("tls", false, "serve over TLS")
 	fs.StringVar(&callQuery, "call-query", "", "add this query to each call's target")
 	callUnix := fs.String("call-unix", "", "make the calls over this socket file, a connection each")
+	dialUnix := fs.String("dial-unix", "", "dial this socket file in the handler and call it there")
 	var calls urls
 	fs.Var(&calls, "call", "callee base URL (repeatable)")
 	fs.Parse(args)
@@ -183,6 +205,9 @@ func serve(args []string) {
 					failed = true
 				}
 			}
+		}
+		if *dialUnix != "" && dialCall(*dialUnix, id) {
+			failed = true
 		}
 		// Given up: failed is not read, its calls may still set it.
 		switch {
