@@ -19,10 +19,14 @@
  * call: glibc asks nscd's socket before each name it resolves, nscd there
  * or not. A service that so probes a missing file at every request, and
  * fails on its own for some: each failure claimed, no connect counted.
+ * A socket file called by another name than its server bound (/var/run
+ * for /run) is the same dependency when its connects fail.
  */
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "harness.h"
 #include "netns.h"
@@ -117,6 +121,107 @@ out:
 	claimd_traced_stop(&h, &t);
 }
 
+/*
+ * The callee of pid's calls from mark on, into out: of its failures' causes
+ * (failed true), or of its calls that answered (false). How many such
+ * records had it, or -1 when two named it otherwise.
+ */
+static int callee_of(struct trace_cap *t, size_t mark, pid_t pid, bool failed, char *out,
+		     size_t len)
+{
+	struct json_object *lines = trace_read_from(t, mark);
+	int i, n = 0;
+
+	for (i = 0; i < (int)json_object_array_length(lines); i++) {
+		struct json_object *rec = json_object_array_get_idx(lines, i);
+		struct json_object *cause = j_get(rec, "cause");
+		struct json_object *calls = j_get(rec, "egress");
+		struct json_object *call = json_object_is_type(calls, json_type_array)
+						   ? json_object_array_get_idx(calls, 0)
+						   : NULL;
+		const char *name =
+			failed ? (cause ? j_str(cause, "callee") : NULL)
+			       : (call && j_int(call, "status") == 200 ? j_str(call, "callee")
+								       : NULL);
+
+		if (j_int(rec, "pid") != pid || !name)
+			continue;
+		if (n++ && strcmp(out, name)) {
+			printf("callees %s and %s\n", out, name);
+			n = -1;
+			break;
+		}
+		snprintf(out, len, "%s", name);
+	}
+	json_object_put(lines);
+	return n;
+}
+
+/*
+ * A service calling its backend's socket file by another name than the
+ * one the backend bound: /var/run/... where it bound /run/... (Debian's
+ * /var/run is a link to /run). Its calls are followed by the names their
+ * sockets were bound by; once the backend is gone, its connects fail by
+ * the name the service gives, which claimd knows from the listener's
+ * other names (kernel/unix_served.h): each failure passed up is
+ * unclaimed, its cause the backend by the name its calls had; the
+ * service's own failures claimed.
+ */
+static void socket_file_alias(const char *dir)
+{
+	char rundir[] = "/run/claimd-alias.XXXXXX", bound[H_PATH + 8], called[H_PATH],
+	     name[256] = "", down[256] = "";
+	struct svc_spec be_spec = { .name = "alias-be", .bind = bound };
+	struct svc_spec spec = {
+		.name = "alias-front", .down_unix = called, .fail_mod = FAIL_MOD, .fail_rem = 1
+	};
+	struct claimd_h h = { 0 };
+	struct trace_cap t = { 0 };
+	struct svc be = { 0 }, s = { 0 };
+	struct truth_tally tally = { 0 };
+	struct truth_svc truth[2];
+	char run[H_PATH];
+	size_t mark;
+
+	if (!realpath("/var/run", run) || strcmp(run, "/run")) {
+		test__skip("/var/run is not a link to /run here");
+		return;
+	}
+	if (!ASSERT_OK_PTR(mkdtemp(rundir), "a directory under /run"))
+		return;
+	snprintf(bound, sizeof(bound), "unix:%s/be.sock", rundir);
+	snprintf(called, sizeof(called), "/var%s/be.sock", rundir);
+	if (claimd_traced_start(&h, &t, NULL) ||
+	    !ASSERT_OK(svc_start(&be, &be_spec, dir), "backend"))
+		goto out;
+	if (!ASSERT_OK(svc_start(&s, &spec, dir), "service"))
+		goto out;
+	/* The listener's names learned while it lives (claimd looks every few seconds). */
+	ASSERT_TRUE(
+		claimd_status_reaches(&h, "socket_files_learned",
+				      claimd_status_count(&h, "socket_files_learned", false) + 1),
+		"the backend's socket file learned");
+	mark = trace_mark(&t);
+	ASSERT_EQ(svc_drive(s.port, REQUESTS), REQUESTS / FAIL_MOD, "the backend up: own failures");
+	ASSERT_GT(callee_of(&t, mark, s.pid, false, down, sizeof(down)), 0, "its calls' callee");
+	svc_stop(&be);
+	truth__own_or_passed(truth, s.pid, "/r/%d", REQUESTS, FAIL_MOD, 1, NULL);
+	mark = trace_mark(&t);
+	ASSERT_EQ(svc_drive(s.port, REQUESTS), REQUESTS, "the backend gone: every request failed");
+	truth__tally_trace(&tally, &t, mark, truth, 2, REQUESTS);
+	truth__expect(&tally, "a socket file called by another name", REQUESTS, 0);
+	ASSERT_EQ(callee_of(&t, mark, s.pid, true, name, sizeof(name)),
+		  REQUESTS - REQUESTS / FAIL_MOD, "each failure's cause, one callee");
+	ASSERT_STREQ(name, down, "the callee its calls had");
+out:
+	svc_stop(&s);
+	svc_stop(&be);
+	claimd_traced_stop(&h, &t);
+	snprintf(run, sizeof(run), "%s/be.sock", rundir);
+	unlink(run);
+	rmdir(rundir);
+}
+
 /* node_proxy.js calling the backend on socket file sock, a new connection per call: its pid. */
 static pid_t node_start(const char *sock, const char *dir, int *port)
 {
@@ -197,6 +302,8 @@ void test_connects(void)
 		no_route(&ns, "[2001:db8::9]", "[2001:db8::9]:80", dir);
 	if (test__start_subtest("probe_unserved"))
 		probe_unserved(dir);
+	if (test__start_subtest("socket_file_alias"))
+		socket_file_alias(dir);
 	if (test__start_subtest("node_backend_down"))
 		node_backend_down(dir);
 out:

@@ -8,11 +8,16 @@
  * "ip:port"; services and processes named from /proc for the test's own
  * process ("<comm>:<port>", comm "test_progs", unless CLAIMD_SERVICE is in
  * its environment) and from the record's comm for a process that is gone.
+ * A socket file's other names (through a symlink to its directory, or
+ * /var/run for /run), and a callee by one of them named as by the name
+ * its server bound.
  */
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "host/unix_listeners.h"
 #include "model/names.h"
 #include "unixaddr.h"
 #include "test_progs.h"
@@ -396,7 +401,8 @@ static void callee_tests(void)
 		claimd_addr_unix(&other, 0x5e1f0c0ffee0d00eULL);
 		if (ASSERT_OK_PTR(n, "names__new")) {
 			/* Its listener seen once, in /proc/net/unix; gone since. */
-			names__socket_file(n, 0x5e1f0c0ffee0d00dULL, "/run/cache/cache.sock");
+			names__socket_file(n, 0x5e1f0c0ffee0d00dULL, "/run/cache/cache.sock",
+					   0x5e1f0c0ffee0d00dULL);
 			ASSERT_STREQ(names__callee(n, &file), "unix:/run/cache/cache.sock",
 				     "named by its path");
 			ASSERT_TRUE(!strncmp(names__callee(n, &other), "unix:#", 6),
@@ -515,6 +521,64 @@ static void address_tests(void)
 	}
 }
 
+/* The other names of socket files: through a directory's symlink, and /var/run's. */
+static void alias_tests(void)
+{
+	char alias[UNIX_ALIASES_MAX][CLAIMD_UNIX_NAME_MAX + 2], real[PATH_MAX],
+		dir[] = "/tmp/claimd-alias.XXXXXX";
+	char link[64], sock[96], want[PATH_MAX + 16], run[PATH_MAX];
+	int n, i, found = 0;
+
+	if (test__start_subtest("socket_file_aliases")) {
+		ASSERT_EQ(unix_listeners__aliases("@abstract", alias, UNIX_ALIASES_MAX), 0,
+			  "an abstract name: none");
+		if (!ASSERT_OK_PTR(mkdtemp(dir), "a directory"))
+			return;
+		snprintf(link, sizeof(link), "%s.link", dir);
+		if (ASSERT_OK(symlink(dir, link), "a symlink to it")) {
+			/* Bound through the link: its real path is another name. */
+			snprintf(sock, sizeof(sock), "%s/s.sock", link);
+			n = unix_listeners__aliases(sock, alias, UNIX_ALIASES_MAX);
+			ASSERT_OK_PTR(realpath(dir, real), "real path");
+			snprintf(want, sizeof(want), "%s/s.sock", real);
+			for (i = 0; i < n; i++)
+				found += !strcmp(alias[i], want);
+			ASSERT_EQ(found, 1, "the real path's name");
+			/* Bound by its real path: no other name there. */
+			ASSERT_EQ(unix_listeners__aliases(want, alias, UNIX_ALIASES_MAX), 0,
+				  "already real");
+			unlink(link);
+		}
+		rmdir(dir);
+		/* /var/run a link to /run, as on Debian: each path the other's name. */
+		if (realpath("/var/run", run) && !strcmp(run, "/run")) {
+			n = unix_listeners__aliases("/run/cache/cache.sock", alias,
+						    UNIX_ALIASES_MAX);
+			ASSERT_EQ(n, 1, "one other name");
+			ASSERT_STREQ(n ? alias[0] : "", "/var/run/cache/cache.sock",
+				     "under /var/run");
+			n = unix_listeners__aliases("/var/run/cache.sock", alias, UNIX_ALIASES_MAX);
+			ASSERT_EQ(n, 1, "one other name");
+			ASSERT_STREQ(n ? alias[0] : "", "/run/cache.sock", "under /run");
+		}
+	}
+	if (test__start_subtest("socket_file_alias_named_as_bound")) {
+		struct names *n = names__new();
+		struct claimd_addr bound, other;
+
+		claimd_addr_unix(&bound, 0x72dd58258ba95d71ULL);
+		claimd_addr_unix(&other, 0x72dd58258ba95d72ULL);
+		if (ASSERT_OK_PTR(n, "names__new")) {
+			names__listen(n, GONE_TGID, &bound, "redis-server", false);
+			names__socket_file(n, 0x72dd58258ba95d72ULL, "/var/run/r.sock",
+					   0x72dd58258ba95d71ULL);
+			ASSERT_STREQ(names__callee(n, &other), names__callee(n, &bound),
+				     "its server's name");
+			names__free(n);
+		}
+	}
+}
+
 void test_names(void)
 {
 	parse_addr_tests();
@@ -522,4 +586,5 @@ void test_names(void)
 	callee_tests();
 	address_tests();
 	remote_tests();
+	alias_tests();
 }

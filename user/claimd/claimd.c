@@ -638,9 +638,9 @@ static void persist(struct claimd *d)
 	d->persisted_wall = time(NULL);
 }
 
-static void socket_file_named(__u64 hash, const char *path, void *arg)
+static void socket_file_named(__u64 hash, const char *path, __u64 bound, void *arg)
 {
-	names__socket_file(arg, hash, path);
+	names__socket_file(arg, hash, path, bound);
 }
 
 /* The names of socket files listened on now: a failed connect to one is a failed call. */

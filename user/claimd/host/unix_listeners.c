@@ -2,6 +2,7 @@
 /* Who listens on a socket file; see unix_listeners.h. */
 #include <ctype.h>
 #include <dirent.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,6 +26,52 @@ __u64 unix_listeners__hash(const char *shown)
 	for (; shown[i] && i < CLAIMD_UNIX_NAME_MAX; i++)
 		h = claimd_unix_hash_step(h, (__u8)shown[i]);
 	return h;
+}
+
+/* Adds name to out[0..*n) unless it is path or there already, or out is full. */
+static void alias_add(const char *path, const char *name, char out[][CLAIMD_UNIX_NAME_MAX + 2],
+		      int *n, int max)
+{
+	int i;
+
+	if (*n >= max || !strcmp(name, path) || strlen(name) > CLAIMD_UNIX_NAME_MAX)
+		return;
+	for (i = 0; i < *n; i++)
+		if (!strcmp(out[i], name))
+			return;
+	snprintf(out[(*n)++], CLAIMD_UNIX_NAME_MAX + 2, "%s", name);
+}
+
+int unix_listeners__aliases(const char *path, char out[][CLAIMD_UNIX_NAME_MAX + 2], int max)
+{
+	static const char *const links[] = { "/var/run", "/var/lock" };
+	char dir[PATH_MAX], real[PATH_MAX], canon[PATH_MAX + CLAIMD_UNIX_NAME_MAX + 2],
+		name[PATH_MAX + CLAIMD_UNIX_NAME_MAX + 2];
+	const char *slash = strrchr(path, '/');
+	size_t i;
+	int n = 0;
+
+	if (path[0] != '/' || !slash)
+		return 0;
+	snprintf(dir, sizeof(dir), "%.*s", (int)(slash - path), path);
+	/* Through the directory's real path; as it is when that is gone. */
+	if (dir[0] && realpath(dir, real))
+		snprintf(canon, sizeof(canon), "%s%s", strcmp(real, "/") ? real : "", slash);
+	else
+		snprintf(canon, sizeof(canon), "%s", path);
+	alias_add(path, canon, out, &n, max);
+	for (i = 0; i < sizeof(links) / sizeof(links[0]); i++) {
+		size_t len;
+
+		if (!realpath(links[i], real) || !strcmp(real, links[i]))
+			continue;
+		len = strlen(real);
+		if (!strncmp(canon, real, len) && canon[len] == '/') {
+			snprintf(name, sizeof(name), "%s%s", links[i], canon + len);
+			alias_add(path, name, out, &n, max);
+		}
+	}
+	return n;
 }
 
 /* The process (not self) holding the socket of inode ino, or 0. */

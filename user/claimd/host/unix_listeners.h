@@ -12,6 +12,8 @@
 #include <stddef.h>
 #include <linux/types.h>
 
+#include "unixaddr.h"
+
 /* The hash of a name as /proc/net/unix prints it ('@' first: an abstract name). */
 __u64 unix_listeners__hash(const char *shown);
 
@@ -22,6 +24,17 @@ __u64 unix_listeners__hash(const char *shown);
  */
 typedef int (*unix_listener_fn)(const char *name, unsigned long ino, void *arg);
 int unix_listeners__each(unix_listener_fn fn, void *arg);
+
+/*
+ * The other names a client may give for the socket file at path (as
+ * /proc/net/unix prints it), into out[0..max-1]: the path through its
+ * directory's real path (a server that bound it through a symlink), and
+ * the same under /var/run and /var/lock, where they are links to /run
+ * (Debian's: a client of /var/run/redis/redis.sock reaches a server that
+ * bound /run/redis/redis.sock). How many; none for an abstract name.
+ */
+#define UNIX_ALIASES_MAX 3
+int unix_listeners__aliases(const char *path, char out[][CLAIMD_UNIX_NAME_MAX + 2], int max);
 
 /*
  * The listening Unix stream socket whose name hashes to hash: its name as

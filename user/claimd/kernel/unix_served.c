@@ -15,22 +15,39 @@ struct learning {
 	void *arg;
 };
 
-static int learn_one(const char *name, unsigned long ino, void *arg)
+/* A name of the socket file bound as bound (a hash) into the table; 1 when new to it. */
+static int learn_name(struct learning *l, const char *name, __u64 bound)
 {
-	struct learning *l = arg;
 	__u64 hash = unix_listeners__hash(name);
 	__u8 one = 1, seen;
 
-	(void)ino;
 	if (l->each)
-		l->each(hash, name, l->arg);
+		l->each(hash, name, bound ? bound : hash, l->arg);
 	if (!bpf_map_lookup_elem(l->fd, &hash, &seen))
 		return 0;
 	if (bpf_map_update_elem(l->fd, &hash, &one, BPF_ANY)) {
 		l->err = -errno;
-		return 1;
+		return -1;
 	}
 	l->added++;
+	return 1;
+}
+
+static int learn_one(const char *name, unsigned long ino, void *arg)
+{
+	char alias[UNIX_ALIASES_MAX][CLAIMD_UNIX_NAME_MAX + 2];
+	struct learning *l = arg;
+	__u64 bound = unix_listeners__hash(name);
+	int i, n;
+
+	(void)ino;
+	if (learn_name(l, name, bound) < 0)
+		return 1;
+	/* A client may name it otherwise: through a symlink to its directory. */
+	n = unix_listeners__aliases(name, alias, UNIX_ALIASES_MAX);
+	for (i = 0; i < n; i++)
+		if (learn_name(l, alias[i], bound) < 0)
+			return 1;
 	return 0;
 }
 

@@ -16,11 +16,13 @@
 
 /*
  * Puts the name of every socket file listened on now into the table at
- * map_fd, and tells each (when given) its hash and its path, as
- * /proc/net/unix prints it. The count of names new to the table, or
- * -errno (/proc/net/unix unreadable, or the table refused one).
+ * map_fd, with the other names a client may reach it by
+ * (unix_listeners__aliases), and tells each (when given) every name's
+ * hash and path, and the hash of the name it was bound by (the same for
+ * that one). The count of names new to the table, or -errno
+ * (/proc/net/unix unreadable, or the table refused one).
  */
-typedef void (*unix_served_fn)(__u64 hash, const char *path, void *arg);
+typedef void (*unix_served_fn)(__u64 hash, const char *path, __u64 bound, void *arg);
 int unix_served__learn(int map_fd, unix_served_fn each, void *arg);
 
 #endif /* CLAIMD_UNIX_SERVED_H */

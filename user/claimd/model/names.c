@@ -484,20 +484,29 @@ void names__exit(struct names *n, __u32 tgid)
 
 #define SOCKET_FILES_MAX 4096 /* as many as the kernel's unix_served holds */
 
-void names__socket_file(struct names *n, __u64 hash, const char *path)
+/* A name of a socket file seen listened on (names->socket_files). */
+struct socket_file {
+	__u64 bound; /* the hash of the name it was bound by */
+	char path[]; /* this name */
+};
+
+void names__socket_file(struct names *n, __u64 hash, const char *path, __u64 bound)
 {
-	char *p;
+	size_t len = strlen(path) + 1;
+	struct socket_file *f;
 	int err;
 
 	if (hashtab__get(n->socket_files, &hash, sizeof(hash)) ||
 	    hashtab__count(n->socket_files) >= SOCKET_FILES_MAX)
 		return;
-	p = strdup(path);
-	if (!p)
+	f = malloc(sizeof(*f) + len);
+	if (!f)
 		return;
-	hashtab__put(n->socket_files, &hash, sizeof(hash), p, &err);
+	f->bound = bound;
+	memcpy(f->path, path, len);
+	hashtab__put(n->socket_files, &hash, sizeof(hash), f, &err);
 	if (err)
-		free(p);
+		free(f);
 }
 
 /*
@@ -509,10 +518,9 @@ void names__socket_file(struct names *n, __u64 hash, const char *path)
 static const char *unix_callee(struct names *n, const struct claimd_addr *a)
 {
 	char path[CLAIMD_UNIX_NAME_MAX + 2], buf[CLAIMD_UNIX_NAME_MAX + 8];
-	__u32 tgid;
-
 	__u64 hash = claimd_addr_unix_hash(a);
-	const char *seen = hashtab__get(n->socket_files, &hash, sizeof(hash));
+	const struct socket_file *seen = hashtab__get(n->socket_files, &hash, sizeof(hash));
+	__u32 tgid;
 
 	if (!unix_listeners__find(hash, path, sizeof(path), &tgid)) {
 		if (tgid) {
@@ -521,20 +529,40 @@ static const char *unix_callee(struct names *n, const struct claimd_addr *a)
 		}
 		snprintf(buf, sizeof(buf), "unix:%s", path);
 	} else if (seen) {
-		snprintf(buf, sizeof(buf), "unix:%s", seen);
+		snprintf(buf, sizeof(buf), "unix:%s", seen->path);
 	} else {
 		addr__format(a, buf, sizeof(buf));
 	}
 	return callee_keep(n, a, buf);
 }
 
+/* The name a socket file at a was bound by, if a is another name of it: into *bound. */
+static bool socket_file_alias(const struct names *n, const struct claimd_addr *a,
+			      struct claimd_addr *bound)
+{
+	__u64 hash = claimd_addr_unix_hash(a);
+	const struct socket_file *f;
+
+	if (!claimd_addr_is_unix(a))
+		return false;
+	f = hashtab__get(n->socket_files, &hash, sizeof(hash));
+	if (!f || f->bound == hash)
+		return false;
+	claimd_addr_unix(bound, f->bound);
+	return true;
+}
+
 const char *names__callee(struct names *n, const struct claimd_addr *a)
 {
 	struct listener *l = hashtab__get(n->listeners, &a->port, sizeof(a->port));
 	char buf[64], *name = hashtab__get(n->mapped, a, sizeof(*a));
+	struct claimd_addr bound;
 
 	if (name)
 		return name;
+	/* Another name of a socket file: the callee by the name it was bound by. */
+	if (socket_file_alias(n, a, &bound))
+		return names__callee(n, &bound);
 	for (; l; l = l->next) {
 		if (!memcmp(l->local.addr, a->addr, 16) ||
 		    (names__addr_is_any(&l->local) && addr_is_local(n, a)))

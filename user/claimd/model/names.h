@@ -50,11 +50,13 @@ const char *names__callee(struct names *n, const struct claimd_addr *a);
 void names__listen(struct names *n, __u32 tgid, const struct claimd_addr *local, const char *comm,
 		   bool closed);
 /*
- * A socket file listened on, its name's hash (headers/unixaddr.h) and its
- * path: a callee there that no listener known to claimd names is
- * "unix:<path>", once it is gone too.
+ * A socket file listened on, a name of it (its hash, headers/unixaddr.h,
+ * and its path), and the hash of the name it was bound by (hash again for
+ * that one): a callee by another name is the callee by the bound one; a
+ * callee there that no listener known to claimd names is "unix:<path>",
+ * once it is gone too.
  */
-void names__socket_file(struct names *n, __u64 hash, const char *path);
+void names__socket_file(struct names *n, __u64 hash, const char *path, __u64 bound);
 /* Does the process hold a listener? */
 bool names__listening(struct names *n, __u32 tgid);
 /* Changes whenever a name given earlier may have changed (listeners, exits, maps). */
