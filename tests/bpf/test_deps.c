@@ -24,7 +24,9 @@
  *
  *  - the cache on its socket file dead under the service (redis_down_unix),
  *    or dead before the service ever reached it: a file claimd knows for
- *    a service's from its listener, not a probe;
+ *    a service's from its listener, not a probe; a cache over TCP whose
+ *    errors are swallowed, dead under a service that fails on its own
+ *    after its call: its edge, by its name kept, still fail-open;
  *
  *  - PostgreSQL offering TLS, which libpq's default negotiates: the
  *    framing is left, never a claim.
@@ -51,7 +53,16 @@
 #define POOL 4 /* connections in the service's pool (dep_service.py --threads) */
 
 /* OWN_FAILURES: none planned from the dependency; LAZY_OWN_FAILURES too, its first call its first connect. */
-enum shape { PASSES_UP, SWALLOWS, POOL_FIRST, JOINED, OVER_TLS, OWN_FAILURES, LAZY_OWN_FAILURES };
+enum shape {
+	PASSES_UP,
+	SWALLOWS,
+	POOL_FIRST,
+	JOINED,
+	OVER_TLS,
+	OWN_FAILURES,
+	LAZY_OWN_FAILURES,
+	SWALLOWS_FAILS_AFTER /* swallows, and fails on its own after its call */
+};
 
 /*
  * The calls a service makes once it listens and before it serves: Redis,
@@ -94,8 +105,10 @@ static int dep_svc_start(struct dep_svc *s, const char *name, const struct dep_s
 	snprintf(ready, sizeof(ready), "%s/ready.%s", dir, name);
 	snprintf(s->log, sizeof(s->log), "%s/svc.%s.log", dir, name);
 	snprintf(env, sizeof(env), "CLAIMD_SERVICE=%s", name);
-	if (shape == SWALLOWS)
+	if (shape == SWALLOWS || shape == SWALLOWS_FAILS_AFTER)
 		argv[n++] = "--swallow";
+	if (shape == SWALLOWS_FAILS_AFTER)
+		argv[n++] = "--fail-after";
 	if (shape == LAZY_OWN_FAILURES)
 		argv[n++] = "--lazy";
 	if (shape == OWN_FAILURES || shape == LAZY_OWN_FAILURES) {
@@ -104,7 +117,8 @@ static int dep_svc_start(struct dep_svc *s, const char *name, const struct dep_s
 		argv[n++] = "0";
 	}
 	/* Its own failures, for ids % 5 == 1. */
-	if (shape == SWALLOWS || shape == OWN_FAILURES || shape == LAZY_OWN_FAILURES) {
+	if (shape == SWALLOWS || shape == OWN_FAILURES || shape == LAZY_OWN_FAILURES ||
+	    shape == SWALLOWS_FAILS_AFTER) {
 		argv[n++] = "--fail-mod";
 		argv[n++] = "5";
 		argv[n++] = "--fail-rem";
@@ -123,6 +137,16 @@ static int dep_svc_start(struct dep_svc *s, const char *name, const struct dep_s
 	}
 	s->port = atoi(buf);
 	return 0;
+}
+
+/* Stops it; started, then failed: what it said (a start's failure printed it already). */
+static void dep_svc_stop(struct dep_svc *s)
+{
+	if (test__failed_now() && s->port > 0)
+		file_print("the service's log", s->log);
+	if (s->pid > 0)
+		proc_stop(s->pid, 5000);
+	s->pid = 0;
 }
 
 /*
@@ -268,13 +292,9 @@ static void run(struct claimd_h *h, struct trace_cap *t, const struct dep_server
 		ASSERT_EQ(error_reply_causes(t, mark, s.pid, dep_kind_name(d->kind)), fails,
 			  "causes: the dependency's error replies, its protocol named");
 out:
-	/* Started, then failed: what it said (a start's failure printed it already). */
-	if (test__failed_now() && s.port > 0)
-		file_print("the service's log", s.log);
 	if (late.dir[0])
 		claimd_traced_stop(&late, &lt);
-	if (s.pid > 0)
-		proc_stop(s.pid, 5000);
+	dep_svc_stop(&s);
 }
 
 /*
@@ -385,10 +405,65 @@ static void redis_down_unix(struct claimd_h *h, struct trace_cap *t, bool down_f
 	ASSERT_GE(claimd_status_count(h, "connects_failed_at_once", true) - failed_before,
 		  2 * (REQUESTS - REQUESTS / FAIL_MOD), "failed connects counted");
 out:
-	if (test__failed_now() && s.port > 0)
-		file_print("the service's log", s.log);
-	if (s.pid > 0)
-		proc_stop(s.pid, 5000);
+	dep_svc_stop(&s);
+	dep_server_stop(&d);
+}
+
+/*
+ * A cache over TCP whose errors the service swallows (a miss), the
+ * service failing on its own after its call for some requests, killed
+ * under it: each call refused and swallowed, and each of the service's
+ * own failures has a failed call. The edge is fail-open, learned while
+ * the cache lived. The cache's name outlives its process (model/names.c),
+ * so the refused calls stay on that edge and each own failure is claimed
+ * (a fail-open edge's failure cannot be its cause), where an edge to an
+ * address never seen before would have unclaimed them.
+ */
+static void cache_down_swallowed(struct claimd_h *h, struct trace_cap *t)
+{
+	const char *name = "redis-tcp-swdown";
+	struct dep_server d = { 0 };
+	struct dep_svc s = { 0 };
+	char callee[H_PATH + 32];
+	/* Claimed for the cache's failed call, on its fail-open edge. */
+	struct truth_svc truth = { .service = name,
+				   .verdict = "claimed",
+				   .cause = callee,
+				   .target = "/r/%d",
+				   .ids = REQUESTS,
+				   .mod = FAIL_MOD,
+				   .rem = 1 };
+	struct truth_tally tally = { 0 };
+	int fails = REQUESTS / FAIL_MOD;
+	size_t mark;
+
+	if (!ASSERT_OK(dep_server_start(&d, DEP_REDIS, false), "redis"))
+		goto out;
+	dep_server_callee(&d, false, callee, sizeof(callee));
+	if (!ASSERT_OK(dep_svc_start(&s, name, &d, false, SWALLOWS_FAILS_AFTER, h->dir),
+		       "service start"))
+		goto out;
+	truth.pid = s.pid;
+	ASSERT_EQ(svc_drive(s.port, REQUESTS), fails, "the cache up: its own failures");
+	/* Every request calls: the dependency's 20 failures swallowed, none both failed. */
+	edge_expect(h, name, callee,
+		    &(struct edge_want){ REQUESTS + startup_calls(d.kind), fails, 0, "fail-open" },
+		    "the cache up");
+	redis_kill(&d);
+	/* A few requests first, then what they met is synced into the kernel. */
+	ASSERT_EQ(svc_drive(s.port, 2 * FAIL_MOD), 2, "the cache gone: its own failures");
+	ASSERT_TRUE(claimd_ticks_wait(h, 2), "claimd ticked");
+	mark = trace_mark(t);
+	ASSERT_EQ(svc_drive(s.port, REQUESTS), fails, "the cache gone: its own failures, again");
+	truth__tally_trace(&tally, t, mark, &truth, 1, fails);
+	truth__expect(&tally, "its own failures, the swallowed cache gone", fails, 0);
+	/* Every call since refused, on the cache's edge: still fail-open. */
+	edge_expect(h, name, callee,
+		    &(struct edge_want){ 2 * REQUESTS + 2 * FAIL_MOD + startup_calls(d.kind),
+					 fails + 2 * FAIL_MOD + REQUESTS, 2 + fails, "fail-open" },
+		    "the cache gone");
+out:
+	dep_svc_stop(&s);
 	dep_server_stop(&d);
 }
 
@@ -421,6 +496,8 @@ static void run_kind(struct claimd_h *h, struct trace_cap *t, enum dep_kind kind
 		redis_down_unix(h, t, false);
 	if (kind == DEP_REDIS && test__start_subtest("redis_down_before_use"))
 		redis_down_unix(h, t, true);
+	if (kind == DEP_REDIS && test__start_subtest("redis_swallowed_down_tcp"))
+		cache_down_swallowed(h, t);
 out:
 	dep_server_stop(&d);
 }

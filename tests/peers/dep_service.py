@@ -13,7 +13,8 @@ the server answers with an error (Redis: INCR of a key that holds no
 number; PostgreSQL and MySQL: a division by zero made an error). A failed
 call is passed up as 503, or, with --swallow, taken as a cache miss: the
 service answers 200 all the same. The service fails on its own (500,
-without calling) for ids with id % --fail-mod == --fail-rem.
+without calling) for ids with id % --fail-mod == --fail-rem; with
+--fail-after, after its call.
 
 --dep redis|postgres|mysql, --addr HOST:PORT or a socket file's path
 (PostgreSQL: DIR:PORT, the socket directory and its port). --ready-file is written once it
@@ -140,6 +141,8 @@ def main():
     ap.add_argument("--fail-mod", type=int, default=0)
     ap.add_argument("--fail-rem", type=int, default=0)
     ap.add_argument("--swallow", action="store_true")
+    ap.add_argument("--fail-after", action="store_true",
+                    help="its own failures decided after its call, not before")
     ap.add_argument("--threads", type=int, default=4, help="connections in the pool")
     ap.add_argument("--keepalive", action="store_true", help="HTTP/1.1, connections kept")
     ap.add_argument("--no-call", action="store_true",
@@ -162,13 +165,17 @@ def main():
                 rid = int(self.path.rsplit("/", 1)[1])
             except (ValueError, IndexError):
                 rid = -1
-            if args.fail_mod and rid % args.fail_mod == args.fail_rem:
+            own = args.fail_mod and rid % args.fail_mod == args.fail_rem
+            if own and not args.fail_after:
                 reply(self, 500, "own failure\n")
                 return
             fail = args.dep_fail_mod and rid % args.dep_fail_mod == 0
             ok = args.no_call or self.server.call(rid, fail)
             if not ok and not args.swallow:
                 reply(self, 503, "dependency failed\n")
+                return
+            if own:
+                reply(self, 500, "own failure, after its call\n")
                 return
             reply(self, 200, "ok\n" if ok else "cache miss\n")
 

@@ -350,11 +350,18 @@ static void callee_tests(void)
 			/* The same listener again changes nothing. */
 			names__listen(n, self, &any, "test_progs", false);
 			names__listen(n, self, &any, NULL, true);
-			ASSERT_STREQ(names__callee(n, &lo), "127.0.0.1:47913", "after close");
-			ASSERT_STREQ(names__callee(n, &lo6), "[::1]:47913", "::1 after close");
+			/* Gone, its name kept: a call refused there is to that service still. */
+			ASSERT_STREQ(names__callee(n, &lo), want, "after close");
+			ASSERT_STREQ(names__callee(n, &lo6), want, "::1 after close");
+			ASSERT_STREQ(names__callee(n, &far), "192.0.2.44:47913", "not local, after close");
 			/* Closing what is not there is harmless. */
 			names__listen(n, self, &any, NULL, true);
-			ASSERT_STREQ(names__callee(n, &lo), "127.0.0.1:47913", "closed twice");
+			ASSERT_STREQ(names__callee(n, &lo), want, "closed twice");
+			/* Another listening on its port names it from then on. */
+			names__listen(n, GONE_TGID, &any, "newcomer", false);
+			ASSERT_STREQ(names__callee(n, &lo), "newcomer:47913", "a new listener");
+			names__exit(n, GONE_TGID);
+			ASSERT_STREQ(names__callee(n, &lo), "newcomer:47913", "the new one gone");
 			names__free(n);
 		}
 	}
@@ -368,10 +375,11 @@ static void callee_tests(void)
 			ASSERT_STREQ(names__callee(n, &lo2), "127.0.0.2:47913", "other loopback");
 			ASSERT_STREQ(names__callee(n, &far), "remote:47913", "second listener");
 			names__listen(n, self, &lo, NULL, true);
-			ASSERT_STREQ(names__callee(n, &lo), "127.0.0.1:47913", "closed");
+			ASSERT_STREQ(names__callee(n, &lo), want, "closed, its name kept");
+			ASSERT_STREQ(names__callee(n, &lo2), "127.0.0.2:47913", "other loopback, after");
 			ASSERT_STREQ(names__callee(n, &far), "remote:47913", "other listener kept");
 			names__exit(n, GONE_TGID);
-			ASSERT_STREQ(names__callee(n, &far), "192.0.2.44:47913", "gone at exit");
+			ASSERT_STREQ(names__callee(n, &far), "remote:47913", "gone at exit, its name kept");
 			names__free(n);
 		}
 	}

@@ -29,16 +29,21 @@ struct proc_info {
 struct listener {
 	__u32 tgid;
 	struct claimd_addr local;
+	char *name; /* a departed one's: its service's name */
 	struct listener *next;
 };
+
+#define DEPARTED_MAX 1024 /* listeners gone whose names are kept */
 
 struct names {
 	struct hashtab *procs;	      /* tgid -> struct proc_info */
 	struct hashtab *listeners;    /* port -> struct listener list */
+	struct hashtab *departed;     /* port -> struct listener list: gone, named */
+	int n_departed;		      /* entries in departed */
 	struct hashtab *callees;      /* struct claimd_addr -> char * "ip:port" */
 	struct hashtab *mapped;	      /* struct claimd_addr -> char * name from --names */
 	struct hashtab *remote;	      /* addr + name -> char * name, as the fleet gave it */
-	struct hashtab *socket_files; /* a socket file's name hash -> char * its path */
+	struct hashtab *socket_files; /* a socket file name's hash -> struct socket_file */
 	names_remote_fn remote_fn;    /* names off this host, from their own hosts */
 	void *remote_ctx;
 	struct claimd_addr *local_addrs;
@@ -158,11 +163,12 @@ struct names *names__new(void)
 		return NULL;
 	n->procs = hashtab__new();
 	n->listeners = hashtab__new();
+	n->departed = hashtab__new();
 	n->callees = hashtab__new();
 	n->mapped = hashtab__new();
 	n->remote = hashtab__new();
 	n->socket_files = hashtab__new();
-	if (!n->procs || !n->listeners || !n->callees || !n->mapped || !n->remote ||
+	if (!n->procs || !n->listeners || !n->departed || !n->callees || !n->mapped || !n->remote ||
 	    !n->socket_files) {
 		names__free(n);
 		return NULL;
@@ -186,15 +192,24 @@ static int free_proc(const struct hashtab_entry *e, void *ctx)
 	return 0;
 }
 
-static int free_listeners(const struct hashtab_entry *e, void *ctx)
+/* Frees a list of listeners; how many there were. */
+static int listeners_free(struct listener *l)
 {
-	struct listener *l = e->value, *next;
+	struct listener *next;
+	int n = 0;
 
-	(void)ctx;
-	for (; l; l = next) {
+	for (; l; l = next, n++) {
 		next = l->next;
+		free(l->name);
 		free(l);
 	}
+	return n;
+}
+
+static int free_listeners(const struct hashtab_entry *e, void *ctx)
+{
+	(void)ctx;
+	listeners_free(e->value);
 	return 0;
 }
 
@@ -206,6 +221,9 @@ void names__free(struct names *n)
 		hashtab__for_each(n->procs, free_proc, NULL);
 	if (n->listeners)
 		hashtab__for_each(n->listeners, free_listeners, NULL);
+	if (n->departed)
+		hashtab__for_each(n->departed, free_listeners, NULL);
+	hashtab__free(n->departed);
 	hashtab__free_all(n->mapped);
 	hashtab__free_all(n->remote);
 	hashtab__free_all(n->socket_files);
@@ -380,6 +398,55 @@ static void name_socket_file(struct proc_info *p, const struct claimd_addr *loca
 		hashtab__put(p->by_port, &port, sizeof(port), name, NULL);
 }
 
+/*
+ * A listener gone (tgid's, at local): its service's name outlives it, so
+ * that a call to its address that fails once it is gone (refused, or a
+ * socket file's connect, bpf/connects.c) is a call to that service still,
+ * on the edge its calls had, not to an address. Until another listens on
+ * its port; DEPARTED_MAX of them.
+ */
+static void departed_keep(struct names *n, __u32 tgid, const struct claimd_addr *local)
+{
+	__u16 port = local->port;
+	struct listener *head = hashtab__get(n->departed, &port, sizeof(port)), *l;
+
+	for (l = head; l; l = l->next)
+		if (!memcmp(l->local.addr, local->addr, 16))
+			return;
+	if (n->n_departed >= DEPARTED_MAX)
+		return;
+	l = calloc(1, sizeof(*l));
+	if (!l)
+		return;
+	l->name = strdup(names__service(n, tgid, port, NULL));
+	if (!l->name) {
+		free(l);
+		return;
+	}
+	l->tgid = tgid;
+	l->local = *local;
+	l->next = head;
+	hashtab__put(n->departed, &port, sizeof(port), l, NULL);
+	n->n_departed++;
+}
+
+/* Another listens on port: the names of those gone from it go. */
+static void departed_drop(struct names *n, __u16 port)
+{
+	n->n_departed -= listeners_free(hashtab__del(n->departed, &port, sizeof(port)));
+}
+
+/* The listener at port that answers for a, in the list l, or NULL. */
+static const struct listener *listener_for(const struct names *n, const struct listener *l,
+					   const struct claimd_addr *a)
+{
+	for (; l; l = l->next)
+		if (!memcmp(l->local.addr, a->addr, 16) ||
+		    (names__addr_is_any(&l->local) && addr_is_local(n, a)))
+			return l;
+	return NULL;
+}
+
 void names__listen(struct names *n, __u32 tgid, const struct claimd_addr *local, const char *comm,
 		   bool closed)
 {
@@ -395,6 +462,7 @@ void names__listen(struct names *n, __u32 tgid, const struct claimd_addr *local,
 	n->generation++;
 	if (closed) {
 		if (*pp) {
+			departed_keep(n, tgid, local);
 			p = hashtab__get(n->procs, &tgid, sizeof(tgid));
 			if (p && p->listening > 0)
 				p->listening--;
@@ -409,6 +477,7 @@ void names__listen(struct names *n, __u32 tgid, const struct claimd_addr *local,
 	}
 	if (*pp)
 		return;
+	departed_drop(n, port);
 	l = calloc(1, sizeof(*l));
 	if (!l)
 		return;
@@ -468,17 +537,8 @@ void names__exit(struct names *n, __u32 tgid)
 	n->generation++;
 	/* Collect, then remove: the table may not change during a walk. */
 	hashtab__for_each(n->listeners, collect_listeners, &x);
-	for (i = 0; i < x.n; i++) {
-		/*
-		 * A socket file's name outlives its server: a connect to it that
-		 * fails once it is gone is a call to that service still
-		 * (bpf/connects.c), not to a hash.
-		 */
-		if (claimd_addr_is_unix(&x.addrs[i]) &&
-		    !hashtab__get(n->callees, &x.addrs[i], sizeof(x.addrs[i])))
-			callee_keep(n, &x.addrs[i], names__service(n, tgid, x.addrs[i].port, NULL));
+	for (i = 0; i < x.n; i++)
 		names__listen(n, tgid, &x.addrs[i], NULL, true);
-	}
 	proc_free(hashtab__del(n->procs, &tgid, sizeof(tgid)));
 }
 
@@ -554,8 +614,8 @@ static bool socket_file_alias(const struct names *n, const struct claimd_addr *a
 
 const char *names__callee(struct names *n, const struct claimd_addr *a)
 {
-	struct listener *l = hashtab__get(n->listeners, &a->port, sizeof(a->port));
 	char buf[64], *name = hashtab__get(n->mapped, a, sizeof(*a));
+	const struct listener *l;
 	struct claimd_addr bound;
 
 	if (name)
@@ -563,11 +623,12 @@ const char *names__callee(struct names *n, const struct claimd_addr *a)
 	/* Another name of a socket file: the callee by the name it was bound by. */
 	if (socket_file_alias(n, a, &bound))
 		return names__callee(n, &bound);
-	for (; l; l = l->next) {
-		if (!memcmp(l->local.addr, a->addr, 16) ||
-		    (names__addr_is_any(&l->local) && addr_is_local(n, a)))
-			return names__service(n, l->tgid, a->port, NULL);
-	}
+	l = listener_for(n, hashtab__get(n->listeners, &a->port, sizeof(a->port)), a);
+	if (l)
+		return names__service(n, l->tgid, a->port, NULL);
+	l = listener_for(n, hashtab__get(n->departed, &a->port, sizeof(a->port)), a);
+	if (l)
+		return l->name;
 	name = hashtab__get(n->callees, a, sizeof(*a));
 	if (name)
 		return name;
