@@ -131,9 +131,12 @@ static __always_inline void listen_port_add(const struct claimd_listener *l, int
 	__u32 one = 1, *count = bpf_map_lookup_elem(&listen_ports, &lp);
 
 	if (!count) {
-		if (n > 0)
-			bpf_map_update_elem(&listen_ports, &lp, &one, BPF_NOEXIST);
-		return;
+		if (n <= 0 || !bpf_map_update_elem(&listen_ports, &lp, &one, BPF_NOEXIST))
+			return;
+		/* Put by another CPU meanwhile (two workers' listen() at once): counted on it. */
+		count = bpf_map_lookup_elem(&listen_ports, &lp);
+		if (!count)
+			return;
 	}
 	if (n > 0) {
 		__sync_fetch_and_add(count, 1);
