@@ -96,6 +96,7 @@ struct claimd {
 	double last_persist;
 	double last_uprobe_scan;
 	double last_unix_scan;
+	struct unix_served *unix_served;
 	int unix_names_learned; /* socket files' names put into unix_served (unix_served.h) */
 	int unix_scan_errors;
 	time_t persisted_wall; /* when the memory last reached the disk */
@@ -646,8 +647,12 @@ static void socket_file_named(__u64 hash, const char *path, __u64 bound, void *a
 /* The names of socket files listened on now: a failed connect to one is a failed call. */
 static void learn_socket_files(struct claimd *d)
 {
-	int n = unix_served__learn(observer__unix_served_fd(d->obs), socket_file_named, d->names);
+	int n;
 
+	if (!d->unix_served)
+		d->unix_served = unix_served__new(observer__unix_served_fd(d->obs));
+	n = d->unix_served ? unix_served__learn(d->unix_served, socket_file_named, d->names)
+			   : -ENOMEM;
 	d->last_unix_scan = since(&d->started);
 	if (n >= 0) {
 		d->unix_names_learned += n;
@@ -939,6 +944,7 @@ static void claimd_free(struct claimd *d)
 	control__close(d->ctl);
 	ring_buffer__free(d->rb);
 	probes__free(d->probes);
+	unix_served__free(d->unix_served);
 	classes__free(d->classes);
 	kcounts__free(d->kcounts);
 	snapshot__free(&d->snap);

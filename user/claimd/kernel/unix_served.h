@@ -14,15 +14,22 @@
 
 #include <linux/types.h>
 
+struct unix_served;
+
+/* A learner into the table at map_fd (kept by the caller), or NULL. */
+struct unix_served *unix_served__new(int map_fd);
+void unix_served__free(struct unix_served *u);
+
 /*
- * Puts the name of every socket file listened on now into the table at
- * map_fd, with the other names a client may reach it by
- * (unix_listeners__aliases), and tells each (when given) every name's
- * hash and path, and the hash of the name it was bound by (the same for
- * that one). The count of names new to the table, or -errno
- * (/proc/net/unix unreadable, or the table refused one).
+ * Puts the name of every socket file listened on now into the table, with
+ * the other names a client may reach it by (unix_listeners__aliases), and
+ * tells each (when given) every name's hash and path, and the hash of the
+ * name it was bound by (the same for that one). A listener learned at an
+ * earlier look is passed over but now and then. The count of names new to
+ * the table, or -errno (/proc/net/unix unreadable, or the table refused
+ * one).
  */
 typedef void (*unix_served_fn)(__u64 hash, const char *path, __u64 bound, void *arg);
-int unix_served__learn(int map_fd, unix_served_fn each, void *arg);
+int unix_served__learn(struct unix_served *u, unix_served_fn each, void *arg);
 
 #endif /* CLAIMD_UNIX_SERVED_H */
