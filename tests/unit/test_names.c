@@ -353,7 +353,8 @@ static void callee_tests(void)
 			/* Gone, its name kept: a call refused there is to that service still. */
 			ASSERT_STREQ(names__callee(n, &lo), want, "after close");
 			ASSERT_STREQ(names__callee(n, &lo6), want, "::1 after close");
-			ASSERT_STREQ(names__callee(n, &far), "192.0.2.44:47913", "not local, after close");
+			ASSERT_STREQ(names__callee(n, &far), "192.0.2.44:47913",
+				     "not local, after close");
 			/* Closing what is not there is harmless. */
 			names__listen(n, self, &any, NULL, true);
 			ASSERT_STREQ(names__callee(n, &lo), want, "closed twice");
@@ -376,10 +377,12 @@ static void callee_tests(void)
 			ASSERT_STREQ(names__callee(n, &far), "remote:47913", "second listener");
 			names__listen(n, self, &lo, NULL, true);
 			ASSERT_STREQ(names__callee(n, &lo), want, "closed, its name kept");
-			ASSERT_STREQ(names__callee(n, &lo2), "127.0.0.2:47913", "other loopback, after");
+			ASSERT_STREQ(names__callee(n, &lo2), "127.0.0.2:47913",
+				     "other loopback, after");
 			ASSERT_STREQ(names__callee(n, &far), "remote:47913", "other listener kept");
 			names__exit(n, GONE_TGID);
-			ASSERT_STREQ(names__callee(n, &far), "remote:47913", "gone at exit, its name kept");
+			ASSERT_STREQ(names__callee(n, &far), "remote:47913",
+				     "gone at exit, its name kept");
 			names__free(n);
 		}
 	}

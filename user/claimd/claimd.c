@@ -650,9 +650,9 @@ static void learn_socket_files(struct claimd *d)
 	int n;
 
 	if (!d->unix_served)
-		d->unix_served = unix_served__new(observer__unix_served_fd(d->obs));
-	n = d->unix_served ? unix_served__learn(d->unix_served, socket_file_named, d->names)
-			   : -ENOMEM;
+		d->unix_served = unix_served__new(observer__unix_served_fd(d->obs),
+						  socket_file_named, d->names);
+	n = d->unix_served ? unix_served__learn(d->unix_served) : -ENOMEM;
 	d->last_unix_scan = since(&d->started);
 	if (n >= 0) {
 		d->unix_names_learned += n;

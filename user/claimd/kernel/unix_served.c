@@ -22,20 +22,22 @@ struct unix_served {
 	int fd;
 	struct hashtab *known; /* a listener's bound name's hash -> (void *)1 */
 	unsigned int looks;
+	unix_served_fn each;
+	void *arg;
 	/* one look's */
 	int added;
 	int err;
-	unix_served_fn each;
-	void *arg;
 };
 
-struct unix_served *unix_served__new(int map_fd)
+struct unix_served *unix_served__new(int map_fd, unix_served_fn each, void *arg)
 {
 	struct unix_served *u = calloc(1, sizeof(*u));
 
 	if (!u)
 		return NULL;
 	u->fd = map_fd;
+	u->each = each;
+	u->arg = arg;
 	u->known = hashtab__new();
 	if (!u->known) {
 		free(u);
@@ -92,7 +94,7 @@ static int learn_one(const char *name, unsigned long ino, void *arg)
 	return 0;
 }
 
-int unix_served__learn(struct unix_served *u, unix_served_fn each, void *arg)
+int unix_served__learn(struct unix_served *u)
 {
 	/* Now and then all again: the kernel's table may have let a name go. */
 	if (u->looks++ % RELEARN_EVERY == 0) {
@@ -103,8 +105,6 @@ int unix_served__learn(struct unix_served *u, unix_served_fn each, void *arg)
 	}
 	u->added = 0;
 	u->err = 0;
-	u->each = each;
-	u->arg = arg;
 	if (unix_listeners__each(learn_one, u) < 0)
 		return -errno;
 	return u->err ? u->err : u->added;

@@ -16,20 +16,23 @@
 
 struct unix_served;
 
-/* A learner into the table at map_fd (kept by the caller), or NULL. */
-struct unix_served *unix_served__new(int map_fd);
+/*
+ * A learner into the table at map_fd (kept by the caller), telling each
+ * (when given) every name it learns, or NULL.
+ */
+typedef void (*unix_served_fn)(__u64 hash, const char *path, __u64 bound, void *arg);
+struct unix_served *unix_served__new(int map_fd, unix_served_fn each, void *arg);
 void unix_served__free(struct unix_served *u);
 
 /*
  * Puts the name of every socket file listened on now into the table, with
  * the other names a client may reach it by (unix_listeners__aliases), and
- * tells each (when given) every name's hash and path, and the hash of the
- * name it was bound by (the same for that one). A listener learned at an
+ * tells each every name's hash and path, and the hash of the name it was
+ * bound by (the same for that one). A listener learned at an
  * earlier look is passed over but now and then. The count of names new to
  * the table, or -errno (/proc/net/unix unreadable, or the table refused
  * one).
  */
-typedef void (*unix_served_fn)(__u64 hash, const char *path, __u64 bound, void *arg);
-int unix_served__learn(struct unix_served *u, unix_served_fn each, void *arg);
+int unix_served__learn(struct unix_served *u);
 
 #endif /* CLAIMD_UNIX_SERVED_H */
