@@ -6,10 +6,15 @@
  * before any packet, and change nothing:
  *
  * - to a socket file: no such file, nobody listening on it (a cache that
- *   died and left its file), its backlog full; one whose name claimd saw
- *   served (unix_served): a connect to a name never served is a probe,
- *   as glibc's to nscd's socket before each name it resolves, and no
- *   call;
+ *   died and left its file), its backlog full. To a name claimd saw
+ *   served (unix_served), a failed call. To one listed as a probe (glibc
+ *   asks nscd's socket before each name it resolves, nscd there or not;
+ *   claimd's --probe-socket), no call. To any other name, nothing tells
+ *   a dependency that died before claimd came from a probe of a file
+ *   that never was: claimd is asked once what is there (a socket file
+ *   nobody listens on is a dead server's, served from then on), and a
+ *   request whose connect so failed meanwhile is unknown (untied-call,
+ *   counted), never claimed;
  * - over TCP before its SYN leaves: no route to the network (ENETUNREACH),
  *   a host's firewall refusing it (a cgroup program, a prohibit route).
  *
@@ -60,6 +65,7 @@ struct connect_room {
 	struct io io;
 	struct claimd_owner owner;
 	struct claimd_connect_note note; /* taken out of connect_notes */
+	__u64 name_hash;		 /* a socket file's, looked up in unix_served */
 };
 
 struct {
@@ -88,6 +94,40 @@ static __always_inline __u64 unix_name_hash(const __u8 *name, __u32 n)
 		h = claimd_unix_hash_step(h, name[i]);
 	}
 	return h;
+}
+
+/*
+ * A followed process connects, for a request, to the socket file's name of
+ * n bytes at name (its hash) that no listener was seen on: a probe listed
+ * by claimd (0: no call), or a name it is asked about once (a
+ * claimd_socket_file record), its connect's failure unsure meanwhile (1).
+ */
+static __always_inline int unserved_ask(__u64 hash, __u32 tgid, const __u8 *name, __u32 n)
+{
+	__u8 asked = CLAIMD_UNSERVED_ASKED, *state = bpf_map_lookup_elem(&unix_unserved, &hash);
+	struct claimd_socket_file *rec;
+
+	if (state)
+		return *state != CLAIMD_UNSERVED_PROBE;
+	/* Another CPU asked first: asked once all the same. */
+	if (bpf_map_update_elem(&unix_unserved, &hash, &asked, BPF_NOEXIST))
+		return 1;
+	rec = bpf_ringbuf_reserve(&events, sizeof(*rec), 0);
+	if (!rec) {
+		stat_inc(CLAIMD_ST_RB_DROPS);
+		bpf_map_delete_elem(&unix_unserved, &hash); /* asked again at its next connect */
+		return 1;
+	}
+	rec->hdr.type = CLAIMD_REC_SOCKET_FILE;
+	rec->hdr.version = CLAIMD_RECORD_VERSION;
+	rec->hdr.size = sizeof(*rec);
+	rec->tgid = tgid;
+	rec->len = n < CLAIMD_UNIX_NAME_MAX ? n : CLAIMD_UNIX_NAME_MAX;
+	rec->hash = hash;
+	__builtin_memcpy(rec->name, name, CLAIMD_UNIX_NAME_MAX);
+	rec->pad = 0;
+	submit_now(rec);
+	return 1;
 }
 
 /*
@@ -150,9 +190,12 @@ static __always_inline int connect_note(struct bpf_sock_addr *ctx, enum connect_
 		if (bpf_probe_read_kernel(name, sizeof(name), (__u8 *)k->uaddr + SOCKADDR_UN_PATH))
 			return 1;
 		hash = unix_name_hash(name, n - SOCKADDR_UN_PATH);
-		/* A name never seen served is no dependency's: a probe (nscd's), not a call. */
-		if (!bpf_map_lookup_elem(&unix_served, &hash))
-			return 1;
+		/* A name never seen served: a probe listed (nscd's) is no call; another, unsure. */
+		if (!bpf_map_lookup_elem(&unix_served, &hash)) {
+			if (!unserved_ask(hash, io.key.tgid, name, n - SOCKADDR_UN_PATH))
+				return 1;
+			note.unserved = 1;
+		}
 		claimd_addr_unix(&note.callee, hash);
 	} else if (kind == CONNECT_INET4) {
 		addr_from_v4(&note.callee, ctx->user_ip4, bpf_ntohs(ctx->user_port));
@@ -313,6 +356,15 @@ __noinline int connect_settle(__u32 tgid, __u32 tid)
 		stat_inc(CLAIMD_ST_CONNECT_UNREAD);
 		ingress_taint(&w->io, CLAIMD_IN_UNTIED);
 		return 0;
+	}
+	/* To a name still not known served: a dead server's, or a probe not listed. */
+	if (w->note.unserved) {
+		w->name_hash = claimd_addr_unix_hash(&w->note.callee);
+		if (!bpf_map_lookup_elem(&unix_served, &w->name_hash)) {
+			stat_inc(CLAIMD_ST_CONNECT_UNSERVED);
+			ingress_taint(&w->io, CLAIMD_IN_UNTIED);
+			return 0;
+		}
 	}
 	/* A failed call of its request, when the connect was tried. */
 	stat_inc(CLAIMD_ST_CONNECT_FAILED_AT_ONCE);

@@ -302,9 +302,10 @@ struct {
 /*
  * The names of socket files a followed process was seen serving on, or
  * talking to as a client (their hash, headers/unixaddr.h): put by
- * bpf/unixsock.c at each connection it follows; full, the oldest goes. A
- * connect to a name never seen served is no call (bpf/connects.c): glibc
- * asks nscd's socket before it resolves a name, whether nscd runs or not.
+ * bpf/unixsock.c at each connection it follows, and by claimd from the
+ * host's listeners and the dead servers' files it finds; full, the oldest
+ * goes. A failed connect to a name here is a failed call; to another, a
+ * probe or unsure (bpf/connects.c).
  */
 struct {
 	__uint(type, BPF_MAP_TYPE_LRU_HASH);
@@ -312,6 +313,20 @@ struct {
 	__type(key, __u64);
 	__type(value, __u8);
 } unix_served SEC(".maps");
+
+/*
+ * Names of socket files no listener was seen on that followed processes
+ * connected to for a request (their hash -> CLAIMD_UNSERVED_*): the
+ * probes claimd lists (nscd's), put at its start; the others put here
+ * once asked of claimd (bpf/connects.c). Full, the oldest goes, and is
+ * asked again.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 4096);
+	__type(key, __u64);
+	__type(value, __u8);
+} unix_unserved SEC(".maps");
 
 /*
  * Connects whose failure no state change shows (to a socket file; over

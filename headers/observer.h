@@ -120,6 +120,7 @@ enum claimd_record_type {
 	CLAIMD_REC_EXIT = 4,	/* struct claimd_exit */
 	CLAIMD_REC_UNREAD = 5,	/* struct claimd_exit: a followed process whose program is unread */
 	CLAIMD_REC_EXEC = 6,	/* struct claimd_exit: a process began a program not read yet */
+	CLAIMD_REC_SOCKET_FILE = 7, /* struct claimd_socket_file */
 };
 
 /*
@@ -200,7 +201,8 @@ enum claimd_stat {
 	CLAIMD_ST_KEY_STRAYS,	    /* event loops' requests a key of which could not be counted */
 	CLAIMD_ST_TLS_UNSEEN,	    /* outbound TLS connections no probe deciphers: calls unseen */
 	CLAIMD_ST_CONNECT_FAILED_AT_ONCE, /* connects failed with no state change: failed calls */
-	CLAIMD_ST_CONNECT_UNREAD, /* ... whose outcome could not be read: requests unknown */
+	CLAIMD_ST_CONNECT_UNREAD,   /* ... whose outcome could not be read: requests unknown */
+	CLAIMD_ST_CONNECT_UNSERVED, /* ... to a socket file never seen served: requests unknown */
 	CLAIMD_ST__COUNT,
 };
 
@@ -222,7 +224,8 @@ struct claimd_connect_note {
 	__u64 at_ns;  /* when it began */
 	__u64 seq;    /* the request it was made for (claimd_ingress.seq); 0: an event loop's */
 	struct claimd_addr callee; /* where it was to go: the address it was given */
-	__u16 tcp;		   /* over TCP (else to a socket file) */
+	__u8 tcp;		   /* over TCP (else to a socket file) */
+	__u8 unserved; /* to a socket file's name no listener was seen on (bpf/connects.c) */
 	__u16 outside; /* a Go process's, on a goroutine serving no request (bpf/connects.c) */
 };
 
@@ -389,6 +392,26 @@ struct claimd_root_egress {
 	struct claimd_egress egress;
 	/* In the record of the process's first such call: CLAIMD_SERVICE in its environment */
 	char service[CLAIMD_SERVICE_LEN]; /* NUL-ended; empty if unset, and in other records */
+};
+
+/*
+ * A followed process connected, for a request, to a socket file's name no
+ * listener was seen on since claimd started, nor listed as a probe
+ * (unix_unserved, bpf/connects.c): claimd looks at what the name is (a
+ * socket file whose server is gone, or nothing) and, for a socket file,
+ * puts the name into unix_served. Sent once per name.
+ */
+/* What unix_unserved holds of a name (bpf/observer.bpf.c). */
+#define CLAIMD_UNSERVED_ASKED 1 /* claimd was sent its claimd_socket_file */
+#define CLAIMD_UNSERVED_PROBE 2 /* listed by claimd as a probe (--probe-socket): no call */
+
+struct claimd_socket_file {
+	struct claimd_rec_hdr hdr;
+	__u32 tgid; /* the process that connected: the name is read in its mounts */
+	__u32 len;  /* name's bytes (an abstract name begins with a NUL) */
+	__u64 hash; /* headers/unixaddr.h */
+	char name[108];
+	__u32 pad;
 };
 
 struct claimd_listen {

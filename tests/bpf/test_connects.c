@@ -15,12 +15,16 @@
  * (its file left: every connect refused). Each 502 passed up is unknown
  * (untied-call), never claimed.
  *
- * And a connect that fails to a socket file nothing ever served is no
+ * And a connect that fails to a socket file listed as a probe is no
  * call: glibc asks nscd's socket before each name it resolves, nscd there
  * or not. A service that so probes a missing file at every request, and
  * fails on its own for some: each failure claimed, no connect counted.
- * A socket file called by another name than its server bound (/var/run
- * for /run) is the same dependency when its connects fail.
+ * The same file not listed (--probe-socket) is a dependency's, for all
+ * claimd can tell: one that never started, or stopped before claimd came
+ * and took its file away. Each failure unknown, never claimed; the name
+ * asked about once, no socket file found there. A socket file called by
+ * another name than its server bound (/var/run for /run) is the same
+ * dependency when its connects fail.
  */
 #include <limits.h>
 #include <stdio.h>
@@ -84,10 +88,14 @@ out:
 	claimd_traced_stop(&h, &t);
 }
 
-/* Each request first connects to a socket file never served, then fails on its own or not. */
-static void probe_unserved(const char *dir)
+/*
+ * Each request first connects to a socket file never served, then fails on
+ * its own or not; listed: the file is a probe claimd is told of.
+ */
+static void probe_unserved(const char *dir, bool listed)
 {
 	char probe[H_PATH];
+	const char *extra[] = { "--probe-socket", probe, NULL };
 	struct svc_spec spec = {
 		.name = "prober", .fail_mod = FAIL_MOD, .fail_rem = 1, .probe_socket = probe
 	};
@@ -102,20 +110,29 @@ static void probe_unserved(const char *dir)
 				   .ids = REQUESTS,
 				   .mod = FAIL_MOD,
 				   .rem = 1 };
-	long long before;
+	int fails = REQUESTS / FAIL_MOD;
 
 	snprintf(probe, sizeof(probe), "%s/nscd-socket", dir);
-	if (claimd_traced_start(&h, &t, NULL))
+	if (claimd_traced_start(&h, &t, listed ? extra : NULL))
 		goto out;
-	before = claimd_status_count(&h, "connects_failed_at_once", true);
 	if (!ASSERT_OK(svc_start(&s, &spec, dir), "service"))
 		goto out;
 	truth.pid = s.pid;
-	ASSERT_EQ(svc_drive(s.port, REQUESTS), REQUESTS / FAIL_MOD, "its own failures");
-	truth__tally_trace(&tally, &t, 0, &truth, 1, REQUESTS / FAIL_MOD);
-	truth__expect(&tally, "a probe of a socket file never served", REQUESTS / FAIL_MOD, 0);
-	ASSERT_EQ(claimd_status_count(&h, "connects_failed_at_once", true) - before, 0,
-		  "no failed connect counted");
+	ASSERT_EQ(svc_drive(s.port, REQUESTS), fails, "its own failures");
+	truth__tally_trace(&tally, &t, 0, &truth, 1, fails);
+	if (listed)
+		truth__expect(&tally, "a probe listed, its file missing", fails, 0);
+	else
+		truth__expect(&tally, "a socket file never served, missing", 0, fails);
+	/* Each request's connect failed; only one not listed is counted, its file asked about once. */
+	ASSERT_EQ(claimd_status_count(&h, "connects_failed_at_once", true), 0,
+		  "no failed call counted");
+	ASSERT_EQ(claimd_status_count(&h, "connects_failed_unserved", true), listed ? 0 : REQUESTS,
+		  "failed connects to a name never served, not listed");
+	ASSERT_EQ(claimd_status_count(&h, "socket_files_asked", false), listed ? 0 : 1,
+		  "names asked about");
+	ASSERT_EQ(claimd_status_count(&h, "socket_files_found_dead", false), 0,
+		  "no socket file found there");
 out:
 	svc_stop(&s);
 	claimd_traced_stop(&h, &t);
@@ -296,8 +313,10 @@ void test_connects(void)
 		no_route(&ns, "192.0.2.9", "192.0.2.9:80", dir);
 	if (test__start_subtest("no_route_ipv6"))
 		no_route(&ns, "[2001:db8::9]", "[2001:db8::9]:80", dir);
-	if (test__start_subtest("probe_unserved"))
-		probe_unserved(dir);
+	if (test__start_subtest("probe_listed"))
+		probe_unserved(dir, true);
+	if (test__start_subtest("unserved_missing"))
+		probe_unserved(dir, false);
 	if (test__start_subtest("socket_file_alias"))
 		socket_file_alias(dir);
 	if (test__start_subtest("node_backend_down"))

@@ -338,11 +338,20 @@ static int causes_on_file(const struct trace_cap *t, size_t mark, pid_t pid, con
  * connects sees it (bpf/connects.c). Each 503 is unclaimed, its cause
  * the connect to that file; the service's own failures (500) claimed.
  *
- * down_first: the cache dies before the service ever reached it (started
- * after, connecting at its first call). No followed connection ever used
- * its file: claimd knows it for a service's from its listener, seen while
- * the cache lived (kernel/unix_served.h), not for a probe.
+ * DOWN_BEFORE_USE: the cache dies before the service ever reached it
+ * (started after, connecting at its first call). No followed connection
+ * ever used its file: claimd knows it for a service's from its listener,
+ * seen while the cache lived (kernel/unix_served.h), not for a probe.
+ *
+ * DOWN_BEFORE_CLAIMD: the cache died before claimd started (an operator
+ * starting it in the middle of an outage), and claimd never saw it
+ * listen. The service's first connect to the file asks claimd what it is
+ * (bpf/connects.c); that request's failure is unknown meanwhile, or
+ * already unclaimed, never claimed. A socket file nobody listens on is a
+ * dead server's: every failure after is unclaimed, its cause the file.
  */
+enum cache_death { DOWN_AFTER_USE, DOWN_BEFORE_USE, DOWN_BEFORE_CLAIMD };
+
 static void redis_kill(struct dep_server *d)
 {
 	kill(d->pid, SIGKILL);
@@ -350,9 +359,29 @@ static void redis_kill(struct dep_server *d)
 	d->pid = 0;
 }
 
-static void redis_down_unix(struct claimd_h *h, struct trace_cap *t, bool down_first)
+/* The first request after the cache died before claimd: never claimed; its name then learned. */
+static bool first_connect_asks(struct claimd_h *h, struct trace_cap *t, pid_t pid, int port)
+{
+	struct truth_svc truth = { .service = "redis-down-early",
+				   .pid = pid,
+				   .verdict = "unclaimed",
+				   .target = "/r/%d",
+				   .ids = 1 };
+	struct truth_tally tally = { 0 };
+	size_t mark = trace_mark(t);
+
+	ASSERT_EQ(http_get(port, "/r/0"), 503, "the first request: the cache's failure passed up");
+	truth__tally_trace(&tally, t, mark, &truth, 1, 1);
+	truth__expect(&tally, "the first connect to a file never seen served", -1, -1);
+	ASSERT_EQ(tally.right + tally.unknown, 1, "its failure unclaimed or unknown");
+	return ASSERT_TRUE(claimd_status_reaches(h, "socket_files_found_dead", 1),
+			   "a socket file found there, nobody listening");
+}
+
+static void redis_down_unix(struct claimd_h *h, struct trace_cap *t, enum cache_death when)
 {
 	static const char *const phases[] = { "refused", "no such file" };
+	static const char *const names[] = { "redis-down", "redis-down-first", "redis-down-early" };
 	struct dep_server d = { 0 };
 	struct dep_svc s = { 0 };
 	long long failed_before = claimd_status_count(h, "connects_failed_at_once", true);
@@ -364,25 +393,35 @@ static void redis_down_unix(struct claimd_h *h, struct trace_cap *t, bool down_f
 		goto out;
 	snprintf(path, sizeof(path), "%s", d.sock);
 	/* Named by its server, or, never seen served, by its path. */
-	if (down_first)
+	if (when != DOWN_AFTER_USE)
 		snprintf(callee, sizeof(callee), "unix:%s", path);
 	else
 		dep_server_callee(&d, true, callee, sizeof(callee));
-	if (down_first) {
+	if (when == DOWN_BEFORE_USE) {
 		/* Its listener seen once (claimd looks every few seconds), then it dies. */
 		if (!ASSERT_TRUE(claimd_status_reaches(h, "socket_files_learned", learned + 1),
 				 "the cache's socket file learned from its listener"))
 			goto out;
 		redis_kill(&d);
+	} else if (when == DOWN_BEFORE_CLAIMD) {
+		/* Dead, its file left, before a claimd starts: this one never saw it listen. */
+		redis_kill(&d);
+		claimd_traced_stop(h, t);
+		if (claimd_traced_start(h, t, NULL))
+			goto out;
+		failed_before = claimd_status_count(h, "connects_failed_at_once", true);
 	}
-	if (!ASSERT_OK(dep_svc_start(&s, down_first ? "redis-down-first" : "redis-down", &d, true,
-				     down_first ? LAZY_OWN_FAILURES : OWN_FAILURES, h->dir),
+	if (!ASSERT_OK(dep_svc_start(&s, names[when], &d, true,
+				     when == DOWN_AFTER_USE ? OWN_FAILURES : LAZY_OWN_FAILURES,
+				     h->dir),
 		       "service start"))
 		goto out;
-	if (!down_first) {
+	if (when == DOWN_AFTER_USE) {
 		ASSERT_EQ(svc_drive(s.port, REQUESTS), REQUESTS / FAIL_MOD,
 			  "the cache up: own failures");
 		redis_kill(&d);
+	} else if (when == DOWN_BEFORE_CLAIMD && !first_connect_asks(h, t, s.pid, s.port)) {
+		goto out;
 	}
 	for (phase = 0; phase < 2; phase++) {
 		struct truth_svc truth[2];
@@ -493,11 +532,14 @@ static void run_kind(struct claimd_h *h, struct trace_cap *t, enum dep_kind kind
 	if (kind == DEP_REDIS && test__start_subtest("redis_joined_unix"))
 		run(h, t, &d, true, JOINED);
 	if (kind == DEP_REDIS && test__start_subtest("redis_down_unix"))
-		redis_down_unix(h, t, false);
+		redis_down_unix(h, t, DOWN_AFTER_USE);
 	if (kind == DEP_REDIS && test__start_subtest("redis_down_before_use"))
-		redis_down_unix(h, t, true);
+		redis_down_unix(h, t, DOWN_BEFORE_USE);
 	if (kind == DEP_REDIS && test__start_subtest("redis_swallowed_down_tcp"))
 		cache_down_swallowed(h, t);
+	/* Last of Redis's: it starts claimd again. */
+	if (kind == DEP_REDIS && test__start_subtest("redis_down_before_claimd"))
+		redis_down_unix(h, t, DOWN_BEFORE_CLAIMD);
 out:
 	dep_server_stop(&d);
 }

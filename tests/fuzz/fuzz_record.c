@@ -72,6 +72,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	case CLAIMD_REC_UNREAD:
 	case CLAIMD_REC_EXEC:
 		break; /* claimd reads the process's program: no model of its own here */
+	case CLAIMD_REC_SOCKET_FILE:
+		break; /* claimd looks at the file (kernel/unix_served.h): no model here either */
 	case 0:
 		break;
 	default:

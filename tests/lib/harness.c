@@ -671,6 +671,7 @@ void claimd_traced_stop(struct claimd_h *h, struct trace_cap *t)
 	trace_stop(t);
 	claimd_stop(h);
 	tmpdir_remove(h->dir);
+	h->dir[0] = '\0'; /* a claimd started again makes its own */
 }
 
 int trace_each(const struct trace_cap *t, trace_match_fn fn, void *ctx)

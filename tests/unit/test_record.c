@@ -54,6 +54,7 @@ void test_record_check(void)
 	struct claimd_root_egress eg;
 	struct claimd_listen li;
 	struct claimd_exit ex;
+	struct claimd_socket_file sf;
 	const char *why;
 	size_t sz;
 
@@ -83,6 +84,12 @@ void test_record_check(void)
 		ASSERT_EQ(record__check(&ex, sizeof(ex), &why), CLAIMD_REC_EXIT, "exit");
 		hdr(&ex.hdr, CLAIMD_REC_LISTEN, sizeof(ex));
 		ASSERT_EQ(record__check(&ex, sizeof(ex), &why), 0, "exit sized as listen");
+		memset(&sf, 0, sizeof(sf));
+		hdr(&sf.hdr, CLAIMD_REC_SOCKET_FILE, sizeof(sf));
+		ASSERT_EQ(record__check(&sf, sizeof(sf), &why), CLAIMD_REC_SOCKET_FILE,
+			  "socket file");
+		hdr(&sf.hdr, CLAIMD_REC_SOCKET_FILE, sizeof(ex));
+		ASSERT_EQ(record__check(&sf, sizeof(ex), &why), 0, "socket file sized as exit");
 	}
 	if (test__start_subtest("malformed_headers")) {
 		hdr(&ex.hdr, CLAIMD_REC_EXIT, sizeof(ex));

@@ -98,6 +98,9 @@ struct claimd {
 	double last_unix_scan;
 	struct unix_served *unix_served;
 	int unix_names_learned; /* socket files' names put into unix_served (unix_served.h) */
+	int unix_files_asked;	/* names of socket files no server was seen on, asked about */
+	int unix_files_dead;	/* ... found a socket file nobody listens on: served from then */
+	int unix_ask_errors;
 	int unix_scan_errors;
 	time_t persisted_wall; /* when the memory last reached the disk */
 	int persist_errors;
@@ -235,6 +238,8 @@ static struct json_object *cause_class(struct claimd *d, struct json_object *o)
 	return o;
 }
 
+static void ask_socket_file(struct claimd *d, const struct claimd_socket_file *f);
+
 static int on_record(void *ctx, void *data, size_t size)
 {
 	struct claimd *d = ctx;
@@ -292,6 +297,9 @@ static int on_record(void *ctx, void *data, size_t size)
 			probes__read_program(d->probes, x->tgid);
 		break;
 	}
+	case CLAIMD_REC_SOCKET_FILE:
+		ask_socket_file(d, data);
+		break;
 	case CLAIMD_REC_EXIT: {
 		const struct claimd_exit *e = data;
 
@@ -464,6 +472,9 @@ static struct json_object *status_json(struct claimd *d)
 	json_object_object_add(o, "seeded", s);
 	json_object_object_add(o, "socket_files_learned",
 			       json_object_new_int(d->unix_names_learned));
+	json_object_object_add(o, "socket_files_asked", json_object_new_int(d->unix_files_asked));
+	json_object_object_add(o, "socket_files_found_dead",
+			       json_object_new_int(d->unix_files_dead));
 	/* How the kernel's counters were read: every one, or the changed ones. */
 	m = json_object_new_object();
 	json_object_object_add(m, "full_reads",
@@ -644,15 +655,32 @@ static void socket_file_named(__u64 hash, const char *path, __u64 bound, void *a
 	names__socket_file(arg, hash, path, bound);
 }
 
+/* The learner of socket files served, made once, with the probes listed. */
+static struct unix_served *socket_files(struct claimd *d)
+{
+	int err;
+
+	if (d->unix_served)
+		return d->unix_served;
+	d->unix_served =
+		unix_served__new(observer__unix_served_fd(d->obs), socket_file_named, d->names);
+	if (!d->unix_served)
+		return NULL;
+	err = unix_served__probes(d->unix_served, observer__unix_unserved_fd(d->obs),
+				  d->opt->probe_sockets, d->opt->n_probe_sockets);
+	if (err)
+		pr_warn("cannot list the probes' socket files (%s): a failed connect to one makes "
+			"its request unknown",
+			strerror(-err));
+	return d->unix_served;
+}
+
 /* The names of socket files listened on now: a failed connect to one is a failed call. */
 static void learn_socket_files(struct claimd *d)
 {
 	int n;
 
-	if (!d->unix_served)
-		d->unix_served = unix_served__new(observer__unix_served_fd(d->obs),
-						  socket_file_named, d->names);
-	n = d->unix_served ? unix_served__learn(d->unix_served) : -ENOMEM;
+	n = socket_files(d) ? unix_served__learn(d->unix_served) : -ENOMEM;
 	d->last_unix_scan = since(&d->started);
 	if (n >= 0) {
 		d->unix_names_learned += n;
@@ -662,6 +690,28 @@ static void learn_socket_files(struct claimd *d)
 		pr_warn("cannot learn the socket files listened on (%s): a failed connect to one "
 			"no followed process was seen using is taken for a probe, not a call",
 			strerror(-n));
+}
+
+/*
+ * A followed process's connect failed, or may fail, to a socket file no
+ * server was seen on: a socket file there, nobody listening, is a dead
+ * server's, and a failed connect to it a failed call from now on.
+ */
+static void ask_socket_file(struct claimd *d, const struct claimd_socket_file *f)
+{
+	int n;
+
+	d->unix_files_asked++;
+	n = socket_files(d) ? unix_served__ask(d->unix_served, f->tgid, f->name, f->len, f->hash)
+			    : -ENOMEM;
+	if (n > 0) {
+		d->unix_names_learned++;
+		d->unix_files_dead++;
+	} else if (n < 0 && !d->unix_ask_errors++) {
+		pr_warn("cannot learn a socket file found with no server (%s): a request whose "
+			"connect to it fails stays unknown",
+			strerror(-n));
+	}
 }
 
 /* Once a second: what does not need doing per record. */

@@ -64,6 +64,7 @@ enum {
 	OPT_FLEET,
 	OPT_FLEET_INTERVAL,
 	OPT_FLEET_TIMEOUT,
+	OPT_PROBE_SOCKET,
 };
 
 /* What a row does with its argument. */
@@ -176,6 +177,19 @@ static const char *set_metrics(struct options *o, const char *arg, long v, const
 	return NULL;
 }
 
+static const char *add_probe_socket(struct options *o, const char *arg, long v, const struct row *r)
+{
+	(void)v, (void)r;
+	if (arg[0] != '/' && arg[0] != '@')
+		return "wants a socket file's path, or an abstract name after '@'";
+	if (strlen(arg) > 107)
+		return "longer than a socket file's name can be (107 bytes)";
+	if (o->n_probe_sockets >= OPTIONS_PROBE_SOCKETS_MAX)
+		return "too many (nscd's two included)";
+	o->probe_sockets[o->n_probe_sockets++] = arg;
+	return NULL;
+}
+
 static const char *set_fleet(struct options *o, const char *arg, long v, const struct row *r)
 {
 	(void)v, (void)r;
@@ -272,6 +286,11 @@ static const struct row rows[] = {
 	  FLAG(edges.use_memory) },
 	{ "names", OPT_NAMES, "FILE", "Names for callees off this host: lines of 'ip:port name'", 5,
 	  STRING, STR(names_file) },
+	{ "probe-socket", OPT_PROBE_SOCKET, "PATH",
+	  "A socket file processes try whether a server is there or not, as glibc tries nscd's "
+	  "(listed already): a failed connect to it is no call, where one to another file no "
+	  "server was seen on makes its request unknown (repeatable)",
+	  5, CALL, .fn = add_probe_socket },
 	{ "fleet-classes", OPT_FLEET, "URL",
 	  "Read the fleet's edge classes from this Prometheus (http://HOST:9090, with the "
 	  "recording rules of claimd.rules.yml): an edge this host cannot classify takes the "
@@ -414,6 +433,7 @@ int options__parse(int argc, char **argv, struct options *o)
 		.fleet_timeout_ms = FLEET_TIMEOUT_MS,
 		.control = { .path = CTL_DEFAULT_SOCKET, .mode = 0600, .group = (gid_t)-1 },
 		.metrics = DEFAULT_METRICS,
+		.probe_sockets = { DEFAULT_PROBE_SOCKETS },
 	};
 	for (i = 0; i < N_ROWS; i++)
 		list[i] = (struct argp_option){ .name = rows[i].name,
@@ -421,6 +441,9 @@ int options__parse(int argc, char **argv, struct options *o)
 						.arg = rows[i].arg,
 						.doc = help_of(&rows[i], help[i], sizeof(help[i])),
 						.group = rows[i].group };
+	while (o->n_probe_sockets < OPTIONS_PROBE_SOCKETS_MAX &&
+	       o->probe_sockets[o->n_probe_sockets])
+		o->n_probe_sockets++;
 	if (argp_parse(&argp, argc, argv, 0, NULL, o))
 		return -1;
 	/* One threshold: the kernel's outcome rules and the edges' apply the same one. */

@@ -18,6 +18,9 @@
 #define DEFAULT_PIN_DIR	  "/sys/fs/bpf/claimd"
 #define DEFAULT_STATE_DIR "/var/lib/claimd"
 #define DEFAULT_METRICS	  "127.0.0.1:9464"
+/* glibc asks nscd before each name it resolves, nscd running or not: its socket, by both names. */
+#define DEFAULT_PROBE_SOCKETS	  "/var/run/nscd/socket", "/run/nscd/socket"
+#define OPTIONS_PROBE_SOCKETS_MAX 16 /* the defaults included */
 
 struct options {
 	/* The kernel's settings; its fail_status is the edges' (one --fail-status). */
@@ -35,6 +38,9 @@ struct options {
 	int verbose;
 	const char *metrics; /* HOST:PORT, or NULL for none */
 	bool metrics_given;
+	/* Socket files tried before a process asks for something else (nscd's): no call. */
+	const char *probe_sockets[OPTIONS_PROBE_SOCKETS_MAX];
+	int n_probe_sockets;
 	const char *fleet_url; /* Prometheus, for the fleet's classes; NULL: none */
 	unsigned int fleet_interval_s;
 	long fleet_timeout_ms;

@@ -137,6 +137,11 @@
 	X(CLAIMD_ST_CONNECT_UNREAD, "connects_unread",                                            \
 	  "Such connects whose outcome could not be read (their socket closed and its memory "    \
 	  "taken again before the request's answer): that request unknown (untied-call).")        \
+	X(CLAIMD_ST_CONNECT_UNSERVED, "connects_failed_unserved",                                 \
+	  "Such connects to a socket file's name no listener was seen on and not listed as a "    \
+	  "probe (--probe-socket): a dependency gone before claimd came, or a probe of a file "   \
+	  "that never was. That request unknown (untied-call) until claimd finds a socket file "  \
+	  "there, nobody listening: a failed call from then on.")                                 \
 	X(CLAIMD_ST_KEY_STRAYS, "event_loop_requests_uncounted",                                  \
 	  "Requests of event loops a key of which could not be counted (its entry changing, or "  \
 	  "the table full): unknown, and no call of their process tied by keys while open.")      \

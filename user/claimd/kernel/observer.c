@@ -492,6 +492,11 @@ int observer__unix_served_fd(const struct observer *obs)
 	return bpf_map__fd(obs->skel->maps.unix_served);
 }
 
+int observer__unix_unserved_fd(const struct observer *obs)
+{
+	return bpf_map__fd(obs->skel->maps.unix_unserved);
+}
+
 int observer__traced_fd(const struct observer *obs)
 {
 	return bpf_map__fd(obs->skel->maps.traced);

@@ -83,6 +83,8 @@ int observer__listeners_fd(const struct observer *obs);
 int observer__listen_ports_fd(const struct observer *obs);
 /* The names of socket files served (bpf/observer.bpf.c; kernel/unix_served.h). */
 int observer__unix_served_fd(const struct observer *obs);
+/* ... and of those no listener was seen on: probes, and names asked of claimd. */
+int observer__unix_unserved_fd(const struct observer *obs);
 /* Task storage keyed by a pidfd: the mark traced[]'s processes carry (proc.bpf.h). */
 int observer__proc_mark_fd(const struct observer *obs);
 int observer__classes_fd(const struct observer *obs);

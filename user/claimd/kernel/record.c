@@ -48,6 +48,9 @@ int record__check(const void *data, size_t size, const char **why)
 	case CLAIMD_REC_EXEC:
 		want = sizeof(struct claimd_exit);
 		break;
+	case CLAIMD_REC_SOCKET_FILE:
+		want = sizeof(struct claimd_socket_file);
+		break;
 	default:
 		*why = "unknown record type";
 		return 0;

@@ -1,7 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Socket files listened on, into the kernel's table of names served; see unix_served.h. */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
 
 #include <bpf/bpf.h>
 
@@ -24,6 +27,9 @@ struct unix_served {
 	unsigned int looks;
 	unix_served_fn each;
 	void *arg;
+	int unserved_fd; /* the probes' table, or -1 */
+	__u64 probes[UNIX_PROBES_MAX];
+	int n_probes;
 	/* one look's */
 	int added;
 	int err;
@@ -36,6 +42,7 @@ struct unix_served *unix_served__new(int map_fd, unix_served_fn each, void *arg)
 	if (!u)
 		return NULL;
 	u->fd = map_fd;
+	u->unserved_fd = -1;
 	u->each = each;
 	u->arg = arg;
 	u->known = hashtab__new();
@@ -54,10 +61,9 @@ void unix_served__free(struct unix_served *u)
 	free(u);
 }
 
-/* A name of the socket file bound as bound (a hash) into the table; 1 when new to it. */
-static int learn_name(struct unix_served *u, const char *name, __u64 bound)
+/* The name hashing to hash of the socket file bound as bound into the table; 1 when new to it. */
+static int learn_hash(struct unix_served *u, __u64 hash, const char *name, __u64 bound)
 {
-	__u64 hash = unix_listeners__hash(name);
 	__u8 one = 1, seen;
 
 	if (u->each)
@@ -70,6 +76,11 @@ static int learn_name(struct unix_served *u, const char *name, __u64 bound)
 	}
 	u->added++;
 	return 1;
+}
+
+static int learn_name(struct unix_served *u, const char *name, __u64 bound)
+{
+	return learn_hash(u, unix_listeners__hash(name), name, bound);
 }
 
 static int learn_one(const char *name, unsigned long ino, void *arg)
@@ -94,6 +105,57 @@ static int learn_one(const char *name, unsigned long ino, void *arg)
 	return 0;
 }
 
+/* The probes listed, into the kernel's table of names not served. */
+static int put_probes(struct unix_served *u)
+{
+	__u8 probe = CLAIMD_UNSERVED_PROBE;
+	int i;
+
+	for (i = 0; i < u->n_probes; i++)
+		if (bpf_map_update_elem(u->unserved_fd, &u->probes[i], &probe, BPF_ANY))
+			return -errno;
+	return 0;
+}
+
+int unix_served__probes(struct unix_served *u, int unserved_fd, const char *const *paths, int n)
+{
+	int i;
+
+	if (n > UNIX_PROBES_MAX)
+		return -E2BIG;
+	u->unserved_fd = unserved_fd;
+	for (i = 0; i < n; i++)
+		u->probes[i] = unix_listeners__hash(paths[i]);
+	u->n_probes = n;
+	return put_probes(u);
+}
+
+int unix_served__ask(struct unix_served *u, __u32 tgid, const char *name, size_t len, __u64 hash)
+{
+	char path[CLAIMD_UNIX_NAME_MAX + 1], seen[CLAIMD_UNIX_NAME_MAX + 64];
+	struct stat st;
+	int n;
+
+	if (len > CLAIMD_UNIX_NAME_MAX)
+		len = CLAIMD_UNIX_NAME_MAX;
+	/* An abstract name has no file: whose it was cannot be told. */
+	if (!len || !name[0])
+		return 0;
+	memcpy(path, name, len);
+	path[len] = '\0';
+	snprintf(seen, sizeof(seen), "/proc/%u/%s/%s", tgid, path[0] == '/' ? "root" : "cwd",
+		 path[0] == '/' ? path + 1 : path);
+	if (stat(seen, &st) || !S_ISSOCK(st.st_mode))
+		return 0;
+	u->err = 0;
+	n = learn_hash(u, hash, path, hash);
+	if (n < 0)
+		return u->err;
+	if (u->unserved_fd >= 0)
+		bpf_map_delete_elem(u->unserved_fd, &hash);
+	return n;
+}
+
 int unix_served__learn(struct unix_served *u)
 {
 	/* Now and then all again: the kernel's table may have let a name go. */
@@ -102,6 +164,12 @@ int unix_served__learn(struct unix_served *u)
 		u->known = hashtab__new();
 		if (!u->known)
 			return -ENOMEM;
+		if (u->unserved_fd >= 0) {
+			int err = put_probes(u);
+
+			if (err)
+				return err;
+		}
 	}
 	u->added = 0;
 	u->err = 0;

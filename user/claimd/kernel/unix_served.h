@@ -3,11 +3,16 @@
  * The names of socket files served on this host, put into the kernel's
  * unix_served (bpf/observer.bpf.c) from /proc/net/unix's listeners, beside
  * those the programs put as they follow connections. A connect to a name
- * in that table that fails is a failed call; to a name never there, a
- * probe (bpf/connects.c). So a cache seen listening, then dead before any
- * connection to it was followed (claimd started after its clients'
- * last call, or the service after the cache died), is a dependency that
- * failed, not nothing.
+ * in that table that fails is a failed call (bpf/connects.c). So a cache
+ * seen listening, then dead before any connection to it was followed
+ * (claimd started after its clients' last call, or the service after the
+ * cache died), is a dependency that failed, not nothing.
+ *
+ * A failed connect to a name never there is a probe when listed as one
+ * (glibc's of nscd's socket: unix_served__probes), and otherwise unsure:
+ * the kernel asks what the name is (unix_served__ask), and a socket file
+ * nobody listens on, a server's that died before claimd saw it listen,
+ * is served from then on.
  */
 #ifndef CLAIMD_UNIX_SERVED_H
 #define CLAIMD_UNIX_SERVED_H
@@ -23,6 +28,29 @@ struct unix_served;
 typedef void (*unix_served_fn)(__u64 hash, const char *path, __u64 bound, void *arg);
 struct unix_served *unix_served__new(int map_fd, unix_served_fn each, void *arg);
 void unix_served__free(struct unix_served *u);
+
+/*
+ * The names of n socket files that processes try before they ask for
+ * something else, whether a server is there or not (glibc asks nscd's
+ * before each name it resolves): into the kernel's table of names not
+ * served at unserved_fd (bpf/observer.bpf.c, unix_unserved), as probes,
+ * now and at each look that asks the kernel again. A failed connect to
+ * one is no call. 0, or -errno (the table refused one; too many).
+ */
+#define UNIX_PROBES_MAX 16
+int unix_served__probes(struct unix_served *u, int unserved_fd, const char *const *paths, int n);
+
+/*
+ * A followed process, tgid, connected to the name of len bytes at name
+ * (hash: headers/unixaddr.h) that no listener was seen on (a
+ * claimd_socket_file record). When a socket file is there, as that
+ * process sees its files (/proc/TGID/root, or its working directory for a
+ * relative name), its server is gone or unseen: the name goes into the
+ * table, told to each as bound by itself. 1 when learned; 0 when nothing
+ * is there, or no socket file, or the name is abstract (no file to look
+ * at), or the table had it already; -errno when the table refused it.
+ */
+int unix_served__ask(struct unix_served *u, __u32 tgid, const char *name, size_t len, __u64 hash);
 
 /*
  * Puts the name of every socket file listened on now into the table, with
