@@ -718,7 +718,24 @@ static void down_front_check(struct claimd_h *h, const char *name, const char *w
  *    so it is that request's call; each failure passed up is unclaimed,
  *    the service's own (while the backend served) claimed, none unknown.
  */
-static void backend_down_unix(struct claimd_h *h, bool in_handler)
+/* The in_handler front's verdicts from mark on against the truth: its own failures, or its dial's. */
+static void dialed_check(struct trace_cap *t, size_t mark, pid_t pid, int n, bool backend_up,
+			 const char *what)
+{
+	struct truth_svc truth = { .pid = pid,
+				   .verdict = backend_up ? "claimed" : "unclaimed",
+				   .cause = backend_up ? "" : "gube",
+				   .target = "/r/%d",
+				   .ids = n,
+				   .mod = backend_up ? 5 : 0 };
+	struct truth_tally tally = { 0 };
+	int failures = backend_up ? n / 5 : n;
+
+	truth__tally_trace(&tally, t, mark, &truth, 1, failures);
+	truth__expect(&tally, what, failures, 0);
+}
+
+static void backend_down_unix(struct claimd_h *h, struct trace_cap *t, bool in_handler)
 {
 	const char *front = in_handler ? "gdialfront" : "gunixfront";
 	struct gorun r = { .h = h, .exe = "gohttp" };
@@ -728,6 +745,7 @@ static void backend_down_unix(struct claimd_h *h, bool in_handler)
 	struct svc be = { 0 };
 	struct gosvc *f;
 	int n = REQUESTS / 5;
+	size_t mark;
 
 	snprintf(sock, sizeof(sock), "%s/%s.sock", h->dir, front);
 	snprintf(bind, sizeof(bind), "unix:%s", sock);
@@ -741,10 +759,16 @@ static void backend_down_unix(struct claimd_h *h, bool in_handler)
 			     (const char *[]){ "-call", "http://be", "-call-unix", sock, NULL });
 	if (!ASSERT_OK_PTR(f, "front started") || !go_probed(h, 1))
 		goto out;
+	mark = trace_mark(t);
 	ASSERT_EQ(svc_drive(f->port, n), in_handler ? n / 5 : 0,
 		  "the backend up: none failed but the front's own");
+	if (in_handler)
+		dialed_check(t, mark, f->pid, n, true, "the handler's dial up");
 	svc_stop(&be);
+	mark = trace_mark(t);
 	ASSERT_EQ(svc_drive(f->port, n), n, "the backend gone: every request failed");
+	if (in_handler)
+		dialed_check(t, mark, f->pid, n, false, "the handler's dial down");
 	if (!in_handler) {
 		down_front_check(h, front, "callee down over a socket file", 2 * n, n);
 		goto out;
@@ -1169,9 +1193,9 @@ void test_go(void)
 	if (test__start_subtest("callee_down"))
 		callee_down(&h);
 	if (test__start_subtest("callee_down_unix"))
-		backend_down_unix(&h, false);
+		backend_down_unix(&h, &t, false);
 	if (test__start_subtest("handler_dials_unix"))
-		backend_down_unix(&h, true);
+		backend_down_unix(&h, &t, true);
 	if (test__start_subtest("grpc"))
 		grpc_chain(&h, &t, "goservice", "gr", false);
 	if (test__start_subtest("grpc_gc"))
