@@ -50,6 +50,36 @@ static __always_inline int netns_wanted(void)
 }
 
 /*
+ * Was process tgid, the current one, started by a process --pid lists
+ * (its workers, the commands it runs for a request)? A few loads of its
+ * ancestors' task structs, where a process makes a socket, never on the
+ * read/write path. A function of its own: its walk stays out of the
+ * frames of the programs that ask.
+ */
+__noinline int pid_ancestor_listed(__u32 tgid)
+{
+	struct task_struct *task = bpf_get_current_task_btf();
+	__u32 up;
+	int i;
+
+	if (task->tgid != tgid)
+		return 0;
+	/* A prefork server's master above its workers; a service above a shell and its command. */
+	for (i = 0; i < CLAIMD_FILTER_ANCESTORS; i++) {
+		task = task->real_parent;
+		if (!task)
+			return 0;
+		up = task->tgid;
+		/* init: every process descends from it */
+		if (up <= 1)
+			return 0;
+		if (bpf_map_lookup_elem(&pid_filter, &up))
+			return 1;
+	}
+	return 0;
+}
+
+/*
  * Connections and listeners are made only past these tests: a process that
  * fails them is never marked, so its later syscalls leave at
  * proc_may_be_traced's one load.
@@ -60,7 +90,8 @@ static __always_inline int proc_wanted(__u32 tgid)
 		return 0;
 	if ((filter_flags & CLAIMD_FILTER_NETNS) && !netns_wanted())
 		return 0;
-	if ((filter_flags & CLAIMD_FILTER_PID) && !bpf_map_lookup_elem(&pid_filter, &tgid))
+	if ((filter_flags & CLAIMD_FILTER_PID) && !bpf_map_lookup_elem(&pid_filter, &tgid) &&
+	    !pid_ancestor_listed(tgid))
 		return 0;
 	if ((filter_flags & CLAIMD_FILTER_CGROUP) &&
 	    bpf_current_task_under_cgroup(&cgroup_filter, 0) != 1)

@@ -697,10 +697,12 @@ static inline __u32 claimd_sock_tag(__u64 sk)
 }
 
 /* Filters set by claimd before the programs see traffic. */
-#define CLAIMD_FILTER_PID    0x01 /* only processes in the pid_filter map */
-#define CLAIMD_FILTER_CGROUP 0x02 /* only the cgroup (v2 id) given */
-#define CLAIMD_FILTER_PORT   0x04 /* only connections whose service port is listed */
-#define CLAIMD_FILTER_NETNS  0x08 /* only processes in one network namespace (its inode) */
+#define CLAIMD_FILTER_PID 0x01 /* only processes in the pid_filter map, and their own */
+/* How far up a process's parents --pid looks for one listed (bpf/sockio.c, kernel/seed.c). */
+#define CLAIMD_FILTER_ANCESTORS 4
+#define CLAIMD_FILTER_CGROUP	0x02 /* only the cgroup (v2 id) given */
+#define CLAIMD_FILTER_PORT	0x04 /* only connections whose service port is listed */
+#define CLAIMD_FILTER_NETNS	0x08 /* only processes in one network namespace (its inode) */
 
 static inline __u32 claimd_ingress_size(__u32 n_egress)
 {

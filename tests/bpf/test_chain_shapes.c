@@ -51,6 +51,11 @@
  *              request's log; now, as for hand-offs, tr-front's failures
  *              are unknown (untied-call); the calls are curl's, on its
  *              root edges, and tr-front has no edge.
+ *   spawn_pid  the same under a claimd that follows the two services by
+ *              --pid alone: the curl each runs is not listed, but started
+ *              by a process listed, and is followed as it is without a
+ *              filter. Without that, its calls were unseen and tr-front's
+ *              failures claimed.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -83,6 +88,7 @@ struct chain {
 	bool timeout; /* tr-be slow where it would fail; tr-front gives its calls up */
 	bool opaque;  /* tr-front asks a key-value store too: its ERRs fail it */
 	bool seeded;  /* claimd starts after the services: their store's connection seeded */
+	bool by_pid;  /* ... and follows the two by --pid alone (seeded) */
 	const char *front_bind, *be_bind;
 	const char *front_host; /* how curl names tr-front's address (NULL: 127.0.0.1) */
 	const char *extra;	/* one more curl option, or NULL */
@@ -222,6 +228,8 @@ static void run_chain(const struct chain *ch, const char *dir, const char *const
 	struct trace_cap t = { 0 };
 	struct truth_svc truth[3];
 	bool untied = ch->handoff || ch->spawn;
+	char front_pid[16], be_pid[16];
+	const char *const by_pid[] = { "--pid", front_pid, "--pid", be_pid, NULL };
 	long active;
 	int failed;
 	int id, wrong = 0;
@@ -239,6 +247,11 @@ static void run_chain(const struct chain *ch, const char *dir, const char *const
 	front_spec.downstream = be.port;
 	if (!ASSERT_OK(svc_start(&front, &front_spec, dir), "front"))
 		goto out;
+	if (ch->by_pid) {
+		snprintf(front_pid, sizeof(front_pid), "%d", (int)front.pid);
+		snprintf(be_pid, sizeof(be_pid), "%d", (int)be.pid);
+		claimd_extra = by_pid;
+	}
 	if (ch->seeded && (!ASSERT_OK(claimd_start(&h, claimd_extra), "claimd start") ||
 			   !ASSERT_OK(trace_start(&t, &h), "trace")))
 		goto out;
@@ -300,6 +313,7 @@ static const struct {
 	{ "opaque", { .opaque = true } },
 	{ "opaque_seeded", { .opaque = true, .seeded = true } },
 	{ "spawn", { .spawn = true } },
+	{ "spawn_pid", { .spawn = true, .seeded = true, .by_pid = true } },
 };
 
 void test_chain_shapes(void)

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "host/handover.h"
+#include "host/procstat.h"
 #include "log.h"
 
 #define LEAVING_COMM	"claimd:stopping" /* 15 characters: what a comm holds */
@@ -59,25 +60,14 @@ static pid_t flock_holder(int fd)
 
 bool handover__pid_leaving(pid_t pid)
 {
-	char path[64], buf[512], comm[32] = "", *p, state = 0;
-	unsigned long flags = 0;
+	char path[64], comm[32] = "";
+	struct procstat st;
 	ssize_t n;
 	int fd;
 
-	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
+	if (procstat__read(pid, &st))
 		return true; /* gone */
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return true;
-	buf[n] = 0;
-	/* "pid (comm) S ppid pgrp session tty tpgid flags ...": comm may hold spaces. */
-	p = strrchr(buf, ')');
-	if (!p || sscanf(p + 1, " %c %*d %*d %*d %*d %*d %lu", &state, &flags) != 2)
-		return false;
-	if (state == 'Z' || state == 'X' || (flags & PF_EXITING_FLAG))
+	if (st.state == 'Z' || st.state == 'X' || (st.flags & PF_EXITING_FLAG))
 		return true;
 	snprintf(path, sizeof(path), "/proc/%d/comm", (int)pid);
 	fd = open(path, O_RDONLY | O_CLOEXEC);

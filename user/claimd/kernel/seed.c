@@ -12,6 +12,7 @@
 #include <bpf/bpf.h>
 
 #include "cgroupfs.h"
+#include "host/procstat.h"
 #include "model/names.h"
 #include "kernel/procnet.h"
 #include "kernel/seed.h"
@@ -45,6 +46,27 @@ static bool under_cgroup(__u32 tgid, const char *dir)
 	return !strncmp(have, want, n) && (have[n] == 0 || have[n] == '/');
 }
 
+/*
+ * Is process tgid listed by --pid, or started by one listed, as the
+ * programs ask of a process that makes a socket (bpf/sockio.c)?
+ */
+static bool pid_listed(const struct observer_config *cfg, __u32 tgid)
+{
+	struct procstat st;
+	pid_t pid = tgid;
+	int i, up;
+
+	for (up = 0; up <= CLAIMD_FILTER_ANCESTORS && pid > 1; up++) {
+		for (i = 0; i < cfg->n_pids; i++)
+			if (cfg->pids[i] == (__u32)pid)
+				return true;
+		if (procstat__read(pid, &st))
+			return false;
+		pid = st.ppid;
+	}
+	return false;
+}
+
 static int filtered_out(const struct observer_config *cfg, const struct procnet_sock *s)
 {
 	__u16 port = s->role == CLAIMD_ROLE_OUTBOUND ? s->remote.port : s->local.port;
@@ -54,12 +76,8 @@ static int filtered_out(const struct observer_config *cfg, const struct procnet_
 		return 1;
 	if (cfg->cgroup && !under_cgroup(s->tgid, cfg->cgroup))
 		return 1;
-	if (cfg->n_pids) {
-		for (ok = 0, i = 0; i < cfg->n_pids; i++)
-			ok |= cfg->pids[i] == s->tgid;
-		if (!ok)
-			return 1;
-	}
+	if (cfg->n_pids && !pid_listed(cfg, s->tgid))
+		return 1;
 	if (cfg->n_ports) {
 		for (ok = 0, i = 0; i < cfg->n_ports; i++)
 			ok |= cfg->ports[i] == port;
