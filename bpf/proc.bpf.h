@@ -256,6 +256,21 @@ static __always_inline void outside_calls_add(__u32 tgid)
 }
 
 /*
+ * The parent process of *task, into *task: its tgid, or 0 at the top, or
+ * at init (every process descends from it).
+ */
+static __always_inline __u32 ancestor_next(struct task_struct **task)
+{
+	__u32 tgid;
+
+	*task = (*task)->real_parent;
+	if (!*task)
+		return 0;
+	tgid = (*task)->tgid;
+	return tgid > 1 ? tgid : 0;
+}
+
+/*
  * Ancestors asked, nearest first, by outside_calls_add_ancestor: the
  * command's parent, and a shell or two between it and the service.
  */
@@ -281,12 +296,8 @@ static __always_inline __u32 outside_calls_add_ancestor(__u32 tgid)
 	if (task->tgid != tgid)
 		return 0;
 	for (i = 0; i < OUTSIDE_ANCESTORS; i++) {
-		task = task->real_parent;
-		if (!task)
-			break;
-		tgid = task->tgid;
-		/* init: every process descends from it */
-		if (tgid <= 1)
+		tgid = ancestor_next(&task);
+		if (!tgid)
 			break;
 		if (proc_service_port(tgid)) {
 			outside_calls_add(tgid);

@@ -66,12 +66,8 @@ __noinline int pid_ancestor_listed(__u32 tgid)
 		return 0;
 	/* A prefork server's master above its workers; a service above a shell and its command. */
 	for (i = 0; i < CLAIMD_FILTER_ANCESTORS; i++) {
-		task = task->real_parent;
-		if (!task)
-			return 0;
-		up = task->tgid;
-		/* init: every process descends from it */
-		if (up <= 1)
+		up = ancestor_next(&task);
+		if (!up)
 			return 0;
 		if (bpf_map_lookup_elem(&pid_filter, &up))
 			return 1;
