@@ -91,9 +91,9 @@ TEST_OBJS := $(patsubst tests/%.c,$(BUILD)/tests/%.o,$(TEST_SRCS) $(TEST_LIB_SRC
 # Objects of claimd the unit tests exercise directly.
 # Every uprobe runtime (probes/) is linked in: the registry's test finds them all.
 TEST_USER_OBJS := $(patsubst %,$(BUILD)/user/claimd/%.o,kernel/record model/names model/edges \
-	model/memory kernel/procnet expose/trace_fmt host/sysprobe kernel/counters model/roots \
-	expose/metrics expose/metrics_text fleet/fleet_table kernel/io_attach kernel/sock_marks \
-	kernel/slots kernel/service_slots kernel/observer kernel/connect_hooks host/unix_listeners) \
+	model/memory model/departed host/statefile kernel/procnet expose/trace_fmt host/sysprobe \
+	kernel/counters model/roots expose/metrics expose/metrics_text fleet/fleet_table \
+	kernel/io_attach kernel/sock_marks kernel/slots kernel/service_slots kernel/observer kernel/connect_hooks host/unix_listeners) \
 	$(filter $(BUILD)/user/claimd/probes/%,$(CLAIMD_OBJS)) \
 	$(BUILD)/user/claimctl/storm.o $(COMMON_OBJS)
 
@@ -130,7 +130,8 @@ FUZZ_SECONDS ?= 60
 FUZZ_FLAGS := -std=gnu11 -g -O1 -Wall -Wextra -Iheaders $(USER_INC) -I$(BUILD) -D_GNU_SOURCE \
 	-fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all
 FUZZ_SRCS := $(patsubst %,user/claimd/%.c,kernel/record expose/trace_fmt model/names \
-	model/edges model/memory model/roots kernel/counters fleet/fleet_table host/unix_listeners) \
+	model/edges model/memory model/departed host/statefile model/roots kernel/counters \
+	fleet/fleet_table host/unix_listeners) \
 	$(patsubst %,user/common/%.c,hashtab ctlproto log addr argnum verdict_names promql)
 FUZZ_OBJS := $(patsubst user/%.c,$(BUILD)/fuzz/obj/%.o,$(FUZZ_SRCS))
 FUZZ_BINS := $(patsubst %,$(BUILD)/fuzz/fuzz_%,$(FUZZ_TARGETS))

@@ -458,9 +458,9 @@ out:
  * (a fail-open edge's failure cannot be its cause), where an edge to an
  * address never seen before would have unclaimed them.
  */
-static void cache_down_swallowed(struct claimd_h *h, struct trace_cap *t)
+static void cache_down_swallowed(struct claimd_h *h, struct trace_cap *t, bool restart)
 {
-	const char *name = "redis-tcp-swdown";
+	const char *name = restart ? "redis-tcp-swrestart" : "redis-tcp-swdown";
 	struct dep_server d = { 0 };
 	struct dep_svc s = { 0 };
 	char callee[H_PATH + 32];
@@ -489,6 +489,15 @@ static void cache_down_swallowed(struct claimd_h *h, struct trace_cap *t)
 		    &(struct edge_want){ REQUESTS + startup_calls(d.kind), fails, 0, "fail-open" },
 		    "the cache up");
 	redis_kill(&d);
+	/* claimd started again, its state kept: the memory, and the name of the cache gone. */
+	if (restart) {
+		trace_stop(t);
+		claimd_stop(h);
+		if (!ASSERT_OK(claimd_start(h, NULL), "claimd started again") ||
+		    !ASSERT_OK(trace_start(t, h), "trace"))
+			goto out;
+		mark = trace_mark(t);
+	}
 	/* A few requests first, then what they met is synced into the kernel. */
 	ASSERT_EQ(svc_drive(s.port, 2 * FAIL_MOD), 2, "the cache gone: its own failures");
 	ASSERT_TRUE(claimd_ticks_wait(h, 2), "claimd ticked");
@@ -497,10 +506,17 @@ static void cache_down_swallowed(struct claimd_h *h, struct trace_cap *t)
 	truth__tally_trace(&tally, t, mark, &truth, 1, fails);
 	truth__expect(&tally, "its own failures, the swallowed cache gone", fails, 0);
 	/* Every call since refused, on the cache's edge: still fail-open. */
-	edge_expect(h, name, callee,
-		    &(struct edge_want){ 2 * REQUESTS + 2 * FAIL_MOD + startup_calls(d.kind),
-					 fails + 2 * FAIL_MOD + REQUESTS, 2 + fails, "fail-open" },
-		    "the cache gone");
+	if (!restart)
+		edge_expect(h, name, callee,
+			    &(struct edge_want){
+				    2 * REQUESTS + 2 * FAIL_MOD + startup_calls(d.kind),
+				    fails + 2 * FAIL_MOD + REQUESTS, 2 + fails, "fail-open" },
+			    "the cache gone");
+	else
+		edge_expect(h, name, callee,
+			    &(struct edge_want){ REQUESTS + 2 * FAIL_MOD, REQUESTS + 2 * FAIL_MOD,
+						 2 + fails, "fail-open" },
+			    "the cache gone, claimd started again");
 out:
 	dep_svc_stop(&s);
 	dep_server_stop(&d);
@@ -536,7 +552,9 @@ static void run_kind(struct claimd_h *h, struct trace_cap *t, enum dep_kind kind
 	if (kind == DEP_REDIS && test__start_subtest("redis_down_before_use"))
 		redis_down_unix(h, t, DOWN_BEFORE_USE);
 	if (kind == DEP_REDIS && test__start_subtest("redis_swallowed_down_tcp"))
-		cache_down_swallowed(h, t);
+		cache_down_swallowed(h, t, false);
+	if (kind == DEP_REDIS && test__start_subtest("redis_swallowed_down_restart"))
+		cache_down_swallowed(h, t, true);
 	/* Last of Redis's: it starts claimd again. */
 	if (kind == DEP_REDIS && test__start_subtest("redis_down_before_claimd"))
 		redis_down_unix(h, t, DOWN_BEFORE_CLAIMD);

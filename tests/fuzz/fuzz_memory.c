@@ -1,18 +1,47 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * libFuzzer target: the state-file loader (memory__parse), which reads
- * memory.json at start. A file is taken whole or not at all: on refusal it
- * must say why and leave the edge table empty; on success every edge it
- * counted must be there, and saving the table must work.
+ * libFuzzer target: the state-file loaders, which read the state directory
+ * at start: memory.json (memory__parse) and departed.json
+ * (departed__parse). A file is taken whole or not at all: on refusal it
+ * must say why and leave the edge table (the names gone) empty; on
+ * success every edge it counted must be there, and saving the table must
+ * work.
  */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "model/departed.h"
 #include "model/edges.h"
 #include "model/memory.h"
 
 static int count;
+static int named;
+
+static void count_departed(const struct claimd_addr *local, const char *name, void *ctx)
+{
+	(void)ctx;
+	if (!local->port || !name || !name[0])
+		abort();
+	named++;
+}
+
+/* The same bytes as departed.json: all of its names put back, or none and a reason. */
+static void departed_input(const char *text, size_t size)
+{
+	struct names *n = names__new();
+	char why[160] = "";
+	int r;
+
+	if (!n)
+		return;
+	r = departed__parse(n, text, size, why, sizeof(why));
+	named = 0;
+	names__each_departed(n, count_departed, NULL);
+	if ((r < 0 && (!why[0] || named)) || (r >= 0 && named != r))
+		abort();
+	names__free(n);
+}
 
 static void count_edge(struct edge *ed, void *ctx)
 {
@@ -56,6 +85,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 		json_object_put(arr);
 	}
+	departed_input(text, size);
 	free(text);
 	edges__free(e);
 	return 0;

@@ -39,6 +39,7 @@
 #include "host/handover.h"
 #include "model/kcounts.h"
 #include "log.h"
+#include "model/departed.h"
 #include "model/memory.h"
 #include "expose/metrics.h"
 #include "expose/metrics_http.h"
@@ -641,6 +642,9 @@ static void persist(struct claimd *d)
 	if (!d->opt->edges.use_memory)
 		return; /* the memory on disk is not ours to overwrite */
 	err = memory__save(d->edges, d->opt->state_dir, time(NULL));
+	/* The names it was learned under, of listeners gone among them. */
+	if (!err)
+		err = departed__save(d->names, d->opt->state_dir);
 	if (err) {
 		if (!d->persist_errors++)
 			pr_warn("cannot write the memory to %s: %s", d->opt->state_dir,
@@ -835,6 +839,21 @@ static int run(struct claimd *d)
 }
 
 /* Before the kernel: the host checked, the pin directory taken, the model made. */
+
+/* The names of listeners gone before this claimd started, as the last one named them. */
+static void restore_departed(struct claimd *d)
+{
+	char why[160] = "";
+	int n = departed__load(d->names, d->opt->state_dir, why, sizeof(why));
+
+	if (n < 0)
+		pr_warn("cannot read the names of listeners gone in %s (%s): their addresses are "
+			"named by their numbers",
+			d->opt->state_dir, why);
+	else if (n)
+		pr_info("memory: the names of %d listeners gone, loaded", n);
+}
+
 static int claimd_open(struct claimd *d)
 {
 	struct options *opt = d->opt;
@@ -878,6 +897,7 @@ static int claimd_open(struct claimd *d)
 			       opt->state_dir, d->memory.why, d->memory.moved_to);
 		else if (d->memory.edges)
 			pr_info("memory: %d edges loaded from %s", d->memory.edges, opt->state_dir);
+		restore_departed(d);
 	}
 	return 0;
 }

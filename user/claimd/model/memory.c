@@ -11,6 +11,7 @@
 
 #include <json-c/json.h>
 
+#include "host/statefile.h"
 #include "log.h"
 #include "model/memory.h"
 
@@ -43,46 +44,16 @@ struct parsed_edge {
 
 int memory__parse(struct edges *e, const char *text, size_t len, char *why, size_t whylen)
 {
-	struct json_tokener *tok = json_tokener_new();
-	struct json_object *root = NULL, *arr, *v;
+	struct json_object *root, *arr;
 	struct parsed_edge *pe = NULL;
 	size_t n = 0, i;
 	double d;
 	int ret = -1;
 
-	if (!tok) {
-		snprintf(why, whylen, "out of memory");
+	root = statefile__parse(text, len, MEMORY_MAX_BYTES, MEMORY_FORMAT, MEMORY_VERSION, "edges",
+				&arr, why, whylen);
+	if (!root)
 		return -1;
-	}
-	if (len > MEMORY_MAX_BYTES) {
-		snprintf(why, whylen, "larger than %u bytes", MEMORY_MAX_BYTES);
-		goto out;
-	}
-	root = json_tokener_parse_ex(tok, text, (int)len);
-	if (!root || json_tokener_get_error(tok) != json_tokener_success) {
-		snprintf(why, whylen, "not valid JSON (truncated?)");
-		goto out;
-	}
-	if (tok->char_offset != (int)len) {
-		snprintf(why, whylen, "text after the JSON document");
-		goto out;
-	}
-	if (!json_object_is_type(root, json_type_object) || !string(root, "format") ||
-	    strcmp(string(root, "format"), MEMORY_FORMAT)) {
-		snprintf(why, whylen, "not a claimd memory file");
-		goto out;
-	}
-	if (!json_object_object_get_ex(root, "version", &v) ||
-	    !json_object_is_type(v, json_type_int) || json_object_get_int(v) != MEMORY_VERSION) {
-		snprintf(why, whylen, "format version %s, this claimd reads %d",
-			 v ? json_object_to_json_string(v) : "missing", MEMORY_VERSION);
-		goto out;
-	}
-	if (!json_object_object_get_ex(root, "edges", &arr) ||
-	    !json_object_is_type(arr, json_type_array)) {
-		snprintf(why, whylen, "no \"edges\" list");
-		goto out;
-	}
 	/* Check everything before changing anything: all of the file, or none. */
 	n = json_object_array_length(arr);
 	pe = calloc(n ? n : 1, sizeof(*pe));
@@ -121,65 +92,13 @@ int memory__parse(struct edges *e, const char *text, size_t len, char *why, size
 out:
 	free(pe);
 	json_object_put(root);
-	json_tokener_free(tok);
 	return ret;
 }
 
-static char *read_all(int fd, size_t *len)
+/* A memory file claimd cannot read, moved aside, kept for a human: claimd starts with an empty memory. */
+static int memory_aside(const char *path, const char *state_dir, time_t wall,
+			struct memory_load *out)
 {
-	size_t cap = 65536, n = 0;
-	char *buf = malloc(cap);
-	ssize_t r;
-
-	while (buf) {
-		if (n == cap) {
-			char *p = cap >= MEMORY_MAX_BYTES ? NULL : realloc(buf, cap * 2);
-
-			if (!p) {
-				free(buf);
-				return NULL;
-			}
-			buf = p;
-			cap *= 2;
-		}
-		r = read(fd, buf + n, cap - n);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r < 0) {
-			free(buf);
-			return NULL;
-		}
-		if (r == 0)
-			break;
-		n += r;
-	}
-	*len = n;
-	return buf;
-}
-
-int memory__load(struct edges *e, const char *state_dir, time_t wall, struct memory_load *out)
-{
-	char path[512];
-	size_t len;
-	char *text;
-	int fd, n;
-
-	memset(out, 0, sizeof(*out));
-	snprintf(path, sizeof(path), "%s/%s", state_dir, MEMORY_FILE);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return errno == ENOENT ? 0 : -1;
-	text = read_all(fd, &len);
-	close(fd);
-	if (!text)
-		return -1;
-	n = memory__parse(e, text, len, out->why, sizeof(out->why));
-	free(text);
-	if (n >= 0) {
-		out->edges = n;
-		return 0;
-	}
-	/* Moved aside, kept for a human: claimd starts with an empty memory. */
 	out->corrupt = 1;
 	snprintf(out->moved_to, sizeof(out->moved_to), "%s/%s.corrupt-%ld", state_dir, MEMORY_FILE,
 		 (long)wall);
@@ -187,6 +106,27 @@ int memory__load(struct edges *e, const char *state_dir, time_t wall, struct mem
 		snprintf(out->moved_to, sizeof(out->moved_to), "(could not move: %s)",
 			 strerror(errno));
 	return 0;
+}
+
+int memory__load(struct edges *e, const char *state_dir, time_t wall, struct memory_load *out)
+{
+	char path[512];
+	size_t len;
+	char *text;
+	int n;
+
+	memset(out, 0, sizeof(*out));
+	snprintf(path, sizeof(path), "%s/%s", state_dir, MEMORY_FILE);
+	text = statefile__read(path, MEMORY_MAX_BYTES, &len);
+	if (!text)
+		return errno == ENOENT ? 0 : -1;
+	n = memory__parse(e, text, len, out->why, sizeof(out->why));
+	free(text);
+	if (n >= 0) {
+		out->edges = n;
+		return 0;
+	}
+	return memory_aside(path, state_dir, wall, out);
 }
 
 struct save_ctx {
@@ -218,9 +158,7 @@ int memory__save(const struct edges *e, const char *state_dir, time_t wall)
 {
 	struct save_ctx s = { e, json_object_new_array(), wall };
 	struct json_object *root = json_object_new_object();
-	char path[512], tmp[520];
-	const char *text;
-	int fd, dfd, err = 0;
+	int err;
 
 	edges__for_each(e, save_edge, &s);
 	json_object_object_add(root, "format", json_object_new_string(MEMORY_FORMAT));
@@ -229,39 +167,8 @@ int memory__save(const struct edges *e, const char *state_dir, time_t wall)
 	json_object_object_add(root, "half_life_s",
 			       json_object_new_double(edges__config(e)->memory_half_life_s));
 	json_object_object_add(root, "edges", s.arr);
-	text = json_object_to_json_string_ext(root, JSON_C_TO_STRING_PRETTY);
-
-	if (mkdir(state_dir, 0700) && errno != EEXIST) {
-		err = -errno;
-		goto out;
-	}
-	snprintf(path, sizeof(path), "%s/%s", state_dir, MEMORY_FILE);
-	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
-	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-	if (fd < 0) {
-		err = -errno;
-		goto out;
-	}
-	if (write(fd, text, strlen(text)) != (ssize_t)strlen(text) || write(fd, "\n", 1) != 1 ||
-	    fsync(fd)) {
-		err = errno ? -errno : -EIO;
-		close(fd);
-		unlink(tmp);
-		goto out;
-	}
-	close(fd);
-	if (rename(tmp, path)) {
-		err = -errno;
-		unlink(tmp);
-		goto out;
-	}
-	/* The rename itself must reach the disk too. */
-	dfd = open(state_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (dfd >= 0) {
-		fsync(dfd);
-		close(dfd);
-	}
-out:
+	err = statefile__write(state_dir, MEMORY_FILE,
+			       json_object_to_json_string_ext(root, JSON_C_TO_STRING_PRETTY));
 	json_object_put(root);
 	return err;
 }

@@ -399,35 +399,75 @@ static void name_socket_file(struct proc_info *p, const struct claimd_addr *loca
 }
 
 /*
- * A listener gone (tgid's, at local): its service's name outlives it, so
- * that a call to its address that fails once it is gone (refused, or a
- * socket file's connect, bpf/connects.c) is a call to that service still,
- * on the edge its calls had, not to an address. Until another listens on
- * its port; DEPARTED_MAX of them.
+ * A listener gone (tgid's, at local) by its service's name: the name
+ * outlives it, so that a call to its address that fails once it is gone
+ * (refused, or a socket file's connect, bpf/connects.c) is a call to that
+ * service still, on the edge its calls had, not to an address. Until
+ * another listens on its port; DEPARTED_MAX of them. 1 when kept.
  */
-static void departed_keep(struct names *n, __u32 tgid, const struct claimd_addr *local)
+static int departed_put(struct names *n, __u32 tgid, const struct claimd_addr *local,
+			const char *name)
 {
 	__u16 port = local->port;
 	struct listener *head = hashtab__get(n->departed, &port, sizeof(port)), *l;
 
 	for (l = head; l; l = l->next)
 		if (!memcmp(l->local.addr, local->addr, 16))
-			return;
+			return 0;
 	if (n->n_departed >= DEPARTED_MAX)
-		return;
+		return 0;
 	l = calloc(1, sizeof(*l));
 	if (!l)
-		return;
-	l->name = strdup(names__service(n, tgid, port, NULL));
+		return 0;
+	l->name = strdup(name);
 	if (!l->name) {
 		free(l);
-		return;
+		return 0;
 	}
 	l->tgid = tgid;
 	l->local = *local;
 	l->next = head;
 	hashtab__put(n->departed, &port, sizeof(port), l, NULL);
 	n->n_departed++;
+	return 1;
+}
+
+static void departed_keep(struct names *n, __u32 tgid, const struct claimd_addr *local)
+{
+	departed_put(n, tgid, local, names__service(n, tgid, local->port, NULL));
+}
+
+int names__departed_add(struct names *n, const struct claimd_addr *local, const char *name)
+{
+	__u16 port = local->port;
+
+	/* Someone listens there now: its name, not the one gone. */
+	if (!name[0] || hashtab__get(n->listeners, &port, sizeof(port)))
+		return 0;
+	n->generation++;
+	return departed_put(n, 0, local, name);
+}
+
+struct departed_walk {
+	names_departed_fn fn;
+	void *ctx;
+};
+
+static int departed_each(const struct hashtab_entry *e, void *arg)
+{
+	struct departed_walk *w = arg;
+	const struct listener *l;
+
+	for (l = e->value; l; l = l->next)
+		w->fn(&l->local, l->name, w->ctx);
+	return 0;
+}
+
+void names__each_departed(struct names *n, names_departed_fn fn, void *ctx)
+{
+	struct departed_walk w = { fn, ctx };
+
+	hashtab__for_each(n->departed, departed_each, &w);
 }
 
 /* Another listens on port: the names of those gone from it go. */

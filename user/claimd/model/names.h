@@ -65,6 +65,16 @@ unsigned long names__generation(const struct names *n);
 void names__exit(struct names *n, __u32 tgid);
 
 /*
+ * The listeners gone whose names outlive them (until another listens on
+ * their port): each one's address and name, to fn. What a claimd started
+ * again names them by (model/departed.h).
+ */
+typedef void (*names_departed_fn)(const struct claimd_addr *local, const char *name, void *ctx);
+void names__each_departed(struct names *n, names_departed_fn fn, void *ctx);
+/* One such name put back (nothing listens on its port now): 1 when kept. */
+int names__departed_add(struct names *n, const struct claimd_addr *local, const char *name);
+
+/*
  * Every address a caller on another host could reach a listening service at,
  * with the service's name: a listener's own address, or for one on the
  * wildcard address each of this host's addresses (IPv4 only for 0.0.0.0).

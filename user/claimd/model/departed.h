@@ -1,0 +1,35 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The names of listeners gone (model/names.h, names__each_departed), kept
+ * across restarts in the state directory as departed.json, beside the
+ * edge memory learned under those names (model/memory.h). A claimd
+ * started again while a cache is down names the cache's address as the
+ * one before it did, so its calls stay on the edge, and the class, they
+ * had: not on a new edge to "ip:port", unknown, whose failures rule 4
+ * unclaims where the edge was fail-open.
+ */
+#ifndef CLAIMD_DEPARTED_H
+#define CLAIMD_DEPARTED_H
+
+#include <stddef.h>
+
+#include "model/names.h"
+
+#define DEPARTED_FILE	 "departed.json"
+#define DEPARTED_FORMAT	 "claimd-departed"
+#define DEPARTED_VERSION 1
+
+/* Writes state_dir/departed.json whole (host/statefile.h). 0 or -errno. */
+int departed__save(struct names *n, const char *state_dir);
+
+/*
+ * Puts the names of text (a departed.json) back into n, where nothing
+ * listens now: all of them, or none when any is malformed. The count put
+ * back, or -1 with the reason in why.
+ */
+int departed__parse(struct names *n, const char *text, size_t len, char *why, size_t whylen);
+
+/* The same from state_dir/departed.json: 0 when there is none; -1 with why. */
+int departed__load(struct names *n, const char *state_dir, char *why, size_t whylen);
+
+#endif /* CLAIMD_DEPARTED_H */
