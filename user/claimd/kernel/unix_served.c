@@ -105,12 +105,24 @@ static int learn_one(const char *name, unsigned long ino, void *arg)
 	return 0;
 }
 
-/* The probes listed, into the kernel's table of names not served. */
+/*
+ * The kernel's table of names not served, made again: the names asked
+ * about go (a file that was not a socket then may be a dead server's
+ * now: asked again at its next failed connect), the probes listed are put.
+ */
 static int put_probes(struct unix_served *u)
 {
-	__u8 probe = CLAIMD_UNSERVED_PROBE;
+	__u8 probe = CLAIMD_UNSERVED_PROBE, state;
+	__u64 key, next, *prev = NULL;
 	int i;
 
+	while (!bpf_map_get_next_key(u->unserved_fd, prev, &next)) {
+		if (!bpf_map_lookup_elem(u->unserved_fd, &next, &state) &&
+		    state == CLAIMD_UNSERVED_ASKED && !bpf_map_delete_elem(u->unserved_fd, &next))
+			continue; /* the walk goes on from the key before */
+		key = next;
+		prev = &key;
+	}
 	for (i = 0; i < u->n_probes; i++)
 		if (bpf_map_update_elem(u->unserved_fd, &u->probes[i], &probe, BPF_ANY))
 			return -errno;

@@ -34,8 +34,11 @@ void unix_served__free(struct unix_served *u);
  * something else, whether a server is there or not (glibc asks nscd's
  * before each name it resolves): into the kernel's table of names not
  * served at unserved_fd (bpf/observer.bpf.c, unix_unserved), as probes,
- * now and at each look that asks the kernel again. A failed connect to
- * one is no call. 0, or -errno (the table refused one; too many).
+ * now and at each look that asks the kernel again (once a minute), when
+ * the names asked about (unix_served__ask) are let go too: a file that
+ * was no socket file may be a dead server's since, asked again at its
+ * next failed connect. A failed connect to a probe is no call. 0, or
+ * -errno (the table refused one; too many).
  */
 #define UNIX_PROBES_MAX 16
 int unix_served__probes(struct unix_served *u, int unserved_fd, const char *const *paths, int n);
