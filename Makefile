@@ -110,7 +110,7 @@ VERSION := 0.1
 # Programs the end-to-end tests run (tests/peers/*.c).
 TEST_PEERS := $(BUILD)/tests/verdict_service $(BUILD)/tests/epoll_service $(BUILD)/tests/claim_table \
 	$(BUILD)/tests/claim_leaf \
-	$(BUILD)/tests/pool_proxy $(BUILD)/tests/churn_front
+	$(BUILD)/tests/pool_proxy $(BUILD)/tests/churn_front $(BUILD)/tests/uring_front
 # Programs the benchmark runs.
 BENCH_TOOLS := $(BUILD)/tests/paced_client $(BUILD)/tests/pipe_hammer \
 	$(BUILD)/tests/claim_bench $(BUILD)/tests/parse_bench $(BUILD)/tests/iov_hammer \
@@ -241,6 +241,12 @@ $(BUILD)/tests/%: tests/peers/%.c $(BUILD)/libclaim.a
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(CFLAGS) $< $(BUILD)/libclaim.a -lpthread -o $@
+
+# A front calling through io_uring (liburing).
+$(BUILD)/tests/uring_front: tests/peers/uring_front.c | $(DEPS_STAMP)
+	$(call msg,CC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(CFLAGS) $< -luring -o $@
 
 # The pooled reverse proxy of the shape tests: three files, OpenSSL.
 POOL_PROXY_OBJS := $(patsubst %,$(BUILD)/tests/peers/%.o,pool_proxy pool_conn pool_tls)

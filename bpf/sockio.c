@@ -113,6 +113,22 @@ __noinline int connect_settle(__u32 tgid, __u32 tid);
 __noinline int connect_note_sent(__u32 tgid, __u32 tid, __u64 skaddr);
 
 /*
+ * A followed process's socket moved bytes by no syscall claimd reads:
+ * io_uring's operations, submitted by its ring or run by its workers. The
+ * calls they carry cannot be seen, so the requests its process has open
+ * meanwhile are unsure (a call outside requests), never claimed for want
+ * of a failed call. A function of its own, off the framing's walk.
+ */
+__noinline int io_unseen(__u32 tgid)
+{
+	if (!syscalls_frame(tgid))
+		return 0;
+	stat_inc(CLAIMD_ST_IO_UNSEEN);
+	outside_call_untied(tgid);
+	return 0;
+}
+
+/*
  * claimd's change to the count of followed sockets in a slot of the filter
  * (the connections it seeds, and forgets when their process is gone): run
  * with BPF_PROG_TEST_RUN, args[0] the slot (claimd_sock_slot), args[1] the
@@ -542,7 +558,9 @@ int tp_io_x(struct bpf_raw_tracepoint_args *ctx)
 		fd_arg = 2;
 		break;
 	default:
-		return 0; /* io_uring and kernel work: no syscall of the process's own */
+		/* io_uring's operations (its ring's, its workers'), or kernel work: unread. */
+		io_unseen(task->tgid);
+		return 0;
 	}
 	/* A TCP read with MSG_TRUNC drops the bytes: none reached the buffer. */
 	if (dir == DIR_RX && (flags & MSG_TRUNC))

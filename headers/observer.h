@@ -203,6 +203,7 @@ enum claimd_stat {
 	CLAIMD_ST_CONNECT_FAILED_AT_ONCE, /* connects failed with no state change: failed calls */
 	CLAIMD_ST_CONNECT_UNREAD,   /* ... whose outcome could not be read: requests unknown */
 	CLAIMD_ST_CONNECT_UNSERVED, /* ... to a socket file never seen served: requests unknown */
+	CLAIMD_ST_IO_UNSEEN,	    /* socket I/O by no syscall claimd reads (io_uring): unsure */
 	CLAIMD_ST__COUNT,
 };
 

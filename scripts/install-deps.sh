@@ -27,6 +27,7 @@ build_pkgs=(
 	libjson-c-dev libmicrohttpd-dev libcurl4-openssl-dev help2man
 	libssl-dev # tests/peers/pool_proxy: TLS through memory BIOs
 	libcapstone-dev # user/claimd/probes/go/goexec: the RET instructions of Go functions
+	liburing-dev # tests/peers/uring_front: a front whose calls go through io_uring
 )
 # Fuzzers: clang's libFuzzer and the sanitizers' runtimes (tests/fuzz).
 fuzz_pkgs=(libclang-rt-14-dev)

@@ -142,6 +142,10 @@
 	  "probe (--probe-socket): a dependency gone before claimd came, or a probe of a file "   \
 	  "that never was. That request unknown (untied-call) until claimd finds a socket file "  \
 	  "there, nobody listening: a failed call from then on.")                                 \
+	X(CLAIMD_ST_IO_UNSEEN, "socket_io_unseen",                                                \
+	  "Socket reads and writes of followed processes made by no system call claimd reads "    \
+	  "(io_uring's operations): the calls they carry unseen, the requests their process had " \
+	  "open then unknown (untied-call).")                                                     \
 	X(CLAIMD_ST_KEY_STRAYS, "event_loop_requests_uncounted",                                  \
 	  "Requests of event loops a key of which could not be counted (its entry changing, or "  \
 	  "the table full): unknown, and no call of their process tied by keys while open.")      \
