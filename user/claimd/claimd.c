@@ -838,8 +838,6 @@ static int run(struct claimd *d)
 	return 0;
 }
 
-/* Before the kernel: the host checked, the pin directory taken, the model made. */
-
 /* The names of listeners gone before this claimd started, as the last one named them. */
 static void restore_departed(struct claimd *d)
 {
@@ -854,6 +852,7 @@ static void restore_departed(struct claimd *d)
 		pr_info("memory: the names of %d listeners gone, loaded", n);
 }
 
+/* Before the kernel: the host checked, the pin directory taken, the model made. */
 static int claimd_open(struct claimd *d)
 {
 	struct options *opt = d->opt;
