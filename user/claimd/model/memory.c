@@ -1,13 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Persisting the edge memory; see memory.h. */
 #include <errno.h>
-#include <fcntl.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include <json-c/json.h>
 
