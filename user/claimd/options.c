@@ -177,6 +177,11 @@ static const char *set_metrics(struct options *o, const char *arg, long v, const
 	return NULL;
 }
 
+static const char *const default_probe_sockets[] = { DEFAULT_PROBE_SOCKETS };
+_Static_assert(sizeof(default_probe_sockets) / sizeof(default_probe_sockets[0]) ==
+		       DEFAULT_PROBE_SOCKETS_N,
+	       "DEFAULT_PROBE_SOCKETS_N counts DEFAULT_PROBE_SOCKETS");
+
 static const char *add_probe_socket(struct options *o, const char *arg, long v, const struct row *r)
 {
 	(void)v, (void)r;
@@ -184,7 +189,7 @@ static const char *add_probe_socket(struct options *o, const char *arg, long v, 
 		return "wants a socket file's path, or an abstract name after '@'";
 	if (strlen(arg) > 107)
 		return "longer than a socket file's name can be (107 bytes)";
-	if (o->n_probe_sockets >= OPTIONS_PROBE_SOCKETS_MAX)
+	if (o->n_probe_sockets >= UNIX_PROBES_MAX)
 		return "too many (nscd's two included)";
 	o->probe_sockets[o->n_probe_sockets++] = arg;
 	return NULL;
@@ -434,6 +439,7 @@ int options__parse(int argc, char **argv, struct options *o)
 		.control = { .path = CTL_DEFAULT_SOCKET, .mode = 0600, .group = (gid_t)-1 },
 		.metrics = DEFAULT_METRICS,
 		.probe_sockets = { DEFAULT_PROBE_SOCKETS },
+		.n_probe_sockets = DEFAULT_PROBE_SOCKETS_N,
 	};
 	for (i = 0; i < N_ROWS; i++)
 		list[i] = (struct argp_option){ .name = rows[i].name,
@@ -441,9 +447,6 @@ int options__parse(int argc, char **argv, struct options *o)
 						.arg = rows[i].arg,
 						.doc = help_of(&rows[i], help[i], sizeof(help[i])),
 						.group = rows[i].group };
-	while (o->n_probe_sockets < OPTIONS_PROBE_SOCKETS_MAX &&
-	       o->probe_sockets[o->n_probe_sockets])
-		o->n_probe_sockets++;
 	if (argp_parse(&argp, argc, argv, 0, NULL, o))
 		return -1;
 	/* One threshold: the kernel's outcome rules and the edges' apply the same one. */

@@ -13,14 +13,15 @@
 
 #include "expose/control.h"
 #include "kernel/observer_api.h"
+#include "kernel/unix_served.h"
 #include "model/edges.h"
 
 #define DEFAULT_PIN_DIR	  "/sys/fs/bpf/claimd"
 #define DEFAULT_STATE_DIR "/var/lib/claimd"
 #define DEFAULT_METRICS	  "127.0.0.1:9464"
 /* glibc asks nscd before each name it resolves, nscd running or not: its socket, by both names. */
-#define DEFAULT_PROBE_SOCKETS	  "/var/run/nscd/socket", "/run/nscd/socket"
-#define OPTIONS_PROBE_SOCKETS_MAX 16 /* the defaults included */
+#define DEFAULT_PROBE_SOCKETS	"/var/run/nscd/socket", "/run/nscd/socket"
+#define DEFAULT_PROBE_SOCKETS_N 2
 
 struct options {
 	/* The kernel's settings; its fail_status is the edges' (one --fail-status). */
@@ -39,7 +40,7 @@ struct options {
 	const char *metrics; /* HOST:PORT, or NULL for none */
 	bool metrics_given;
 	/* Socket files tried before a process asks for something else (nscd's): no call. */
-	const char *probe_sockets[OPTIONS_PROBE_SOCKETS_MAX];
+	const char *probe_sockets[UNIX_PROBES_MAX]; /* the defaults included */
 	int n_probe_sockets;
 	const char *fleet_url; /* Prometheus, for the fleet's classes; NULL: none */
 	unsigned int fleet_interval_s;
