@@ -215,7 +215,7 @@ static __always_inline struct claimd_owner current_owner(struct io *io)
  * when io's thread serves no request (and its process keys none): the
  * caller's to say whether that is a call outside requests.
  */
-static __noinline int ingress_taint(struct io *io, __u32 flag)
+__noinline int ingress_taint(struct io *io, __u32 flag)
 {
 	struct claimd_owner owner;
 	struct claimd_thread *t;
@@ -283,14 +283,18 @@ static __always_inline void ingress_lose_current(struct io *io)
 }
 
 /* The request at the head of io's connection is now being served by io's thread. */
-static __noinline int ingress_open(struct claimd_conn *c, struct io *io,
-				   const struct claimd_pending *p)
+__noinline int ingress_open(struct claimd_conn *c, struct io *io, const struct claimd_pending *p)
 {
-	struct claimd_owner owner = { .tgid = 0, .id = io->tid };
+	struct claimd_owner owner = {};
 	struct claimd_thread *t;
-	__u32 tid = io->tid, pflags;
+	__u32 tid, pflags;
 	__u32 flags = 0;
 	__u64 seq;
+
+	if (!c || !io || !p)
+		return 0;
+	tid = io->tid;
+	owner.id = tid;
 
 	/*
 	 * In a process that names its requests (explicit context), the record
@@ -422,14 +426,19 @@ static __always_inline void ingress_emit_bare(struct claimd_conn *c, struct io *
  * come). Sends its record. The next pipelined request, if any, is the
  * caller's to open (ingress_open): a frame beside this one, not under it.
  */
-static __noinline int ingress_close(struct claimd_conn *c, struct io *io, __u32 status, __u32 flags)
+__noinline int ingress_close(struct claimd_conn *c, struct io *io, __u32 status, __u32 flags)
 {
-	/* Read in place, not copied: this frame is on the deepest chain (stream.c). */
-	const struct claimd_pending *p = fifo_peek(c);
+	const struct claimd_pending *p;
 	struct claimd_thread *t = NULL;
-	struct claimd_owner owner = c->owner;
-	int got = fifo_drop(c);
+	struct claimd_owner owner;
+	int got;
 
+	if (!c || !io)
+		return 0;
+	/* Read in place, not copied: this frame is on the deepest chain (stream.c). */
+	p = fifo_peek(c);
+	owner = c->owner;
+	got = fifo_drop(c);
 	if (!got) {
 		stat_inc(CLAIMD_ST_UNMATCHED);
 		return 0;
@@ -575,12 +584,16 @@ static __always_inline int egress_log_node(struct io *io, struct claimd_pending 
 }
 
 /* A call ended: into its ingress's log if that is still open, else its own record. */
-static __noinline int egress_close(struct io *io, const struct claimd_pending *p,
-				   const struct claimd_addr *callee, const struct egress_end *end)
+__noinline int egress_close(struct io *io, const struct claimd_pending *p,
+			    const struct claimd_addr *callee, const struct egress_end *end)
 {
-	struct claimd_thread *t = p->ingress_seq ? owner_ctx(&p->owner, io->key.tgid) : NULL;
-	struct claimd_ingress *r = egress_ended(t, io->key.tgid, p, callee, end);
+	struct claimd_thread *t;
+	struct claimd_ingress *r;
 
+	if (!io || !p || !callee || !end)
+		return 0;
+	t = p->ingress_seq ? owner_ctx(&p->owner, io->key.tgid) : NULL;
+	r = egress_ended(t, io->key.tgid, p, callee, end);
 	if (r)
 		slot_refresh(r);
 	return 0;
@@ -591,24 +604,25 @@ static __noinline int egress_close(struct io *io, const struct claimd_pending *p
  * the call takes more registers than BPF has, and its spills kept in
  * on_events's frame would lengthen the deepest chain (stream.c).
  */
-static __noinline int egress_open(struct claimd_conn *c, struct io *io)
+__noinline int egress_open(struct claimd_conn *c, struct io *io)
 {
-	struct claimd_pending p = {
-		.start_ns = c->tx_first_ns,
-		.tid = io->tid,
-		.target_hash = c->tx.hash,
-		.method = c->tx.method,
-		.owner.id = io->tid,
-		.slot = CLAIMD_NO_SLOT,
-	};
+	struct claimd_pending p = { .slot = CLAIMD_NO_SLOT };
+	__u32 pflags;
 
+	if (!c || !io)
+		return 0;
+	p.start_ns = c->tx_first_ns;
+	p.tid = io->tid;
+	p.target_hash = c->tx.hash;
+	p.method = c->tx.method;
+	p.owner.id = io->tid;
 	/*
 	 * nginx's call is tied where nginx began writing it (its probe's
 	 * note), Node.js's by the context writing it; an event loop's others
 	 * are tied, or counted outside requests, when their head ends, by the
 	 * keys its framer reads from now on (keyed.c).
 	 */
-	__u32 pflags = proc_flags(io->key.tgid);
+	pflags = proc_flags(io->key.tgid);
 
 	if (word_keyed(pflags)) {
 		int tied = (pflags & PROC_NGINX)  ? egress_log_noted(io, &p, &c->remote)
@@ -639,7 +653,7 @@ static __noinline int egress_open(struct claimd_conn *c, struct io *io)
  * egress_open's, not under it: verdict_of there passed the 512 bytes of
  * stack a chain of frames shares.
  */
-static __noinline int egress_open_show(struct claimd_conn *c, __u32 tgid)
+__noinline int egress_open_show(struct claimd_conn *c, __u32 tgid)
 {
 	struct claimd_pending *p;
 	struct claimd_thread *t;
@@ -792,12 +806,15 @@ static __always_inline void egress_early_take(struct claimd_conn *c, struct io *
 }
 
 /* The connection failed (reset, refused, closed, EOF): every call on it waiting ends. */
-static __noinline int egress_fail_all(struct claimd_conn *c, struct io *io)
+__noinline int egress_fail_all(struct claimd_conn *c, struct io *io)
 {
-	struct egress_end end = { .end_ns = io_now(io), .flags = CLAIMD_EG_TRANSPORT };
+	struct egress_end end = { .flags = CLAIMD_EG_TRANSPORT };
 	struct claimd_pending p;
 	int i;
 
+	if (!c || !io)
+		return 0;
+	end.end_ns = io_now(io);
 	/* An early answer waits on: its request's write, in flight, is framed yet. */
 	if (c->answer_active == CLAIMD_ANSWER_POPPED)
 		egress_answer_close(c, io, c->rx.claim);
@@ -855,18 +872,16 @@ static __always_inline void ingress_lose_all(struct claimd_conn *c, struct io *i
 }
 
 /* A connection that never carried a request failed: one failed call, no request seen. */
-static __noinline int egress_connect_failed(struct io *io, const struct claimd_addr *callee)
+__noinline int egress_connect_failed(struct io *io, const struct claimd_addr *callee)
 {
-	__u64 now = io_now(io);
-	struct claimd_pending p = {
-		.start_ns = now,
-		.tid = io->tid,
-	};
-	struct egress_end end = {
-		.end_ns = now,
-		.flags = CLAIMD_EG_TRANSPORT | CLAIMD_EG_CONNECT,
-	};
+	struct claimd_pending p = {};
+	struct egress_end end = { .flags = CLAIMD_EG_TRANSPORT | CLAIMD_EG_CONNECT };
 
+	if (!io || !callee)
+		return 0;
+	p.start_ns = io_now(io);
+	p.tid = io->tid;
+	end.end_ns = p.start_ns;
 	egress_log(io, &p, callee);
 	egress_close(io, &p, callee, &end);
 	return 0;
