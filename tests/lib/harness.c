@@ -456,7 +456,7 @@ int claimd_start(struct claimd_h *h, const char *const extra[])
 	h->pid = proc_spawn(argv, NULL, h->log);
 	if (h->pid < 0)
 		return -1;
-	/* About 4.5 s here, most of it the kernel verifying its programs; more under load. */
+	/* About 1.8 s here, most of it the kernel verifying its programs; more under load. */
 	end = now_ms() + CLAIMD_START_MS;
 	while (now_ms() < end) {
 		const char *args[] = { "status", "--json", NULL };
