@@ -216,6 +216,9 @@ static void socket_file_alias(const char *dir)
 		    "the backend's socket file learned, by both names");
 	mark = trace_mark(&t);
 	ASSERT_EQ(svc_drive(s.port, REQUESTS), REQUESTS / FAIL_MOD, "the backend up: own failures");
+	/* Their records all in before the next mark: none of them taken for the next phase's. */
+	ASSERT_GE(trace_wait(&t, trace_is_ingress_of, &s.pid, REQUESTS, 10000), REQUESTS,
+		  "the backend up: each request's record");
 	ASSERT_GT(callee_of(&t, mark, s.pid, false, down, sizeof(down)), 0, "its calls' callee");
 	svc_stop(&be);
 	truth__own_or_passed(truth, s.pid, "/r/%d", REQUESTS, FAIL_MOD, 1, NULL);
