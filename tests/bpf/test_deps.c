@@ -24,7 +24,9 @@
  *
  *  - the cache on its socket file dead under the service (redis_down_unix),
  *    or dead before the service ever reached it: a file claimd knows for
- *    a service's from its listener, not a probe; a cache over TCP whose
+ *    a service's from its listener, not a probe; or stopped cleanly, its
+ *    file gone, before claimd started: known only when the operator names
+ *    it (--dependency-socket); a cache over TCP whose
  *    errors are swallowed, dead under a service that fails on its own
  *    after its call: its edge, by its name kept, still fail-open;
  *
@@ -33,6 +35,7 @@
  *
  * Every verdict is tallied against that truth: 0 wrong.
  */
+#include <errno.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -349,8 +352,25 @@ static int causes_on_file(const struct trace_cap *t, size_t mark, pid_t pid, con
  * (bpf/connects.c); that request's failure is unknown meanwhile, or
  * already unclaimed, never claimed. A socket file nobody listens on is a
  * dead server's: every failure after is unclaimed, its cause the file.
+ *
+ * STOPPED_BEFORE_CLAIMD: the cache was stopped cleanly before claimd
+ * started, and took its file away at shutdown: nothing there tells a
+ * dependency's name from a probe's. The operator names the file
+ * (--dependency-socket): every failure is unclaimed from the first, its
+ * cause the file.
+ *
+ * STOPPED_THEN_RESTARTED: claimd saw the cache listen; the cache was then
+ * stopped cleanly, its file gone, and claimd started again. The names of
+ * socket files served are kept with the state (departed.json): every
+ * failure is unclaimed from the first, its cause the file.
  */
-enum cache_death { DOWN_AFTER_USE, DOWN_BEFORE_USE, DOWN_BEFORE_CLAIMD };
+enum cache_death {
+	DOWN_AFTER_USE,
+	DOWN_BEFORE_USE,
+	DOWN_BEFORE_CLAIMD,
+	STOPPED_BEFORE_CLAIMD,
+	STOPPED_THEN_RESTARTED
+};
 
 static void redis_kill(struct dep_server *d)
 {
@@ -378,10 +398,79 @@ static bool first_connect_asks(struct claimd_h *h, struct trace_cap *t, pid_t pi
 			   "a socket file found there, nobody listening");
 }
 
+/* --dependency-socket takes a socket file's name, and not a probe's: else a usage error. */
+static void dependency_socket_refused(const char *arg, const char *says)
+{
+	char claimd[H_PATH], out[1024] = "";
+	const char *argv[] = { claimd, "--dependency-socket", arg, NULL };
+	int status;
+
+	snprintf(claimd, sizeof(claimd), "%s/claimd", test__build_dir());
+	status = proc_run(argv, out, sizeof(out), 10000);
+	ASSERT_TRUE(status != -1 && WIFEXITED(status) && WEXITSTATUS(status) == 64, arg);
+	ASSERT_OK_PTR(strstr(out, says), out);
+}
+
+/* redis-server stopped as its init system stops it: its socket file goes with it. */
+static void redis_stop(struct dep_server *d)
+{
+	kill(d->pid, SIGTERM);
+	if (proc_wait(d->pid, 10000) == -1)
+		proc_stop(d->pid, 1000);
+	d->pid = 0;
+	ASSERT_TRUE(access(d->sock, F_OK) == -1 && errno == ENOENT,
+		    "redis-server took its socket file away at shutdown");
+}
+
+/*
+ * The cache d dies (when) before the service first calls it, with claimd
+ * at h (its trace t) started again where the case says. false when that
+ * failed.
+ */
+static bool cache_dies_early(struct claimd_h *h, struct trace_cap *t, struct dep_server *d,
+			     enum cache_death when, long long learned)
+{
+	const char *listed[] = { "--dependency-socket", d->sock, NULL };
+
+	switch (when) {
+	case DOWN_AFTER_USE:
+		return true;
+	case DOWN_BEFORE_USE:
+	case STOPPED_THEN_RESTARTED:
+		/* Its listener seen once (claimd looks every few seconds), then it dies. */
+		if (!ASSERT_TRUE(claimd_status_reaches(h, "socket_files_learned", learned + 1),
+				 "the cache's socket file learned from its listener"))
+			return false;
+		if (when == DOWN_BEFORE_USE) {
+			redis_kill(d);
+			return true;
+		}
+		/* Stopped, its file gone; claimd started again, its state kept. */
+		redis_stop(d);
+		trace_stop(t);
+		claimd_stop(h);
+		return ASSERT_OK(claimd_start(h, NULL), "claimd started again") &&
+		       ASSERT_OK(trace_start(t, h), "trace");
+	case DOWN_BEFORE_CLAIMD:
+		/* Dead, its file left, before a claimd starts: this one never saw it listen. */
+		redis_kill(d);
+		claimd_traced_stop(h, t);
+		return !claimd_traced_start(h, t, NULL);
+	case STOPPED_BEFORE_CLAIMD:
+		/* Stopped, its file gone, before a claimd told of the file starts. */
+		redis_stop(d);
+		claimd_traced_stop(h, t);
+		return !claimd_traced_start(h, t, listed);
+	}
+	return false;
+}
+
 static void redis_down_unix(struct claimd_h *h, struct trace_cap *t, enum cache_death when)
 {
 	static const char *const phases[] = { "refused", "no such file" };
-	static const char *const names[] = { "redis-down", "redis-down-first", "redis-down-early" };
+	static const char *const names[] = { "redis-down", "redis-down-first", "redis-down-early",
+					     "redis-stopped-early", "redis-stopped-restart" };
+	int stopped = when == STOPPED_BEFORE_CLAIMD || when == STOPPED_THEN_RESTARTED;
 	struct dep_server d = { 0 };
 	struct dep_svc s = { 0 };
 	long long failed_before = claimd_status_count(h, "connects_failed_at_once", true);
@@ -397,20 +486,10 @@ static void redis_down_unix(struct claimd_h *h, struct trace_cap *t, enum cache_
 		snprintf(callee, sizeof(callee), "unix:%s", path);
 	else
 		dep_server_callee(&d, true, callee, sizeof(callee));
-	if (when == DOWN_BEFORE_USE) {
-		/* Its listener seen once (claimd looks every few seconds), then it dies. */
-		if (!ASSERT_TRUE(claimd_status_reaches(h, "socket_files_learned", learned + 1),
-				 "the cache's socket file learned from its listener"))
-			goto out;
-		redis_kill(&d);
-	} else if (when == DOWN_BEFORE_CLAIMD) {
-		/* Dead, its file left, before a claimd starts: this one never saw it listen. */
-		redis_kill(&d);
-		claimd_traced_stop(h, t);
-		if (claimd_traced_start(h, t, NULL))
-			goto out;
+	if (!cache_dies_early(h, t, &d, when, learned))
+		goto out;
+	if (when != DOWN_AFTER_USE)
 		failed_before = claimd_status_count(h, "connects_failed_at_once", true);
-	}
 	if (!ASSERT_OK(dep_svc_start(&s, names[when], &d, true,
 				     when == DOWN_AFTER_USE ? OWN_FAILURES : LAZY_OWN_FAILURES,
 				     h->dir),
@@ -419,18 +498,22 @@ static void redis_down_unix(struct claimd_h *h, struct trace_cap *t, enum cache_
 	if (when == DOWN_AFTER_USE) {
 		ASSERT_EQ(svc_drive(s.port, REQUESTS), REQUESTS / FAIL_MOD,
 			  "the cache up: own failures");
+		/* Their records all in before the next mark: none of them taken for the next phase's. */
+		ASSERT_GE(trace_wait(t, trace_is_ingress_of, &s.pid, REQUESTS, 10000), REQUESTS,
+			  "the cache up: each request's record");
 		redis_kill(&d);
 	} else if (when == DOWN_BEFORE_CLAIMD && !first_connect_asks(h, t, s.pid, s.port)) {
 		goto out;
 	}
-	for (phase = 0; phase < 2; phase++) {
+	/* A cache stopped cleanly left no file: no phase where connects are refused. */
+	for (phase = stopped; phase < 2; phase++) {
 		struct truth_svc truth[2];
 		struct truth_tally tally = { 0 };
 		char what[64];
 		size_t mark;
 
 		truth__own_or_passed(truth, s.pid, "/r/%d", REQUESTS, FAIL_MOD, 1, NULL);
-		if (phase == 1)
+		if (phase == 1 && !stopped)
 			ASSERT_OK(unlink(path), "its socket file removed");
 		mark = trace_mark(t);
 		ASSERT_EQ(svc_drive(s.port, REQUESTS), REQUESTS, "every request failed");
@@ -442,7 +525,7 @@ static void redis_down_unix(struct claimd_h *h, struct trace_cap *t, enum cache_
 			  "each 503's cause: a connect to the socket file that failed, named");
 	}
 	ASSERT_GE(claimd_status_count(h, "connects_failed_at_once", true) - failed_before,
-		  2 * (REQUESTS - REQUESTS / FAIL_MOD), "failed connects counted");
+		  (2 - stopped) * (REQUESTS - REQUESTS / FAIL_MOD), "failed connects counted");
 out:
 	dep_svc_stop(&s);
 	dep_server_stop(&d);
@@ -555,9 +638,16 @@ static void run_kind(struct claimd_h *h, struct trace_cap *t, enum dep_kind kind
 		cache_down_swallowed(h, t, false);
 	if (kind == DEP_REDIS && test__start_subtest("redis_swallowed_down_restart"))
 		cache_down_swallowed(h, t, true);
-	/* Last of Redis's: it starts claimd again. */
+	/* The last of Redis's: each starts claimd again. */
 	if (kind == DEP_REDIS && test__start_subtest("redis_down_before_claimd"))
 		redis_down_unix(h, t, DOWN_BEFORE_CLAIMD);
+	if (kind == DEP_REDIS && test__start_subtest("redis_stopped_before_claimd")) {
+		dependency_socket_refused("redis.sock", "wants a socket file's path");
+		dependency_socket_refused("/run/nscd/socket", "is a probe's");
+		redis_down_unix(h, t, STOPPED_BEFORE_CLAIMD);
+	}
+	if (kind == DEP_REDIS && test__start_subtest("redis_stopped_claimd_restarted"))
+		redis_down_unix(h, t, STOPPED_THEN_RESTARTED);
 out:
 	dep_server_stop(&d);
 }

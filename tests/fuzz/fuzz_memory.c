@@ -3,7 +3,8 @@
  * libFuzzer target: the state-file loaders, which read the state directory
  * at start: memory.json (memory__parse) and departed.json
  * (departed__parse). A file is taken whole or not at all: on refusal it
- * must say why and leave the edge table (the names gone) empty; on
+ * must say why and leave the edge table (the names gone, the socket
+ * files) empty; on
  * success every edge it counted must be there, and saving the table must
  * work.
  */
@@ -11,9 +12,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "host/unix_listeners.h"
 #include "model/departed.h"
 #include "model/edges.h"
 #include "model/memory.h"
+#include "unixaddr.h"
 
 static int count;
 static int named;
@@ -22,6 +25,18 @@ static void count_departed(const struct claimd_addr *local, const char *name, vo
 {
 	(void)ctx;
 	if (!local->port || !name || !name[0])
+		abort();
+	named++;
+}
+
+/* Fed as at this time: a week back from it is kept. */
+#define NOW 1800000000
+
+static void count_socket_file(__u64 hash, const char *path, __u64 bound, time_t seen, void *ctx)
+{
+	(void)bound, (void)ctx;
+	if (!path || (path[0] != '/' && path[0] != '@') || strlen(path) > CLAIMD_UNIX_NAME_MAX ||
+	    hash != unix_listeners__hash(path) || seen < NOW - DEPARTED_SOCKET_FILE_KEEP_S)
 		abort();
 	named++;
 }
@@ -35,9 +50,10 @@ static void departed_input(const char *text, size_t size)
 
 	if (!n)
 		return;
-	r = departed__parse(n, text, size, why, sizeof(why));
+	r = departed__parse(n, text, size, NOW, why, sizeof(why));
 	named = 0;
 	names__each_departed(n, count_departed, NULL);
+	names__each_socket_file(n, count_socket_file, NULL);
 	if ((r < 0 && (!why[0] || named)) || (r >= 0 && named != r))
 		abort();
 	names__free(n);

@@ -413,7 +413,7 @@ static void callee_tests(void)
 		if (ASSERT_OK_PTR(n, "names__new")) {
 			/* Its listener seen once, in /proc/net/unix; gone since. */
 			names__socket_file(n, 0x5e1f0c0ffee0d00dULL, "/run/cache/cache.sock",
-					   0x5e1f0c0ffee0d00dULL);
+					   0x5e1f0c0ffee0d00dULL, 1);
 			ASSERT_STREQ(names__callee(n, &file), "unix:/run/cache/cache.sock",
 				     "named by its path");
 			ASSERT_TRUE(!strncmp(names__callee(n, &other), "unix:#", 6),
@@ -582,7 +582,7 @@ static void alias_tests(void)
 		if (ASSERT_OK_PTR(n, "names__new")) {
 			names__listen(n, GONE_TGID, &bound, "redis-server", false);
 			names__socket_file(n, 0x72dd58258ba95d72ULL, "/var/run/r.sock",
-					   0x72dd58258ba95d71ULL);
+					   0x72dd58258ba95d71ULL, 1);
 			ASSERT_STREQ(names__callee(n, &other), names__callee(n, &bound),
 				     "its server's name");
 			names__free(n);

@@ -656,10 +656,28 @@ static void persist(struct claimd *d)
 
 static void socket_file_named(__u64 hash, const char *path, __u64 bound, void *arg)
 {
-	names__socket_file(arg, hash, path, bound);
+	names__socket_file(arg, hash, path, bound, time(NULL));
 }
 
-/* The learner of socket files served, made once, with the probes listed. */
+/* A socket file an earlier claimd knew served (model/departed.h): served still. */
+static void remember_socket_file(__u64 hash, const char *path, __u64 bound, time_t seen, void *arg)
+{
+	struct claimd *d = arg;
+	int n = unix_served__remember(d->unix_served, hash);
+
+	(void)path, (void)bound, (void)seen;
+	if (n > 0)
+		d->unix_names_learned++;
+	else if (n < 0 && !d->unix_scan_errors++)
+		pr_warn("cannot put back the socket files served before this start (%s): a "
+			"failed connect to one whose file is gone makes its request unknown",
+			strerror(-n));
+}
+
+/*
+ * The learner of socket files served, made once: with the probes listed,
+ * the dependencies named, and the names an earlier claimd knew.
+ */
 static struct unix_served *socket_files(struct claimd *d)
 {
 	int err;
@@ -676,6 +694,15 @@ static struct unix_served *socket_files(struct claimd *d)
 		pr_warn("cannot list the probes' socket files (%s): a failed connect to one makes "
 			"its request unknown",
 			strerror(-err));
+	err = unix_served__dependencies(d->unix_served, d->opt->dependency_sockets,
+					d->opt->n_dependency_sockets);
+	if (err < 0)
+		pr_warn("cannot list the dependencies' socket files (%s): a failed connect to one "
+			"no server was seen on makes its request unknown",
+			strerror(-err));
+	else
+		d->unix_names_learned += err;
+	names__each_socket_file(d->names, remember_socket_file, d);
 	return d->unix_served;
 }
 
@@ -838,18 +865,21 @@ static int run(struct claimd *d)
 	return 0;
 }
 
-/* The names of listeners gone before this claimd started, as the last one named them. */
+/*
+ * The names of listeners gone before this claimd started, as the last one
+ * named them, and of the socket files it knew served.
+ */
 static void restore_departed(struct claimd *d)
 {
 	char why[160] = "";
-	int n = departed__load(d->names, d->opt->state_dir, why, sizeof(why));
+	int n = departed__load(d->names, d->opt->state_dir, time(NULL), why, sizeof(why));
 
 	if (n < 0)
 		pr_warn("cannot read the names of listeners gone in %s (%s): their addresses are "
 			"named by their numbers",
 			d->opt->state_dir, why);
 	else if (n)
-		pr_info("memory: the names of %d listeners gone, loaded", n);
+		pr_info("memory: %d names of listeners gone and socket files served, loaded", n);
 }
 
 /* Before the kernel: the host checked, the pin directory taken, the model made. */

@@ -65,6 +65,7 @@ enum {
 	OPT_FLEET_INTERVAL,
 	OPT_FLEET_TIMEOUT,
 	OPT_PROBE_SOCKET,
+	OPT_DEPENDENCY_SOCKET,
 };
 
 /* What a row does with its argument. */
@@ -182,17 +183,51 @@ _Static_assert(sizeof(default_probe_sockets) / sizeof(default_probe_sockets[0]) 
 		       DEFAULT_PROBE_SOCKETS_N,
 	       "DEFAULT_PROBE_SOCKETS_N counts DEFAULT_PROBE_SOCKETS");
 
-static const char *add_probe_socket(struct options *o, const char *arg, long v, const struct row *r)
+/* Is arg among the n names at list? */
+static bool socket_listed(const char *const *list, int n, const char *arg)
 {
-	(void)v, (void)r;
+	int i;
+
+	for (i = 0; i < n; i++)
+		if (!strcmp(list[i], arg))
+			return true;
+	return false;
+}
+
+/*
+ * arg onto the list of *n socket files (at most max), where the other
+ * list must not hold it (taken: what to say then); or why not.
+ */
+static const char *add_socket(const char *arg, const char **list, int *n, int max,
+			      const char *const *other, int n_other, const char *taken)
+{
 	if (arg[0] != '/' && arg[0] != '@')
 		return "wants a socket file's path, or an abstract name after '@'";
 	if (strlen(arg) > 107)
 		return "longer than a socket file's name can be (107 bytes)";
-	if (o->n_probe_sockets >= UNIX_PROBES_MAX)
-		return "too many (nscd's two included)";
-	o->probe_sockets[o->n_probe_sockets++] = arg;
+	if (socket_listed(other, n_other, arg))
+		return taken;
+	if (*n >= max)
+		return "too many";
+	list[(*n)++] = arg;
 	return NULL;
+}
+
+static const char *add_probe_socket(struct options *o, const char *arg, long v, const struct row *r)
+{
+	(void)v, (void)r;
+	return add_socket(arg, o->probe_sockets, &o->n_probe_sockets, UNIX_PROBES_MAX,
+			  o->dependency_sockets, o->n_dependency_sockets,
+			  "is given as a dependency's too (--dependency-socket)");
+}
+
+static const char *add_dependency_socket(struct options *o, const char *arg, long v,
+					 const struct row *r)
+{
+	(void)v, (void)r;
+	return add_socket(arg, o->dependency_sockets, &o->n_dependency_sockets,
+			  UNIX_DEPENDENCIES_MAX, o->probe_sockets, o->n_probe_sockets,
+			  "is a probe's (nscd's, or given with --probe-socket)");
 }
 
 static const char *set_fleet(struct options *o, const char *arg, long v, const struct row *r)
@@ -296,6 +331,11 @@ static const struct row rows[] = {
 	  "(listed already): a failed connect to it is no call, where one to another file no "
 	  "server was seen on makes its request unknown (repeatable)",
 	  5, CALL, .fn = add_probe_socket },
+	{ "dependency-socket", OPT_DEPENDENCY_SOCKET, "PATH",
+	  "A socket file a dependency serves, whether claimd saw it served or not (a cache "
+	  "stopped before claimd started takes its file away): a failed connect to it is a "
+	  "failed call (repeatable)",
+	  5, CALL, .fn = add_dependency_socket },
 	{ "fleet-classes", OPT_FLEET, "URL",
 	  "Read the fleet's edge classes from this Prometheus (http://HOST:9090, with the "
 	  "recording rules of claimd.rules.yml): an edge this host cannot classify takes the "

@@ -42,6 +42,9 @@ struct options {
 	/* Socket files tried before a process asks for something else (nscd's): no call. */
 	const char *probe_sockets[UNIX_PROBES_MAX]; /* the defaults included */
 	int n_probe_sockets;
+	/* Socket files dependencies serve, seen served or not: a failed connect is a failed call. */
+	const char *dependency_sockets[UNIX_DEPENDENCIES_MAX];
+	int n_dependency_sockets;
 	const char *fleet_url; /* Prometheus, for the fleet's classes; NULL: none */
 	unsigned int fleet_interval_s;
 	long fleet_timeout_ms;

@@ -30,6 +30,8 @@ struct unix_served {
 	int unserved_fd; /* the probes' table, or -1 */
 	__u64 probes[UNIX_PROBES_MAX];
 	int n_probes;
+	char deps[UNIX_DEPENDENCIES_MAX][CLAIMD_UNIX_NAME_MAX + 1];
+	int n_deps;
 	/* one look's */
 	int added;
 	int err;
@@ -61,13 +63,11 @@ void unix_served__free(struct unix_served *u)
 	free(u);
 }
 
-/* The name hashing to hash of the socket file bound as bound into the table; 1 when new to it. */
-static int learn_hash(struct unix_served *u, __u64 hash, const char *name, __u64 bound)
+/* The name hashing to hash into the table; 1 when new to it, -1 when refused (u->err). */
+static int put_hash(struct unix_served *u, __u64 hash)
 {
 	__u8 one = 1, seen;
 
-	if (u->each)
-		u->each(hash, name, bound, u->arg);
 	if (!bpf_map_lookup_elem(u->fd, &hash, &seen))
 		return 0;
 	if (bpf_map_update_elem(u->fd, &hash, &one, BPF_ANY)) {
@@ -76,6 +76,14 @@ static int learn_hash(struct unix_served *u, __u64 hash, const char *name, __u64
 	}
 	u->added++;
 	return 1;
+}
+
+/* The same, told (each) as a name of the socket file bound as bound, known served now. */
+static int learn_hash(struct unix_served *u, __u64 hash, const char *name, __u64 bound)
+{
+	if (u->each)
+		u->each(hash, name, bound, u->arg);
+	return put_hash(u, hash);
 }
 
 static int learn_name(struct unix_served *u, const char *name, __u64 bound)
@@ -142,6 +150,55 @@ int unix_served__probes(struct unix_served *u, int unserved_fd, const char *cons
 	return put_probes(u);
 }
 
+/* The dependencies' names into the table, each not already known (learn_one). */
+static void put_dependencies(struct unix_served *u)
+{
+	int i;
+
+	for (i = 0; i < u->n_deps; i++) {
+		int added = u->added;
+		__u64 hash;
+
+		if (learn_one(u->deps[i], 0, u))
+			return;
+		if (u->added == added || u->unserved_fd < 0)
+			continue;
+		/* Asked about before it was put: served, not unsure, from now on. */
+		hash = unix_listeners__hash(u->deps[i]);
+		bpf_map_delete_elem(u->unserved_fd, &hash);
+	}
+}
+
+int unix_served__dependencies(struct unix_served *u, const char *const *paths, int n)
+{
+	int i;
+
+	if (n > UNIX_DEPENDENCIES_MAX)
+		return -E2BIG;
+	for (i = 0; i < n; i++) {
+		if (strlen(paths[i]) > CLAIMD_UNIX_NAME_MAX)
+			return -ENAMETOOLONG;
+		snprintf(u->deps[i], sizeof(u->deps[i]), "%s", paths[i]);
+	}
+	u->n_deps = n;
+	u->added = 0;
+	u->err = 0;
+	put_dependencies(u);
+	return u->err ? u->err : u->added;
+}
+
+int unix_served__remember(struct unix_served *u, __u64 hash)
+{
+	int i, n;
+
+	for (i = 0; i < u->n_probes; i++)
+		if (u->probes[i] == hash)
+			return 0;
+	u->err = 0;
+	n = put_hash(u, hash);
+	return n < 0 ? u->err : n;
+}
+
 int unix_served__ask(struct unix_served *u, __u32 tgid, const char *name, size_t len, __u64 hash)
 {
 	char path[CLAIMD_UNIX_NAME_MAX + 1], seen[CLAIMD_UNIX_NAME_MAX + 64];
@@ -185,6 +242,7 @@ int unix_served__learn(struct unix_served *u)
 	}
 	u->added = 0;
 	u->err = 0;
+	put_dependencies(u);
 	if (unix_listeners__each(learn_one, u) < 0)
 		return -errno;
 	return u->err ? u->err : u->added;

@@ -44,6 +44,29 @@ void unix_served__free(struct unix_served *u);
 int unix_served__probes(struct unix_served *u, int unserved_fd, const char *const *paths, int n);
 
 /*
+ * The names of n socket files that dependencies serve, told by the
+ * operator: served, whether a listener was seen on them or not (a cache
+ * stopped cleanly before claimd started takes its file away, and is
+ * never seen), put now and again at each look that asks the kernel
+ * again, with their other names (unix_listeners__aliases). A failed
+ * connect to one is a failed call. The count of names new to the table,
+ * or -errno (too many; the table refused one).
+ */
+#define UNIX_DEPENDENCIES_MAX 16
+int unix_served__dependencies(struct unix_served *u, const char *const *paths, int n);
+
+/*
+ * A name (its hash) of a socket file that an earlier claimd knew served
+ * (model/departed.h): into the table, listened on now or not, unless it
+ * is a probe's (unix_served__probes, given first). Not told to each: its
+ * name is known already, and not listened on now. A cache stopped
+ * cleanly while claimd was down took its file away: its clients' failed
+ * connects are failed calls all the same. 1 when new to the table, 0
+ * when not, -errno when the table refused it.
+ */
+int unix_served__remember(struct unix_served *u, __u64 hash);
+
+/*
  * A followed process, tgid, connected to the name of len bytes at name
  * (hash: headers/unixaddr.h) that no listener was seen on (a
  * claimd_socket_file record). When a socket file is there, as that

@@ -8,7 +8,9 @@
 #include <json-c/json.h>
 
 #include "host/statefile.h"
+#include "host/unix_listeners.h"
 #include "model/departed.h"
+#include "unixaddr.h"
 
 #define DEPARTED_MAX_BYTES (4u << 20)
 #define DEPARTED_NAME_MAX  200
@@ -49,15 +51,31 @@ static void save_one(const struct claimd_addr *local, const char *name, void *ct
 	json_object_array_add(ctx, o);
 }
 
+static void save_socket_file(__u64 hash, const char *path, __u64 bound, time_t seen, void *ctx)
+{
+	struct json_object *o = json_object_new_object();
+	char hex[17];
+
+	(void)hash; /* the path's: made again from it */
+	snprintf(hex, sizeof(hex), "%016llx", (unsigned long long)bound);
+	json_object_object_add(o, "path", json_object_new_string(path));
+	json_object_object_add(o, "bound", json_object_new_string(hex));
+	json_object_object_add(o, "seen", json_object_new_int64(seen));
+	json_object_array_add(ctx, o);
+}
+
 int departed__save(struct names *n, const char *state_dir)
 {
 	struct json_object *root = json_object_new_object(), *arr = json_object_new_array();
+	struct json_object *files = json_object_new_array();
 	int err;
 
 	names__each_departed(n, save_one, arr);
+	names__each_socket_file(n, save_socket_file, files);
 	json_object_object_add(root, "format", json_object_new_string(DEPARTED_FORMAT));
 	json_object_object_add(root, "version", json_object_new_int(DEPARTED_VERSION));
 	json_object_object_add(root, "departed", arr);
+	json_object_object_add(root, "socket_files", files);
 	err = statefile__write(state_dir, DEPARTED_FILE,
 			       json_object_to_json_string_ext(root, JSON_C_TO_STRING_PRETTY));
 	json_object_put(root);
@@ -86,12 +104,43 @@ static int entry(struct json_object *arr, size_t i, struct claimd_addr *a, const
 	return **name && strlen(*name) <= DEPARTED_NAME_MAX ? 0 : -1;
 }
 
-int departed__parse(struct names *n, const char *text, size_t len, char *why, size_t whylen)
+/* Socket file i of files as a path, its bound name's hash and when it was listened on, or -1. */
+static int socket_file_entry(struct json_object *files, size_t i, const char **path, __u64 *bound,
+			     time_t *seen)
 {
-	struct json_object *root, *arr;
+	struct json_object *o = json_object_array_get_idx(files, i), *v;
+	const char *hex;
+	size_t n;
+
+	if (!json_object_is_type(o, json_type_object) ||
+	    !json_object_object_get_ex(o, "path", &v) || !json_object_is_type(v, json_type_string))
+		return -1;
+	*path = json_object_get_string(v);
+	n = strlen(*path);
+	if (!n || n > CLAIMD_UNIX_NAME_MAX || ((*path)[0] != '/' && (*path)[0] != '@'))
+		return -1;
+	if (!json_object_object_get_ex(o, "bound", &v) || !json_object_is_type(v, json_type_string))
+		return -1;
+	hex = json_object_get_string(v);
+	if (strlen(hex) != 16 || strspn(hex, "0123456789abcdef") != 16)
+		return -1;
+	*bound = strtoull(hex, NULL, 16);
+	if (!json_object_object_get_ex(o, "seen", &v) || !json_object_is_type(v, json_type_int) ||
+	    json_object_get_int64(v) < 0)
+		return -1;
+	*seen = json_object_get_int64(v);
+	return 0;
+}
+
+int departed__parse(struct names *n, const char *text, size_t len, time_t now, char *why,
+		    size_t whylen)
+{
+	struct json_object *root, *arr, *files = NULL;
 	struct claimd_addr a;
 	const char *name;
-	size_t i, count;
+	size_t i, count, n_files = 0;
+	__u64 bound;
+	time_t seen;
 	int ret = -1;
 
 	root = statefile__parse(text, len, DEPARTED_MAX_BYTES, DEPARTED_FORMAT, DEPARTED_VERSION,
@@ -106,16 +155,35 @@ int departed__parse(struct names *n, const char *text, size_t len, char *why, si
 			goto out;
 		}
 	}
+	/* Socket files served: none in a file written before they were kept. */
+	if (json_object_object_get_ex(root, "socket_files", &files)) {
+		if (!json_object_is_type(files, json_type_array)) {
+			snprintf(why, whylen, "socket_files is not a list");
+			goto out;
+		}
+		n_files = json_object_array_length(files);
+	}
+	for (i = 0; i < n_files; i++) {
+		if (socket_file_entry(files, i, &name, &bound, &seen)) {
+			snprintf(why, whylen, "socket file %zu is malformed", i);
+			goto out;
+		}
+	}
 	for (ret = 0, i = 0; i < count; i++) {
 		entry(arr, i, &a, &name);
 		ret += names__departed_add(n, &a, name);
+	}
+	for (i = 0; i < n_files; i++) {
+		socket_file_entry(files, i, &name, &bound, &seen);
+		if (seen >= now - DEPARTED_SOCKET_FILE_KEEP_S)
+			ret += names__socket_file(n, unix_listeners__hash(name), name, bound, seen);
 	}
 out:
 	json_object_put(root);
 	return ret;
 }
 
-int departed__load(struct names *n, const char *state_dir, char *why, size_t whylen)
+int departed__load(struct names *n, const char *state_dir, time_t now, char *why, size_t whylen)
 {
 	char path[512], *text;
 	size_t len;
@@ -129,7 +197,7 @@ int departed__load(struct names *n, const char *state_dir, char *why, size_t why
 		snprintf(why, whylen, "%s: %s", path, strerror(errno));
 		return -1;
 	}
-	ret = departed__parse(n, text, len, why, whylen);
+	ret = departed__parse(n, text, len, now, why, whylen);
 	free(text);
 	return ret;
 }

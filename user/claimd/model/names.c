@@ -587,26 +587,58 @@ void names__exit(struct names *n, __u32 tgid)
 /* A name of a socket file seen listened on (names->socket_files). */
 struct socket_file {
 	__u64 bound; /* the hash of the name it was bound by */
+	time_t seen; /* when last told listened on */
 	char path[]; /* this name */
 };
 
-void names__socket_file(struct names *n, __u64 hash, const char *path, __u64 bound)
+int names__socket_file(struct names *n, __u64 hash, const char *path, __u64 bound, time_t seen)
 {
 	size_t len = strlen(path) + 1;
-	struct socket_file *f;
+	struct socket_file *f = hashtab__get(n->socket_files, &hash, sizeof(hash));
 	int err;
 
-	if (hashtab__get(n->socket_files, &hash, sizeof(hash)) ||
-	    hashtab__count(n->socket_files) >= SOCKET_FILES_MAX)
-		return;
+	if (f) {
+		if (seen > f->seen)
+			f->seen = seen;
+		return 0;
+	}
+	if (hashtab__count(n->socket_files) >= SOCKET_FILES_MAX)
+		return 0;
 	f = malloc(sizeof(*f) + len);
 	if (!f)
-		return;
+		return 0;
 	f->bound = bound;
+	f->seen = seen;
 	memcpy(f->path, path, len);
 	hashtab__put(n->socket_files, &hash, sizeof(hash), f, &err);
-	if (err)
+	if (err) {
 		free(f);
+		return 0;
+	}
+	return 1;
+}
+
+struct socket_file_walk {
+	names_socket_file_fn fn;
+	void *ctx;
+};
+
+static int socket_file_each(const struct hashtab_entry *e, void *arg)
+{
+	struct socket_file_walk *w = arg;
+	const struct socket_file *f = e->value;
+	__u64 hash;
+
+	memcpy(&hash, e->key, sizeof(hash));
+	w->fn(hash, f->path, f->bound, f->seen, w->ctx);
+	return 0;
+}
+
+void names__each_socket_file(struct names *n, names_socket_file_fn fn, void *ctx)
+{
+	struct socket_file_walk w = { fn, ctx };
+
+	hashtab__for_each(n->socket_files, socket_file_each, &w);
 }
 
 /*

@@ -11,6 +11,7 @@
 #define CLAIMD_NAMES_H
 
 #include <stdbool.h>
+#include <time.h>
 #include <stddef.h>
 #include <linux/types.h>
 
@@ -54,9 +55,19 @@ void names__listen(struct names *n, __u32 tgid, const struct claimd_addr *local,
  * and its path), and the hash of the name it was bound by (hash again for
  * that one): a callee by another name is the callee by the bound one; a
  * callee there that no listener known to claimd names is "unix:<path>",
- * once it is gone too.
+ * once it is gone too. seen: when it was listened on (a name told again
+ * keeps the later time). 1 when the name is new.
  */
-void names__socket_file(struct names *n, __u64 hash, const char *path, __u64 bound);
+int names__socket_file(struct names *n, __u64 hash, const char *path, __u64 bound, time_t seen);
+/*
+ * Each name of a socket file told so, to fn: its hash, its path, the hash
+ * of the name it was bound by, when it was last listened on. What a
+ * claimd started again knows for served, listened on or not
+ * (model/departed.h).
+ */
+typedef void (*names_socket_file_fn)(__u64 hash, const char *path, __u64 bound, time_t seen,
+				     void *ctx);
+void names__each_socket_file(struct names *n, names_socket_file_fn fn, void *ctx);
 /* Does the process hold a listener? */
 bool names__listening(struct names *n, __u32 tgid);
 /* Changes whenever a name given earlier may have changed (listeners, exits, maps). */
