@@ -17,7 +17,9 @@
  * (ingress.c), called from many places and from loops over a queue:
  * checked where each was called, they took tp_io_x to 920,000
  * instructions of the verifier's million (tests/bpf/test_stack.c holds
- * every program to half). Two bounds shape the frames. The deepest chain of calls is seven
+ * every program to half).
+ *
+ * Two bounds shape the frames. The deepest chain of calls is seven
  * frames of the kernel's eight (MAX_CALL_FRAMES): a program, iov_step,
  * feed_segment, on_events or conn_lost, egress_close, verdict_of,
  * verdict_step ("the call stack of 8 frames is too deep", clang 14, Linux

@@ -178,11 +178,6 @@ static const char *set_metrics(struct options *o, const char *arg, long v, const
 	return NULL;
 }
 
-static const char *const default_probe_sockets[] = { DEFAULT_PROBE_SOCKETS };
-_Static_assert(sizeof(default_probe_sockets) / sizeof(default_probe_sockets[0]) ==
-		       DEFAULT_PROBE_SOCKETS_N,
-	       "DEFAULT_PROBE_SOCKETS_N counts DEFAULT_PROBE_SOCKETS");
-
 /* Is arg among the n names at list? */
 static bool socket_listed(const char *const *list, int n, const char *arg)
 {
@@ -479,7 +474,9 @@ int options__parse(int argc, char **argv, struct options *o)
 		.control = { .path = CTL_DEFAULT_SOCKET, .mode = 0600, .group = (gid_t)-1 },
 		.metrics = DEFAULT_METRICS,
 		.probe_sockets = { DEFAULT_PROBE_SOCKETS },
-		.n_probe_sockets = DEFAULT_PROBE_SOCKETS_N,
+		/* Counted from the list itself: no count to keep in step with it. */
+		.n_probe_sockets =
+			sizeof((const char *[]){ DEFAULT_PROBE_SOCKETS }) / sizeof(char *),
 	};
 	for (i = 0; i < N_ROWS; i++)
 		list[i] = (struct argp_option){ .name = rows[i].name,

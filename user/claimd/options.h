@@ -20,8 +20,7 @@
 #define DEFAULT_STATE_DIR "/var/lib/claimd"
 #define DEFAULT_METRICS	  "127.0.0.1:9464"
 /* glibc asks nscd before each name it resolves, nscd running or not: its socket, by both names. */
-#define DEFAULT_PROBE_SOCKETS	"/var/run/nscd/socket", "/run/nscd/socket"
-#define DEFAULT_PROBE_SOCKETS_N 2
+#define DEFAULT_PROBE_SOCKETS "/var/run/nscd/socket", "/run/nscd/socket"
 
 struct options {
 	/* The kernel's settings; its fail_status is the edges' (one --fail-status). */
