@@ -9,7 +9,13 @@
 
 #include "loop.bpf.h"
 
-#define SCAN_WINDOW 512 /* bytes copied from user memory at a time */
+#define SCAN_WINDOW    512 /* bytes copied from user memory at a time */
+#define SCAN_IOV_BLOCK 8   /* iovec entries copied from user memory at a time */
+
+struct uiovec {
+	__u64 base;
+	__u64 len;
+};
 
 /* Bytes copied out of user memory for the parser. */
 struct scan_buf {
@@ -29,6 +35,8 @@ struct scan_buf {
 	/* The segment feed_segment frames: its user memory and length, set by its caller. */
 	__u64 ubuf;
 	__u64 len;
+	/* A vectored syscall's entries, copied a block at a time (stream.c, iov_step). */
+	struct uiovec iov[SCAN_IOV_BLOCK];
 };
 
 /*

@@ -324,11 +324,6 @@ static __always_inline void feed_buf(struct claimd_conn *c, struct io *io, struc
 	feed_unframed(c, io, len - feed_segment(c, io, buf));
 }
 
-struct uiovec {
-	__u64 base;
-	__u64 len;
-};
-
 struct iov_state {
 	struct claimd_conn *c;
 	struct io *io;
@@ -338,21 +333,34 @@ struct iov_state {
 	__u64 total; /* bytes the syscall moved, not framed yet */
 };
 
-/* One iovec entry: the syscall's bytes fill the entries in order. */
+/*
+ * One iovec entry: the syscall's bytes fill the entries in order. The
+ * entries come from user memory SCAN_IOV_BLOCK at a time, into the
+ * scratch beside the window (scan_buf.iov): a copy costs about as much
+ * for one entry as for eight (docs/performance.md), and a head written a
+ * line per entry has 8 to 30 of them.
+ */
 static long iov_step(__u64 i, void *data)
 {
 	struct iov_state *s = data;
-	struct uiovec v;
-	__u64 n, done;
+	struct scan_buf *buf = s->buf;
+	__u64 k = i & (SCAN_IOV_BLOCK - 1), n, done, base;
 
 	if (i >= s->cnt || !s->total)
 		return 1;
-	if (bpf_probe_read_user(&v, sizeof(v), (const void *)(s->uiov + i * sizeof(v))))
-		return 1;
-	n = v.len < s->total ? v.len : s->total;
-	s->buf->ubuf = v.base;
-	s->buf->len = n;
-	done = feed_segment(s->c, s->io, s->buf);
+	if (!k) {
+		__u64 left = s->cnt - i;
+		__u32 want = left < SCAN_IOV_BLOCK ? (__u32)left : SCAN_IOV_BLOCK;
+
+		if (bpf_probe_read_user(buf->iov, want * sizeof(buf->iov[0]),
+					(const void *)(s->uiov + i * sizeof(buf->iov[0]))))
+			return 1;
+	}
+	base = buf->iov[k].base;
+	n = buf->iov[k].len < s->total ? buf->iov[k].len : s->total;
+	buf->ubuf = base;
+	buf->len = n;
+	done = feed_segment(s->c, s->io, buf);
 	s->total -= done;
 	return done < n;
 }
