@@ -636,8 +636,10 @@ int trace_start(struct trace_cap *t, const struct claimd_h *h)
 	if (t->pid <= 0)
 		return -1;
 	/* Nothing the test does is traced before claimd counts the new client. */
-	if (before >= 0 && status_wait(h, "trace_clients", before + 1, LLONG_MAX, &now))
+	if (before >= 0 && status_wait(h, "trace_clients", before + 1, LLONG_MAX, &now)) {
+		t->lines_before = claimd_status_count(h, "trace_lines", false);
 		return 0;
+	}
 	printf("claimd counts %lld trace clients, %lld before claimctl trace started\n", now,
 	       before);
 	return -1;
@@ -725,8 +727,49 @@ static bool line_any(struct json_object *line, void *ctx)
 	return true;
 }
 
+/*
+ * Waits until the records the kernel had submitted by the call are all in
+ * the trace file: claimd has read as many records as the kernel counted
+ * then, and the file holds every line claimd had queued for this client
+ * by that time (with one client streaming: with more, claimd's count is
+ * theirs together, and only the records read are awaited).
+ */
+static void trace_settle(const struct trace_cap *t)
+{
+	long long end = now_ms() + 10000, submitted = -1, read = -1, queued = -1, lines = 0;
+
+	if (!t->h || t->h->pid <= 0 || t->pid <= 0)
+		return;
+	for (;;) {
+		struct json_object *st =
+			claimctl_json(t->h, (const char *const[]){ "status", NULL });
+
+		if (!st)
+			return;
+		if (submitted < 0)
+			submitted = j_int(j_get(st, "kernel"), "records");
+		read = j_int(j_get(st, "records"), "read");
+		if (read >= submitted && queued < 0)
+			queued = j_int(st, "trace_clients") == 1 && t->lines_before >= 0
+					 ? j_int(st, "trace_lines") - t->lines_before
+					 : 0;
+		json_object_put(st);
+		if (queued >= 0) {
+			lines = trace_each(t, line_any, NULL);
+			if (lines >= queued)
+				return;
+		}
+		if (now_ms() >= end)
+			break;
+		sleep_ms(20);
+	}
+	printf("trace: claimd read %lld of %lld records, the file holds %lld of %lld lines\n", read,
+	       submitted, lines, queued);
+}
+
 size_t trace_mark(const struct trace_cap *t)
 {
+	trace_settle(t);
 	return trace_each(t, line_any, NULL);
 }
 

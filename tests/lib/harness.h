@@ -156,6 +156,7 @@ struct trace_cap {
 	pid_t pid;
 	char path[H_PATH];
 	const struct claimd_h *h; /* the claimd it streams from */
+	long long lines_before;	  /* claimd's trace_lines when it counted this client */
 };
 
 /*
@@ -185,7 +186,13 @@ void claimd_traced_stop(struct claimd_h *h, struct trace_cap *t);
 struct json_object *trace_read(const struct trace_cap *t);
 /* The lines captured from index 'from' on (caller puts it). */
 struct json_object *trace_read_from(const struct trace_cap *t, size_t from);
-/* How many lines are captured so far: a mark for trace_read_from. */
+/*
+ * How many lines are captured so far: a mark for trace_read_from. Taken
+ * once every record the kernel had submitted by the call is in the file
+ * (claimd read them all, and this client wrote every line claimd had
+ * queued for it then), up to 10 s: what the test did before the mark
+ * stays before it, however late the host lets claimd run.
+ */
 size_t trace_mark(const struct trace_cap *t);
 
 typedef bool (*trace_match_fn)(struct json_object *line, void *ctx);

@@ -101,12 +101,13 @@ struct claimd {
 	int unix_names_learned; /* socket files' names put into unix_served (unix_served.h) */
 	int unix_files_asked;	/* names of socket files no server was seen on, asked about */
 	int unix_files_dead;	/* ... found a socket file nobody listens on: served from then */
-	int unix_ask_errors;
+	int unix_ask_errors;	/* each kind of failure warned of once */
 	int unix_scan_errors;
+	int unix_remember_errors;
 	time_t persisted_wall; /* when the memory last reached the disk */
 	int persist_errors;
-	/* records from the kernel, by type, and the malformed ones */
-	unsigned long n_ingress, n_root, n_listen, n_exit, n_unread, n_exec, n_invalid;
+	/* records from the kernel: all read, by type, and the malformed ones */
+	unsigned long n_read, n_ingress, n_root, n_listen, n_exit, n_unread, n_exec, n_invalid;
 	__u32 exited[MAX_EXITED];
 	int n_exited;
 	struct metrics_http *http;
@@ -247,6 +248,7 @@ static int on_record(void *ctx, void *data, size_t size)
 	const char *why;
 	int type = record__check(data, size, &why);
 
+	d->n_read++;
 	switch (type) {
 	case CLAIMD_REC_INGRESS:
 		d->n_ingress++;
@@ -452,6 +454,7 @@ static struct json_object *status_json(struct claimd *d)
 			json_object_object_add(k, observer__stat_name(i),
 					       json_object_new_uint64(st[i]));
 	json_object_object_add(o, "kernel", k);
+	json_object_object_add(r, "read", json_object_new_uint64(d->n_read));
 	json_object_object_add(r, "ingress", json_object_new_uint64(d->n_ingress));
 	json_object_object_add(r, "egress", json_object_new_uint64(d->n_root));
 	json_object_object_add(r, "listen", json_object_new_uint64(d->n_listen));
@@ -500,6 +503,8 @@ static struct json_object *status_json(struct claimd *d)
 			       json_object_new_string(observer__verdicts_path(d->obs)));
 	probes__status(d->probes, o);
 	json_object_object_add(o, "programs", observer__programs_json(d->obs));
+	json_object_object_add(o, "trace_lines",
+			       json_object_new_uint64(control__published(d->ctl)));
 	json_object_object_add(o, "trace_dropped",
 			       json_object_new_uint64(control__dropped(d->ctl)));
 	json_object_object_add(o, "maps", map_fill__json(d->fill, N_FILL));
@@ -668,7 +673,7 @@ static void remember_socket_file(__u64 hash, const char *path, __u64 bound, time
 	(void)path, (void)bound, (void)seen;
 	if (n > 0)
 		d->unix_names_learned++;
-	else if (n < 0 && !d->unix_scan_errors++)
+	else if (n < 0 && !d->unix_remember_errors++)
 		pr_warn("cannot put back the socket files served before this start (%s): a "
 			"failed connect to one whose file is gone makes its request unknown",
 			strerror(-n));

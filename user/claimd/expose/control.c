@@ -38,7 +38,7 @@ struct control {
 	control_handler handler;
 	void *ctx;
 	struct client *clients;
-	unsigned long dropped;
+	unsigned long published, dropped;
 };
 
 static void client_free(struct client *cl)
@@ -382,9 +382,15 @@ void control__publish(struct control *ctl, const char *line, size_t len, bool ro
 			ctl->dropped++;
 			continue;
 		}
+		ctl->published++;
 		if (client_flush(cl) < 0)
 			client_free(cl);
 	}
+}
+
+unsigned long control__published(const struct control *ctl)
+{
+	return ctl->published;
 }
 
 unsigned long control__dropped(const struct control *ctl)

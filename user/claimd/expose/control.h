@@ -35,7 +35,8 @@ void control__close(struct control *c);
 bool control__tracing(const struct control *c, bool roots);
 /* Sends one JSON line (without newline) to every tracing client that wants it. */
 void control__publish(struct control *c, const char *line, size_t len, bool root);
-/* Lines dropped for slow clients so far. */
+/* Lines queued for tracing clients so far (one a client), and dropped for slow ones. */
+unsigned long control__published(const struct control *c);
 unsigned long control__dropped(const struct control *c);
 /* Clients streaming a trace. */
 int control__tracers(const struct control *c);
