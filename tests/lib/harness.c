@@ -411,7 +411,20 @@ void file_print(const char *what, const char *path)
 
 void claimd_print_log(const struct claimd_h *h)
 {
+	struct json_object *st, *kernel;
+
 	file_print("claimd log", h->log);
+	/* What the kernel counted: the counters that make verdicts unknown say why. */
+	st = h->pid > 0 ? claimctl_json(h, (const char *const[]){ "status", NULL }) : NULL;
+	kernel = j_get(st, "kernel");
+	if (kernel) {
+		printf("claimd's kernel counters (those not 0):");
+		json_object_object_foreach(kernel, name, v)
+			if (json_object_get_int64(v))
+				printf(" %s %lld", name, (long long)json_object_get_int64(v));
+		printf("\n");
+	}
+	json_object_put(st);
 }
 
 #define CLAIMD_START_MS 60000
