@@ -747,18 +747,18 @@ static bool line_any(struct json_object *line, void *ctx)
  * by that time (with one client streaming: with more, claimd's count is
  * theirs together, and only the records read are awaited).
  */
-static void trace_settle(const struct trace_cap *t)
+static bool trace_settle(const struct trace_cap *t)
 {
 	long long end = now_ms() + 10000, submitted = -1, read = -1, queued = -1, lines = 0;
 
 	if (!t->h || t->h->pid <= 0 || t->pid <= 0)
-		return;
+		return true;
 	for (;;) {
 		struct json_object *st =
 			claimctl_json(t->h, (const char *const[]){ "status", NULL });
 
 		if (!st)
-			return;
+			return true; /* claimd gone: what it sent is all there will be */
 		if (submitted < 0)
 			submitted = j_int(j_get(st, "kernel"), "records");
 		read = j_int(j_get(st, "records"), "read");
@@ -770,7 +770,7 @@ static void trace_settle(const struct trace_cap *t)
 		if (queued >= 0) {
 			lines = trace_each(t, line_any, NULL);
 			if (lines >= queued)
-				return;
+				return true;
 		}
 		if (now_ms() >= end)
 			break;
@@ -778,11 +778,12 @@ static void trace_settle(const struct trace_cap *t)
 	}
 	printf("trace: claimd read %lld of %lld records, the file holds %lld of %lld lines\n", read,
 	       submitted, lines, queued);
+	return false;
 }
 
 size_t trace_mark(const struct trace_cap *t)
 {
-	trace_settle(t);
+	ASSERT_TRUE(trace_settle(t), "every record submitted is in the trace");
 	return trace_each(t, line_any, NULL);
 }
 

@@ -190,8 +190,8 @@ struct json_object *trace_read_from(const struct trace_cap *t, size_t from);
  * How many lines are captured so far: a mark for trace_read_from. Taken
  * once every record the kernel had submitted by the call is in the file
  * (claimd read them all, and this client wrote every line claimd had
- * queued for it then), up to 10 s: what the test did before the mark
- * stays before it, however late the host lets claimd run.
+ * queued for it then), up to 10 s, and asserted: what the test did
+ * before the mark stays before it, however late the host lets claimd run.
  */
 size_t trace_mark(const struct trace_cap *t);
 
