@@ -344,11 +344,12 @@ static long iov_step(__u64 i, void *data)
 {
 	struct iov_state *s = data;
 	struct scan_buf *buf = s->buf;
-	__u64 k = i & (SCAN_IOV_BLOCK - 1), n, done, base;
+	const struct uiovec *v = &buf->iov[i & (SCAN_IOV_BLOCK - 1)];
+	__u64 n, done;
 
 	if (i >= s->cnt || !s->total)
 		return 1;
-	if (!k) {
+	if (!(i & (SCAN_IOV_BLOCK - 1))) {
 		__u64 left = s->cnt - i;
 		__u32 want = left < SCAN_IOV_BLOCK ? (__u32)left : SCAN_IOV_BLOCK;
 
@@ -356,9 +357,8 @@ static long iov_step(__u64 i, void *data)
 					(const void *)(s->uiov + i * sizeof(buf->iov[0]))))
 			return 1;
 	}
-	base = buf->iov[k].base;
-	n = buf->iov[k].len < s->total ? buf->iov[k].len : s->total;
-	buf->ubuf = base;
+	n = v->len < s->total ? v->len : s->total;
+	buf->ubuf = v->base;
 	buf->len = n;
 	done = feed_segment(s->c, s->io, buf);
 	s->total -= done;

@@ -749,7 +749,8 @@ static bool line_any(struct json_object *line, void *ctx)
  */
 static bool trace_settle(const struct trace_cap *t)
 {
-	long long end = now_ms() + 10000, submitted = -1, read = -1, queued = -1, lines = 0;
+	long long end = now_ms() + 10000, submitted = -1, read = -1, queued = 0, left;
+	int lines;
 
 	if (!t->h || t->h->pid <= 0 || t->pid <= 0)
 		return true;
@@ -762,22 +763,23 @@ static bool trace_settle(const struct trace_cap *t)
 		if (submitted < 0)
 			submitted = j_int(j_get(st, "kernel"), "records");
 		read = j_int(j_get(st, "records"), "read");
-		if (read >= submitted && queued < 0)
-			queued = j_int(st, "trace_clients") == 1 && t->lines_before >= 0
-					 ? j_int(st, "trace_lines") - t->lines_before
-					 : 0;
+		if (read >= submitted && j_int(st, "trace_clients") == 1 && t->lines_before >= 0)
+			queued = j_int(st, "trace_lines") - t->lines_before;
 		json_object_put(st);
-		if (queued >= 0) {
-			lines = trace_each(t, line_any, NULL);
-			if (lines >= queued)
-				return true;
-		}
-		if (now_ms() >= end)
+		if (read >= submitted)
 			break;
+		if (now_ms() >= end) {
+			printf("trace: claimd read %lld of the %lld records submitted\n", read,
+			       submitted);
+			return false;
+		}
 		sleep_ms(20);
 	}
-	printf("trace: claimd read %lld of %lld records, the file holds %lld of %lld lines\n", read,
-	       submitted, lines, queued);
+	left = end - now_ms();
+	lines = trace_wait(t, line_any, NULL, (int)queued, left > 0 ? (int)left : 0);
+	if (lines >= queued)
+		return true;
+	printf("trace: the file holds %d of the %lld lines claimd queued\n", lines, queued);
 	return false;
 }
 
