@@ -48,8 +48,9 @@
  * An event loop's connect is its process's, not a request's (keyed.c): a
  * failure is a call outside requests, every request open then unknown. So
  * is one a Go program makes on a goroutine serving no request (net/http
- * dials on goroutines of its own): its note is the process's, read at any
- * answer it writes.
+ * dials on goroutines of its own, several at once): its process keeps it
+ * apart, read at any answer it writes once the dial has returned
+ * (bpf/go_dials.c).
  */
 
 #define SOCKADDR_UN_PATH 2 /* offsetof(struct sockaddr_un, sun_path) */
@@ -138,13 +139,6 @@ static __always_inline int unserved_ask(__u64 hash, __u32 tgid, const __u8 *name
  */
 enum connect_kind { CONNECT_UNIX, CONNECT_INET4, CONNECT_INET6 };
 
-/*
- * The holder of a Go process's note made on a goroutine serving no request
- * (net/http dials on goroutines of its own): the process, read at any of
- * its answers, its failure a call outside requests.
- */
-#define CONNECT_PROCESS_NOTE (-2)
-
 static __always_inline int connect_note(struct bpf_sock_addr *ctx, enum connect_kind kind)
 {
 	__u32 tcp = kind != CONNECT_UNIX;
@@ -155,7 +149,7 @@ static __always_inline int connect_note(struct bpf_sock_addr *ctx, enum connect_
 	__u8 name[CLAIMD_UNIX_NAME_MAX];
 	struct claimd_owner owner;
 	struct claimd_thread *t;
-	__u32 f, n;
+	__u32 f, n, outside = 0;
 	__u64 hash;
 
 	if (ctx->type != SOCK_STREAM || io.key.tgid == self_tgid)
@@ -173,10 +167,8 @@ static __always_inline int connect_note(struct bpf_sock_addr *ctx, enum connect_
 			/* Serving nothing: no answer of its own will read the outcome. */
 			if (!(f & PROC_GO_SYSCALLS))
 				return 1;
-			/* Go's net/http dials on goroutines of its own: its process's note. */
-			owner.tgid = io.key.tgid;
-			owner.id = CONNECT_PROCESS_NOTE;
-			note.outside = 1;
+			/* Go's net/http dials on goroutines of its own: its process's (go_dials.c). */
+			outside = 1;
 		} else if (!(t->rec.flags & CLAIMD_IN_MUX)) {
 			/* A thread juggling requests (CLAIMD_IN_MUX) makes its process's calls. */
 			note.seq = t->rec.seq;
@@ -208,13 +200,17 @@ static __always_inline int connect_note(struct bpf_sock_addr *ctx, enum connect_
 	}
 	note.sk = (__u64)k->sk;
 	note.cookie = bpf_get_socket_cookie(ctx);
+	proc_flag_set(io.key.tgid, PROC_CONNECTS);
+	if (outside) {
+		go_dial_put(io.key.tgid, io.tid, note.sk, note.cookie, tcp);
+		return 1;
+	}
 	note.at_ns = bpf_ktime_get_ns();
 	/* One a holder: a note of its own before it replaces the count's. */
 	if (!bpf_map_update_elem(&connect_notes, &owner, &note, BPF_NOEXIST))
 		connect_notes_add(io.key.tgid, 1);
 	else
 		bpf_map_update_elem(&connect_notes, &owner, &note, BPF_EXIST);
-	proc_flag_set(io.key.tgid, PROC_CONNECTS);
 	return 1;
 }
 
@@ -266,14 +262,13 @@ __noinline int connect_note_sent(__u32 tgid, __u32 tid, __u64 skaddr)
 {
 	__u64 packed = connect_owner(tgid, tid);
 	struct claimd_owner owner = { .tgid = packed >> 32, .id = (__s32)packed };
-
-	/* A Go goroutine serving nothing: its process's note. */
-	if (!packed) {
-		owner.tgid = tgid;
-		owner.id = CONNECT_PROCESS_NOTE;
-	}
 	struct claimd_connect_note *note;
 
+	/* A Go goroutine serving nothing: its process's dial (go_dials.c). */
+	if (!packed) {
+		go_dial_sent(tgid, skaddr);
+		return 0;
+	}
 	note = bpf_map_lookup_elem(&connect_notes, &owner);
 	if (note && note->sk == skaddr && !bpf_map_delete_elem(&connect_notes, &owner))
 		connect_notes_add(tgid, -1);
@@ -288,9 +283,7 @@ __noinline int connect_note_sent(__u32 tgid, __u32 tid, __u64 skaddr)
  */
 static __always_inline int connect_failed(const struct claimd_connect_note *note, struct sock *sk)
 {
-	if (!note->tcp)
-		return !sk->sk_peer_pid;
-	return sk->__sk_common.skc_state == TCP_CLOSE && !sk->__sk_common.skc_dport;
+	return connect_unconnected(note->tcp, sk);
 }
 
 /*
@@ -321,13 +314,10 @@ __noinline int connect_settle(__u32 tgid, __u32 tid)
 	w->io.tid = tid;
 	w->owner.tgid = packed >> 32;
 	w->owner.id = (__s32)packed;
+	/* The dials of its process's own goroutines: read at any answer it writes. */
+	if (proc_flags(tgid) & PROC_GO_SYSCALLS)
+		go_dials_settle(tgid, tid);
 	found = bpf_map_lookup_elem(&connect_notes, &w->owner);
-	if (!found && (proc_flags(tgid) & PROC_GO_SYSCALLS)) {
-		/* A dial of its process's own goroutines: read at any answer it writes. */
-		w->owner.tgid = tgid;
-		w->owner.id = CONNECT_PROCESS_NOTE;
-		found = bpf_map_lookup_elem(&connect_notes, &w->owner);
-	}
 	if (!found)
 		return 0;
 	w->note = *found;
@@ -346,12 +336,6 @@ __noinline int connect_settle(__u32 tgid, __u32 tid)
 			return 0;
 	}
 	w->io.now = w->note.at_ns;
-	if (w->note.outside) {
-		/* Whose request it serves is not known: a call outside requests, each open one unsure. */
-		stat_inc(w->note.sk ? CLAIMD_ST_CONNECT_FAILED_AT_ONCE : CLAIMD_ST_CONNECT_UNREAD);
-		outside_call_untied(tgid);
-		return 0;
-	}
 	if (!w->note.sk) {
 		stat_inc(CLAIMD_ST_CONNECT_UNREAD);
 		ingress_taint(&w->io, CLAIMD_IN_UNTIED);

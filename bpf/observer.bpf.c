@@ -346,6 +346,39 @@ struct {
 } connect_notes SEC(".maps");
 
 /*
+ * The connects a Go program framed by its syscalls makes on goroutines
+ * serving no request (net/http dials on goroutines of its own), by
+ * process: one slot a connect under way or not yet read, taken where it
+ * begins (bpf/connects.c, go_dial_put), given back when its SYN leaves or
+ * at any answer the process writes once it has returned (go_dials_settle).
+ * Kept apart from connect_notes, one a holder: a process's dials overlap.
+ * Gone at the process's exit.
+ */
+#define GO_DIAL_SLOTS 16
+
+struct go_dial {
+	__u64 sk;     /* the connecting socket's address; 0: the slot is free */
+	__u64 cookie; /* ... and its cookie */
+	__u64 task;   /* the connecting thread's task_struct */
+	__u32 tid;    /* ... and its id: a task's memory another's once it exits */
+	__u32 armed;  /* 0 while the slot is filled or given back; else GO_DIAL_* bits */
+};
+
+#define GO_DIAL_ARMED 1
+#define GO_DIAL_TCP   2
+
+struct go_dials {
+	struct go_dial d[GO_DIAL_SLOTS];
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 1024);
+	__type(key, __u32);
+	__type(value, struct go_dials);
+} go_dials SEC(".maps");
+
+/*
  * The framer of each outbound connection that speaks Redis, PostgreSQL or
  * MySQL (bpf/wire.c), by the connection's key: added when its first bytes
  * say so, removed with the connection (conn_forget); full, the oldest
@@ -571,6 +604,7 @@ struct {
 #include "context.c"
 #include "sockio.c"
 #include "sockstate.c"
+#include "go_dials.c"
 #include "connects.c"
 #include "unixsock.c"
 /*

@@ -201,9 +201,10 @@ enum claimd_stat {
 	CLAIMD_ST_KEY_STRAYS,	    /* event loops' requests a key of which could not be counted */
 	CLAIMD_ST_TLS_UNSEEN,	    /* outbound TLS connections no probe deciphers: calls unseen */
 	CLAIMD_ST_CONNECT_FAILED_AT_ONCE, /* connects failed with no state change: failed calls */
-	CLAIMD_ST_CONNECT_UNREAD,   /* ... whose outcome could not be read: requests unknown */
-	CLAIMD_ST_CONNECT_UNSERVED, /* ... to a socket file never seen served: requests unknown */
-	CLAIMD_ST_IO_UNSEEN,	    /* socket I/O by no syscall claimd reads (io_uring): unsure */
+	CLAIMD_ST_CONNECT_UNREAD,    /* ... whose outcome could not be read: requests unknown */
+	CLAIMD_ST_CONNECT_UNSERVED,  /* ... to a socket file never seen served: requests unknown */
+	CLAIMD_ST_IO_UNSEEN,	     /* socket I/O by no syscall claimd reads (io_uring): unsure */
+	CLAIMD_ST_CONNECT_UNDER_WAY, /* Go dials found still connecting: read at a later answer */
 	CLAIMD_ST__COUNT,
 };
 
@@ -227,7 +228,7 @@ struct claimd_connect_note {
 	struct claimd_addr callee; /* where it was to go: the address it was given */
 	__u8 tcp;		   /* over TCP (else to a socket file) */
 	__u8 unserved; /* to a socket file's name no listener was seen on (bpf/connects.c) */
-	__u16 outside; /* a Go process's, on a goroutine serving no request (bpf/connects.c) */
+	__u16 pad;
 };
 
 /* Connection table key: one socket of one process. */

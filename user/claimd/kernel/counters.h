@@ -136,7 +136,12 @@
 	  "address it was given.")                                                                \
 	X(CLAIMD_ST_CONNECT_UNREAD, "connects_unread",                                            \
 	  "Such connects whose outcome could not be read (their socket closed and its memory "    \
-	  "taken again before the request's answer): that request unknown (untied-call).")        \
+	  "taken again before the request's answer; a Go program's dials, more at once than "     \
+	  "claimd keeps): that request unknown (untied-call).")                                   \
+	X(CLAIMD_ST_CONNECT_UNDER_WAY, "connects_under_way",                                      \
+	  "Answers of Go programs that found a dial of their own goroutines still in its "        \
+	  "connect on another thread: its socket not connected yet, not failed either. Read at "  \
+	  "a later answer.")                                                                      \
 	X(CLAIMD_ST_CONNECT_UNSERVED, "connects_failed_unserved",                                 \
 	  "Such connects to a socket file's name no listener was seen on and not listed as a "    \
 	  "probe (--probe-socket): a dependency gone before claimd came, or a probe of a file "   \
