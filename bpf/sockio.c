@@ -771,6 +771,7 @@ int tp_proc_exit(void *ctx)
 		o->key_strays = 0;
 		o->connect_notes = 0;
 	}
+	bpf_map_delete_elem(&go_dials, &tgid);
 	proc_record(CLAIMD_REC_EXIT, tgid);
 	return 0;
 }
