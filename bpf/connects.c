@@ -276,17 +276,6 @@ __noinline int connect_note_sent(__u32 tgid, __u32 tid, __u64 skaddr)
 }
 
 /*
- * Has the connect of note failed, its socket sk still its own? A Unix one
- * never given its peer's credentials; a TCP one still closed with no peer
- * port (its SYN never left: one that left had its note taken, or is the
- * state change's).
- */
-static __always_inline int connect_failed(const struct claimd_connect_note *note, struct sock *sk)
-{
-	return connect_unconnected(note->tcp, sk);
-}
-
-/*
  * Thread tid of process tgid writes an answer: a connect its holder began
  * whose failure no state change would show has returned (the thread is
  * past it, or, for a request held by its connection, the answer is written
@@ -327,8 +316,9 @@ __noinline int connect_settle(__u32 tgid, __u32 tid)
 	sk = bpf_rdonly_cast((void *)w->note.sk, bpf_core_type_id_kernel(struct sock));
 	if (sk->__sk_common.skc_cookie.counter != w->note.cookie)
 		w->note.sk = 0; /* another socket's now: the outcome cannot be read */
-	else if (!connect_failed(&w->note, sk))
+	else if (!connect_unconnected(w->note.tcp, sk))
 		return 0; /* connected: its calls are its bytes' */
+	/* Else returned and never connected: failed (a TCP one whose SYN left had its note taken). */
 	if (w->note.seq) {
 		t = owner_ctx(&w->owner, tgid);
 		/* Its request answered already (this is another's answer): not to judge now. */
