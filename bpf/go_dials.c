@@ -88,7 +88,8 @@ static __always_inline void go_dial_put(__u32 tgid, __u32 tid, __u64 sk, __u64 c
 		d->cookie = cookie;
 		d->task = bpf_get_current_task();
 		d->tid = tid;
-		d->armed = GO_DIAL_ARMED | (tcp ? GO_DIAL_TCP : 0);
+		d->armed =
+			GO_DIAL_ARMED | (tcp ? GO_DIAL_TCP : 0) | (__u32)cookie << GO_DIAL_COOKIE;
 		connect_notes_add(tgid, 1);
 		return;
 	}
@@ -97,7 +98,11 @@ static __always_inline void go_dial_put(__u32 tgid, __u32 tid, __u64 sk, __u64 c
 		outside_calls_add(tgid);
 }
 
-/* The slot d, armed as armed, given back: 1 if this CPU did (another may race it). */
+/*
+ * The slot d, armed as armed, given back: 1 if this CPU did (another may
+ * race it). armed carries its socket's cookie: a slot given back and taken
+ * again by another dial while this CPU read it is not this one's to take.
+ */
 static __always_inline int go_dial_take(__u32 tgid, struct go_dial *d, __u32 armed)
 {
 	if (__sync_val_compare_and_swap(&d->armed, armed, 0) != armed)

@@ -364,8 +364,9 @@ struct go_dial {
 	__u32 armed;  /* 0 while the slot is filled or given back; else GO_DIAL_* bits */
 };
 
-#define GO_DIAL_ARMED 1
-#define GO_DIAL_TCP   2
+#define GO_DIAL_ARMED  1
+#define GO_DIAL_TCP    2
+#define GO_DIAL_COOKIE 2 /* armed's bits from here on: the socket's cookie's low ones */
 
 struct go_dials {
 	struct go_dial d[GO_DIAL_SLOTS];
