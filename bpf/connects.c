@@ -291,7 +291,7 @@ __noinline int connect_settle(__u32 tgid, __u32 tid)
 	struct connect_room *w = bpf_map_lookup_elem(&connect_room, &connect_room_key);
 	struct claimd_connect_note *found;
 	struct claimd_thread *t;
-	struct sock *sk;
+	int made;
 	__u64 packed;
 
 	if (!w)
@@ -312,13 +312,10 @@ __noinline int connect_settle(__u32 tgid, __u32 tid)
 	w->note = *found;
 	if (!bpf_map_delete_elem(&connect_notes, &w->owner))
 		connect_notes_add(tgid, -1);
-	/* Read through a cast: the socket may be gone, its memory another's or free. */
-	sk = bpf_rdonly_cast((void *)w->note.sk, bpf_core_type_id_kernel(struct sock));
-	if (sk->__sk_common.skc_cookie.counter != w->note.cookie)
-		w->note.sk = 0; /* another socket's now: the outcome cannot be read */
-	else if (!connect_unconnected(w->note.tcp, sk))
-		return 0; /* connected: its calls are its bytes' */
-	/* Else returned and never connected: failed (a TCP one whose SYN left had its note taken). */
+	/* Returned: connected, its calls are its bytes'; else failed, or its outcome unread. */
+	made = connect_outcome(w->note.sk, w->note.cookie, w->note.tcp);
+	if (made == CONNECT_MADE)
+		return 0;
 	if (w->note.seq) {
 		t = owner_ctx(&w->owner, tgid);
 		/* Its request answered already (this is another's answer): not to judge now. */
@@ -326,7 +323,7 @@ __noinline int connect_settle(__u32 tgid, __u32 tid)
 			return 0;
 	}
 	w->io.now = w->note.at_ns;
-	if (!w->note.sk) {
+	if (made == CONNECT_UNREAD) {
 		stat_inc(CLAIMD_ST_CONNECT_UNREAD);
 		ingress_taint(&w->io, CLAIMD_IN_UNTIED);
 		return 0;

@@ -22,19 +22,6 @@
  */
 
 /*
- * Is the socket at sk, its connect begun (over TCP if tcp), still not
- * connected? A Unix one never given its peer's credentials (sk_peer_pid:
- * set only by a connect that succeeded, kept past its close until it is
- * freed); a TCP one still closed with no peer port (its SYN never left).
- */
-static __always_inline int connect_unconnected(__u32 tcp, struct sock *sk)
-{
-	if (!tcp)
-		return !sk->sk_peer_pid;
-	return sk->__sk_common.skc_state == TCP_CLOSE && !sk->__sk_common.skc_dport;
-}
-
-/*
  * Is the thread tid, whose task_struct was at task, still in connect(2)?
  * Its saved registers, at the top of its kernel stack (as far from its
  * stack's base as the current task's are from its own), name the syscall
@@ -94,8 +81,7 @@ static __always_inline void go_dial_put(__u32 tgid, __u32 tid, __u64 sk, __u64 c
 		return;
 	}
 	stat_inc(CLAIMD_ST_CONNECT_UNREAD);
-	if (proc_service_port(tgid))
-		outside_calls_add(tgid);
+	outside_call_untied(tgid);
 }
 
 /*
@@ -143,24 +129,18 @@ static long go_dial_step(__u64 i, void *data)
 	struct go_settle *g = data;
 	struct go_dial *d = &g->w->d[i & (GO_DIAL_SLOTS - 1)];
 	__u32 armed = d->armed;
-	struct sock *sk;
-	int unread = 0;
+	int made;
 
 	if (!armed)
 		return 0;
-	/* Read through a cast: the socket may be gone, its memory another's or free. */
-	sk = bpf_rdonly_cast((void *)d->sk, bpf_core_type_id_kernel(struct sock));
-	if (sk->__sk_common.skc_cookie.counter != d->cookie)
-		unread = 1;
-	else if (!connect_unconnected(armed & GO_DIAL_TCP, sk))
-		return go_dial_take(g->tgid, d, armed), 0;
-	else if (d->tid != g->tid && go_dial_under_way(d->task, d->tid)) {
+	made = connect_outcome(d->sk, d->cookie, armed & GO_DIAL_TCP);
+	if (made == CONNECT_FAILED && d->tid != g->tid && go_dial_under_way(d->task, d->tid)) {
 		stat_inc(CLAIMD_ST_CONNECT_UNDER_WAY);
 		return 0;
 	}
 	if (go_dial_take(g->tgid, d, armed)) {
-		g->unread += unread;
-		g->failed += !unread;
+		g->unread += made == CONNECT_UNREAD;
+		g->failed += made == CONNECT_FAILED;
 	}
 	return 0;
 }

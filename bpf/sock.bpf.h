@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
  * What a TCP socket says of itself: its addresses, its slot in the filter,
- * its inode number, its network namespace. (TCP's states are vmlinux.h's.)
+ * its inode number, its network namespace, whether a connect it began was
+ * made (a Unix one's too). (TCP's states are vmlinux.h's.)
  */
 #ifndef CLAIMD_SOCK_BPF_H
 #define CLAIMD_SOCK_BPF_H
@@ -250,6 +251,29 @@ static __always_inline int addr_from_user(struct claimd_addr *a, const void *uad
 static __always_inline void proc_comm(char comm[CLAIMD_COMM_LEN])
 {
 	bpf_get_current_comm(comm, CLAIMD_COMM_LEN);
+}
+
+enum connect_made { CONNECT_MADE, CONNECT_FAILED, CONNECT_UNREAD };
+
+/*
+ * How the connect of the socket at skaddr (its cookie, over TCP if tcp),
+ * begun earlier and returned since, ended: made; failed (a Unix socket
+ * never given its peer's credentials, sk_peer_pid: set only by a connect
+ * that succeeded, kept past its close until it is freed; a TCP one still
+ * closed with no peer port, its SYN never left); or unread, the socket's
+ * memory another's by now (its cookie not the same). Read through a
+ * cast: the socket may be gone, its memory free.
+ */
+static __always_inline int connect_outcome(__u64 skaddr, __u64 cookie, __u32 tcp)
+{
+	struct sock *sk = bpf_rdonly_cast((void *)skaddr, bpf_core_type_id_kernel(struct sock));
+
+	if (sk->__sk_common.skc_cookie.counter != cookie)
+		return CONNECT_UNREAD;
+	if (!tcp)
+		return sk->sk_peer_pid ? CONNECT_MADE : CONNECT_FAILED;
+	return sk->__sk_common.skc_state == TCP_CLOSE && !sk->__sk_common.skc_dport ? CONNECT_FAILED
+										    : CONNECT_MADE;
 }
 
 #endif /* CLAIMD_SOCK_BPF_H */

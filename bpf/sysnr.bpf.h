@@ -3,7 +3,8 @@
  * The syscalls behind a socket's bytes (bpf/sockio.c, tp_io_x): the
  * socket tracepoints say bytes moved, the syscall's number in its saved
  * registers says through which call, and so where its buffer and its
- * socket's descriptor are. The architecture's own table
+ * socket's descriptor are. And connect, which another thread may still be
+ * in (bpf/go_dials.c). The architecture's own table
  * (arch/<arch>/.../unistd), for the two claimd is built for.
  */
 #ifndef CLAIMD_SYSNR_BPF_H
