@@ -154,7 +154,8 @@ static __always_inline int connect_note(struct bpf_sock_addr *ctx, enum connect_
 
 	if (ctx->type != SOCK_STREAM || io.key.tgid == self_tgid)
 		return 1;
-	if (tcp && (ctx->protocol != IPPROTO_TCP || !port_wanted(bpf_ntohs(ctx->user_port))))
+	if (tcp && (ctx->protocol != IPPROTO_TCP ||
+		    !connect_wanted(io.key.tgid, bpf_ntohs(ctx->user_port))))
 		return 1;
 	f = proc_flags(io.key.tgid);
 	/* Not followed, or Go followed by its own probes (its dials are theirs). */

@@ -270,11 +270,46 @@ static __always_inline __u32 ancestor_next(struct task_struct **task)
 	return tgid > 1 ? tgid : 0;
 }
 
+/* What an ancestor is asked (ancestor_where). */
+enum ancestor_test {
+	ANCESTOR_LISTED, /* --pid lists it (pid_filter) */
+	ANCESTOR_SERVES, /* it serves (proc_service_port) */
+};
+
 /*
- * Ancestors asked, nearest first, by outside_calls_add_ancestor: the
- * command's parent, and a shell or two between it and the service.
+ * The nearest of the current process's (tgid's) ancestors, up to depth up,
+ * of which test is true: its tgid; CLAIMD_ANCESTOR_NONE when none is, 0
+ * when it could not ask (tgid is not the current process). A few loads of
+ * their task structs, where a process makes a socket or a call outside
+ * requests, never on the read/write path.
  */
-#define OUTSIDE_ANCESTORS 4
+static __always_inline __u32 ancestor_where(__u32 tgid, int depth, enum ancestor_test test)
+{
+	struct task_struct *task = bpf_get_current_task_btf();
+	int i;
+
+	if (task->tgid != tgid)
+		return 0;
+	for (i = 0; i < depth; i++) {
+		tgid = ancestor_next(&task);
+		if (!tgid)
+			break;
+		if (test == ANCESTOR_LISTED ? !!bpf_map_lookup_elem(&pid_filter, &tgid)
+					    : !!proc_service_port(tgid))
+			return tgid;
+	}
+	return CLAIMD_ANCESTOR_NONE;
+}
+
+/*
+ * The nearest ancestor of the current process (tgid) that serves: its
+ * parent, or a shell or two between it and the service
+ * (CLAIMD_SERVING_ANCESTORS); as ancestor_where answers.
+ */
+static __always_inline __u32 serving_ancestor(__u32 tgid)
+{
+	return ancestor_where(tgid, CLAIMD_SERVING_ANCESTORS, ANCESTOR_SERVES);
+}
 
 /*
  * A call outside any request began or ended in process tgid, which serves
@@ -290,21 +325,11 @@ static __always_inline __u32 ancestor_next(struct task_struct **task)
  */
 static __always_inline __u32 outside_calls_add_ancestor(__u32 tgid)
 {
-	struct task_struct *task = bpf_get_current_task_btf();
-	int i;
+	__u32 up = serving_ancestor(tgid);
 
-	if (task->tgid != tgid)
-		return 0;
-	for (i = 0; i < OUTSIDE_ANCESTORS; i++) {
-		tgid = ancestor_next(&task);
-		if (!tgid)
-			break;
-		if (proc_service_port(tgid)) {
-			outside_calls_add(tgid);
-			return tgid;
-		}
-	}
-	return CLAIMD_ANCESTOR_NONE;
+	if (up && up != CLAIMD_ANCESTOR_NONE)
+		outside_calls_add(up);
+	return up;
 }
 
 /*

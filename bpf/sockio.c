@@ -58,21 +58,10 @@ static __always_inline int netns_wanted(void)
  */
 __noinline int pid_ancestor_listed(__u32 tgid)
 {
-	struct task_struct *task = bpf_get_current_task_btf();
-	__u32 up;
-	int i;
-
-	if (task->tgid != tgid)
-		return 0;
 	/* A prefork server's master above its workers; a service above a shell and its command. */
-	for (i = 0; i < CLAIMD_FILTER_ANCESTORS; i++) {
-		up = ancestor_next(&task);
-		if (!up)
-			return 0;
-		if (bpf_map_lookup_elem(&pid_filter, &up))
-			return 1;
-	}
-	return 0;
+	__u32 up = ancestor_where(tgid, CLAIMD_FILTER_ANCESTORS, ANCESTOR_LISTED);
+
+	return up && up != CLAIMD_ANCESTOR_NONE;
 }
 
 /*
@@ -98,6 +87,24 @@ static __always_inline int proc_wanted(__u32 tgid)
 static __always_inline int port_wanted(__u16 port)
 {
 	return !(filter_flags & CLAIMD_FILTER_PORT) || bpf_map_lookup_elem(&port_filter, &port);
+}
+
+/*
+ * Is a connect of the current process, tgid, to port followed? One to a
+ * port --port lists, and any connect of a process that serves what the
+ * filters follow, or of a command such a process ran: its requests'
+ * verdicts need every call made for them, whatever port it goes to.
+ * Unseen, a failed call would leave its request claimed. A lookup, and a
+ * few loads of ancestors under --port, once per connect.
+ */
+static __always_inline int connect_wanted(__u32 tgid, __u16 port)
+{
+	__u32 up;
+
+	if (port_wanted(port) || proc_service_port(tgid))
+		return 1;
+	up = serving_ancestor(tgid);
+	return up && up != CLAIMD_ANCESTOR_NONE;
 }
 
 __noinline int conn_stale(struct claimd_conn *c, struct claimd_conn_key *key, __u32 tid);

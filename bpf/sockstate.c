@@ -81,7 +81,8 @@ static __always_inline void sock_connecting(__u64 key, struct sock *sk)
 	if (proc_flags(id >> 32) & PROC_CONNECTS)
 		connect_note_sent(id >> 32, (__u32)id, key);
 
-	if (!proc_wanted(id >> 32) || !port_wanted(bpf_ntohs(sk->__sk_common.skc_dport)))
+	if (!proc_wanted(id >> 32) ||
+	    !connect_wanted(id >> 32, bpf_ntohs(sk->__sk_common.skc_dport)))
 		return;
 	sock_born(key, sk, CLAIMD_ROLE_OUTBOUND, id >> 32, (__u32)id);
 }

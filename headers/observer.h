@@ -704,7 +704,13 @@ static inline __u32 claimd_sock_tag(__u64 sk)
 #define CLAIMD_FILTER_ANCESTORS 4
 #define CLAIMD_FILTER_CGROUP	0x02 /* only the cgroup (v2 id) given */
 #define CLAIMD_FILTER_PORT	0x04 /* only connections whose service port is listed */
-#define CLAIMD_FILTER_NETNS	0x08 /* only processes in one network namespace (its inode) */
+/*
+ * How far up a process's parents the nearest that serves is looked for
+ * (bpf/proc.bpf.h, serving_ancestor; kernel/seed.c): the command's parent,
+ * and a shell or two between it and the service.
+ */
+#define CLAIMD_SERVING_ANCESTORS 4
+#define CLAIMD_FILTER_NETNS	 0x08 /* only processes in one network namespace (its inode) */
 
 static inline __u32 claimd_ingress_size(__u32 n_egress)
 {

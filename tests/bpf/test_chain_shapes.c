@@ -56,6 +56,20 @@
  *              by a process listed, and is followed as it is without a
  *              filter. Without that, its calls were unseen and tr-front's
  *              failures claimed.
+ *   port_front  the chain under a claimd that follows tr-front's port
+ *              alone (--port, seeded): tr-be is not followed, its failures
+ *              not judged, but tr-front's calls to it are, as every call
+ *              of a process that serves a port listed: tr-front's failures
+ *              are unclaimed, their cause named by tr-be's address.
+ *              Without that, its calls were unseen and its failures
+ *              claimed, 4 of 4.
+ *   port_spawn  the same with spawn: curl's calls, made by a child of a
+ *              process that serves a port listed, are followed too, and
+ *              tr-front's failures are unknown (untied-call).
+ *   port_opaque the same with opaque: the store's connection, opened
+ *              before claimd started, to a port not listed, is seeded as
+ *              one of tr-front's, and the failures the store causes are
+ *              unknown (opaque-call).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -89,6 +103,7 @@ struct chain {
 	bool opaque;  /* tr-front asks a key-value store too: its ERRs fail it */
 	bool seeded;  /* claimd starts after the services: their store's connection seeded */
 	bool by_pid;  /* ... and follows the two by --pid alone (seeded) */
+	bool by_port; /* ... and follows tr-front's port alone (seeded) */
 	const char *front_bind, *be_bind;
 	const char *front_host; /* how curl names tr-front's address (NULL: 127.0.0.1) */
 	const char *extra;	/* one more curl option, or NULL */
@@ -175,23 +190,23 @@ static bool edge_done(struct json_object *e, void *ctx)
  * (untied: made by threads serving none, so no both_failed and no class);
  * none where its calls are another process's (spawned).
  */
-static void check_edge(const struct claimd_h *h, bool untied, bool spawned)
+static void check_edge(const struct claimd_h *h, const char *callee, bool untied, bool spawned)
 {
 	struct json_object *e;
 
 	if (spawned) {
 		claimd_ticks_wait(h, 2); /* an edge claimd would make is in by now */
-		e = claimd_edge_of_kind(h, "tr-front", "tr-be", 0);
+		e = claimd_edge_of_kind(h, "tr-front", callee, 0);
 		ASSERT_TRUE(!e || j_int(e, "calls") == 0, "no edge: the calls are curl's");
 		json_object_put(e);
 		return;
 	}
-	e = claimd_settled_edge(h, "tr-front", "tr-be", edge_done, NULL, 15000);
+	e = claimd_settled_edge(h, "tr-front", callee, edge_done, NULL, 15000);
 	if (!ASSERT_OK_PTR(e, "edge tr-front -> tr-be"))
 		return;
-	printf("edge tr-front -> tr-be: calls %lld, callee_failures %lld, both_failed %lld, "
+	printf("edge tr-front -> %s: calls %lld, callee_failures %lld, both_failed %lld, "
 	       "class %s\n",
-	       j_int(e, "calls"), j_int(e, "callee_failures"), j_int(e, "both_failed"),
+	       callee, j_int(e, "calls"), j_int(e, "callee_failures"), j_int(e, "both_failed"),
 	       j_str(e, "class"));
 	ASSERT_EQ(j_int(e, "calls"), REQUESTS, "edge: every call counted");
 	ASSERT_EQ(j_int(e, "callee_failures"), FAILURES, "edge: callee failures");
@@ -228,10 +243,13 @@ static void run_chain(const struct chain *ch, const char *dir, const char *const
 	struct trace_cap t = { 0 };
 	struct truth_svc truth[3];
 	bool untied = ch->handoff || ch->spawn;
+	char be_name[64] = "tr-be"; /* as claimd names it: by its address when not followed */
 	char front_pid[16], be_pid[16];
 	const char *const by_pid[] = { "--pid", front_pid, "--pid", be_pid, NULL };
+	char front_port[16];
+	const char *const by_port[] = { "--port", front_port, NULL };
 	long active;
-	int failed;
+	int failed, n_truth;
 	int id, wrong = 0;
 	pid_t pids[2];
 
@@ -252,6 +270,11 @@ static void run_chain(const struct chain *ch, const char *dir, const char *const
 		snprintf(be_pid, sizeof(be_pid), "%d", (int)be.pid);
 		claimd_extra = by_pid;
 	}
+	if (ch->by_port) {
+		snprintf(front_port, sizeof(front_port), "%d", front.port);
+		snprintf(be_name, sizeof(be_name), "127.0.0.1:%d", be.port);
+		claimd_extra = by_port;
+	}
 	if (ch->seeded && (!ASSERT_OK(claimd_start(&h, claimd_extra), "claimd start") ||
 			   !ASSERT_OK(trace_start(&t, &h), "trace")))
 		goto out;
@@ -265,7 +288,7 @@ static void run_chain(const struct chain *ch, const char *dir, const char *const
 	if (ch->fastopen)
 		ASSERT_GE(fastopen_active(ch) - active, 2 * REQUESTS,
 			  "connects with data in the SYN");
-	check_edge(&h, untied, ch->spawn);
+	check_edge(&h, be_name, untied, ch->spawn);
 	pids[0] = front.pid;
 	pids[1] = be.pid;
 	truth__chain(truth, 2, &shape, pids, names);
@@ -275,8 +298,15 @@ static void run_chain(const struct chain *ch, const char *dir, const char *const
 	truth[2].cause = NULL;
 	/* Slowness is no failure of tr-be's: only tr-front's fail then. */
 	failed = ch->timeout ? FAILURES : 2 * FAILURES;
-	truth__tally_trace(&tally, &t, 0, truth, ch->opaque ? 3 : 2,
-			   failed + (ch->opaque ? FAILURES : 0));
+	n_truth = ch->opaque ? 3 : 2;
+	/* tr-be not followed: only tr-front judged, its failures' cause named by address. */
+	if (ch->by_port) {
+		failed -= ch->timeout ? 0 : FAILURES;
+		truth[0].cause = be_name;
+		truth[1] = truth[2];
+		n_truth--;
+	}
+	truth__tally_trace(&tally, &t, 0, truth, n_truth, failed + (ch->opaque ? FAILURES : 0));
 	/* Calls tied to no request: tr-front's failures unknown, never claimed; tr-be's right. */
 	if (!truth__expect(&tally, "chain", untied ? failed - FAILURES : failed,
 			   untied || ch->opaque ? FAILURES : 0)) {
@@ -314,6 +344,9 @@ static const struct {
 	{ "opaque_seeded", { .opaque = true, .seeded = true } },
 	{ "spawn", { .spawn = true } },
 	{ "spawn_pid", { .spawn = true, .seeded = true, .by_pid = true } },
+	{ "port_front", { .seeded = true, .by_port = true } },
+	{ "port_spawn", { .spawn = true, .seeded = true, .by_port = true } },
+	{ "port_opaque", { .opaque = true, .seeded = true, .by_port = true } },
 };
 
 void test_chain_shapes(void)

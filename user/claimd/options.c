@@ -237,7 +237,9 @@ static const char *set_fleet(struct options *o, const char *arg, long v, const s
 static const struct row rows[] = {
 	{ "pid", 'p', "PID", "Follow only this process (repeatable)", 1, CALL, .min = 1,
 	  .max = UINT32_MAX, .fn = add_filter },
-	{ "port", 'P', "PORT", "Follow only connections to or from this service port (repeatable)",
+	{ "port", 'P', "PORT",
+	  "Follow only connections to or from this service port, and every call of a "
+	  "process that serves it (repeatable)",
 	  1, CALL, .min = 1, .max = 65535, .fn = add_filter },
 	{ "cgroup", OPT_CGROUP, "DIR", "Follow only processes under this cgroup v2 directory", 1,
 	  STRING, STR(obs.cgroup) },

@@ -17,6 +17,12 @@
 #include "kernel/procnet.h"
 #include "kernel/seed.h"
 
+/* A list of processes, by tgid. */
+struct tgid_list {
+	__u32 *v;
+	size_t n, cap;
+};
+
 struct seed_ctx {
 	const struct observer_config *cfg;
 	struct names *names;
@@ -27,7 +33,69 @@ struct seed_ctx {
 	int mark_fd;
 	int listeners_fd;
 	int listen_ports_fd;
+	/* --port: the processes found serving a port it lists (a listener, a connection taken) */
+	struct tgid_list serving;
+	/* --port: the calls found to ports it does not list, asked after the scan */
+	struct procnet_sock *calls;
+	size_t n_calls, cap_calls;
 };
+
+/* Grows *v (of *cap elements of size) to hold one more than n. 0, or -ENOMEM. */
+static int grow(void **v, size_t *cap, size_t n, size_t size)
+{
+	size_t want = *cap ? 2 * *cap : 64;
+	void *p;
+
+	if (n < *cap)
+		return 0;
+	p = reallocarray(*v, want, size);
+	if (!p)
+		return -ENOMEM;
+	*v = p;
+	*cap = want;
+	return 0;
+}
+
+static int tgid_list_add(struct tgid_list *l, __u32 tgid)
+{
+	if (l->n && l->v[l->n - 1] == tgid)
+		return 0; /* a process's sockets come together */
+	if (grow((void **)&l->v, &l->cap, l->n, sizeof(*l->v)))
+		return -ENOMEM;
+	l->v[l->n++] = tgid;
+	return 0;
+}
+
+static bool tgid_list_has(const struct tgid_list *l, __u32 tgid)
+{
+	size_t i;
+
+	for (i = 0; i < l->n; i++)
+		if (l->v[i] == tgid)
+			return true;
+	return false;
+}
+
+/*
+ * Is is() true of pid, or of one of its parents up to depth up, nearest
+ * first? As the programs walk a process's real parents (bpf/proc.bpf.h),
+ * read from /proc: false once one is gone.
+ */
+static bool pid_or_ancestor(pid_t pid, int depth, bool (*is)(pid_t pid, const void *arg),
+			    const void *arg)
+{
+	struct procstat st;
+	int up;
+
+	for (up = 0; up <= depth && pid > 1; up++) {
+		if (is(pid, arg))
+			return true;
+		if (procstat__read(pid, &st))
+			return false;
+		pid = st.ppid;
+	}
+	return false;
+}
 
 /*
  * Is process tgid under the cgroup v2 directory dir (--cgroup), as the
@@ -50,41 +118,38 @@ static bool under_cgroup(__u32 tgid, const char *dir)
  * Is process tgid listed by --pid, or started by one listed, as the
  * programs ask of a process that makes a socket (bpf/sockio.c)?
  */
-static bool pid_listed(const struct observer_config *cfg, __u32 tgid)
+static bool pid_in_config(pid_t pid, const void *arg)
 {
-	struct procstat st;
-	pid_t pid = tgid;
-	int i, up;
+	const struct observer_config *cfg = arg;
+	int i;
 
-	for (up = 0; up <= CLAIMD_FILTER_ANCESTORS && pid > 1; up++) {
-		for (i = 0; i < cfg->n_pids; i++)
-			if (cfg->pids[i] == (__u32)pid)
-				return true;
-		if (procstat__read(pid, &st))
-			return false;
-		pid = st.ppid;
-	}
+	for (i = 0; i < cfg->n_pids; i++)
+		if (cfg->pids[i] == (__u32)pid)
+			return true;
 	return false;
 }
 
-static int filtered_out(const struct observer_config *cfg, const struct procnet_sock *s)
+/* Do the filters but --port leave out the process that holds s? */
+static bool process_filtered_out(const struct observer_config *cfg, const struct procnet_sock *s)
+{
+	if (cfg->netns && s->netns != cfg->netns_ino)
+		return true;
+	if (cfg->cgroup && !under_cgroup(s->tgid, cfg->cgroup))
+		return true;
+	return cfg->n_pids &&
+	       !pid_or_ancestor((pid_t)s->tgid, CLAIMD_FILTER_ANCESTORS, pid_in_config, cfg);
+}
+
+/* Does --port list s's service port (its peer's, for a call), or is there none? */
+static bool port_listed(const struct observer_config *cfg, const struct procnet_sock *s)
 {
 	__u16 port = s->role == CLAIMD_ROLE_OUTBOUND ? s->remote.port : s->local.port;
-	int i, ok;
+	int i;
 
-	if (cfg->netns && s->netns != cfg->netns_ino)
-		return 1;
-	if (cfg->cgroup && !under_cgroup(s->tgid, cfg->cgroup))
-		return 1;
-	if (cfg->n_pids && !pid_listed(cfg, s->tgid))
-		return 1;
-	if (cfg->n_ports) {
-		for (ok = 0, i = 0; i < cfg->n_ports; i++)
-			ok |= cfg->ports[i] == port;
-		if (!ok)
-			return 1;
-	}
-	return 0;
+	for (i = 0; i < cfg->n_ports; i++)
+		if (cfg->ports[i] == port)
+			return true;
+	return !cfg->n_ports;
 }
 
 /* The mark of a process traced[] names, on its leader (proc.bpf.h): untraced ones have none. */
@@ -192,12 +257,12 @@ static int seed_conn(struct seed_ctx *ctx, const struct procnet_sock *s)
 	return 0;
 }
 
-static void seed_one(const struct procnet_sock *s, void *arg)
+/* The socket s, past the filters, into the tables. */
+static void seed_kept(struct seed_ctx *ctx, const struct procnet_sock *s)
 {
-	struct seed_ctx *ctx = arg;
 	int listener = s->role == CLAIMD_ROLE_LISTENER;
 
-	if (filtered_out(ctx->cfg, s) || (listener ? seed_listener(ctx, s) : seed_conn(ctx, s))) {
+	if (listener ? seed_listener(ctx, s) : seed_conn(ctx, s)) {
 		ctx->counts->skipped++;
 		return;
 	}
@@ -213,6 +278,65 @@ static void seed_one(const struct procnet_sock *s, void *arg)
 		break;
 	default:
 		ctx->counts->outbound++;
+	}
+}
+
+static void seed_one(const struct procnet_sock *s, void *arg)
+{
+	struct seed_ctx *ctx = arg;
+	bool call = s->role == CLAIMD_ROLE_OUTBOUND;
+
+	if (process_filtered_out(ctx->cfg, s)) {
+		ctx->counts->skipped++;
+		return;
+	}
+	if (!port_listed(ctx->cfg, s)) {
+		/* A call to a port not listed: its caller may serve one listed, found later in the walk. */
+		if (!call ||
+		    grow((void **)&ctx->calls, &ctx->cap_calls, ctx->n_calls, sizeof(*ctx->calls)))
+			ctx->counts->skipped++;
+		else
+			ctx->calls[ctx->n_calls++] = *s;
+		return;
+	}
+	/* Unrecorded (no memory): its calls to ports not listed go unseeded, as before --port's rule. */
+	if (!call)
+		tgid_list_add(&ctx->serving, s->tgid);
+	seed_kept(ctx, s);
+}
+
+/*
+ * Does process pid serve a port --port lists: a listener or a connection
+ * taken found in the walk, or a service the programs know (a listener
+ * opened, a request begun since attaching: struct claimd_outside)?
+ */
+static bool pid_serves(pid_t pid, const void *arg)
+{
+	const struct seed_ctx *ctx = arg;
+	__u32 tgid = (__u32)pid;
+	struct claimd_outside o;
+
+	return tgid_list_has(&ctx->serving, tgid) ||
+	       (!bpf_map_lookup_elem(ctx->outside_fd, &tgid, &o) && o.port);
+}
+
+/*
+ * The calls found to ports --port does not list: those of a process that
+ * serves a port it lists, or of a command such a process runs, are
+ * followed, as the programs follow their connects (bpf/sockio.c,
+ * connect_wanted): that service's verdicts need every call made for its
+ * requests, a database pool's opened before claimd as much as any.
+ */
+static void seed_services_calls(struct seed_ctx *ctx)
+{
+	size_t i;
+
+	for (i = 0; i < ctx->n_calls; i++) {
+		if (pid_or_ancestor((pid_t)ctx->calls[i].tgid, CLAIMD_SERVING_ANCESTORS, pid_serves,
+				    ctx))
+			seed_kept(ctx, &ctx->calls[i]);
+		else
+			ctx->counts->skipped++;
 	}
 }
 
@@ -234,8 +358,11 @@ int seed__existing(struct observer *obs, const struct observer_config *cfg, stru
 
 	memset(out, 0, sizeof(*out));
 	n = procnet__scan(getpid(), seed_one, &ctx);
-	if (n < 0)
-		return n;
-	out->processes = n;
-	return 0;
+	if (n >= 0) {
+		seed_services_calls(&ctx);
+		out->processes = n;
+	}
+	free(ctx.serving.v);
+	free(ctx.calls);
+	return n < 0 ? n : 0;
 }
