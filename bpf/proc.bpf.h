@@ -270,10 +270,24 @@ static __always_inline __u32 ancestor_next(struct task_struct **task)
 	return tgid > 1 ? tgid : 0;
 }
 
+/*
+ * Does --pid follow process tgid by itself: listed, or a service it
+ * followed (struct claimd_outside's port: set only past the filters, and
+ * cleared at its exit)? A service stays followed when the process listed
+ * above it exits (a launcher's shell, a supervisor restarted): its calls
+ * on connections it opens after must be seen as its first ones were, or a
+ * failed one would leave its request claimed. Its children (its workers,
+ * its commands) are followed as a listed process's are.
+ */
+static __always_inline int pid_followed(__u32 tgid)
+{
+	return bpf_map_lookup_elem(&pid_filter, &tgid) || proc_service_port(tgid);
+}
+
 /* What an ancestor is asked (ancestor_where). */
 enum ancestor_test {
-	ANCESTOR_LISTED, /* --pid lists it (pid_filter) */
-	ANCESTOR_SERVES, /* it serves (proc_service_port) */
+	ANCESTOR_FOLLOWED, /* --pid follows it (pid_followed, bpf/sockio.c) */
+	ANCESTOR_SERVES,   /* it serves (proc_service_port) */
 };
 
 /*
@@ -294,8 +308,7 @@ static __always_inline __u32 ancestor_where(__u32 tgid, int depth, enum ancestor
 		tgid = ancestor_next(&task);
 		if (!tgid)
 			break;
-		if (test == ANCESTOR_LISTED ? !!bpf_map_lookup_elem(&pid_filter, &tgid)
-					    : !!proc_service_port(tgid))
+		if (test == ANCESTOR_FOLLOWED ? pid_followed(tgid) : !!proc_service_port(tgid))
 			return tgid;
 	}
 	return CLAIMD_ANCESTOR_NONE;

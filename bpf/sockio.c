@@ -50,7 +50,7 @@ static __always_inline int netns_wanted(void)
 }
 
 /*
- * Was process tgid, the current one, started by a process --pid lists
+ * Was process tgid, the current one, started by a process --pid follows
  * (its workers, the commands it runs for a request)? A few loads of its
  * ancestors' task structs, where a process makes a socket, never on the
  * read/write path. A function of its own: its walk stays out of the
@@ -59,7 +59,7 @@ static __always_inline int netns_wanted(void)
 __noinline int pid_ancestor_listed(__u32 tgid)
 {
 	/* A prefork server's master above its workers; a service above a shell and its command. */
-	__u32 up = ancestor_where(tgid, CLAIMD_FILTER_ANCESTORS, ANCESTOR_LISTED);
+	__u32 up = ancestor_where(tgid, CLAIMD_FILTER_ANCESTORS, ANCESTOR_FOLLOWED);
 
 	return up && up != CLAIMD_ANCESTOR_NONE;
 }
@@ -75,8 +75,7 @@ static __always_inline int proc_wanted(__u32 tgid)
 		return 0;
 	if ((filter_flags & CLAIMD_FILTER_NETNS) && !netns_wanted())
 		return 0;
-	if ((filter_flags & CLAIMD_FILTER_PID) && !bpf_map_lookup_elem(&pid_filter, &tgid) &&
-	    !pid_ancestor_listed(tgid))
+	if ((filter_flags & CLAIMD_FILTER_PID) && !pid_followed(tgid) && !pid_ancestor_listed(tgid))
 		return 0;
 	if ((filter_flags & CLAIMD_FILTER_CGROUP) &&
 	    bpf_current_task_under_cgroup(&cgroup_filter, 0) != 1)

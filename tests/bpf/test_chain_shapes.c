@@ -74,6 +74,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
+#include <unistd.h>
 
 #include "harness.h"
 #include "netns.h"
@@ -190,7 +192,8 @@ static bool edge_done(struct json_object *e, void *ctx)
  * (untied: made by threads serving none, so no both_failed and no class);
  * none where its calls are another process's (spawned).
  */
-static void check_edge(const struct claimd_h *h, const char *callee, bool untied, bool spawned)
+static void check_edge(const struct claimd_h *h, const char *callee, int calls, bool untied,
+		       bool spawned)
 {
 	struct json_object *e;
 
@@ -208,7 +211,7 @@ static void check_edge(const struct claimd_h *h, const char *callee, bool untied
 	       "class %s\n",
 	       callee, j_int(e, "calls"), j_int(e, "callee_failures"), j_int(e, "both_failed"),
 	       j_str(e, "class"));
-	ASSERT_EQ(j_int(e, "calls"), REQUESTS, "edge: every call counted");
+	ASSERT_EQ(j_int(e, "calls"), calls, "edge: every call counted");
 	ASSERT_EQ(j_int(e, "callee_failures"), FAILURES, "edge: callee failures");
 	ASSERT_EQ(j_int(e, "both_failed"), untied ? 0 : FAILURES, "edge: both failed");
 	if (untied)
@@ -288,7 +291,7 @@ static void run_chain(const struct chain *ch, const char *dir, const char *const
 	if (ch->fastopen)
 		ASSERT_GE(fastopen_active(ch) - active, 2 * REQUESTS,
 			  "connects with data in the SYN");
-	check_edge(&h, be_name, untied, ch->spawn);
+	check_edge(&h, be_name, REQUESTS, untied, ch->spawn);
 	pids[0] = front.pid;
 	pids[1] = be.pid;
 	truth__chain(truth, 2, &shape, pids, names);
@@ -332,6 +335,87 @@ static void subtest_fastopen(const char *dir)
 	netns_remove(&ns);
 }
 
+/*
+ * pid_launcher_gone: claimd follows tr-front by --pid of the shell that
+ * launched it, and tr-be by its own; tr-front and tr-be keep their
+ * connections alive, a client asks tr-front half its requests, then the
+ * shell is killed: tr-front is orphaned to the test (a subreaper, as a
+ * container's init or a service manager), and the listed process above
+ * it is gone. The client asks the rest on the same connection, followed
+ * from before. tr-front calls tr-be on a new connection each time: the
+ * second half's connects come after the shell is gone. Without a followed
+ * service staying followed, they were unseen, and the failures of ids 10
+ * and 15, whose calls went over them, were claimed.
+ */
+static void subtest_pid_launcher_gone(const char *dir)
+{
+	const struct truth_svc shape = { .target = "/r/%d", .ids = REQUESTS, .mod = FAIL_MOD };
+	const char *const names[2] = { "tr-front", "tr-be" };
+	struct svc_spec be_spec = { .name = "tr-be", .fail_mod = FAIL_MOD, .keepalive = true };
+	struct svc_spec front_spec = {
+		.name = "tr-front", .keepalive = true, .down_fresh = true, .launched = true
+	};
+	char launcher[16], be_pid[16], paused[H_PATH], resume[H_PATH];
+	const char *const by_pid[] = { "--pid", launcher, "--pid", be_pid, NULL };
+	const char *const pause[] = { "--keepalive", "--pause-after", "10",   "--pause-file",
+				      paused,	     "--resume-file", resume, NULL };
+	struct svc be = { 0 }, front = { 0 };
+	struct truth_tally tally = { 0 };
+	struct claimd_h h = { 0 };
+	struct trace_cap t = { 0 };
+	struct truth_svc truth[2];
+	int status[REQUESTS], id, wrong = 0;
+	pid_t client = -1, pids[2];
+
+	snprintf(paused, sizeof(paused), "%s/client.paused", dir);
+	snprintf(resume, sizeof(resume), "%s/client.resume", dir);
+	unlink(paused);
+	unlink(resume);
+	/* The test takes the orphans in (as a container's init does): it can reap them. */
+	if (!ASSERT_OK(prctl(PR_SET_CHILD_SUBREAPER, 1), "the test a subreaper") ||
+	    !ASSERT_OK(svc_start(&be, &be_spec, dir), "backend"))
+		goto out;
+	front_spec.downstream = be.port;
+	if (!ASSERT_OK(svc_start(&front, &front_spec, dir), "front under its launcher"))
+		goto out;
+	snprintf(launcher, sizeof(launcher), "%d", (int)front.launcher);
+	snprintf(be_pid, sizeof(be_pid), "%d", (int)be.pid);
+	if (!ASSERT_OK(claimd_start(&h, by_pid), "claimd start") ||
+	    !ASSERT_OK(trace_start(&t, &h), "trace"))
+		goto out;
+	client = load_client_start(dir, front.port, 1, REQUESTS, NULL, pause);
+	if (client <= 0 || !ASSERT_OK(wait_file(paused, 30000), "the client's first half"))
+		goto out;
+	/* The launcher gone: tr-front's parent is the test, which --pid does not list. */
+	proc_stop(front.launcher, 2000);
+	front.launcher = 0;
+	if (!ASSERT_EQ(proc_ppid(front.pid), getpid(), "tr-front orphaned to the test") ||
+	    !ASSERT_OK(write_file(resume, "go\n"), "the client resumed"))
+		goto out;
+	if (load_client_finish(client, dir, REQUESTS, status, REQUESTS))
+		goto out;
+	client = -1;
+	for (id = 0; id < REQUESTS; id++)
+		wrong += status[id] != (id % FAIL_MOD ? 200 : 502);
+	ASSERT_EQ(wrong, 0, "client: every answer as the truth says");
+	check_edge(&h, "tr-be", REQUESTS + 1, false, false); /* and the client's warm-up's */
+	pids[0] = front.pid;
+	pids[1] = be.pid;
+	truth__chain(truth, 2, &shape, pids, names);
+	truth__tally_trace(&tally, &t, 0, truth, 2, 2 * FAILURES);
+	if (!truth__expect(&tally, "chain, its launcher gone", 2 * FAILURES, 0)) {
+		claimd_losses_explain(&h);
+		claimd_services_explain(&h, names, 2);
+	}
+out:
+	if (client > 0)
+		proc_stop(client, 1000);
+	svc_stop(&front);
+	svc_stop(&be);
+	claimd_traced_stop(&h, &t);
+	prctl(PR_SET_CHILD_SUBREAPER, 0);
+}
+
 /* The shapes run on the test's own loopback, by subtest name. */
 static const struct {
 	const char *name;
@@ -358,6 +442,8 @@ void test_chain_shapes(void)
 		return;
 	if (test__start_subtest("fastopen"))
 		subtest_fastopen(dir);
+	if (test__start_subtest("pid_launcher_gone"))
+		subtest_pid_launcher_gone(dir);
 	for (i = 0; i < sizeof(loopback_chains) / sizeof(loopback_chains[0]); i++)
 		if (test__start_subtest(loopback_chains[i].name))
 			run_chain(&loopback_chains[i].ch, dir, NULL);

@@ -573,16 +573,33 @@ bool claimd_programs_read(const struct claimd_h *h)
 	return false;
 }
 
-/* Is process pid stopped (SIGSTOP: a test holding it back)? */
-static bool stopped(pid_t pid)
+/* pid's state letter and parent, from /proc/PID/stat: 0, or -1 (gone). */
+static int proc_stat(pid_t pid, char *state, pid_t *ppid)
 {
 	char path[64], buf[512], *p;
 
 	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
 	if (read_file(path, buf, sizeof(buf)) <= 0)
-		return false;
+		return -1;
 	p = strrchr(buf, ')'); /* after the command's name, which may hold anything */
-	return p && (p[2] == 'T' || p[2] == 't');
+	return p && sscanf(p + 1, " %c %d", state, ppid) == 2 ? 0 : -1;
+}
+
+/* Is process pid stopped (SIGSTOP: a test holding it back)? */
+static bool stopped(pid_t pid)
+{
+	pid_t ppid;
+	char state;
+
+	return !proc_stat(pid, &state, &ppid) && (state == 'T' || state == 't');
+}
+
+pid_t proc_ppid(pid_t pid)
+{
+	pid_t ppid;
+	char state;
+
+	return proc_stat(pid, &state, &ppid) ? -1 : ppid;
 }
 
 void claimd_programs_settle(void)

@@ -42,6 +42,8 @@ const char *stage_for_user(const char *path, char *out, size_t len);
 int proc_stop(pid_t pid, int timeout_ms);
 /* Waits for the process to exit by itself; returns its wait status, or -1 on timeout. */
 int proc_wait(pid_t pid, int timeout_ms);
+/* The parent of process pid, or -1 (gone). */
+pid_t proc_ppid(pid_t pid);
 /* Runs a command to completion; its stdout (and stderr) into out. Returns the
  * wait status, or -1. */
 int proc_run(const char *const argv[], char *out, size_t outlen, int timeout_ms);

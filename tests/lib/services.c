@@ -53,8 +53,13 @@ static void cmd_int(struct svc_cmd *c, const char *opt, int value)
 
 int svc_start(struct svc *s, const struct svc_spec *spec, const char *dir)
 {
-	char script[H_PATH], ready[H_PATH], log[H_PATH], env[64], buf[32];
+	char script[H_PATH], ready[H_PATH], log[H_PATH], env[64], buf[32], pidfile[H_PATH];
 	struct svc_cmd c = { .argv = { "python3", script, "--ready-file", ready }, .n = 4 };
+	/* Launched: a shell starts it, writes its pid and waits for it, as a launcher script does. */
+	struct svc_cmd l = { .argv = { "sh", "-c", "f=$1; shift; \"$@\" & echo $! > \"$f\"; wait",
+				       "sh", pidfile, "python3", script, "--ready-file", ready },
+			     .n = 9 };
+	struct svc_cmd *cmd = spec->launched ? &l : &c;
 	const char *envv[] = { env, NULL };
 
 	memset(s, 0, sizeof(*s));
@@ -63,49 +68,60 @@ int svc_start(struct svc *s, const struct svc_spec *spec, const char *dir)
 	snprintf(ready, sizeof(ready), "%s/ready.%s", dir, spec->name);
 	snprintf(log, sizeof(log), "%s/svc.%s.log", dir, spec->name);
 	snprintf(env, sizeof(env), "CLAIMD_SERVICE=%s", spec->name);
+	snprintf(pidfile, sizeof(pidfile), "%s/pid.%s", dir, spec->name);
 	unlink(ready);
+	unlink(pidfile);
 	if (spec->downstream)
-		cmd_opt(&c, "--downstream", "%s:%d", spec->down_host ?: "127.0.0.1",
+		cmd_opt(cmd, "--downstream", "%s:%d", spec->down_host ?: "127.0.0.1",
 			spec->downstream);
 	if (spec->down_unix)
-		cmd_opt(&c, "--downstream", "unix:%s", spec->down_unix);
+		cmd_opt(cmd, "--downstream", "unix:%s", spec->down_unix);
 	if (spec->fail_mod) {
-		cmd_int(&c, "--fail-mod", spec->fail_mod);
-		cmd_opt(&c, "--fail-rem", "%d", spec->fail_rem);
+		cmd_int(cmd, "--fail-mod", spec->fail_mod);
+		cmd_opt(cmd, "--fail-rem", "%d", spec->fail_rem);
 	}
-	cmd_flag(&c, spec->fail_after, "--fail-after");
-	cmd_int(&c, "--fail-status", spec->fail_status);
-	cmd_int(&c, "--down-fail-from", spec->down_fail_from);
+	cmd_flag(cmd, spec->fail_after, "--fail-after");
+	cmd_int(cmd, "--fail-status", spec->fail_status);
+	cmd_int(cmd, "--down-fail-from", spec->down_fail_from);
 	if (spec->set_propagate)
-		cmd_opt(&c, "--propagate", "%.2f", spec->propagate);
-	cmd_flag(&c, spec->keepalive, "--keepalive");
-	cmd_flag(&c, spec->fastopen, "--fastopen");
-	cmd_flag(&c, spec->handoff, "--handoff");
-	cmd_flag(&c, spec->spawn, "--spawn");
-	cmd_int(&c, "--slow-ms", spec->slow_ms);
-	cmd_int(&c, "--down-timeout-ms", spec->down_timeout_ms);
-	cmd_flag(&c, spec->kv_store, "--kv-store");
+		cmd_opt(cmd, "--propagate", "%.2f", spec->propagate);
+	cmd_flag(cmd, spec->keepalive, "--keepalive");
+	cmd_flag(cmd, spec->down_fresh, "--down-fresh");
+	cmd_flag(cmd, spec->fastopen, "--fastopen");
+	cmd_flag(cmd, spec->handoff, "--handoff");
+	cmd_flag(cmd, spec->spawn, "--spawn");
+	cmd_int(cmd, "--slow-ms", spec->slow_ms);
+	cmd_int(cmd, "--down-timeout-ms", spec->down_timeout_ms);
+	cmd_flag(cmd, spec->kv_store, "--kv-store");
 	if (spec->kv)
-		cmd_opt(&c, "--kv", "127.0.0.1:%d", spec->kv);
+		cmd_opt(cmd, "--kv", "127.0.0.1:%d", spec->kv);
 	if (spec->kv_unix)
-		cmd_opt(&c, "--kv", "unix:%s", spec->kv_unix);
+		cmd_opt(cmd, "--kv", "unix:%s", spec->kv_unix);
 	if (spec->bind)
-		cmd_opt(&c, "--bind", "%s", spec->bind);
+		cmd_opt(cmd, "--bind", "%s", spec->bind);
 	if (spec->probe_socket)
-		cmd_opt(&c, "--probe-socket", "%s", spec->probe_socket);
-	cmd_int(&c, "--delay-ms", spec->delay_ms);
+		cmd_opt(cmd, "--probe-socket", "%s", spec->probe_socket);
+	cmd_int(cmd, "--delay-ms", spec->delay_ms);
 	if (spec->tls)
-		cmd_opt(&c, "--tls", "%s", spec->tls);
+		cmd_opt(cmd, "--tls", "%s", spec->tls);
 	if (spec->down_tls)
-		cmd_opt(&c, "--downstream-tls", "%s", spec->down_tls);
-	c.argv[c.n] = NULL;
-	s->pid =
-		spec->ns ? netns_spawn(spec->ns, c.argv, envv, log) : proc_spawn(c.argv, envv, log);
+		cmd_opt(cmd, "--downstream-tls", "%s", spec->down_tls);
+	cmd->argv[cmd->n] = NULL;
+	s->pid = spec->ns ? netns_spawn(spec->ns, cmd->argv, envv, log)
+			  : proc_spawn(cmd->argv, envv, log);
 	if (s->pid <= 0 || wait_file(ready, 10000) || read_file(ready, buf, sizeof(buf)) <= 0) {
 		printf("service %s did not start (log %s)\n", spec->name, log);
 		return -1;
 	}
 	s->port = atoi(buf);
+	if (spec->launched) {
+		s->launcher = s->pid;
+		s->pid = read_file(pidfile, buf, sizeof(buf)) > 0 ? atoi(buf) : 0;
+		if (s->pid <= 0) {
+			printf("service %s: no pid from its launcher (%s)\n", spec->name, pidfile);
+			return -1;
+		}
+	}
 	return 0;
 }
 
@@ -166,7 +182,11 @@ void svc_stop(struct svc *s)
 {
 	if (s->pid > 0)
 		proc_stop(s->pid, 2000);
+	/* Its launcher, if still there, leaves once its wait ends. */
+	if (s->launcher > 0)
+		proc_stop(s->launcher, 2000);
 	s->pid = 0;
+	s->launcher = 0;
 }
 
 #define JAVA_START 30000 /* ms: a cold JVM on a loaded machine */
@@ -230,22 +250,21 @@ int load_client_run(const char *dir, int port, int threads, int requests, const 
 	return load_client_run_with(dir, port, threads, requests, tls, NULL, status, n);
 }
 
-int load_client_run_with(const char *dir, int port, int threads, int requests, const char *tls,
-			 const char *const extra[], int *status, int n)
+pid_t load_client_start(const char *dir, int port, int threads, int requests, const char *tls,
+			const char *const extra[])
 {
 	char script[H_PATH], p[16], t[16], r[16], out[H_PATH];
-	static char buf[1 << 20];
 	const char *argv[24] = { "python3",    script, "--port", p,   "--threads", t,
 				 "--requests", r,      "--out",	 out, NULL };
-	struct json_object *summary, *statuses;
-	int st, id, a = 10;
 	pid_t pid;
+	int a = 10;
 
 	peer_script("load_client.py", script, sizeof(script));
 	snprintf(p, sizeof(p), "%d", port);
 	snprintf(t, sizeof(t), "%d", threads);
 	snprintf(r, sizeof(r), "%d", requests);
 	snprintf(out, sizeof(out), "%s/client.json", dir);
+	unlink(out);
 	if (tls) {
 		argv[a++] = "--tls";
 		argv[a++] = tls;
@@ -254,8 +273,20 @@ int load_client_run_with(const char *dir, int port, int threads, int requests, c
 		argv[a++] = *extra;
 	argv[a] = NULL;
 	pid = proc_spawn(argv, NULL, NULL);
-	if (!ASSERT_GT(pid, 0, "client"))
+	ASSERT_GT(pid, 0, "client");
+	return pid;
+}
+
+int load_client_finish(pid_t pid, const char *dir, int sent, int *status, int n)
+{
+	static char buf[1 << 20];
+	struct json_object *summary, *statuses;
+	char out[H_PATH];
+	int st, id;
+
+	if (pid <= 0)
 		return -1;
+	snprintf(out, sizeof(out), "%s/client.json", dir);
 	st = proc_wait(pid, 120000);
 	if (st == -1)
 		proc_stop(pid, 1000);
@@ -270,9 +301,17 @@ int load_client_run_with(const char *dir, int port, int threads, int requests, c
 		snprintf(key, sizeof(key), "%d", id);
 		status[id] = j_int(statuses, key);
 	}
-	ASSERT_EQ(j_int(summary, "sent"), threads * requests, "client: requests sent");
+	ASSERT_EQ(j_int(summary, "sent"), sent, "client: requests sent");
 	json_object_put(summary);
 	return 0;
+}
+
+int load_client_run_with(const char *dir, int port, int threads, int requests, const char *tls,
+			 const char *const extra[], int *status, int n)
+{
+	pid_t pid = load_client_start(dir, port, threads, requests, tls, extra);
+
+	return load_client_finish(pid, dir, threads * requests, status, n);
 }
 
 int svc_backend_session_start(struct claimd_h *h, struct trace_cap *t, struct svc *back,

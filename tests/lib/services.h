@@ -24,6 +24,7 @@ struct svc_spec {
 	double propagate; /* fraction of downstream failures passed up (default 1) */
 	bool set_propagate;
 	bool keepalive;
+	bool down_fresh;	  /* with keepalive: a new downstream connection for each call */
 	int delay_ms;		  /* think time per request */
 	int fail_status;	  /* what its own failures answer (0: 503) */
 	int down_fail_from;	  /* a downstream answer from this status up failed (0: 500) */
@@ -42,10 +43,12 @@ struct svc_spec {
 	const char *probe_socket; /* a socket file each request connects to first, failing or not */
 	const char *tls;	  /* "CERT,KEY": it serves HTTPS */
 	const char *down_tls;	  /* a CA file: it calls its downstream over HTTPS */
+	bool launched; /* started by a shell that waits for it (svc.launcher), as a launcher script */
 };
 
 struct svc {
 	pid_t pid;
+	pid_t launcher; /* the shell that started it (svc_spec.launched), or 0 */
 	int port;
 	char name[32];
 };
@@ -105,5 +108,12 @@ int load_client_run(const char *dir, int port, int threads, int requests, const 
 /* The same with more of load_client.py's options (--user-agent UA, --traceparent). */
 int load_client_run_with(const char *dir, int port, int threads, int requests, const char *tls,
 			 const char *const extra[], int *status, int n);
+/*
+ * The same in two steps: the client started (its pid, or -1, asserted),
+ * then waited for and read, sent the count of requests it must have sent.
+ */
+pid_t load_client_start(const char *dir, int port, int threads, int requests, const char *tls,
+			const char *const extra[]);
+int load_client_finish(pid_t pid, const char *dir, int sent, int *status, int n);
 
 #endif

@@ -12,7 +12,8 @@ up, as under claimd --fail-status F). When it failed, the service answers 502 fo
 a fraction --propagate of those failures (deterministically: the first
 P*10 of every 10), else 200: --propagate 0 makes the edge fail-open. With
 --keepalive it speaks HTTP/1.1 with persistent connections, up and down (one
-downstream connection per handler thread). With --tls CERT,KEY it serves
+downstream connection per handler thread); with --down-fresh too, up only
+(a new downstream connection for each call, as a client with no pool). With --tls CERT,KEY it serves
 HTTPS; with --downstream-tls CAFILE it calls its downstream over HTTPS.
 With --handoff its handler threads hand each downstream call to a pool of
 worker threads and wait for it (a ThreadPoolExecutor, as services fan
@@ -67,6 +68,7 @@ def main():
     ap.add_argument("--down-fail-from", type=int, default=500)
     ap.add_argument("--propagate", type=float, default=1.0)
     ap.add_argument("--keepalive", action="store_true")
+    ap.add_argument("--down-fresh", action="store_true")
     ap.add_argument("--delay-ms", type=int, default=0, help="think this long per request")
     ap.add_argument("--ready-file", help="written once listening")
     ap.add_argument("--tls", help="CERT,KEY: serve HTTPS")
@@ -133,7 +135,7 @@ def main():
         host, port = args.downstream.split(":", 1) if args.downstream.startswith("unix:") \
             else args.downstream.rsplit(":", 1)
         port = port if host == "unix" else int(port)
-        if args.keepalive:
+        if args.keepalive and not args.down_fresh:
             c = getattr(local, "conn", None)
             if c is None:
                 c = new_conn(host, port)
@@ -182,7 +184,7 @@ def main():
             failed = True
         if failed and args.down_timeout_ms:
             local.close_after_reply = c
-        elif failed or not args.keepalive:
+        elif failed or not args.keepalive or args.down_fresh:
             c.close()
         return status
 

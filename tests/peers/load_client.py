@@ -5,7 +5,9 @@ id = thread * N + i, with a User-Agent (--user-agent) and a W3C traceparent
 whose trace-id is the id's (--traceparent) when asked. With --keepalive each
 thread keeps one HTTP/1.1
 connection; --warm-file/--go-file let a test make those connections (one
-warm-up request each), start claimd, then release the real traffic.
+warm-up request each), start claimd, then release the real traffic;
+--pause-after N with --pause-file/--resume-file stops every thread after its
+N-th request until the test has changed something (the connections kept).
 Writes a JSON summary (statuses seen, per id) to --out."""
 import argparse
 import http.client
@@ -25,6 +27,9 @@ def main():
     ap.add_argument("--keepalive", action="store_true")
     ap.add_argument("--warm-file")
     ap.add_argument("--go-file")
+    ap.add_argument("--pause-after", type=int, default=0)
+    ap.add_argument("--pause-file")
+    ap.add_argument("--resume-file")
     ap.add_argument("--out", required=True)
     ap.add_argument("--tls", help="CA file: speak HTTPS")
     ap.add_argument("--user-agent")
@@ -44,10 +49,16 @@ def main():
     lock = threading.Lock()
     warmed = threading.Barrier(args.threads + 1)
 
-    def wait_go():
-        if args.go_file:
-            while not os.path.exists(args.go_file):
-                time.sleep(0.01)
+    def wait_for(path):
+        while path and not os.path.exists(path):
+            time.sleep(0.01)
+
+    def write(path, what):
+        with open(path, "w") as f:
+            f.write(what + "\n")
+
+    paused = threading.Barrier(args.threads,
+                               action=lambda: args.pause_file and write(args.pause_file, "paused"))
 
     def worker(t):
         conn = None
@@ -56,8 +67,11 @@ def main():
             conn.request("GET", "/warmup/-1")
             conn.getresponse().read()
         warmed.wait()
-        wait_go()
+        wait_for(args.go_file)
         for i in range(args.requests):
+            if args.pause_after and i == args.pause_after:
+                paused.wait()
+                wait_for(args.resume_file)
             rid = t * args.requests + i
             c = conn or new_conn()
             try:
@@ -84,8 +98,7 @@ def main():
         th.start()
     warmed.wait()
     if args.warm_file:
-        with open(args.warm_file, "w") as f:
-            f.write("warm\n")
+        write(args.warm_file, "warm")
     for th in threads:
         th.join()
     summary = {"sent": len(statuses), "statuses": statuses}
