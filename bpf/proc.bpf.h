@@ -286,7 +286,7 @@ static __always_inline int pid_followed(__u32 tgid)
 
 /* What an ancestor is asked (ancestor_where). */
 enum ancestor_test {
-	ANCESTOR_FOLLOWED, /* --pid follows it (pid_followed, bpf/sockio.c) */
+	ANCESTOR_FOLLOWED, /* --pid follows it by itself (pid_followed) */
 	ANCESTOR_SERVES,   /* it serves (proc_service_port) */
 };
 

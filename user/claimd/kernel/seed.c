@@ -115,8 +115,8 @@ static bool under_cgroup(__u32 tgid, const char *dir)
 }
 
 /*
- * Is process tgid listed by --pid, or started by one listed, as the
- * programs ask of a process that makes a socket (bpf/sockio.c)?
+ * Is pid one --pid lists? Asked of a process and its parents, as the
+ * programs ask of a process that makes a socket (bpf/sockio.c).
  */
 static bool pid_in_config(pid_t pid, const void *arg)
 {
@@ -329,11 +329,18 @@ static bool pid_serves(pid_t pid, const void *arg)
  */
 static void seed_services_calls(struct seed_ctx *ctx)
 {
+	__u32 last = 0;
+	bool serves = false;
 	size_t i;
 
 	for (i = 0; i < ctx->n_calls; i++) {
-		if (pid_or_ancestor((pid_t)ctx->calls[i].tgid, CLAIMD_SERVING_ANCESTORS, pid_serves,
-				    ctx))
+		/* A process's sockets come together: its parents read once. */
+		if (ctx->calls[i].tgid != last) {
+			last = ctx->calls[i].tgid;
+			serves = pid_or_ancestor((pid_t)last, CLAIMD_SERVING_ANCESTORS, pid_serves,
+						 ctx);
+		}
+		if (serves)
 			seed_kept(ctx, &ctx->calls[i]);
 		else
 			ctx->counts->skipped++;
