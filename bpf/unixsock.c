@@ -151,6 +151,14 @@ __noinline int conn_adopt_unix(__u64 skaddr, __u32 tgid, int fd)
 	}
 	if (!proc_wanted(tgid))
 		return 0;
+	/*
+	 * --port lists TCP ports: a service on a socket file has none, and is
+	 * not followed; a Unix connection is a call of a service it follows
+	 * (its cache, its database), as a TCP call to a port not listed.
+	 */
+	if ((filter_flags & CLAIMD_FILTER_PORT) &&
+	    (role == CLAIMD_ROLE_INBOUND || !connect_wanted(tgid, 0)))
+		return 0;
 	c = bpf_map_lookup_elem(&conn_tmp, &zero);
 	if (!c)
 		return 0;

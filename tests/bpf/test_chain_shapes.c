@@ -416,6 +416,65 @@ out:
 	prctl(PR_SET_CHILD_SUBREAPER, 0);
 }
 
+/*
+ * port_unix: tr-be on a socket file, tr-front calling it there, claimd
+ * following tr-front's port alone (--port, seeded). --port lists TCP
+ * ports: tr-be, which has none, is not followed, its failures not judged;
+ * tr-front's calls to it are, as every call of a service the filter
+ * follows, and tr-front's failures are unclaimed.
+ */
+static void subtest_port_unix(const char *dir)
+{
+	const struct truth_svc shape = { .target = "/r/%d", .ids = REQUESTS, .mod = FAIL_MOD };
+	const char *const names[2] = { "tr-front", "tr-be" };
+	char sock[H_PATH], bind[H_PATH + 8], front_port[16];
+	const char *const by_port[] = { "--port", front_port, NULL };
+	struct svc be = { 0 }, front = { 0 };
+	struct truth_tally tally = { 0 };
+	struct claimd_h h = { 0 };
+	struct trace_cap t = { 0 };
+	struct json_object *be_counts;
+	struct truth_svc truth[2];
+	pid_t pids[2];
+
+	snprintf(sock, sizeof(sock), "%s/pu.sock", dir);
+	snprintf(bind, sizeof(bind), "unix:%s", sock);
+	if (!ASSERT_OK(svc_start(&be,
+				 &(struct svc_spec){ .name = "tr-be",
+						     .bind = bind,
+						     .fail_mod = FAIL_MOD,
+						     .keepalive = true },
+				 dir),
+		       "backend on a socket file") ||
+	    !ASSERT_OK(svc_start(&front,
+				 &(struct svc_spec){
+					 .name = "tr-front", .down_unix = sock, .keepalive = true },
+				 dir),
+		       "front"))
+		goto out;
+	snprintf(front_port, sizeof(front_port), "%d", front.port);
+	if (!ASSERT_OK(claimd_start(&h, by_port), "claimd start") ||
+	    !ASSERT_OK(trace_start(&t, &h), "trace"))
+		goto out;
+	ASSERT_EQ(svc_drive(front.port, REQUESTS), FAILURES, "failures the client saw");
+	check_edge(&h, "tr-be", REQUESTS, false, false);
+	be_counts = claimd_service(&h, "tr-be");
+	ASSERT_TRUE(!be_counts || j_int(be_counts, "requests") == 0,
+		    "tr-be, on no port listed, not followed");
+	json_object_put(be_counts);
+	pids[0] = front.pid;
+	pids[1] = be.pid;
+	truth__chain(truth, 2, &shape, pids, names);
+	truth__tally_trace(&tally, &t, 0, truth, 1, FAILURES);
+	if (!truth__expect(&tally, "chain to a socket file", FAILURES, 0))
+		claimd_services_explain(&h, names, 2);
+out:
+	svc_stop(&front);
+	svc_stop(&be);
+	claimd_traced_stop(&h, &t);
+	unlink(sock);
+}
+
 /* The shapes run on the test's own loopback, by subtest name. */
 static const struct {
 	const char *name;
@@ -444,6 +503,8 @@ void test_chain_shapes(void)
 		subtest_fastopen(dir);
 	if (test__start_subtest("pid_launcher_gone"))
 		subtest_pid_launcher_gone(dir);
+	if (test__start_subtest("port_unix"))
+		subtest_port_unix(dir);
 	for (i = 0; i < sizeof(loopback_chains) / sizeof(loopback_chains[0]); i++)
 		if (test__start_subtest(loopback_chains[i].name))
 			run_chain(&loopback_chains[i].ch, dir, NULL);

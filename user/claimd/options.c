@@ -238,7 +238,7 @@ static const struct row rows[] = {
 	{ "pid", 'p', "PID", "Follow only this process (repeatable)", 1, CALL, .min = 1,
 	  .max = UINT32_MAX, .fn = add_filter },
 	{ "port", 'P', "PORT",
-	  "Follow only connections to or from this service port, and every call of a "
+	  "Follow only connections to or from this TCP service port, and every call of a "
 	  "process that serves it (repeatable)",
 	  1, CALL, .min = 1, .max = 65535, .fn = add_filter },
 	{ "cgroup", OPT_CGROUP, "DIR", "Follow only processes under this cgroup v2 directory", 1,
