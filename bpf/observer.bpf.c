@@ -236,10 +236,14 @@ struct {
 	__type(value, struct scan_buf);
 } tls_scratch SEC(".maps");
 
-/* Filters: processes and service ports to follow (when enabled). claimd fills them at start. */
+/*
+ * Filters: processes and service ports to follow (when enabled). claimd
+ * fills them at start; the processes --pid follows add their children as
+ * they fork (tp_proc_fork), and each leaves at its exit.
+ */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, 1024);
+	__uint(max_entries, 8192);
 	__type(key, __u32);
 	__type(value, __u8);
 } pid_filter SEC(".maps");

@@ -755,6 +755,33 @@ static __always_inline void thread_slot_free(__u32 tid)
 		stat_inc(CLAIMD_ST_THREAD_SLOTS_FREED);
 }
 
+/*
+ * A process forks, under --pid: a child of a process it follows is
+ * followed from its birth (pid_filter), whatever becomes of its parent: a
+ * daemon forked twice has init, or a subreaper, for its parent by the time
+ * it makes a socket, and a worker outlives a master restarted. A thread
+ * leaves at once. Once per fork on the host, in the parent; one flag's
+ * test where no --pid is given.
+ */
+SEC("raw_tp/sched_process_fork")
+int tp_proc_fork(struct bpf_raw_tracepoint_args *ctx)
+{
+	/* TP_PROTO(struct task_struct *parent, struct task_struct *child) */
+	struct task_struct *child = (struct task_struct *)ctx->args[1];
+	__u32 tgid, child_tgid;
+	__u8 one = 1;
+
+	if (!(filter_flags & CLAIMD_FILTER_PID))
+		return 0;
+	tgid = bpf_get_current_pid_tgid() >> 32;
+	child_tgid = BPF_CORE_READ(child, tgid);
+	if (child_tgid == tgid || !(pid_followed(tgid) || pid_ancestor_listed(tgid)))
+		return 0;
+	if (bpf_map_update_elem(&pid_filter, &child_tgid, &one, BPF_ANY))
+		stat_inc(CLAIMD_ST_PID_FILTER_FULL);
+	return 0;
+}
+
 SEC("tracepoint/sched/sched_process_exit")
 int tp_proc_exit(void *ctx)
 {
@@ -766,6 +793,9 @@ int tp_proc_exit(void *ctx)
 	/* Every thread, followed or not: its process's word may be gone before it. */
 	thread_slot_free((__u32)id);
 	node_thread_gone((__u32)id);
+	/* A pid --pid follows leaves the filter with its process: its next owner is another. */
+	if ((__u32)id == tgid && (filter_flags & CLAIMD_FILTER_PID))
+		bpf_map_delete_elem(&pid_filter, &tgid);
 	/* Only the whole process leaving, and only one we followed. */
 	if ((__u32)id != tgid || !t || !*t)
 		return 0;

@@ -205,6 +205,7 @@ enum claimd_stat {
 	CLAIMD_ST_CONNECT_UNSERVED,  /* ... to a socket file never seen served: requests unknown */
 	CLAIMD_ST_IO_UNSEEN,	     /* socket I/O by no syscall claimd reads (io_uring): unsure */
 	CLAIMD_ST_CONNECT_UNDER_WAY, /* Go dials found still connecting: read at a later answer */
+	CLAIMD_ST_PID_FILTER_FULL,   /* processes --pid follows from birth, no room to note */
 	CLAIMD_ST__COUNT,
 };
 

@@ -336,60 +336,107 @@ static void subtest_fastopen(const char *dir)
 }
 
 /*
- * pid_launcher_gone: claimd follows tr-front by --pid of the shell that
- * launched it, and tr-be by its own; tr-front and tr-be keep their
- * connections alive, a client asks tr-front half its requests, then the
- * shell is killed: tr-front is orphaned to the test (a subreaper, as a
- * container's init or a service manager), and the listed process above
- * it is gone. The client asks the rest on the same connection, followed
- * from before. tr-front calls tr-be on a new connection each time: the
- * second half's connects come after the shell is gone. Without a followed
- * service staying followed, they were unseen, and the failures of ids 10
- * and 15, whose calls went over them, were claimed.
+ * A chain whose front a launcher starts (svc_spec.launched, daemon_after),
+ * claimd following the launcher and tr-be by --pid; the test a subreaper
+ * (as a container's init or a service manager), so that it takes the
+ * front in, and can reap it, once the processes above it are gone.
  */
-static void subtest_pid_launcher_gone(const char *dir)
+struct launched_chain {
+	struct svc be, front;
+	struct claimd_h h;
+	struct trace_cap t;
+};
+
+/* tr-be started, and tr-front's launcher spawned (front_spec's downstream set): 0 or -1. */
+static int launched_begin(struct launched_chain *r, struct svc_spec *front_spec, const char *dir)
+{
+	struct svc_spec be_spec = { .name = "tr-be", .fail_mod = FAIL_MOD, .keepalive = true };
+
+	memset(r, 0, sizeof(*r));
+	if (!ASSERT_OK(prctl(PR_SET_CHILD_SUBREAPER, 1), "the test a subreaper") ||
+	    !ASSERT_OK(svc_start(&r->be, &be_spec, dir), "backend"))
+		return -1;
+	front_spec->downstream = r->be.port;
+	return ASSERT_OK(svc_spawn(&r->front, front_spec, dir), "front's launcher") ? 0 : -1;
+}
+
+/* claimd following launcher and tr-be by --pid, and its trace: 0 or -1. */
+static int launched_claimd(struct launched_chain *r, pid_t launcher)
+{
+	char l[16], b[16];
+	const char *const by_pid[] = { "--pid", l, "--pid", b, NULL };
+
+	snprintf(l, sizeof(l), "%d", (int)launcher);
+	snprintf(b, sizeof(b), "%d", (int)r->be.pid);
+	return ASSERT_OK(claimd_start(&r->h, by_pid), "claimd start") &&
+			       ASSERT_OK(trace_start(&r->t, &r->h), "trace")
+		       ? 0
+		       : -1;
+}
+
+/* Both services' failures against the truth: every one right. */
+static void launched_judge(struct launched_chain *r, const char *what)
 {
 	const struct truth_svc shape = { .target = "/r/%d", .ids = REQUESTS, .mod = FAIL_MOD };
 	const char *const names[2] = { "tr-front", "tr-be" };
-	struct svc_spec be_spec = { .name = "tr-be", .fail_mod = FAIL_MOD, .keepalive = true };
+	const pid_t pids[2] = { r->front.pid, r->be.pid };
+	struct truth_tally tally = { 0 };
+	struct truth_svc truth[2];
+
+	truth__chain(truth, 2, &shape, pids, names);
+	truth__tally_trace(&tally, &r->t, 0, truth, 2, 2 * FAILURES);
+	if (!truth__expect(&tally, what, 2 * FAILURES, 0)) {
+		claimd_losses_explain(&r->h);
+		claimd_services_explain(&r->h, names, 2);
+	}
+}
+
+static void launched_end(struct launched_chain *r)
+{
+	svc_stop(&r->front);
+	svc_stop(&r->be);
+	claimd_traced_stop(&r->h, &r->t);
+	prctl(PR_SET_CHILD_SUBREAPER, 0);
+}
+
+/*
+ * pid_launcher_gone: tr-front launched by a shell that waits for it;
+ * tr-front and tr-be keep their connections alive, a client asks tr-front
+ * half its requests, then the shell is killed: tr-front is orphaned to
+ * the test, and the listed process above it is gone. The client asks the
+ * rest on the same connection, followed from before. tr-front calls tr-be
+ * on a new connection each time: the second half's connects come after
+ * the shell is gone. Without a followed service staying followed, they
+ * were unseen, and the failures of ids 10 and 15, whose calls went over
+ * them, were claimed.
+ */
+static void subtest_pid_launcher_gone(const char *dir)
+{
 	struct svc_spec front_spec = {
 		.name = "tr-front", .keepalive = true, .down_fresh = true, .launched = true
 	};
-	char launcher[16], be_pid[16], paused[H_PATH], resume[H_PATH];
-	const char *const by_pid[] = { "--pid", launcher, "--pid", be_pid, NULL };
+	char paused[H_PATH], resume[H_PATH];
 	const char *const pause[] = { "--keepalive", "--pause-after", "10",   "--pause-file",
 				      paused,	     "--resume-file", resume, NULL };
-	struct svc be = { 0 }, front = { 0 };
-	struct truth_tally tally = { 0 };
-	struct claimd_h h = { 0 };
-	struct trace_cap t = { 0 };
-	struct truth_svc truth[2];
+	struct launched_chain r;
 	int status[REQUESTS], id, wrong = 0;
-	pid_t client = -1, pids[2];
+	pid_t client = -1;
 
 	snprintf(paused, sizeof(paused), "%s/client.paused", dir);
 	snprintf(resume, sizeof(resume), "%s/client.resume", dir);
 	unlink(paused);
 	unlink(resume);
-	/* The test takes the orphans in (as a container's init does): it can reap them. */
-	if (!ASSERT_OK(prctl(PR_SET_CHILD_SUBREAPER, 1), "the test a subreaper") ||
-	    !ASSERT_OK(svc_start(&be, &be_spec, dir), "backend"))
+	if (launched_begin(&r, &front_spec, dir) ||
+	    !ASSERT_OK(svc_ready(&r.front, &front_spec, dir), "front under its launcher") ||
+	    launched_claimd(&r, r.front.launcher))
 		goto out;
-	front_spec.downstream = be.port;
-	if (!ASSERT_OK(svc_start(&front, &front_spec, dir), "front under its launcher"))
-		goto out;
-	snprintf(launcher, sizeof(launcher), "%d", (int)front.launcher);
-	snprintf(be_pid, sizeof(be_pid), "%d", (int)be.pid);
-	if (!ASSERT_OK(claimd_start(&h, by_pid), "claimd start") ||
-	    !ASSERT_OK(trace_start(&t, &h), "trace"))
-		goto out;
-	client = load_client_start(dir, front.port, 1, REQUESTS, NULL, pause);
+	client = load_client_start(dir, r.front.port, 1, REQUESTS, NULL, pause);
 	if (client <= 0 || !ASSERT_OK(wait_file(paused, 30000), "the client's first half"))
 		goto out;
 	/* The launcher gone: tr-front's parent is the test, which --pid does not list. */
-	proc_stop(front.launcher, 2000);
-	front.launcher = 0;
-	if (!ASSERT_EQ(proc_ppid(front.pid), getpid(), "tr-front orphaned to the test") ||
+	proc_stop(r.front.launcher, 2000);
+	r.front.launcher = 0;
+	if (!ASSERT_EQ(proc_ppid(r.front.pid), getpid(), "tr-front orphaned to the test") ||
 	    !ASSERT_OK(write_file(resume, "go\n"), "the client resumed"))
 		goto out;
 	if (load_client_finish(client, dir, REQUESTS, status, REQUESTS))
@@ -398,22 +445,41 @@ static void subtest_pid_launcher_gone(const char *dir)
 	for (id = 0; id < REQUESTS; id++)
 		wrong += status[id] != (id % FAIL_MOD ? 200 : 502);
 	ASSERT_EQ(wrong, 0, "client: every answer as the truth says");
-	check_edge(&h, "tr-be", REQUESTS + 1, false, false); /* and the client's warm-up's */
-	pids[0] = front.pid;
-	pids[1] = be.pid;
-	truth__chain(truth, 2, &shape, pids, names);
-	truth__tally_trace(&tally, &t, 0, truth, 2, 2 * FAILURES);
-	if (!truth__expect(&tally, "chain, its launcher gone", 2 * FAILURES, 0)) {
-		claimd_losses_explain(&h);
-		claimd_services_explain(&h, names, 2);
-	}
+	check_edge(&r.h, "tr-be", REQUESTS + 1, false, false); /* and the client's warm-up's */
+	launched_judge(&r, "chain, its launcher gone");
 out:
 	if (client > 0)
 		proc_stop(client, 1000);
-	svc_stop(&front);
-	svc_stop(&be);
-	claimd_traced_stop(&h, &t);
-	prctl(PR_SET_CHILD_SUBREAPER, 0);
+	launched_end(&r);
+}
+
+/*
+ * pid_daemon: tr-front's launcher, a shell, starts it once claimd runs as
+ * a daemon: forked twice, its first child gone at once, the shell gone
+ * after. tr-front's parent is the test before it makes its first socket:
+ * no process --pid lists is above it. Followed from its birth, its
+ * requests are judged as any; without that, none was (8 failures looked
+ * for, 4 found: tr-be's).
+ */
+static void subtest_pid_daemon(const char *dir)
+{
+	char go[H_PATH];
+	struct svc_spec front_spec = { .name = "tr-front", .daemon_after = go };
+	struct launched_chain r;
+
+	snprintf(go, sizeof(go), "%s/daemon.go", dir);
+	unlink(go);
+	/* Until ready, the front's pid is its launcher's. */
+	if (launched_begin(&r, &front_spec, dir) || launched_claimd(&r, r.front.pid) ||
+	    !ASSERT_OK(write_file(go, "go\n"), "the launcher told to start it") ||
+	    !ASSERT_OK(svc_ready(&r.front, &front_spec, dir), "front, a daemon") ||
+	    !ASSERT_EQ(proc_ppid(r.front.pid), getpid(), "tr-front's parent the test"))
+		goto out;
+	ASSERT_EQ(svc_drive(r.front.port, REQUESTS), FAILURES, "failures the client saw");
+	check_edge(&r.h, "tr-be", REQUESTS, false, false);
+	launched_judge(&r, "chain, its front a daemon");
+out:
+	launched_end(&r);
 }
 
 /*
@@ -505,6 +571,8 @@ void test_chain_shapes(void)
 		subtest_pid_launcher_gone(dir);
 	if (test__start_subtest("port_unix"))
 		subtest_port_unix(dir);
+	if (test__start_subtest("pid_daemon"))
+		subtest_pid_daemon(dir);
 	for (i = 0; i < sizeof(loopback_chains) / sizeof(loopback_chains[0]); i++)
 		if (test__start_subtest(loopback_chains[i].name))
 			run_chain(&loopback_chains[i].ch, dir, NULL);

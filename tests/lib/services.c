@@ -51,24 +51,37 @@ static void cmd_int(struct svc_cmd *c, const char *opt, int value)
 		cmd_opt(c, opt, "%d", value);
 }
 
-int svc_start(struct svc *s, const struct svc_spec *spec, const char *dir)
+/* Where service name writes its port (ready), and its launcher its pid. */
+static void svc_files(const char *dir, const char *name, char *ready, char *pidfile)
 {
-	char script[H_PATH], ready[H_PATH], log[H_PATH], env[64], buf[32], pidfile[H_PATH];
+	snprintf(ready, H_PATH, "%s/ready.%s", dir, name);
+	snprintf(pidfile, H_PATH, "%s/pid.%s", dir, name);
+}
+
+int svc_spawn(struct svc *s, const struct svc_spec *spec, const char *dir)
+{
+	char script[H_PATH], ready[H_PATH], log[H_PATH], env[64], pidfile[H_PATH];
 	struct svc_cmd c = { .argv = { "python3", script, "--ready-file", ready }, .n = 4 };
 	/* Launched: a shell starts it, writes its pid and waits for it, as a launcher script does. */
 	struct svc_cmd l = { .argv = { "sh", "-c", "f=$1; shift; \"$@\" & echo $! > \"$f\"; wait",
 				       "sh", pidfile, "python3", script, "--ready-file", ready },
 			     .n = 9 };
-	struct svc_cmd *cmd = spec->launched ? &l : &c;
+	/* ... or, once a file is there, as a daemon: forked twice, its parent gone at once. */
+	struct svc_cmd d = { .argv = { "sh", "-c",
+				       "f=$1; g=$2; shift 2; while [ ! -e \"$g\" ]; do sleep 0.05; "
+				       "done; (\"$@\" & echo $! > \"$f\")",
+				       "sh", pidfile, spec->daemon_after, "python3", script,
+				       "--ready-file", ready },
+			     .n = 10 };
+	struct svc_cmd *cmd = spec->daemon_after ? &d : spec->launched ? &l : &c;
 	const char *envv[] = { env, NULL };
 
 	memset(s, 0, sizeof(*s));
 	snprintf(s->name, sizeof(s->name), "%s", spec->name);
 	peer_script("chain_service.py", script, sizeof(script));
-	snprintf(ready, sizeof(ready), "%s/ready.%s", dir, spec->name);
+	svc_files(dir, spec->name, ready, pidfile);
 	snprintf(log, sizeof(log), "%s/svc.%s.log", dir, spec->name);
 	snprintf(env, sizeof(env), "CLAIMD_SERVICE=%s", spec->name);
-	snprintf(pidfile, sizeof(pidfile), "%s/pid.%s", dir, spec->name);
 	unlink(ready);
 	unlink(pidfile);
 	if (spec->downstream)
@@ -109,12 +122,25 @@ int svc_start(struct svc *s, const struct svc_spec *spec, const char *dir)
 	cmd->argv[cmd->n] = NULL;
 	s->pid = spec->ns ? netns_spawn(spec->ns, cmd->argv, envv, log)
 			  : proc_spawn(cmd->argv, envv, log);
-	if (s->pid <= 0 || wait_file(ready, 10000) || read_file(ready, buf, sizeof(buf)) <= 0) {
+	if (s->pid <= 0) {
 		printf("service %s did not start (log %s)\n", spec->name, log);
 		return -1;
 	}
+	return 0;
+}
+
+int svc_ready(struct svc *s, const struct svc_spec *spec, const char *dir)
+{
+	char ready[H_PATH], pidfile[H_PATH], buf[32];
+
+	svc_files(dir, spec->name, ready, pidfile);
+	if (wait_file(ready, 10000) || read_file(ready, buf, sizeof(buf)) <= 0) {
+		printf("service %s did not start (log %s/svc.%s.log)\n", spec->name, dir,
+		       spec->name);
+		return -1;
+	}
 	s->port = atoi(buf);
-	if (spec->launched) {
+	if (spec->launched || spec->daemon_after) {
 		s->launcher = s->pid;
 		s->pid = read_file(pidfile, buf, sizeof(buf)) > 0 ? atoi(buf) : 0;
 		if (s->pid <= 0) {
@@ -123,6 +149,11 @@ int svc_start(struct svc *s, const struct svc_spec *spec, const char *dir)
 		}
 	}
 	return 0;
+}
+
+int svc_start(struct svc *s, const struct svc_spec *spec, const char *dir)
+{
+	return svc_spawn(s, spec, dir) || svc_ready(s, spec, dir) ? -1 : 0;
 }
 
 const double svc_t3_propagate[3] = { 0.9, 0.5, 0.1 };

@@ -44,6 +44,8 @@ struct svc_spec {
 	const char *tls;	  /* "CERT,KEY": it serves HTTPS */
 	const char *down_tls;	  /* a CA file: it calls its downstream over HTTPS */
 	bool launched; /* started by a shell that waits for it (svc.launcher), as a launcher script */
+	/* A file the shell (svc.launcher) waits for, then starts it as a daemon (forked twice) */
+	const char *daemon_after;
 };
 
 struct svc {
@@ -55,6 +57,9 @@ struct svc {
 
 /* Starts a service (logs in dir) and waits until it listens. 0 or -1. */
 int svc_start(struct svc *s, const struct svc_spec *spec, const char *dir);
+/* The same in two steps: started (its launcher's pid in s->pid until ready), then waited for. */
+int svc_spawn(struct svc *s, const struct svc_spec *spec, const char *dir);
+int svc_ready(struct svc *s, const struct svc_spec *spec, const char *dir);
 void svc_stop(struct svc *s);
 
 /*

@@ -142,6 +142,10 @@
 	  "Answers of Go programs that found a dial of their own goroutines still in its "        \
 	  "connect on another thread: its socket not connected yet, not failed either. Read at "  \
 	  "a later answer.")                                                                      \
+	X(CLAIMD_ST_PID_FILTER_FULL, "pid_filter_full",                                           \
+	  "Processes started by one --pid follows that its table had no room for: followed only " \
+	  "while a process it follows is among their four nearest ancestors, as if started "      \
+	  "before claimd.")                                                                       \
 	X(CLAIMD_ST_CONNECT_UNSERVED, "connects_failed_unserved",                                 \
 	  "Such connects to a socket file's name no listener was seen on and not listed as a "    \
 	  "probe (--probe-socket): a dependency gone before claimd came, or a probe of a file "   \
