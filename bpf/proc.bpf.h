@@ -90,6 +90,7 @@ static __always_inline void submit_now(void *rec)
 #define PROC_THREADS	 CLAIMD_PROC_THREADS
 #define PROC_SSL	 CLAIMD_PROC_SSL
 #define PROC_CONNECTS	 CLAIMD_PROC_CONNECTS
+#define PROC_UNSEEDED	 CLAIMD_PROC_UNSEEDED
 /* Bits 16-31: its listening sockets (CLAIMD_PROC_LISTENER_ONE each): a
  * service, whose calls outside requests are no root calls. */
 #define PROC_LISTENER_ONE CLAIMD_PROC_LISTENER_ONE

@@ -106,6 +106,27 @@ static __always_inline int connect_wanted(__u32 tgid, __u16 port)
 	return up && up != CLAIMD_ANCESTOR_NONE;
 }
 
+/*
+ * Under --port, process tgid made a connect connect_wanted left out: it
+ * served nothing a port listed. Should it serve one later (a database pool
+ * opened before listen()), those connections are looked for then.
+ */
+static __always_inline void connect_unfollowed(__u32 tgid)
+{
+	struct claimd_outside *o = bpf_map_lookup_elem(&outside_calls, &tgid);
+
+	if (o && !o->unfollowed)
+		o->unfollowed = 1;
+}
+
+/* Did process tgid make such connects? */
+static __always_inline int connects_unfollowed(__u32 tgid)
+{
+	struct claimd_outside *o = bpf_map_lookup_elem(&outside_calls, &tgid);
+
+	return o && o->unfollowed;
+}
+
 __noinline int conn_stale(struct claimd_conn *c, struct claimd_conn_key *key, __u32 tid);
 __noinline int conn_end(struct claimd_conn *c, struct claimd_conn_key *key, __u32 tid, __u32 tag);
 __noinline int conn_adopt_unix(__u64 skaddr, __u32 tgid, int fd);
@@ -796,6 +817,12 @@ int tp_proc_exit(void *ctx)
 	/* A pid --pid follows leaves the filter with its process: its next owner is another. */
 	if ((__u32)id == tgid && (filter_flags & CLAIMD_FILTER_PID))
 		bpf_map_delete_elem(&pid_filter, &tgid);
+	/* Nor did its next owner make its connects (connect_unfollowed). */
+	if ((__u32)id == tgid && (filter_flags & CLAIMD_FILTER_PORT)) {
+		o = bpf_map_lookup_elem(&outside_calls, &tgid);
+		if (o && o->unfollowed)
+			o->unfollowed = 0;
+	}
 	/* Only the whole process leaving, and only one we followed. */
 	if ((__u32)id != tgid || !t || !*t)
 		return 0;

@@ -81,9 +81,12 @@ static __always_inline void sock_connecting(__u64 key, struct sock *sk)
 	if (proc_flags(id >> 32) & PROC_CONNECTS)
 		connect_note_sent(id >> 32, (__u32)id, key);
 
-	if (!proc_wanted(id >> 32) ||
-	    !connect_wanted(id >> 32, bpf_ntohs(sk->__sk_common.skc_dport)))
+	if (!proc_wanted(id >> 32))
 		return;
+	if (!connect_wanted(id >> 32, bpf_ntohs(sk->__sk_common.skc_dport))) {
+		connect_unfollowed(id >> 32);
+		return;
+	}
 	sock_born(key, sk, CLAIMD_ROLE_OUTBOUND, id >> 32, (__u32)id);
 }
 
@@ -167,6 +170,9 @@ static __always_inline void listener_open(struct sock *sk)
 	mark_traced(tgid);
 	proc_listeners_add(tgid, 1);
 	proc_service_listens(tgid, l.local.port);
+	/* Its connects not followed, before: unsure until claimd has looked for them (claimd.c). */
+	if (connects_unfollowed(tgid))
+		proc_flag_set(tgid, PROC_UNSEEDED);
 	listener_record(&l, 0);
 }
 

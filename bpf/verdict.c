@@ -108,7 +108,7 @@ __noinline __u32 verdict_of(struct claimd_ingress *r)
 	if ((r->flags & CLAIMD_IN_MUX) || (!(r->flags & CLAIMD_IN_KEYED) && (pf & PROC_MUX)))
 		return VERDICT(CLAIM_UNKNOWN, CLAIM_RULE_MULTIPLEXED, CLAIMD_NO_SLOT);
 	/* Its log may miss calls, or their answers: never a verdict built on them. */
-	if ((r->flags & CLAIMD_IN_UNTIED) || r->egress_dropped)
+	if ((r->flags & CLAIMD_IN_UNTIED) || r->egress_dropped || (pf & PROC_UNSEEDED))
 		return VERDICT(CLAIM_UNKNOWN, CLAIM_RULE_UNTIED_CALL, CLAIMD_NO_SLOT);
 	if (r->flags & (CLAIMD_IN_BLIND | CLAIMD_IN_LOST))
 		return VERDICT(CLAIM_UNKNOWN, CLAIM_RULE_FRAMING_LOST, CLAIMD_NO_SLOT);

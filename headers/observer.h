@@ -577,6 +577,13 @@ static inline __u32 claimd_conn_slot_index(const struct claimd_conn_key *key, __
  * still to be read.
  */
 #define CLAIMD_PROC_CONNECTS 0x800
+/*
+ * Under --port: it made connects before it served a port listed, to ports
+ * not listed, which were not followed; it serves one now. Until claimd has
+ * looked for those connections (seeded them, joined mid-stream), its
+ * requests are unknown (untied-call): their calls may go over them.
+ */
+#define CLAIMD_PROC_UNSEEDED 0x1000
 /* Bits 16-31: how many listening sockets it has open (a service: its calls
  * outside requests are no root calls). claimd seeds the older ones. */
 #define CLAIMD_PROC_LISTENER_ONE (1u << 16)
@@ -593,7 +600,8 @@ static inline __u32 claimd_conn_slot_index(const struct claimd_conn_key *key, __
 struct claimd_outside {
 	__u32 calls; /* calls outside requests begun or ended, while it serves */
 	__u16 port;  /* its service's port; 0: none */
-	__u16 pad;
+	/* under --port: it made connects not followed, before it served (CLAIMD_PROC_UNSEEDED) */
+	__u16 unfollowed;
 	/* its open requests a key of which could not be counted (bpf/keyed.c) */
 	__u32 key_strays;
 	/*

@@ -80,6 +80,7 @@
 #include "harness.h"
 #include "netns.h"
 #include "services.h"
+#include "sockets.h"
 #include "test_progs.h"
 #include "truth.h"
 
@@ -99,13 +100,14 @@
 struct chain {
 	const struct netns_h *ns; /* where everything runs (NULL: here) */
 	bool fastopen;
-	bool handoff; /* tr-front's calls through worker threads: not tied to its requests */
-	bool spawn;   /* tr-front's calls made by curl in a child process: not tied either */
-	bool timeout; /* tr-be slow where it would fail; tr-front gives its calls up */
-	bool opaque;  /* tr-front asks a key-value store too: its ERRs fail it */
-	bool seeded;  /* claimd starts after the services: their store's connection seeded */
-	bool by_pid;  /* ... and follows the two by --pid alone (seeded) */
-	bool by_port; /* ... and follows tr-front's port alone (seeded) */
+	bool handoff;	 /* tr-front's calls through worker threads: not tied to its requests */
+	bool spawn;	 /* tr-front's calls made by curl in a child process: not tied either */
+	bool timeout;	 /* tr-be slow where it would fail; tr-front gives its calls up */
+	bool opaque;	 /* tr-front asks a key-value store too: its ERRs fail it */
+	bool seeded;	 /* claimd starts after the services: their store's connection seeded */
+	bool by_pid;	 /* ... and follows the two by --pid alone (seeded) */
+	bool by_port;	 /* ... and follows tr-front's port alone (seeded) */
+	bool port_first; /* claimd follows tr-front's port alone, started before it */
 	const char *front_bind, *be_bind;
 	const char *front_host; /* how curl names tr-front's address (NULL: 127.0.0.1) */
 	const char *extra;	/* one more curl option, or NULL */
@@ -219,6 +221,22 @@ static void check_edge(const struct claimd_h *h, const char *callee, int calls, 
 	json_object_put(e);
 }
 
+/* Has claimd looked for the calls of a process that began to serve (seeded.at_listen)? */
+static bool calls_looked_for(const struct claimd_h *h)
+{
+	long long end = now_ms() + 10000, n = 0;
+
+	while (n < 1 && now_ms() < end) {
+		struct json_object *st = claimctl_json(h, (const char *const[]){ "status", NULL });
+
+		n = j_int(j_get(st, "seeded"), "at_listen");
+		json_object_put(st);
+		if (n < 1)
+			sleep_ms(50);
+	}
+	return n >= 1;
+}
+
 /* The chain ch under a claimd of its own, checked against the truth. */
 static void run_chain(const struct chain *ch, const char *dir, const char *const claimd_extra[])
 {
@@ -256,6 +274,12 @@ static void run_chain(const struct chain *ch, const char *dir, const char *const
 	int id, wrong = 0;
 	pid_t pids[2];
 
+	/* tr-front's port chosen first: claimd follows it before tr-front listens there. */
+	if (ch->port_first) {
+		front_spec.port = sock_free_port();
+		snprintf(front_port, sizeof(front_port), "%d", front_spec.port);
+		claimd_extra = by_port;
+	}
 	/* Seeded: the services and their store's connection are older than claimd. */
 	if (!ch->seeded && (!ASSERT_OK(claimd_start(&h, claimd_extra), "claimd start") ||
 			    !ASSERT_OK(trace_start(&t, &h), "trace")))
@@ -275,9 +299,13 @@ static void run_chain(const struct chain *ch, const char *dir, const char *const
 	}
 	if (ch->by_port) {
 		snprintf(front_port, sizeof(front_port), "%d", front.port);
-		snprintf(be_name, sizeof(be_name), "127.0.0.1:%d", be.port);
 		claimd_extra = by_port;
 	}
+	if (ch->by_port || ch->port_first)
+		snprintf(be_name, sizeof(be_name), "127.0.0.1:%d", be.port);
+	/* Its store's connection, opened before it listened: looked for as it began to serve. */
+	if (ch->port_first && ch->opaque && !ASSERT_TRUE(calls_looked_for(&h), "calls looked for"))
+		goto out;
 	if (ch->seeded && (!ASSERT_OK(claimd_start(&h, claimd_extra), "claimd start") ||
 			   !ASSERT_OK(trace_start(&t, &h), "trace")))
 		goto out;
@@ -303,7 +331,7 @@ static void run_chain(const struct chain *ch, const char *dir, const char *const
 	failed = ch->timeout ? FAILURES : 2 * FAILURES;
 	n_truth = ch->opaque ? 3 : 2;
 	/* tr-be not followed: only tr-front judged, its failures' cause named by address. */
-	if (ch->by_port) {
+	if (ch->by_port || ch->port_first) {
 		failed -= ch->timeout ? 0 : FAILURES;
 		truth[0].cause = be_name;
 		truth[1] = truth[2];
@@ -556,6 +584,7 @@ static const struct {
 	{ "port_front", { .seeded = true, .by_port = true } },
 	{ "port_spawn", { .spawn = true, .seeded = true, .by_port = true } },
 	{ "port_opaque", { .opaque = true, .seeded = true, .by_port = true } },
+	{ "port_pool_before_listen", { .opaque = true, .port_first = true } },
 };
 
 void test_chain_shapes(void)

@@ -112,6 +112,7 @@ int svc_spawn(struct svc *s, const struct svc_spec *spec, const char *dir)
 		cmd_opt(cmd, "--kv", "unix:%s", spec->kv_unix);
 	if (spec->bind)
 		cmd_opt(cmd, "--bind", "%s", spec->bind);
+	cmd_int(cmd, "--port", spec->port);
 	if (spec->probe_socket)
 		cmd_opt(cmd, "--probe-socket", "%s", spec->probe_socket);
 	cmd_int(cmd, "--delay-ms", spec->delay_ms);

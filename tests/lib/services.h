@@ -43,6 +43,7 @@ struct svc_spec {
 	const char *probe_socket; /* a socket file each request connects to first, failing or not */
 	const char *tls;	  /* "CERT,KEY": it serves HTTPS */
 	const char *down_tls;	  /* a CA file: it calls its downstream over HTTPS */
+	int port;		  /* the port it listens on (0: the kernel's choice) */
 	bool launched; /* started by a shell that waits for it (svc.launcher), as a launcher script */
 	/* A file the shell (svc.launcher) waits for, then starts it as a daemon (forked twice) */
 	const char *daemon_after;

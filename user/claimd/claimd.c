@@ -243,6 +243,26 @@ static struct json_object *cause_class(struct claimd *d, struct json_object *o)
 
 static void ask_socket_file(struct claimd *d, const struct claimd_socket_file *f);
 
+/*
+ * Process tgid began to serve. Under --port, connects it made before, to
+ * ports not listed, were not followed (a database pool opened before
+ * listen()): its requests are unknown until its calls open now are found
+ * and followed (CLAIMD_PROC_UNSEEDED), here, as the seeding at start does.
+ */
+static void calls_before_serving(struct claimd *d, __u32 tgid)
+{
+	int err;
+
+	if (!(observer__proc_word(d->obs, tgid, 0, 0) & CLAIMD_PROC_UNSEEDED))
+		return;
+	err = seed__calls_of(d->obs, &d->opt->obs, d->names, tgid, &d->seeded);
+	if (err)
+		pr_warn("cannot look for the calls of process %u: %s; its requests stay unknown",
+			tgid, strerror(-err));
+	else
+		observer__proc_word(d->obs, tgid, 0, CLAIMD_PROC_UNSEEDED);
+}
+
 static int on_record(void *ctx, void *data, size_t size)
 {
 	struct claimd *d = ctx;
@@ -280,6 +300,8 @@ static int on_record(void *ctx, void *data, size_t size)
 		/* Before it serves anything: probe its libssl or libclaim context. */
 		if (!l->closed && d->probes)
 			probes__scan_pid(d->probes, l->tgid);
+		if (!l->closed)
+			calls_before_serving(d, l->tgid);
 		break;
 	}
 	case CLAIMD_REC_UNREAD: {
@@ -479,6 +501,7 @@ static struct json_object *status_json(struct claimd *d)
 	json_object_object_add(s, "listeners", json_object_new_int(d->seeded.listeners));
 	json_object_object_add(s, "inbound", json_object_new_int(d->seeded.inbound));
 	json_object_object_add(s, "outbound", json_object_new_int(d->seeded.outbound));
+	json_object_object_add(s, "at_listen", json_object_new_int(d->seeded.at_listen));
 	json_object_object_add(o, "seeded", s);
 	json_object_object_add(o, "socket_files_learned",
 			       json_object_new_int(d->unix_names_learned));

@@ -198,6 +198,24 @@ static void scan_fds(__u32 pid, struct netns *ns,
 	closedir(d);
 }
 
+/* Process pid's sockets, its namespace's tables read into all once: 1, or 0 (gone, not ours). */
+static int scan_pid(struct hashtab *all, __u32 pid,
+		    void (*found)(const struct procnet_sock *s, void *ctx), void *ctx)
+{
+	struct netns *ns = netns_of(all, pid);
+
+	if (!ns)
+		return 0;
+	scan_fds(pid, ns, found, ctx);
+	return 1;
+}
+
+static void netns_all_free(struct hashtab *all)
+{
+	hashtab__for_each(all, free_netns, NULL);
+	hashtab__free(all);
+}
+
 int procnet__scan(__u32 self, void (*found)(const struct procnet_sock *s, void *ctx), void *ctx)
 {
 	struct hashtab *all = hashtab__new();
@@ -214,21 +232,26 @@ int procnet__scan(__u32 self, void (*found)(const struct procnet_sock *s, void *
 	}
 	while ((de = readdir(d))) {
 		__u32 pid;
-		struct netns *ns;
 
 		if (!isdigit((unsigned char)de->d_name[0]))
 			continue;
 		pid = strtoul(de->d_name, NULL, 10);
-		if (pid == self)
-			continue;
-		ns = netns_of(all, pid);
-		if (!ns)
-			continue; /* gone, or not ours to read */
-		procs++;
-		scan_fds(pid, ns, found, ctx);
+		if (pid != self)
+			procs += scan_pid(all, pid, found, ctx);
 	}
 	closedir(d);
-	hashtab__for_each(all, free_netns, NULL);
-	hashtab__free(all);
+	netns_all_free(all);
 	return procs;
+}
+
+int procnet__scan_pid(__u32 pid, void (*found)(const struct procnet_sock *s, void *ctx), void *ctx)
+{
+	struct hashtab *all = hashtab__new();
+	int n;
+
+	if (!all)
+		return -ENOMEM;
+	n = scan_pid(all, pid, found, ctx);
+	netns_all_free(all);
+	return n;
 }

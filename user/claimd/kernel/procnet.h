@@ -30,5 +30,7 @@ int procnet__parse_line(const char *line, int v6, struct claimd_addr *local,
 /* Walks /proc; calls found() for every TCP socket of a process other than
  * self. Returns the number of processes looked at, or -errno. */
 int procnet__scan(__u32 self, void (*found)(const struct procnet_sock *s, void *ctx), void *ctx);
+/* The same for process pid alone: 1, or 0 when it is gone (or not ours to read), or -errno. */
+int procnet__scan_pid(__u32 pid, void (*found)(const struct procnet_sock *s, void *ctx), void *ctx);
 
 #endif

@@ -347,23 +347,50 @@ static void seed_services_calls(struct seed_ctx *ctx)
 	}
 }
 
+static void seed_ctx_init(struct seed_ctx *ctx, struct observer *obs,
+			  const struct observer_config *cfg, struct names *names,
+			  struct seed_counts *out)
+{
+	memset(ctx, 0, sizeof(*ctx));
+	ctx->cfg = cfg;
+	ctx->names = names;
+	ctx->counts = out;
+	ctx->obs = obs;
+	ctx->conns_fd = observer__conns_fd(obs);
+	ctx->outside_fd = observer__outside_calls_fd(obs);
+	ctx->mark_fd = observer__proc_mark_fd(obs);
+	ctx->listeners_fd = observer__listeners_fd(obs);
+	ctx->listen_ports_fd = observer__listen_ports_fd(obs);
+}
+
+/* A call of a process that serves now: followed from its next bytes, whatever its port. */
+static void seed_call(const struct procnet_sock *s, void *arg)
+{
+	if (s->role == CLAIMD_ROLE_OUTBOUND)
+		seed_kept(arg, s);
+}
+
+int seed__calls_of(struct observer *obs, const struct observer_config *cfg, struct names *names,
+		   __u32 tgid, struct seed_counts *out)
+{
+	struct seed_ctx ctx;
+	int n;
+
+	seed_ctx_init(&ctx, obs, cfg, names, out);
+	n = procnet__scan_pid(tgid, seed_call, &ctx);
+	if (n >= 0)
+		out->at_listen++;
+	return n < 0 ? n : 0;
+}
+
 int seed__existing(struct observer *obs, const struct observer_config *cfg, struct names *names,
 		   struct seed_counts *out)
 {
-	struct seed_ctx ctx = {
-		.cfg = cfg,
-		.names = names,
-		.counts = out,
-		.obs = obs,
-		.conns_fd = observer__conns_fd(obs),
-		.outside_fd = observer__outside_calls_fd(obs),
-		.mark_fd = observer__proc_mark_fd(obs),
-		.listeners_fd = observer__listeners_fd(obs),
-		.listen_ports_fd = observer__listen_ports_fd(obs),
-	};
+	struct seed_ctx ctx;
 	int n;
 
 	memset(out, 0, sizeof(*out));
+	seed_ctx_init(&ctx, obs, cfg, names, out);
 	n = procnet__scan(getpid(), seed_one, &ctx);
 	if (n >= 0) {
 		seed_services_calls(&ctx);

@@ -19,12 +19,22 @@ struct seed_counts {
 	int listeners;
 	int inbound;
 	int outbound;
-	int skipped; /* already known to the kernel, or filtered out */
+	int skipped;   /* already known to the kernel, or filtered out */
+	int at_listen; /* processes whose calls were looked for as they began to serve */
 };
 
 /* Scans and writes what it finds into the observer's tables (respecting cfg's
  * filters) and tells names about listeners. */
 int seed__existing(struct observer *obs, const struct observer_config *cfg, struct names *names,
 		   struct seed_counts *out);
+
+/*
+ * Process tgid began to serve a port --port lists, having made connects
+ * before to ports it does not list, which the programs did not follow
+ * (CLAIMD_PROC_UNSEEDED): its TCP calls open now are written into the
+ * tables as at start, joined mid-stream, counted into out. 0, or -errno.
+ */
+int seed__calls_of(struct observer *obs, const struct observer_config *cfg, struct names *names,
+		   __u32 tgid, struct seed_counts *out);
 
 #endif
