@@ -315,6 +315,12 @@ static __always_inline __u32 ancestor_where(__u32 tgid, int depth, enum ancestor
 	return CLAIMD_ANCESTOR_NONE;
 }
 
+/* Did ancestor_where find one (not none, and could ask)? */
+static __always_inline int ancestor_found(__u32 up)
+{
+	return up && up != CLAIMD_ANCESTOR_NONE;
+}
+
 /*
  * The nearest ancestor of the current process (tgid) that serves: its
  * parent, or a shell or two between it and the service
@@ -341,7 +347,7 @@ static __always_inline __u32 outside_calls_add_ancestor(__u32 tgid)
 {
 	__u32 up = serving_ancestor(tgid);
 
-	if (up && up != CLAIMD_ANCESTOR_NONE)
+	if (ancestor_found(up))
 		outside_calls_add(up);
 	return up;
 }

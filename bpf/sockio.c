@@ -59,9 +59,13 @@ static __always_inline int netns_wanted(void)
 __noinline int pid_ancestor_listed(__u32 tgid)
 {
 	/* A prefork server's master above its workers; a service above a shell and its command. */
-	__u32 up = ancestor_where(tgid, CLAIMD_FILTER_ANCESTORS, ANCESTOR_FOLLOWED);
+	return ancestor_found(ancestor_where(tgid, CLAIMD_FILTER_ANCESTORS, ANCESTOR_FOLLOWED));
+}
 
-	return up && up != CLAIMD_ANCESTOR_NONE;
+/* Does --pid follow process tgid, the current one: by itself, or by an ancestor? */
+static __always_inline int pid_wanted(__u32 tgid)
+{
+	return pid_followed(tgid) || pid_ancestor_listed(tgid);
 }
 
 /*
@@ -75,7 +79,7 @@ static __always_inline int proc_wanted(__u32 tgid)
 		return 0;
 	if ((filter_flags & CLAIMD_FILTER_NETNS) && !netns_wanted())
 		return 0;
-	if ((filter_flags & CLAIMD_FILTER_PID) && !pid_followed(tgid) && !pid_ancestor_listed(tgid))
+	if ((filter_flags & CLAIMD_FILTER_PID) && !pid_wanted(tgid))
 		return 0;
 	if ((filter_flags & CLAIMD_FILTER_CGROUP) &&
 	    bpf_current_task_under_cgroup(&cgroup_filter, 0) != 1)
@@ -98,12 +102,8 @@ static __always_inline int port_wanted(__u16 port)
  */
 static __always_inline int connect_wanted(__u32 tgid, __u16 port)
 {
-	__u32 up;
-
-	if (port_wanted(port) || proc_service_port(tgid))
-		return 1;
-	up = serving_ancestor(tgid);
-	return up && up != CLAIMD_ANCESTOR_NONE;
+	return port_wanted(port) || proc_service_port(tgid) ||
+	       ancestor_found(serving_ancestor(tgid));
 }
 
 /*
@@ -796,7 +796,7 @@ int tp_proc_fork(struct bpf_raw_tracepoint_args *ctx)
 		return 0;
 	tgid = bpf_get_current_pid_tgid() >> 32;
 	child_tgid = BPF_CORE_READ(child, tgid);
-	if (child_tgid == tgid || !(pid_followed(tgid) || pid_ancestor_listed(tgid)))
+	if (child_tgid == tgid || !pid_wanted(tgid))
 		return 0;
 	if (bpf_map_update_elem(&pid_filter, &child_tgid, &one, BPF_ANY))
 		stat_inc(CLAIMD_ST_PID_FILTER_FULL);
@@ -814,17 +814,20 @@ int tp_proc_exit(void *ctx)
 	/* Every thread, followed or not: its process's word may be gone before it. */
 	thread_slot_free((__u32)id);
 	node_thread_gone((__u32)id);
+	/* Only the whole process leaving from here on. */
+	if ((__u32)id != tgid)
+		return 0;
 	/* A pid --pid follows leaves the filter with its process: its next owner is another. */
-	if ((__u32)id == tgid && (filter_flags & CLAIMD_FILTER_PID))
+	if (filter_flags & CLAIMD_FILTER_PID)
 		bpf_map_delete_elem(&pid_filter, &tgid);
 	/* Nor did its next owner make its connects (connect_unfollowed). */
-	if ((__u32)id == tgid && (filter_flags & CLAIMD_FILTER_PORT)) {
+	if (filter_flags & CLAIMD_FILTER_PORT) {
 		o = bpf_map_lookup_elem(&outside_calls, &tgid);
 		if (o && o->unfollowed)
 			o->unfollowed = 0;
 	}
-	/* Only the whole process leaving, and only one we followed. */
-	if ((__u32)id != tgid || !t || !*t)
+	/* And only one we followed. */
+	if (!t || !*t)
 		return 0;
 	*t = 0;
 	/* A reused pid serves nothing until it does (struct claimd_outside). */

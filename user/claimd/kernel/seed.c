@@ -12,16 +12,11 @@
 #include <bpf/bpf.h>
 
 #include "cgroupfs.h"
+#include "hashtab.h"
 #include "host/procstat.h"
 #include "model/names.h"
 #include "kernel/procnet.h"
 #include "kernel/seed.h"
-
-/* A list of processes, by tgid. */
-struct tgid_list {
-	__u32 *v;
-	size_t n, cap;
-};
 
 struct seed_ctx {
 	const struct observer_config *cfg;
@@ -34,46 +29,16 @@ struct seed_ctx {
 	int listeners_fd;
 	int listen_ports_fd;
 	/* --port: the processes found serving a port it lists (a listener, a connection taken) */
-	struct tgid_list serving;
-	/* --port: the calls found to ports it does not list, asked after the scan */
-	struct procnet_sock *calls;
-	size_t n_calls, cap_calls;
+	struct hashtab *serving;
+	/* --port: the processes found calling ports it does not list, asked after the walk */
+	struct hashtab *callers;
 };
 
-/* Grows *v (of *cap elements of size) to hold one more than n. 0, or -ENOMEM. */
-static int grow(void **v, size_t *cap, size_t n, size_t size)
+/* tgid into the set (NULL: none made, no memory): its calls to ports not listed then unseeded. */
+static void tgid_note(struct hashtab *set, __u32 tgid)
 {
-	size_t want = *cap ? 2 * *cap : 64;
-	void *p;
-
-	if (n < *cap)
-		return 0;
-	p = reallocarray(*v, want, size);
-	if (!p)
-		return -ENOMEM;
-	*v = p;
-	*cap = want;
-	return 0;
-}
-
-static int tgid_list_add(struct tgid_list *l, __u32 tgid)
-{
-	if (l->n && l->v[l->n - 1] == tgid)
-		return 0; /* a process's sockets come together */
-	if (grow((void **)&l->v, &l->cap, l->n, sizeof(*l->v)))
-		return -ENOMEM;
-	l->v[l->n++] = tgid;
-	return 0;
-}
-
-static bool tgid_list_has(const struct tgid_list *l, __u32 tgid)
-{
-	size_t i;
-
-	for (i = 0; i < l->n; i++)
-		if (l->v[i] == tgid)
-			return true;
-	return false;
+	if (set)
+		hashtab__put(set, &tgid, sizeof(tgid), (void *)1, NULL);
 }
 
 /*
@@ -262,10 +227,8 @@ static void seed_kept(struct seed_ctx *ctx, const struct procnet_sock *s)
 {
 	int listener = s->role == CLAIMD_ROLE_LISTENER;
 
-	if (listener ? seed_listener(ctx, s) : seed_conn(ctx, s)) {
-		ctx->counts->skipped++;
-		return;
-	}
+	if (listener ? seed_listener(ctx, s) : seed_conn(ctx, s))
+		return; /* the programs saw it first */
 	proc_word(ctx, s->tgid, listener);
 	switch (s->role) {
 	case CLAIMD_ROLE_LISTENER:
@@ -286,22 +249,16 @@ static void seed_one(const struct procnet_sock *s, void *arg)
 	struct seed_ctx *ctx = arg;
 	bool call = s->role == CLAIMD_ROLE_OUTBOUND;
 
-	if (process_filtered_out(ctx->cfg, s)) {
-		ctx->counts->skipped++;
+	if (process_filtered_out(ctx->cfg, s))
 		return;
-	}
 	if (!port_listed(ctx->cfg, s)) {
 		/* A call to a port not listed: its caller may serve one listed, found later in the walk. */
-		if (!call ||
-		    grow((void **)&ctx->calls, &ctx->cap_calls, ctx->n_calls, sizeof(*ctx->calls)))
-			ctx->counts->skipped++;
-		else
-			ctx->calls[ctx->n_calls++] = *s;
+		if (call)
+			tgid_note(ctx->callers, s->tgid);
 		return;
 	}
-	/* Unrecorded (no memory): its calls to ports not listed go unseeded, as before --port's rule. */
 	if (!call)
-		tgid_list_add(&ctx->serving, s->tgid);
+		tgid_note(ctx->serving, s->tgid);
 	seed_kept(ctx, s);
 }
 
@@ -316,35 +273,8 @@ static bool pid_serves(pid_t pid, const void *arg)
 	__u32 tgid = (__u32)pid;
 	struct claimd_outside o;
 
-	return tgid_list_has(&ctx->serving, tgid) ||
+	return (ctx->serving && hashtab__get(ctx->serving, &tgid, sizeof(tgid))) ||
 	       (!bpf_map_lookup_elem(ctx->outside_fd, &tgid, &o) && o.port);
-}
-
-/*
- * The calls found to ports --port does not list: those of a process that
- * serves a port it lists, or of a command such a process runs, are
- * followed, as the programs follow their connects (bpf/sockio.c,
- * connect_wanted): that service's verdicts need every call made for its
- * requests, a database pool's opened before claimd as much as any.
- */
-static void seed_services_calls(struct seed_ctx *ctx)
-{
-	__u32 last = 0;
-	bool serves = false;
-	size_t i;
-
-	for (i = 0; i < ctx->n_calls; i++) {
-		/* A process's sockets come together: its parents read once. */
-		if (ctx->calls[i].tgid != last) {
-			last = ctx->calls[i].tgid;
-			serves = pid_or_ancestor((pid_t)last, CLAIMD_SERVING_ANCESTORS, pid_serves,
-						 ctx);
-		}
-		if (serves)
-			seed_kept(ctx, &ctx->calls[i]);
-		else
-			ctx->counts->skipped++;
-	}
 }
 
 static void seed_ctx_init(struct seed_ctx *ctx, struct observer *obs,
@@ -363,11 +293,35 @@ static void seed_ctx_init(struct seed_ctx *ctx, struct observer *obs,
 	ctx->listen_ports_fd = observer__listen_ports_fd(obs);
 }
 
-/* A call of a process that serves now: followed from its next bytes, whatever its port. */
+/*
+ * A call of a process that serves a port --port lists, to a port it does
+ * not list: followed from its next bytes, as the programs follow such a
+ * process's connects (bpf/sockio.c, connect_wanted). Its calls to ports
+ * listed were seeded, or seen born, already.
+ */
 static void seed_call(const struct procnet_sock *s, void *arg)
 {
-	if (s->role == CLAIMD_ROLE_OUTBOUND)
-		seed_kept(arg, s);
+	struct seed_ctx *ctx = arg;
+
+	if (s->role == CLAIMD_ROLE_OUTBOUND && !port_listed(ctx->cfg, s))
+		seed_kept(ctx, s);
+}
+
+/*
+ * A process found calling ports --port does not list: its calls are
+ * seeded if it serves a port it lists, or is a command such a process
+ * runs; that service's verdicts need every call made for its requests, a
+ * database pool's opened before claimd as much as any.
+ */
+static int seed_caller(const struct hashtab_entry *e, void *arg)
+{
+	struct seed_ctx *ctx = arg;
+	__u32 tgid;
+
+	memcpy(&tgid, e->key, sizeof(tgid));
+	if (pid_or_ancestor((pid_t)tgid, CLAIMD_SERVING_ANCESTORS, pid_serves, ctx))
+		procnet__scan_pid(tgid, seed_call, ctx);
+	return 0;
 }
 
 int seed__calls_of(struct observer *obs, const struct observer_config *cfg, struct names *names,
@@ -391,12 +345,18 @@ int seed__existing(struct observer *obs, const struct observer_config *cfg, stru
 
 	memset(out, 0, sizeof(*out));
 	seed_ctx_init(&ctx, obs, cfg, names, out);
+	if (cfg->n_ports) {
+		ctx.serving = hashtab__new();
+		ctx.callers = hashtab__new();
+	}
 	n = procnet__scan(getpid(), seed_one, &ctx);
 	if (n >= 0) {
-		seed_services_calls(&ctx);
+		/* After the walk: a caller's service may come later in it. */
+		if (ctx.callers)
+			hashtab__for_each(ctx.callers, seed_caller, &ctx);
 		out->processes = n;
 	}
-	free(ctx.serving.v);
-	free(ctx.calls);
+	hashtab__free(ctx.serving);
+	hashtab__free(ctx.callers);
 	return n < 0 ? n : 0;
 }

@@ -19,7 +19,6 @@ struct seed_counts {
 	int listeners;
 	int inbound;
 	int outbound;
-	int skipped;   /* already known to the kernel, or filtered out */
 	int at_listen; /* processes whose calls were looked for as they began to serve */
 };
 
