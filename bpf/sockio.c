@@ -803,6 +803,21 @@ int tp_proc_fork(struct bpf_raw_tracepoint_args *ctx)
 	return 0;
 }
 
+/*
+ * The exiting thread was its process's last: the process leaves with its
+ * last thread, not with its leader. A leader that leaves first (a main
+ * thread ending in pthread_exit) stays a zombie while the others serve, and
+ * its pid is not reused before they are gone. do_exit takes the thread out
+ * of signal->live before this tracepoint; two threads leaving at once may
+ * both see 0.
+ */
+static __always_inline bool process_gone(void)
+{
+	struct task_struct *task = bpf_get_current_task_btf();
+
+	return BPF_CORE_READ(task, signal, live.counter) == 0;
+}
+
 SEC("tracepoint/sched/sched_process_exit")
 int tp_proc_exit(void *ctx)
 {
@@ -814,8 +829,8 @@ int tp_proc_exit(void *ctx)
 	/* Every thread, followed or not: its process's word may be gone before it. */
 	thread_slot_free((__u32)id);
 	node_thread_gone((__u32)id);
-	/* Only the whole process leaving from here on. */
-	if ((__u32)id != tgid)
+	/* Only the whole process leaving from here on (process_gone). */
+	if (!process_gone())
 		return 0;
 	/* A pid --pid follows leaves the filter with its process: its next owner is another. */
 	if (filter_flags & CLAIMD_FILTER_PID)
@@ -826,10 +841,9 @@ int tp_proc_exit(void *ctx)
 		if (o && o->unfollowed)
 			o->unfollowed = 0;
 	}
-	/* And only one we followed. */
-	if (!t || !*t)
+	/* And only one we followed, once: two last threads may both see it gone. */
+	if (!t || !*t || !__sync_lock_test_and_set(t, 0))
 		return 0;
-	*t = 0;
 	/* A reused pid serves nothing until it does (struct claimd_outside). */
 	o = bpf_map_lookup_elem(&outside_calls, &tgid);
 	if (o) {

@@ -15,11 +15,17 @@
  *    calling a C backend (tests/peers/work_service.c) failing every tenth
  *    request, REQUESTS requests: 100,000 connections
  *    (CLAIMD_CHURN_REQUESTS: more);
+ *  - c_leader_gone: the same chain, LEADER_GONE_REQUESTS requests, the
+ *    front's main thread gone after the warm-up (pthread_exit, its leader
+ *    a zombie while the others serve): the process is still there, and
+ *    followed, until its last thread leaves;
  *  - python: the same with Python's ThreadingHTTPServer at both hops
  *    (tests/peers/chain_service.py: http.client, a connection per call,
  *    shutdown before close), PY_REQUESTS requests, every one failed by
  *    the backend and passed up.
  */
+#include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,9 +36,10 @@
 #include "services.h"
 #include "test_progs.h"
 
-#define REQUESTS    50000 /* CLAIMD_CHURN_REQUESTS says otherwise */
-#define PY_REQUESTS 5000
-#define WARM	    20
+#define REQUESTS	     50000 /* CLAIMD_CHURN_REQUESTS says otherwise */
+#define PY_REQUESTS	     5000
+#define LEADER_GONE_REQUESTS 5000
+#define WARM		     20
 
 /* A counter of claimd's kernel section. */
 static long long kernel(struct json_object *st, const char *name)
@@ -63,6 +70,7 @@ struct hops {
 	const char *front, *back;
 	int port;
 	int fail_every; /* the backend fails every Nth request (1: each), the front passes it up */
+	pid_t leader_leaves; /* the front, whose main thread leaves after the warm-up (-m) */
 };
 
 /* Of the first n requests, those the backend failed: the truth. */
@@ -203,6 +211,20 @@ static void odd_records_print(const struct trace_cap *t, pid_t front)
 	printf("  trace: %zu lines, %d odd\n", trace_mark(t), c.odd);
 }
 
+/*
+ * The front's main thread leaves (SIGUSR1 to churn_front -m) while its
+ * other threads serve on: its leader a zombie, the process alive.
+ */
+static void leader_leave(pid_t front)
+{
+	long long end = now_ms() + 5000;
+
+	kill(front, SIGUSR1);
+	while (proc_state(front) != 'Z' && now_ms() < end)
+		sleep_ms(20);
+	ASSERT_EQ(proc_state(front), 'Z', "the front's main thread left");
+}
+
 /* ab's requests through the two hops, against what claimd counted. */
 static void soak(const struct claimd_h *h, const struct hops *c, pid_t front, int requests)
 {
@@ -222,6 +244,8 @@ static void soak(const struct claimd_h *h, const struct hops *c, pid_t front, in
 	ASSERT_EQ(counted_wait(h, c, WARM), WARM, "warm-up: the front's requests counted");
 	ASSERT_EQ(service_int(h, c->back, "requests"), WARM,
 		  "warm-up: the backend's requests counted");
+	if (c->leader_leaves > 0)
+		leader_leave(c->leader_leaves);
 	st0 = claimctl_json(h, status_args);
 	rss0 = rss_kib(h->pid);
 	/* Every record, for the diagnosis of a miss (odd_records_print). */
@@ -314,13 +338,15 @@ static void soak_watched(const struct hops *c, pid_t front, pid_t back, int requ
 	tmpdir_remove(h.dir);
 }
 
-static void churn_c(const char *dir)
+/* The C chain; leaves: its front's main thread leaves after the warm-up. */
+static void churn_c(const char *dir, bool leaves, int requests)
 {
 	char back_exe[H_PATH], front_exe[H_PATH], ready_b[H_PATH], ready_f[H_PATH], bport_s[16];
 	struct hops c = { .front = "churn-front", .back = "churn-back", .fail_every = 10 };
 	const char *back_argv[] = { back_exe, "-u", "0", "-r", ready_b, NULL };
-	const char *front_argv[] = { front_exe, "-b", bport_s, "-r", ready_f, "-f", "10", NULL };
-	const char *n = getenv("CLAIMD_CHURN_REQUESTS");
+	const char *front_argv[] = { front_exe, "-b", bport_s, "-r",
+				     ready_f,	"-f", "10",    leaves ? "-m" : NULL,
+				     NULL };
 	pid_t back, front = -1;
 	int bport;
 
@@ -333,8 +359,10 @@ static void churn_c(const char *dir)
 		return;
 	snprintf(bport_s, sizeof(bport_s), "%d", bport);
 	front = peer_start(dir, c.front, front_argv, &c.port);
+	if (leaves)
+		c.leader_leaves = front;
 	if (ASSERT_GT(front, 0, "front"))
-		soak_watched(&c, front, back, n ? atoi(n) : REQUESTS);
+		soak_watched(&c, front, back, requests);
 	if (front > 0)
 		proc_stop(front, 2000);
 	proc_stop(back, 2000);
@@ -361,6 +389,7 @@ static void churn_python(const char *dir)
 
 void test_churn(void)
 {
+	const char *n = getenv("CLAIMD_CHURN_REQUESTS");
 	char dir[H_PATH] = "";
 
 	if (!test__need_root())
@@ -368,7 +397,9 @@ void test_churn(void)
 	if (!ASSERT_OK(tmpdir_make(dir, sizeof(dir)), "tmpdir"))
 		return;
 	if (test__start_subtest("c"))
-		churn_c(dir);
+		churn_c(dir, false, n ? atoi(n) : REQUESTS);
+	if (test__start_subtest("c_leader_gone"))
+		churn_c(dir, true, LEADER_GONE_REQUESTS);
 	if (test__start_subtest("python"))
 		churn_python(dir);
 	tmpdir_remove(dir);

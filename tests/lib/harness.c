@@ -602,6 +602,14 @@ pid_t proc_ppid(pid_t pid)
 	return proc_stat(pid, &state, &ppid) ? -1 : ppid;
 }
 
+char proc_state(pid_t pid)
+{
+	pid_t ppid;
+	char state;
+
+	return proc_stat(pid, &state, &ppid) ? 0 : state;
+}
+
 void claimd_programs_settle(void)
 {
 	if (latest && latest->pid > 0 && !stopped(latest->pid))

@@ -44,6 +44,8 @@ int proc_stop(pid_t pid, int timeout_ms);
 int proc_wait(pid_t pid, int timeout_ms);
 /* The parent of process pid, or -1 (gone). */
 pid_t proc_ppid(pid_t pid);
+/* pid's state letter in /proc/PID/stat (its leader's: 'Z' once it left), 0: gone. */
+char proc_state(pid_t pid);
 /* Runs a command to completion; its stdout (and stderr) into out. Returns the
  * wait status, or -1. */
 int proc_run(const char *const argv[], char *out, size_t outlen, int timeout_ms);

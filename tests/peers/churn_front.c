@@ -10,15 +10,19 @@
  * With -f N, every Nth request it answers (counted from 1, in the order
  * they arrive) asks the backend for /fail/<n> instead of its own target,
  * which tests/peers/work_service.c fails: the front passes that failure up.
- * Writes its port to FILE once listening; at SIGTERM, how many requests it
- * answered and how many calls it made, as JSON on stdout.
+ * With -m, a thread of its own accepts, and the main thread leaves
+ * (pthread_exit) at SIGUSR1, as a daemon's main thread that hands over
+ * once set up: the process goes on, its leader a zombie. Writes its port
+ * to FILE once listening; at SIGTERM, how many requests it answered and
+ * how many calls it made, as JSON on stdout.
  *
- *   churn_front -b BACKEND_PORT -r FILE [-f N]
+ *   churn_front -b BACKEND_PORT -r FILE [-f N] [-m]
  */
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -128,6 +132,42 @@ static void *serve(void *p)
 	return NULL;
 }
 
+static void *accept_loop(void *p)
+{
+	int lfd = (int)(long)p;
+
+	for (;;) {
+		int fd = accept(lfd, NULL, NULL);
+		pthread_t t;
+
+		if (fd < 0)
+			continue;
+		if (pthread_create(&t, NULL, serve, (void *)(long)fd)) {
+			close(fd);
+			continue;
+		}
+		pthread_detach(t);
+	}
+	return NULL;
+}
+
+/* -m: accept on a thread of its own; the main thread leaves at SIGUSR1. */
+static int main_leaves(int lfd)
+{
+	sigset_t usr1;
+	pthread_t t;
+	int sig;
+
+	sigemptyset(&usr1);
+	sigaddset(&usr1, SIGUSR1);
+	/* Blocked in every thread, so that only sigwait takes it. */
+	pthread_sigmask(SIG_BLOCK, &usr1, NULL);
+	if (pthread_create(&t, NULL, accept_loop, (void *)(long)lfd))
+		return 1;
+	sigwait(&usr1, &sig);
+	pthread_exit(NULL);
+}
+
 static void on_term(int sig)
 {
 	char out[160];
@@ -147,10 +187,13 @@ int main(int argc, char **argv)
 	socklen_t alen = sizeof(a);
 	const char *ready = NULL;
 	int lfd, one = 1, opt;
+	bool leaves = false;
 	FILE *f;
 
-	while ((opt = getopt(argc, argv, "b:r:f:")) != -1) {
-		if (opt == 'b')
+	while ((opt = getopt(argc, argv, "b:r:f:m")) != -1) {
+		if (opt == 'm')
+			leaves = true;
+		else if (opt == 'b')
 			backend_port = atoi(optarg);
 		else if (opt == 'f')
 			fail_every = atoi(optarg);
@@ -160,7 +203,7 @@ int main(int argc, char **argv)
 			return 2;
 	}
 	if (!backend_port || !ready) {
-		fprintf(stderr, "usage: churn_front -b BACKEND_PORT -r FILE\n");
+		fprintf(stderr, "usage: churn_front -b BACKEND_PORT -r FILE [-f N] [-m]\n");
 		return 2;
 	}
 	signal(SIGPIPE, SIG_IGN);
@@ -178,16 +221,8 @@ int main(int argc, char **argv)
 		return 1;
 	fprintf(f, "%d\n", ntohs(a.sin_port));
 	fclose(f);
-	for (;;) {
-		int fd = accept(lfd, NULL, NULL);
-		pthread_t t;
-
-		if (fd < 0)
-			continue;
-		if (pthread_create(&t, NULL, serve, (void *)(long)fd)) {
-			close(fd);
-			continue;
-		}
-		pthread_detach(t);
-	}
+	if (leaves)
+		return main_leaves(lfd);
+	accept_loop((void *)(long)lfd);
+	return 0;
 }
