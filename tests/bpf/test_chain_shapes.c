@@ -70,7 +70,19 @@
  *              before claimd started, to a port not listed, is seeded as
  *              one of tr-front's, and the failures the store causes are
  *              unknown (opaque-call).
+ *   port_pool_before_listen  claimd follows tr-front's port alone, started
+ *              before tr-front, which opens its store's connection before
+ *              it listens (a pool made at start): claimd looks for that
+ *              call as tr-front begins to serve (seeded.at_listen).
+ *   port_listen_lost  the same, tr-front's listener's record lost: claimd
+ *              is held (SIGSTOP) while listeners opened and closed on
+ *              another port listed fill its ring buffer (--ringbuf-size
+ *              4096) with records of a listener's size. Having seen records dropped, claimd
+ *              looks for the processes still waiting on one
+ *              (records.lost_waits): tr-front's requests are judged as
+ *              in port_pool_before_listen, where they stayed unknown.
  */
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -91,7 +103,9 @@
 /* opaque: the ids the key-value store answers ERR (tr-be fails those at 0) */
 #define KV_FAIL_REM 1
 #define SLOW_MS	    800
-#define TIMEOUT_MS  250
+/* listen_lost: listeners opened and closed, whose records fill claimd's ring buffer */
+#define FILL_LISTENERS 200
+#define TIMEOUT_MS     250
 
 /* The namespace's Fast Open: client and server (1 | 2), no cookie either side (4 | 0x200). */
 #define FASTOPEN_NO_COOKIES "net.ipv4.tcp_fastopen=519"
@@ -100,14 +114,15 @@
 struct chain {
 	const struct netns_h *ns; /* where everything runs (NULL: here) */
 	bool fastopen;
-	bool handoff;	 /* tr-front's calls through worker threads: not tied to its requests */
-	bool spawn;	 /* tr-front's calls made by curl in a child process: not tied either */
-	bool timeout;	 /* tr-be slow where it would fail; tr-front gives its calls up */
-	bool opaque;	 /* tr-front asks a key-value store too: its ERRs fail it */
-	bool seeded;	 /* claimd starts after the services: their store's connection seeded */
-	bool by_pid;	 /* ... and follows the two by --pid alone (seeded) */
-	bool by_port;	 /* ... and follows tr-front's port alone (seeded) */
-	bool port_first; /* claimd follows tr-front's port alone, started before it */
+	bool handoff;	  /* tr-front's calls through worker threads: not tied to its requests */
+	bool spawn;	  /* tr-front's calls made by curl in a child process: not tied either */
+	bool timeout;	  /* tr-be slow where it would fail; tr-front gives its calls up */
+	bool opaque;	  /* tr-front asks a key-value store too: its ERRs fail it */
+	bool seeded;	  /* claimd starts after the services: their store's connection seeded */
+	bool by_pid;	  /* ... and follows the two by --pid alone (seeded) */
+	bool by_port;	  /* ... and follows tr-front's port alone (seeded) */
+	bool port_first;  /* claimd follows tr-front's port alone, started before it */
+	bool listen_lost; /* ... and tr-front's listener's record is lost to a full ring buffer */
 	const char *front_bind, *be_bind;
 	const char *front_host; /* how curl names tr-front's address (NULL: 127.0.0.1) */
 	const char *extra;	/* one more curl option, or NULL */
@@ -237,6 +252,58 @@ static bool calls_looked_for(const struct claimd_h *h)
 	return n >= 1;
 }
 
+/*
+ * claimd held (SIGSTOP) while a process of its own opens and closes
+ * listeners on fill_port, a port listed: their records, each a listener's
+ * size, fill claimd's ring buffer, and what the programs write next is
+ * dropped, until it goes on.
+ */
+static bool ring_hold_full(const struct claimd_h *h, int fill_port)
+{
+	char port[16], n[16], out[256] = "";
+	const char *argv[] = { "python3",
+			       "-c",
+			       "import socket, sys\n"
+			       "for _ in range(int(sys.argv[2])):\n"
+			       "    s = socket.socket()\n"
+			       "    s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)\n"
+			       "    s.bind(('127.0.0.1', int(sys.argv[1])))\n"
+			       "    s.listen()\n"
+			       "    s.close()\n",
+			       port,
+			       n,
+			       NULL };
+
+	snprintf(port, sizeof(port), "%d", fill_port);
+	snprintf(n, sizeof(n), "%d", FILL_LISTENERS);
+	kill(h->pid, SIGSTOP);
+	if (proc_run(argv, out, sizeof(out), 30000)) {
+		printf("listeners opened and closed: %s\n", out);
+		return false;
+	}
+	return true;
+}
+
+/* claimd goes on: were records dropped, tr-front's listener's among them? */
+static bool ring_go(const struct claimd_h *h)
+{
+	struct json_object *st;
+	bool lost;
+
+	kill(h->pid, SIGCONT);
+	st = claimctl_json(h, (const char *const[]){ "status", NULL });
+	printf("ring buffer held: %lld records dropped, %lld listeners' records read\n",
+	       j_int(j_get(st, "kernel"), "ringbuf_drops"), j_int(j_get(st, "records"), "listen"));
+	/*
+	 * Records of one size, none read meanwhile: once one of the fill's
+	 * was dropped, so was each after it, tr-front's listener's too.
+	 */
+	lost = ASSERT_LT(j_int(j_get(st, "records"), "listen"), 2 * FILL_LISTENERS,
+			 "the ring full before tr-front listened");
+	json_object_put(st);
+	return lost;
+}
+
 /* The chain ch under a claimd of its own, checked against the truth. */
 static void run_chain(const struct chain *ch, const char *dir, const char *const claimd_extra[])
 {
@@ -267,8 +334,10 @@ static void run_chain(const struct chain *ch, const char *dir, const char *const
 	char be_name[64] = "tr-be"; /* as claimd names it: by its address when not followed */
 	char front_pid[16], be_pid[16];
 	const char *const by_pid[] = { "--pid", front_pid, "--pid", be_pid, NULL };
-	char front_port[16];
+	char front_port[16], fill_port[16];
 	const char *const by_port[] = { "--port", front_port, NULL };
+	const char *const lost[] = { "--port",	       front_port, "--port", fill_port,
+				     "--ringbuf-size", "4096",	   NULL };
 	long active;
 	int failed, n_truth;
 	int id, wrong = 0;
@@ -280,6 +349,11 @@ static void run_chain(const struct chain *ch, const char *dir, const char *const
 		snprintf(front_port, sizeof(front_port), "%d", front_spec.port);
 		claimd_extra = by_port;
 	}
+	/* Another port listed, whose listeners' records fill the ring. */
+	if (ch->listen_lost) {
+		snprintf(fill_port, sizeof(fill_port), "%d", sock_free_port());
+		claimd_extra = lost;
+	}
 	/* Seeded: the services and their store's connection are older than claimd. */
 	if (!ch->seeded && (!ASSERT_OK(claimd_start(&h, claimd_extra), "claimd start") ||
 			    !ASSERT_OK(trace_start(&t, &h), "trace")))
@@ -290,7 +364,12 @@ static void run_chain(const struct chain *ch, const char *dir, const char *const
 		goto out;
 	front_spec.kv = kv.port;
 	front_spec.downstream = be.port;
-	if (!ASSERT_OK(svc_start(&front, &front_spec, dir), "front"))
+	if (ch->listen_lost && !ASSERT_TRUE(ring_hold_full(&h, atoi(fill_port)), "ring filled")) {
+		kill(h.pid, SIGCONT);
+		goto out;
+	}
+	if (!ASSERT_OK(svc_start(&front, &front_spec, dir), "front") ||
+	    (ch->listen_lost && !ring_go(&h)))
 		goto out;
 	if (ch->by_pid) {
 		snprintf(front_pid, sizeof(front_pid), "%d", (int)front.pid);
@@ -585,6 +664,7 @@ static const struct {
 	{ "port_spawn", { .spawn = true, .seeded = true, .by_port = true } },
 	{ "port_opaque", { .opaque = true, .seeded = true, .by_port = true } },
 	{ "port_pool_before_listen", { .opaque = true, .port_first = true } },
+	{ "port_listen_lost", { .opaque = true, .port_first = true, .listen_lost = true } },
 };
 
 void test_chain_shapes(void)

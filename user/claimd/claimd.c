@@ -109,6 +109,10 @@ struct claimd {
 	/* records from the kernel, by type, and the malformed ones */
 	unsigned long n_ingress, n_root, n_listen, n_exit, n_unread, n_exec, n_socket_file,
 		n_invalid;
+	__u64 rb_drops;	    /* records the ring buffer had no room for, at the last count */
+	__u64 drops_looked; /* ... when claimd last looked for what they left waiting */
+	unsigned long
+		n_lost_waits; /* processes found waiting on a record lost (lost_record_waits) */
 	__u32 exited[MAX_EXITED];
 	int n_exited;
 	struct metrics_http *http;
@@ -187,6 +191,7 @@ static void count_poll(struct claimd *d)
 
 	if (observer__stats(d->obs, st))
 		return;
+	d->rb_drops = st[CLAIMD_ST_RB_DROPS];
 	for (i = 0; i < CLAIMD_ST__COUNT; i++)
 		sum += st[i];
 	if (sum != d->stats_sum) {
@@ -261,6 +266,36 @@ static void calls_before_serving(struct claimd *d, __u32 tgid)
 			tgid, strerror(-err));
 	else
 		observer__proc_word(d->obs, tgid, 0, CLAIMD_PROC_UNSEEDED);
+}
+
+static void lost_record_wait(__u32 tgid, __u32 word, void *arg)
+{
+	struct claimd *d = arg;
+
+	d->n_lost_waits++;
+	if (d->probes)
+		probes__scan_pid(d->probes, tgid);
+	if (word & CLAIMD_PROC_UNSEEDED)
+		calls_before_serving(d, tgid);
+}
+
+/*
+ * Records the ring buffer had no room for may have been a process's
+ * listener (under --port, its calls made before it served then wait to be
+ * looked for: CLAIMD_PROC_UNSEEDED) or its program's (CLAIMD_PROC_UNREAD):
+ * that process's requests stay unknown until claimd has done what the
+ * record asked. After a drop, every process whose word still waits is
+ * looked at as its record would have had it: its libssl or libclaim, its
+ * program, its calls and listeners in /proc. The programs set the bit
+ * before they count the drop.
+ */
+static void lost_record_waits(struct claimd *d)
+{
+	if (d->rb_drops == d->drops_looked)
+		return;
+	d->drops_looked = d->rb_drops;
+	observer__procs_with(d->obs, CLAIMD_PROC_UNSEEDED | CLAIMD_PROC_UNREAD, lost_record_wait,
+			     d);
 }
 
 static int on_record(void *ctx, void *data, size_t size)
@@ -490,6 +525,7 @@ static struct json_object *status_json(struct claimd *d)
 	json_object_object_add(r, "exec", json_object_new_uint64(d->n_exec));
 	json_object_object_add(r, "socket_file", json_object_new_uint64(d->n_socket_file));
 	json_object_object_add(r, "invalid", json_object_new_uint64(d->n_invalid));
+	json_object_object_add(r, "lost_waits", json_object_new_uint64(d->n_lost_waits));
 	json_object_object_add(o, "records", r);
 	json_object_object_add(o, "unknown_verdicts", unknown_json(d->edges));
 	json_object_object_add(o, "root_calls", json_object_new_uint64(rc->edge_calls));
@@ -788,6 +824,7 @@ static void housekeeping(struct claimd *d)
 
 	ring_buffer__consume(d->rb); /* names first: listeners, exits */
 	count_poll(d);
+	lost_record_waits(d);
 	forget_exited(d);
 	observer__sweep_slots(d->obs, false);
 	/*

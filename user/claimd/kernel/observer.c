@@ -515,6 +515,22 @@ __u32 observer__proc_word(struct observer *obs, __u32 tgid, __u32 set, __u32 cle
 	return __atomic_load_n(w, __ATOMIC_RELAXED);
 }
 
+int observer__procs_with(struct observer *obs, __u32 bits,
+			 void (*fn)(__u32 tgid, __u32 word, void *arg), void *arg)
+{
+	__u32 tgid, word;
+	int n = 0;
+
+	for (tgid = 1; tgid < obs->n_words; tgid++) {
+		word = __atomic_load_n(word_of(obs, tgid), __ATOMIC_RELAXED);
+		if (word & bits) {
+			fn(tgid, word, arg);
+			n++;
+		}
+	}
+	return n;
+}
+
 void observer__proc_word_add(struct observer *obs, __u32 tgid, __u32 n)
 {
 	__u32 *w = word_of(obs, tgid);

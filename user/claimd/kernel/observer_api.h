@@ -62,6 +62,9 @@ int observer__traced_fd(const struct observer *obs);
  * cleared, each atomically, as the programs change it; the word after.
  */
 __u32 observer__proc_word(struct observer *obs, __u32 tgid, __u32 set, __u32 clear);
+/* Each process whose word has any of bits, with its word, to fn; how many. */
+int observer__procs_with(struct observer *obs, __u32 bits,
+			 void (*fn)(__u32 tgid, __u32 word, void *arg), void *arg);
 /* n added to process tgid's word, atomically (a listener: CLAIMD_PROC_LISTENER_ONE). */
 void observer__proc_word_add(struct observer *obs, __u32 tgid, __u32 n);
 /* The program files read (struct claimd_program_id -> the bits their processes get). */

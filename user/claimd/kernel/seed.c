@@ -297,7 +297,8 @@ static void seed_ctx_init(struct seed_ctx *ctx, struct observer *obs,
  * A call of a process that serves a port --port lists, to a port it does
  * not list: followed from its next bytes, as the programs follow such a
  * process's connects (bpf/sockio.c, connect_wanted). Its calls to ports
- * listed were seeded, or seen born, already.
+ * listed were seeded, or seen born, already. Its listeners on ports
+ * listed are named.
  */
 static void seed_call(const struct procnet_sock *s, void *arg)
 {
@@ -305,6 +306,9 @@ static void seed_call(const struct procnet_sock *s, void *arg)
 
 	if (s->role == CLAIMD_ROLE_OUTBOUND && !port_listed(ctx->cfg, s))
 		seed_kept(ctx, s);
+	/* Its listeners' names: told by their records already, unless those were lost. */
+	if (s->role == CLAIMD_ROLE_LISTENER && port_listed(ctx->cfg, s))
+		names__listen(ctx->names, s->tgid, &s->local, NULL, 0);
 }
 
 /*

@@ -31,7 +31,9 @@ int seed__existing(struct observer *obs, const struct observer_config *cfg, stru
  * Process tgid began to serve a port --port lists, having made connects
  * before to ports it does not list, which the programs did not follow
  * (CLAIMD_PROC_UNSEEDED): its TCP calls open now are written into the
- * tables as at start, joined mid-stream, counted into out. 0, or -errno.
+ * tables as at start, joined mid-stream, counted into out, and its
+ * listeners on ports listed named (their records may have been lost).
+ * 0, or -errno.
  */
 int seed__calls_of(struct observer *obs, const struct observer_config *cfg, struct names *names,
 		   __u32 tgid, struct seed_counts *out);
