@@ -17,7 +17,11 @@
  * - edge classes: 24 fail-close edges into 16 slots; 8 refused (their
  *   verdicts fall back to rule 4), then written once a caller exits;
  * - ring buffer: a flood of requests; every request is a record read or a
- *   drop counted, and records flow again when the flood stops.
+ *   drop counted, and records flow again when the flood stops;
+ * - ring buffer, an exit's record lost: claimd held while processes
+ *   listening and exiting fill the ring, a service killed then: claimd,
+ *   seeing records dropped, finds it gone and forgets it as its record
+ *   would have had it (records.lost_exits), its counters with it.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -29,6 +33,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "harness.h"
@@ -44,6 +49,7 @@
 #define MID_PARKED  32	/* kept open first, holding the slots of the fds after them */
 #define FLOOD_CONNS 4
 #define FLOOD_REQS  2000 /* per connection */
+#define FILL_PROCS  200	 /* processes whose listeners and exits fill the ring */
 
 static const char ok_resp[] = "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok";
 
@@ -956,6 +962,97 @@ static void ringbuf_full(const struct claimd_h *h, const struct trace_cap *t, pi
 	json_object_put(st2);
 }
 
+/*
+ * A process that waits for a byte on fd, then starts FILL_PROCS children
+ * one after another, each listening once and exiting: records of their
+ * listeners, opened and closed, and of their exits (followed, as children
+ * of a process --pid lists).
+ */
+static pid_t fork_filler(int fd)
+{
+	pid_t pid = fork();
+	int i, port;
+	char c;
+
+	if (pid)
+		return pid;
+	if (read(fd, &c, 1) != 1)
+		_exit(1);
+	for (i = 0; i < FILL_PROCS; i++) {
+		pid_t child = fork();
+
+		if (child == 0) {
+			int lfd = sock_listen(&port);
+
+			_exit(lfd < 0);
+		}
+		if (child > 0)
+			waitpid(child, NULL, 0);
+	}
+	_exit(0);
+}
+
+/* Polls status (5 s at most) until the records section's key reaches want. */
+static long long records_wait(const struct claimd_h *h, const char *key, long long want)
+{
+	long long end = now_ms() + 5000, n = -1;
+
+	while (now_ms() < end) {
+		struct json_object *st = claimctl_json(h, (const char *const[]){ "status", NULL });
+
+		n = j_int(j_get(st, "records"), key);
+		json_object_put(st);
+		if (n >= want)
+			break;
+		sleep_ms(100);
+	}
+	return n;
+}
+
+/*
+ * claimd held (SIGSTOP) while the filler's processes fill its ring, then
+ * the service (pid, on port) killed: its exit's record has no room. When
+ * claimd goes on, it finds the records dropped, looks for the processes
+ * gone, and forgets the service as its record would have had it.
+ */
+static void ringbuf_lost_exit(const struct claimd_h *h, pid_t filler, int go_fd, pid_t *pid,
+			      int port)
+{
+	struct json_object *st0 = NULL, *st1 = NULL;
+	long long exits;
+
+	ASSERT_EQ(fresh_requests(port, 5), 5, "the service answered");
+	ASSERT_GE(records_wait(h, "ingress", 5), 5, "its requests recorded");
+	st0 = status(h);
+	kill(h->pid, SIGSTOP);
+	if (!ASSERT_EQ(write(go_fd, "g", 1), 1, "the filler told") ||
+	    !ASSERT_OK(proc_wait(filler, 30000), "the filler's processes done")) {
+		kill(h->pid, SIGCONT);
+		goto out;
+	}
+	proc_stop(*pid, 1000);
+	*pid = 0;
+	kill(h->pid, SIGCONT);
+	ASSERT_GE(records_wait(h, "lost_exits", 1), 1, "a process found gone without its record");
+	st1 = status(h);
+	exits = j_int(j_get(st1, "records"), "exit") - j_int(j_get(st0, "records"), "exit");
+	printf("ring buffer held: %lld records dropped, %lld exits' records read of the filler's "
+	       "%d; processes found gone without one: %lld; service instances counted %lld -> "
+	       "%lld\n",
+	       kernel(st1, "ringbuf_drops") - kernel(st0, "ringbuf_drops"), exits, FILL_PROCS + 1,
+	       j_int(j_get(st1, "records"), "lost_exits"),
+	       j_int(j_get(st0, "counter_reads"), "services"),
+	       j_int(j_get(st1, "counter_reads"), "services"));
+	/* Of one size, none read meanwhile: once one was dropped, so was each after it. */
+	ASSERT_LT(exits, FILL_PROCS + 1, "the ring full before the service was killed");
+	ASSERT_LT(j_int(j_get(st1, "counter_reads"), "services"),
+		  j_int(j_get(st0, "counter_reads"), "services"),
+		  "the service's counters forgotten");
+out:
+	json_object_put(st0);
+	json_object_put(st1);
+}
+
 /* A claimd of its own for each kind of pressure; metrics on a free port. */
 static bool start(struct claimd_h *h, struct trace_cap *t, const char *const args[], int *mport)
 {
@@ -972,6 +1069,38 @@ static bool start(struct claimd_h *h, struct trace_cap *t, const char *const arg
 	extra[i + 2] = NULL;
 	return ASSERT_OK(claimd_start(h, extra), "claimd start") &&
 	       ASSERT_OK(trace_start(t, h), "trace");
+}
+
+/* ringbuf_lost_exit: a service and a filler, followed by a claimd of their own. */
+static void subtest_lost_exit(void)
+{
+	char fpid[16], spid[16];
+	const char *args[] = { "--ringbuf-size", "4096", "--pid", fpid, "--pid", spid, NULL };
+	int go[2] = { -1, -1 }, port, mport;
+	pid_t filler = 0, svc;
+	struct claimd_h h;
+	struct trace_cap t;
+
+	svc = fork_server(loop_server, &port);
+	if (!ASSERT_GT(svc, 0, "fork") || !ASSERT_OK(pipe(go), "pipe"))
+		goto out;
+	filler = fork_filler(go[0]);
+	if (!ASSERT_GT(filler, 0, "fork"))
+		goto out;
+	snprintf(fpid, sizeof(fpid), "%d", filler);
+	snprintf(spid, sizeof(spid), "%d", svc);
+	if (start(&h, &t, args, &mport))
+		ringbuf_lost_exit(&h, filler, go[1], &svc, port);
+	claimd_traced_stop(&h, &t);
+out:
+	if (go[1] >= 0)
+		close(go[1]); /* a filler still waiting reads the end, and leaves */
+	if (go[0] >= 0)
+		close(go[0]);
+	if (filler > 0)
+		proc_wait(filler, 5000);
+	if (svc > 0)
+		proc_stop(svc, 1000);
 }
 
 void test_exhaustion(void)
@@ -1048,6 +1177,8 @@ void test_exhaustion(void)
 			ringbuf_full(&h, &t, loop, loop_port, mport);
 		claimd_traced_stop(&h, &t);
 	}
+	if (test__start_subtest("ringbuf_lost_exit"))
+		subtest_lost_exit();
 out:
 	proc_stop(loop, 1000);
 	proc_stop(thr, 1000);

@@ -3,6 +3,7 @@
  * The user-side hash table (user/common/hashtab.c): put, get, replace and delete;
  * the count; growth far past the initial bucket array with every entry still
  * found; for_each visiting each entry exactly once and stopping when asked;
+ * each_u32_key telling each key's leading number, keys too short left out;
  * keys of different lengths (including empty keys and keys with NUL bytes
  * inside) kept apart.
  */
@@ -31,6 +32,11 @@ static int stop_at_third(const struct hashtab_entry *e, void *ctx)
 
 	(void)e;
 	return ++*seen == 3 ? 42 : 0;
+}
+
+static void add_first(uint32_t first, void *ctx)
+{
+	*(uint64_t *)ctx += first;
 }
 
 void test_hashtab(void)
@@ -135,6 +141,25 @@ void test_hashtab(void)
 			ASSERT_EQ(seen, 3, "stopped at the third");
 		}
 		free(visits);
+		hashtab__free(g);
+	}
+	if (test__start_subtest("each_u32_key")) {
+		struct hashtab *g = hashtab__new();
+		struct {
+			uint32_t tgid, port;
+		} key;
+		uint64_t sum = 0;
+
+		if (ASSERT_OK_PTR(g, "new")) {
+			for (i = 1; i <= 100; i++) {
+				key.tgid = (uint32_t)i;
+				key.port = 8000 + i;
+				hashtab__put(g, &key, sizeof(key), &vals[i], NULL);
+			}
+			hashtab__put(g, "ab", 2, &vals[0], NULL); /* too short: not told */
+			hashtab__each_u32_key(g, add_first, &sum);
+			ASSERT_EQ(sum, 5050, "each key's first number, once");
+		}
 		hashtab__free(g);
 	}
 	if (test__start_subtest("key_lengths")) {

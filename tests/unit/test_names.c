@@ -8,6 +8,7 @@
  * "ip:port"; services and processes named from /proc for the test's own
  * process ("<comm>:<port>", comm "test_progs", unless CLAIMD_SERVICE is in
  * its environment) and from the record's comm for a process that is gone.
+ * Each process it knows told (names__each_process), none after its exit.
  * A socket file's other names (through a symlink to its directory, or
  * /var/run for /run), and a callee by one of them named as by the name
  * its server bound.
@@ -282,6 +283,23 @@ static void parse_map_tests(void)
 	}
 }
 
+/* Which processes names__each_process told of: the test's own, GONE_TGID, others. */
+struct seen_tgids {
+	int self, gone, other;
+};
+
+static void tgid_seen(__u32 tgid, void *ctx)
+{
+	struct seen_tgids *s = ctx;
+
+	if (tgid == (__u32)getpid())
+		s->self++;
+	else if (tgid == GONE_TGID)
+		s->gone++;
+	else
+		s->other++;
+}
+
 static void callee_tests(void)
 {
 	char want[64];
@@ -334,6 +352,25 @@ static void callee_tests(void)
 			names__exit(n, GONE_TGID);
 			ASSERT_STREQ(names__service(n, GONE_TGID, 8080, "other"), "other:8080",
 				     "forgotten at exit");
+			names__free(n);
+		}
+	}
+	if (test__start_subtest("each_process")) {
+		struct names *n = names__new();
+		struct seen_tgids seen = { 0 };
+
+		if (ASSERT_OK_PTR(n, "names__new")) {
+			names__service(n, self, port, NULL);
+			names__listen(n, GONE_TGID, &other, "worker", false);
+			names__each_process(n, tgid_seen, &seen);
+			ASSERT_GE(seen.self, 1, "a process named");
+			ASSERT_GE(seen.gone, 1, "a process listening");
+			ASSERT_EQ(seen.other, 0, "no other");
+			names__exit(n, GONE_TGID);
+			memset(&seen, 0, sizeof(seen));
+			names__each_process(n, tgid_seen, &seen);
+			ASSERT_GE(seen.self, 1, "the one still there");
+			ASSERT_EQ(seen.gone, 0, "the one gone forgotten, listener and all");
 			names__free(n);
 		}
 	}

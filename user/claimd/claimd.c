@@ -36,6 +36,7 @@
 #include "options.h"
 #include "fleet/fleet.h"
 #include "graph.h"
+#include "hashtab.h"
 #include "host/handover.h"
 #include "model/kcounts.h"
 #include "log.h"
@@ -111,8 +112,8 @@ struct claimd {
 		n_invalid;
 	__u64 rb_drops;	    /* records the ring buffer had no room for, at the last count */
 	__u64 drops_looked; /* ... when claimd last looked for what they left waiting */
-	unsigned long
-		n_lost_waits; /* processes found waiting on a record lost (lost_record_waits) */
+	/* processes found waiting on a record lost (lost_record_waits), and gone without one */
+	unsigned long n_lost_waits, n_lost_exits;
 	__u32 exited[MAX_EXITED];
 	int n_exited;
 	struct metrics_http *http;
@@ -279,6 +280,45 @@ static void lost_record_wait(__u32 tgid, __u32 word, void *arg)
 		calls_before_serving(d, tgid);
 }
 
+/* A process claimd knows, to exits_unseen's set if it is gone. */
+static void gone_note(__u32 tgid, void *arg)
+{
+	struct hashtab *gone = arg;
+
+	if (tgid && kill((pid_t)tgid, 0) && errno == ESRCH)
+		hashtab__put(gone, &tgid, sizeof(tgid), (void *)1, NULL);
+}
+
+static int gone_forget(const struct hashtab_entry *e, void *arg)
+{
+	struct claimd *d = arg;
+
+	if (d->n_exited == MAX_EXITED)
+		forget_exited(d); /* the set walked is none of its tables */
+	memcpy(&d->exited[d->n_exited++], e->key, sizeof(__u32));
+	d->n_lost_exits++;
+	return 0;
+}
+
+/*
+ * The processes claimd knows (their names, their counters) that are gone
+ * without their exit's record, lost: forgotten as at that record, their
+ * connections' slots given back. A process whose record is still on its
+ * way is forgotten once more then, which changes nothing.
+ */
+static void exits_unseen(struct claimd *d)
+{
+	struct hashtab *gone = hashtab__new();
+
+	if (!gone)
+		return;
+	names__each_process(d->names, gone_note, gone);
+	kcounts__each_process(d->kcounts, gone_note, gone);
+	hashtab__for_each(gone, gone_forget, d);
+	hashtab__free(gone);
+	forget_exited(d);
+}
+
 /*
  * Records the ring buffer had no room for may have been a process's
  * listener (under --port, its calls made before it served then wait to be
@@ -287,7 +327,8 @@ static void lost_record_wait(__u32 tgid, __u32 word, void *arg)
  * record asked. After a drop, every process whose word still waits is
  * looked at as its record would have had it: its libssl or libclaim, its
  * program, its calls and listeners in /proc. The programs set the bit
- * before they count the drop.
+ * before they count the drop. Or an exit's: the processes gone are
+ * forgotten (exits_unseen).
  */
 static void lost_record_waits(struct claimd *d)
 {
@@ -296,6 +337,7 @@ static void lost_record_waits(struct claimd *d)
 	d->drops_looked = d->rb_drops;
 	observer__procs_with(d->obs, CLAIMD_PROC_UNSEEDED | CLAIMD_PROC_UNREAD, lost_record_wait,
 			     d);
+	exits_unseen(d);
 }
 
 static int on_record(void *ctx, void *data, size_t size)
@@ -526,6 +568,7 @@ static struct json_object *status_json(struct claimd *d)
 	json_object_object_add(r, "socket_file", json_object_new_uint64(d->n_socket_file));
 	json_object_object_add(r, "invalid", json_object_new_uint64(d->n_invalid));
 	json_object_object_add(r, "lost_waits", json_object_new_uint64(d->n_lost_waits));
+	json_object_object_add(r, "lost_exits", json_object_new_uint64(d->n_lost_exits));
 	json_object_object_add(o, "records", r);
 	json_object_object_add(o, "unknown_verdicts", unknown_json(d->edges));
 	json_object_object_add(o, "root_calls", json_object_new_uint64(rc->edge_calls));

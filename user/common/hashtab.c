@@ -151,6 +151,22 @@ size_t hashtab__count(const struct hashtab *h)
 	return h->count;
 }
 
+void hashtab__each_u32_key(const struct hashtab *h, void (*fn)(uint32_t first, void *ctx),
+			   void *ctx)
+{
+	const struct hashtab_entry *e;
+	uint32_t first;
+	size_t i;
+
+	for (i = 0; i < h->nbuckets; i++)
+		for (e = h->buckets[i]; e; e = e->next) {
+			if (e->key_len < sizeof(first))
+				continue;
+			memcpy(&first, e->key, sizeof(first));
+			fn(first, ctx);
+		}
+}
+
 int hashtab__for_each(const struct hashtab *h, int (*fn)(const struct hashtab_entry *e, void *ctx),
 		      void *ctx)
 {

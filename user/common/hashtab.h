@@ -8,6 +8,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 struct hashtab;
 
@@ -36,6 +37,9 @@ size_t hashtab__count(const struct hashtab *h);
  * non-zero, and returns that. */
 int hashtab__for_each(const struct hashtab *h, int (*fn)(const struct hashtab_entry *e, void *ctx),
 		      void *ctx);
+/* Each key's first four bytes, for tables whose keys begin with a number (a tgid), to fn. */
+void hashtab__each_u32_key(const struct hashtab *h, void (*fn)(uint32_t first, void *ctx),
+			   void *ctx);
 
 static inline unsigned long hashtab__hash(const void *key, size_t len)
 {

@@ -572,6 +572,13 @@ int kcounts__forget(struct kcounts *k, const __u32 *tgids, int n, const struct k
 	       forget_in(&x, k->services, &k->kinds[0], tgids, n);
 }
 
+void kcounts__each_process(struct kcounts *k, void (*fn)(__u32 tgid, void *ctx), void *ctx)
+{
+	/* Both keys begin with the tgid. */
+	hashtab__each_u32_key(k->edges, fn, ctx);
+	hashtab__each_u32_key(k->services, fn, ctx);
+}
+
 size_t kcounts__edges(const struct kcounts *k)
 {
 	return hashtab__count(k->edges);

@@ -62,6 +62,9 @@ uint64_t kcounts__dirty_reads(const struct kcounts *k);
 int kcounts__forget(struct kcounts *k, const __u32 *tgids, int n, const struct kcounts_into *into,
 		    double now, time_t wall);
 
+/* Each process with counters (an edge's caller, a service instance), to fn; once or more. */
+void kcounts__each_process(struct kcounts *k, void (*fn)(__u32 tgid, void *ctx), void *ctx);
+
 /* Counters followed (edges, service instances). */
 size_t kcounts__edges(const struct kcounts *k);
 size_t kcounts__services(const struct kcounts *k);

@@ -582,6 +582,29 @@ void names__exit(struct names *n, __u32 tgid)
 	proc_free(hashtab__del(n->procs, &tgid, sizeof(tgid)));
 }
 
+struct each_process {
+	void (*fn)(__u32 tgid, void *ctx);
+	void *ctx;
+};
+
+static int each_listener(const struct hashtab_entry *e, void *arg)
+{
+	const struct each_process *w = arg;
+	const struct listener *l;
+
+	for (l = e->value; l; l = l->next)
+		w->fn(l->tgid, w->ctx);
+	return 0;
+}
+
+void names__each_process(struct names *n, void (*fn)(__u32 tgid, void *ctx), void *ctx)
+{
+	struct each_process w = { .fn = fn, .ctx = ctx };
+
+	hashtab__each_u32_key(n->procs, fn, ctx);
+	hashtab__for_each(n->listeners, each_listener, &w);
+}
+
 #define SOCKET_FILES_MAX 4096 /* as many as the kernel's unix_served holds */
 
 /* A name of a socket file seen listened on (names->socket_files). */

@@ -74,6 +74,8 @@ bool names__listening(struct names *n, __u32 tgid);
 unsigned long names__generation(const struct names *n);
 /* The process exited: forget it and its listeners. */
 void names__exit(struct names *n, __u32 tgid);
+/* Each process it knows (a name or a listener), to fn. */
+void names__each_process(struct names *n, void (*fn)(__u32 tgid, void *ctx), void *ctx);
 
 /*
  * The listeners gone whose names outlive them (until another listens on
