@@ -70,6 +70,12 @@
  *              before claimd started, to a port not listed, is seeded as
  *              one of tr-front's, and the failures the store causes are
  *              unknown (opaque-call).
+ *   cgroup_front, cgroup_spawn, cgroup_opaque  as port_front, port_spawn
+ *              and port_opaque, claimd following tr-front's cgroup alone
+ *              (--cgroup, seeded), the client, tr-be and the store
+ *              outside it: a process in the cgroup has every call
+ *              followed, whatever it calls, and so do the commands it
+ *              runs, which start in its cgroup.
  *   port_pool_before_listen  claimd follows tr-front's port alone, started
  *              before tr-front, which opens its store's connection before
  *              it listens (a pool made at start): claimd looks for that
@@ -89,6 +95,7 @@
 #include <sys/prctl.h>
 #include <unistd.h>
 
+#include "cgroup.h"
 #include "harness.h"
 #include "netns.h"
 #include "services.h"
@@ -123,6 +130,7 @@ struct chain {
 	bool by_port;	  /* ... and follows tr-front's port alone (seeded) */
 	bool port_first;  /* claimd follows tr-front's port alone, started before it */
 	bool listen_lost; /* ... and tr-front's listener's record is lost to a full ring buffer */
+	bool by_cgroup;	  /* claimd follows tr-front's cgroup alone (seeded); the rest outside */
 	const char *front_bind, *be_bind;
 	const char *front_host; /* how curl names tr-front's address (NULL: 127.0.0.1) */
 	const char *extra;	/* one more curl option, or NULL */
@@ -336,6 +344,9 @@ static void run_chain(const struct chain *ch, const char *dir, const char *const
 	const char *const by_pid[] = { "--pid", front_pid, "--pid", be_pid, NULL };
 	char front_port[16], fill_port[16];
 	const char *const by_port[] = { "--port", front_port, NULL };
+	struct test_cgroup cg = { 0 };
+	const char *const by_cgroup[] = { "--cgroup", cg.dir, NULL };
+	bool front_up;
 	const char *const lost[] = { "--port",	       front_port, "--port", fill_port,
 				     "--ringbuf-size", "4096",	   NULL };
 	long active;
@@ -368,8 +379,14 @@ static void run_chain(const struct chain *ch, const char *dir, const char *const
 		kill(h.pid, SIGCONT);
 		goto out;
 	}
-	if (!ASSERT_OK(svc_start(&front, &front_spec, dir), "front") ||
-	    (ch->listen_lost && !ring_go(&h)))
+	/* tr-front alone in a cgroup of the test's own: started from in it. */
+	if (ch->by_cgroup && (!ASSERT_OK(test_cgroup_make(&cg), "a cgroup") ||
+			      !ASSERT_OK(test_cgroup_join(&cg), "joined")))
+		goto out;
+	front_up = ASSERT_OK(svc_start(&front, &front_spec, dir), "front");
+	if (ch->by_cgroup && !ASSERT_OK(test_cgroup_return(&cg), "the test back home"))
+		goto out;
+	if (!front_up || (ch->listen_lost && !ring_go(&h)))
 		goto out;
 	if (ch->by_pid) {
 		snprintf(front_pid, sizeof(front_pid), "%d", (int)front.pid);
@@ -380,7 +397,9 @@ static void run_chain(const struct chain *ch, const char *dir, const char *const
 		snprintf(front_port, sizeof(front_port), "%d", front.port);
 		claimd_extra = by_port;
 	}
-	if (ch->by_port || ch->port_first)
+	if (ch->by_cgroup)
+		claimd_extra = by_cgroup;
+	if (ch->by_port || ch->port_first || ch->by_cgroup)
 		snprintf(be_name, sizeof(be_name), "127.0.0.1:%d", be.port);
 	/* Its store's connection, opened before it listened: looked for as it began to serve. */
 	if (ch->port_first && ch->opaque && !ASSERT_TRUE(calls_looked_for(&h), "calls looked for"))
@@ -410,7 +429,7 @@ static void run_chain(const struct chain *ch, const char *dir, const char *const
 	failed = ch->timeout ? FAILURES : 2 * FAILURES;
 	n_truth = ch->opaque ? 3 : 2;
 	/* tr-be not followed: only tr-front judged, its failures' cause named by address. */
-	if (ch->by_port || ch->port_first) {
+	if (ch->by_port || ch->port_first || ch->by_cgroup) {
 		failed -= ch->timeout ? 0 : FAILURES;
 		truth[0].cause = be_name;
 		truth[1] = truth[2];
@@ -428,6 +447,7 @@ out:
 	svc_stop(&be);
 	svc_stop(&kv);
 	claimd_traced_stop(&h, &t);
+	test_cgroup_remove(&cg);
 }
 
 static void subtest_fastopen(const char *dir)
@@ -665,6 +685,9 @@ static const struct {
 	{ "port_opaque", { .opaque = true, .seeded = true, .by_port = true } },
 	{ "port_pool_before_listen", { .opaque = true, .port_first = true } },
 	{ "port_listen_lost", { .opaque = true, .port_first = true, .listen_lost = true } },
+	{ "cgroup_front", { .seeded = true, .by_cgroup = true } },
+	{ "cgroup_spawn", { .spawn = true, .seeded = true, .by_cgroup = true } },
+	{ "cgroup_opaque", { .opaque = true, .seeded = true, .by_cgroup = true } },
 };
 
 void test_chain_shapes(void)

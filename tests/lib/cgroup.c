@@ -79,12 +79,20 @@ void test_cgroup_remove(struct test_cgroup *cg)
 	cgroup_rmdir(cg);
 }
 
+int test_cgroup_return(const struct test_cgroup *cg)
+{
+	if (join(cg->home)) {
+		printf("cannot go back to %s: %s\n", cg->home, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
 void test_cgroup_leave(struct test_cgroup *cg)
 {
 	if (!cg->dir[0])
 		return;
-	if (join(cg->home))
-		printf("cannot go back to %s: %s\n", cg->home, strerror(errno));
+	test_cgroup_return(cg);
 	cgroup_rmdir(cg);
 }
 

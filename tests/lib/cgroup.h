@@ -21,6 +21,8 @@ int test_cgroup_enter(struct test_cgroup *cg);
 int test_cgroup_make(struct test_cgroup *cg);
 /* Moves the calling process into it: 0, or -1 (said). */
 int test_cgroup_join(const struct test_cgroup *cg);
+/* Moves the calling process back home; the cgroup, and what it started there, stay: 0 or -1. */
+int test_cgroup_return(const struct test_cgroup *cg);
 /* Ends every process left in it (cgroup.kill) and removes it. */
 void test_cgroup_remove(struct test_cgroup *cg);
 /* Moves the test process back and removes the cgroup (its processes must be gone). */
