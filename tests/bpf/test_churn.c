@@ -29,6 +29,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <json-c/json.h>
 
@@ -152,6 +153,7 @@ static pid_t peer_start(const char *dir, const char *name, const char *const arg
 	snprintf(env, sizeof(env), "CLAIMD_SERVICE=%s", name);
 	snprintf(ready, sizeof(ready), "%s/%s.ready", dir, name);
 	snprintf(log, sizeof(log), "%s/%s.log", dir, name);
+	unlink(ready); /* an earlier subtest's peer's, of the same name */
 	pid = proc_spawn(argv, envv, log);
 	if (pid <= 0 || wait_file(ready, 10000) || read_file(ready, buf, sizeof(buf)) <= 0) {
 		printf("%s did not start (log %s)\n", name, log);
