@@ -835,17 +835,14 @@ int tp_proc_exit(void *ctx)
 	/* A pid --pid follows leaves the filter with its process: its next owner is another. */
 	if (filter_flags & CLAIMD_FILTER_PID)
 		bpf_map_delete_elem(&pid_filter, &tgid);
-	/* Nor did its next owner make its connects (connect_unfollowed). */
-	if (filter_flags & CLAIMD_FILTER_PORT) {
-		o = bpf_map_lookup_elem(&outside_calls, &tgid);
-		if (o && o->unfollowed)
-			o->unfollowed = 0;
-	}
+	/* Nor did its next owner make its connects (connect_unfollowed: --port only). */
+	o = bpf_map_lookup_elem(&outside_calls, &tgid);
+	if (o && o->unfollowed)
+		o->unfollowed = 0;
 	/* And only one we followed, once: two last threads may both see it gone. */
 	if (!t || !*t || !__sync_lock_test_and_set(t, 0))
 		return 0;
 	/* A reused pid serves nothing until it does (struct claimd_outside). */
-	o = bpf_map_lookup_elem(&outside_calls, &tgid);
 	if (o) {
 		o->port = 0;
 		o->key_strays = 0;

@@ -244,22 +244,6 @@ static void check_edge(const struct claimd_h *h, const char *callee, int calls, 
 	json_object_put(e);
 }
 
-/* Has claimd looked for the calls of a process that began to serve (seeded.at_listen)? */
-static bool calls_looked_for(const struct claimd_h *h)
-{
-	long long end = now_ms() + 10000, n = 0;
-
-	while (n < 1 && now_ms() < end) {
-		struct json_object *st = claimctl_json(h, (const char *const[]){ "status", NULL });
-
-		n = j_int(j_get(st, "seeded"), "at_listen");
-		json_object_put(st);
-		if (n < 1)
-			sleep_ms(50);
-	}
-	return n >= 1;
-}
-
 /*
  * claimd held (SIGSTOP) while a process of its own opens and closes
  * listeners on fill_port, a port listed: their records, each a listener's
@@ -402,7 +386,8 @@ static void run_chain(const struct chain *ch, const char *dir, const char *const
 	if (ch->by_port || ch->port_first || ch->by_cgroup)
 		snprintf(be_name, sizeof(be_name), "127.0.0.1:%d", be.port);
 	/* Its store's connection, opened before it listened: looked for as it began to serve. */
-	if (ch->port_first && ch->opaque && !ASSERT_TRUE(calls_looked_for(&h), "calls looked for"))
+	if (ch->port_first && ch->opaque &&
+	    !ASSERT_TRUE(claimd_status_reaches(&h, "seeded.at_listen", 1), "calls looked for"))
 		goto out;
 	if (ch->seeded && (!ASSERT_OK(claimd_start(&h, claimd_extra), "claimd start") ||
 			   !ASSERT_OK(trace_start(&t, &h), "trace")))

@@ -992,23 +992,6 @@ static pid_t fork_filler(int fd)
 	_exit(0);
 }
 
-/* Polls status (5 s at most) until the records section's key reaches want. */
-static long long records_wait(const struct claimd_h *h, const char *key, long long want)
-{
-	long long end = now_ms() + 5000, n = -1;
-
-	while (now_ms() < end) {
-		struct json_object *st = claimctl_json(h, (const char *const[]){ "status", NULL });
-
-		n = j_int(j_get(st, "records"), key);
-		json_object_put(st);
-		if (n >= want)
-			break;
-		sleep_ms(100);
-	}
-	return n;
-}
-
 /*
  * claimd held (SIGSTOP) while the filler's processes fill its ring, then
  * the service (pid, on port) killed: its exit's record has no room. When
@@ -1022,7 +1005,7 @@ static void ringbuf_lost_exit(const struct claimd_h *h, pid_t filler, int go_fd,
 	long long exits;
 
 	ASSERT_EQ(fresh_requests(port, 5), 5, "the service answered");
-	ASSERT_GE(records_wait(h, "ingress", 5), 5, "its requests recorded");
+	ASSERT_TRUE(claimd_status_reaches(h, "records.ingress", 5), "its requests recorded");
 	st0 = status(h);
 	kill(h->pid, SIGSTOP);
 	if (!ASSERT_EQ(write(go_fd, "g", 1), 1, "the filler told") ||
@@ -1033,7 +1016,8 @@ static void ringbuf_lost_exit(const struct claimd_h *h, pid_t filler, int go_fd,
 	proc_stop(*pid, 1000);
 	*pid = 0;
 	kill(h->pid, SIGCONT);
-	ASSERT_GE(records_wait(h, "lost_exits", 1), 1, "a process found gone without its record");
+	ASSERT_TRUE(claimd_status_reaches(h, "records.lost_exits", 1),
+		    "a process found gone without its record");
 	st1 = status(h);
 	exits = j_int(j_get(st1, "records"), "exit") - j_int(j_get(st0, "records"), "exit");
 	printf("ring buffer held: %lld records dropped, %lld exits' records read of the filler's "

@@ -1026,8 +1026,17 @@ struct json_object *claimd_settled_edge(const struct claimd_h *h, const char *ca
 long long claimd_status_count(const struct claimd_h *h, const char *name, bool kernel)
 {
 	struct json_object *st = claimctl_json(h, (const char *const[]){ "status", NULL });
-	long long n = st ? j_int(kernel ? j_get(st, "kernel") : st, name) : -1;
+	const char *dot = strchr(name, '.');
+	struct json_object *in = kernel ? j_get(st, "kernel") : st;
+	char section[64];
+	long long n;
 
+	if (dot && !kernel && (size_t)(dot - name) < sizeof(section)) {
+		snprintf(section, sizeof(section), "%.*s", (int)(dot - name), name);
+		in = j_get(st, section);
+		name = dot + 1;
+	}
+	n = st ? j_int(in, name) : -1;
 	json_object_put(st);
 	return n;
 }

@@ -121,11 +121,13 @@ bool claimd_programs_read(const struct claimd_h *h);
 void claimd_programs_settle(void);
 /*
  * One of claimd's counts in 'claimctl status': under "kernel" (a kernel
- * counter) with kernel true, else at its top (a runtime's); 0 if absent,
- * -1 if claimd does not answer.
+ * counter) with kernel true, else at its top (a runtime's), or in the
+ * section a dotted name gives ("records.exit"); 0 if absent, -1 if claimd
+ * does not answer.
  */
 long long claimd_status_count(const struct claimd_h *h, const char *name, bool kernel);
-/* Polls the count name at the top of 'claimctl status' until it is at least min (30 s at most). */
+/* Polls the count name ("ticks", "seeded.at_listen") of 'claimctl status' until it is at least
+ * min (30 s at most). */
 bool claimd_status_reaches(const struct claimd_h *h, const char *name, long long min);
 /* The service name's row of 'claimctl services --json' (a new reference), or NULL. */
 struct json_object *claimd_service(const struct claimd_h *h, const char *name);

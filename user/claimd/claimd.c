@@ -289,15 +289,14 @@ static void gone_note(__u32 tgid, void *arg)
 		hashtab__put(gone, &tgid, sizeof(tgid), (void *)1, NULL);
 }
 
-static int gone_forget(const struct hashtab_entry *e, void *arg)
+static void gone_forget(uint32_t tgid, void *arg)
 {
 	struct claimd *d = arg;
 
 	if (d->n_exited == MAX_EXITED)
 		forget_exited(d); /* the set walked is none of its tables */
-	memcpy(&d->exited[d->n_exited++], e->key, sizeof(__u32));
+	d->exited[d->n_exited++] = tgid;
 	d->n_lost_exits++;
-	return 0;
 }
 
 /*
@@ -314,7 +313,7 @@ static void exits_unseen(struct claimd *d)
 		return;
 	names__each_process(d->names, gone_note, gone);
 	kcounts__each_process(d->kcounts, gone_note, gone);
-	hashtab__for_each(gone, gone_forget, d);
+	hashtab__each_u32_key(gone, gone_forget, d);
 	hashtab__free(gone);
 	forget_exited(d);
 }

@@ -317,15 +317,12 @@ static void seed_call(const struct procnet_sock *s, void *arg)
  * runs; that service's verdicts need every call made for its requests, a
  * database pool's opened before claimd as much as any.
  */
-static int seed_caller(const struct hashtab_entry *e, void *arg)
+static void seed_caller(uint32_t tgid, void *arg)
 {
 	struct seed_ctx *ctx = arg;
-	__u32 tgid;
 
-	memcpy(&tgid, e->key, sizeof(tgid));
 	if (pid_or_ancestor((pid_t)tgid, CLAIMD_SERVING_ANCESTORS, pid_serves, ctx))
 		procnet__scan_pid(tgid, seed_call, ctx);
-	return 0;
 }
 
 int seed__calls_of(struct observer *obs, const struct observer_config *cfg, struct names *names,
@@ -357,7 +354,7 @@ int seed__existing(struct observer *obs, const struct observer_config *cfg, stru
 	if (n >= 0) {
 		/* After the walk: a caller's service may come later in it. */
 		if (ctx.callers)
-			hashtab__for_each(ctx.callers, seed_caller, &ctx);
+			hashtab__each_u32_key(ctx.callers, seed_caller, &ctx);
 		out->processes = n;
 	}
 	hashtab__free(ctx.serving);
